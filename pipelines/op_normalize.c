@@ -1,0 +1,56 @@
+/* normalize mean=... std=...: (x - m) / s per channel in float32, true
+ * division, as torchvision Normalize (mean and std are float32 tensors). */
+#include <stdlib.h>
+#include "op.h"
+
+struct norm_cfg {
+	float mean[3], std[3];
+};
+
+static int norm_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+{
+	double m[3] = { 0.485, 0.456, 0.406 }, s[3] = { 0.229, 0.224, 0.225 };
+	if (op_arg_doubles(a, "mean", 3, m, err, errlen) ||
+	    op_arg_doubles(a, "std", 3, s, err, errlen))
+		return -1;
+	struct norm_cfg *c = malloc(sizeof(*c));
+	if (!c)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (s[i] == 0) {
+			snprintf(err, errlen, "std: channel %d is 0", i);
+			free(c);
+			return -1;
+		}
+		c->mean[i] = (float)m[i];
+		c->std[i] = (float)s[i];
+	}
+	*cfg = c;
+	return 0;
+}
+
+static int norm_run(const void *cfg, struct sample *s)
+{
+	const struct norm_cfg *c = cfg;
+	size_t hw = (size_t)s->h * (size_t)s->w;
+	float *x = s->data.p;
+	for (int ch = 0; ch < 3; ch++) {
+		const float m = c->mean[ch], sd = c->std[ch];
+		float *p = x + (size_t)ch * hw;
+		for (size_t i = 0; i < hw; i++)
+			p[i] = (p[i] - m) / sd;
+	}
+	return 0;
+}
+
+const struct op_ops op_normalize = {
+	.version = OP_ABI_VERSION,
+	.name = "normalize",
+	.lotus_name = "SNormalize",
+	.help = "normalize [mean=0.485,0.456,0.406] [std=0.229,0.224,0.225]: (x - mean) / std",
+	.in = PIX_F32_CHW,
+	.out = PIX_F32_CHW,
+	.init = norm_init,
+	.run = norm_run,
+	.release = free,
+};

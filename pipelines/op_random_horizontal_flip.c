@@ -1,0 +1,67 @@
+/* random_horizontal_flip p=0.5: torchvision RandomHorizontalFlip on the PIL
+ * image: flip iff torch.rand(1) < p (one draw per sample, always made). */
+#include <stdlib.h>
+#include <string.h>
+#include "op.h"
+#include "rng.h"
+
+struct flip_cfg {
+	float p;
+};
+
+static int flip_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+{
+	double p = 0.5;
+	if (op_arg_double(a, "p", &p, err, errlen))
+		return -1;
+	if (!(p >= 0 && p <= 1)) {
+		snprintf(err, errlen, "p: %g is not in [0, 1]", p);
+		return -1;
+	}
+	struct flip_cfg *c = malloc(sizeof(*c));
+	if (!c)
+		return -1;
+	c->p = (float)p;
+	*cfg = c;
+	return 0;
+}
+
+static int flip_run(const void *cfg, struct sample *s)
+{
+	const struct flip_cfg *c = cfg;
+	/* torch: `torch.rand(1) < self.p`; a python scalar takes the tensor's
+	 * dtype, so the comparison is in float32 */
+	int flip = rng_torch_rand(s->rng) < c->p;
+	if (s->fixed && s->fixed->flip >= 0)
+		flip = s->fixed->flip;
+	if (!flip)
+		return 0;
+	uint8_t *px = s->data.p;
+	int w = s->w;
+	for (int y = 0; y < s->h; y++) {
+		uint8_t *row = px + (size_t)y * w * 3;
+		for (int l = 0, r = w - 1; l < r; l++, r--) {
+			uint8_t t0 = row[3 * l], t1 = row[3 * l + 1], t2 = row[3 * l + 2];
+			row[3 * l] = row[3 * r];
+			row[3 * l + 1] = row[3 * r + 1];
+			row[3 * l + 2] = row[3 * r + 2];
+			row[3 * r] = t0;
+			row[3 * r + 1] = t1;
+			row[3 * r + 2] = t2;
+		}
+	}
+	return 0;
+}
+
+const struct op_ops op_random_horizontal_flip = {
+	.version = OP_ABI_VERSION,
+	.name = "random_horizontal_flip",
+	.lotus_name = "SRandomHorizontalFlip",
+	.help = "random_horizontal_flip [p=0.5]: mirror left-right with probability p",
+	.flags = OP_RANDOM,
+	.in = PIX_U8_HWC,
+	.out = PIX_U8_HWC,
+	.init = flip_init,
+	.run = flip_run,
+	.release = free,
+};

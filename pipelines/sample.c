@@ -1,0 +1,64 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "sample.h"
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	if (n <= b->cap)
+		return 0;
+	/* grow by 1.5x so a slowly rising image size does not realloc each time */
+	size_t cap = b->cap + b->cap / 2;
+	if (cap < n)
+		cap = n;
+	free(b->p);
+	b->p = malloc(cap);
+	if (!b->p) {
+		b->cap = 0;
+		return -1;
+	}
+	b->cap = cap;
+	return 0;
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->cap = 0;
+}
+
+size_t sample_bytes(const struct sample *s)
+{
+	size_t px = (size_t)s->h * (size_t)s->w * 3;
+	switch (s->kind) {
+	case PIX_U8_HWC:
+		return px;
+	case PIX_F32_CHW:
+		return px * sizeof(float);
+	default:
+		return 0;
+	}
+}
+
+int sample_fail(struct sample *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void sample_release(struct sample *s)
+{
+	buf_free(&s->data);
+}
+
+void scratch_release(struct scratch *scr)
+{
+	buf_free(&scr->file);
+	buf_free(&scr->tmp);
+	for (int i = 0; i < 3; i++)
+		buf_free(&scr->aux[i]);
+}

@@ -1,0 +1,85 @@
+/* A sample on its way through a pipeline, and the buffers it uses. */
+#ifndef PPBENCH_SAMPLE_H
+#define PPBENCH_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rng;
+
+/* A grow-only heap buffer. Ops reuse it from sample to sample, so after the
+ * first few images no op allocates. */
+struct buf {
+	void *p;      /* NULL until first reserve */
+	size_t cap;   /* bytes allocated */
+};
+
+/* Make b hold at least n bytes (contents are not kept). 0, or -1 on ENOMEM. */
+int buf_reserve(struct buf *b, size_t n);
+void buf_free(struct buf *b);
+static inline void buf_swap(struct buf *a, struct buf *b)
+{
+	struct buf t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* What the current data of a sample is. */
+enum pix_kind {
+	PIX_NONE = 0,     /* nothing decoded yet: only the path */
+	PIX_U8_HWC,       /* uint8 RGB, h x w x 3, row-major (Pillow "RGB") */
+	PIX_F32_CHW,      /* float32, 3 x h x w (a torch tensor) */
+};
+
+/* Random choices forced from outside (ppbench apply), instead of drawn. */
+struct fixed_choice {
+	int has_crop;          /* 1: random_resized_crop uses crop[] */
+	int crop[4];           /* top, left, height, width (torchvision i, j, h, w) */
+	int flip;              /* -1: draw; 0: never; 1: always */
+};
+
+/* Scratch memory owned by one worker and shared by the samples it processes
+ * one after the other. */
+struct scratch {
+	struct buf file;       /* encoded file bytes */
+	struct buf tmp;        /* an op's output before it becomes the sample's data */
+	struct buf aux[3];     /* op-private scratch (coefficients, rows...) */
+};
+
+/* One sample. Its data lives in `data` (owned by the sample, so a batch of
+ * samples can wait for collate); ops write into scr->tmp and swap it in with
+ * sample_swap_tmp(), which moves pointers, never pixels. */
+struct sample {
+	const char *path;      /* file to read (decode op); not owned */
+	int64_t label;         /* class index */
+	uint64_t index;        /* index in the dataset */
+	struct rng *rng;       /* this sample's random stream */
+	const struct fixed_choice *fixed;  /* NULL, or forced choices */
+	uint64_t max_pixels;   /* decode refuses images with more pixels (0: no limit) */
+
+	enum pix_kind kind;
+	int h, w;              /* size of the current data; channels are always 3 */
+	struct buf data;       /* the current data */
+	struct scratch *scr;   /* the worker's scratch, not owned */
+
+	char err[256];         /* the reason of the last failed op */
+};
+
+/* Bytes of the current data. */
+size_t sample_bytes(const struct sample *s);
+
+/* Make scr->tmp the sample's data (the old data becomes tmp). */
+static inline void sample_swap_tmp(struct sample *s)
+{
+	buf_swap(&s->data, &s->scr->tmp);
+}
+
+/* Set s->err from a printf format; always returns -1 so ops can
+ * `return sample_fail(s, ...)`. */
+int sample_fail(struct sample *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void sample_release(struct sample *s);
+void scratch_release(struct scratch *scr);
+
+#endif
