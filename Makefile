@@ -68,7 +68,7 @@ bench: bench/ppbench
 
 # Regenerate golden fixtures with Debian's python3-torchvision and python3-pil.
 fixtures:
-	/usr/bin/python3 scripts/make_fixtures.py tests/fixtures
+	for s in scripts/fixtures_*.py; do /usr/bin/python3 $$s || exit 1; done
 
 clean:
 	rm -rf build bench/ppbench

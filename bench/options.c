@@ -1,0 +1,477 @@
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <jansson.h>
+#include "options.h"
+
+#define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
+
+static int parse_num(const char *s, double *v, const char **rest)
+{
+	char *end;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno || !isfinite(*v))
+		return -1;
+	*rest = end;
+	return 0;
+}
+
+struct unit_row {
+	const char *name;
+	double mul;
+};
+
+static int apply_unit(double v, const char *suffix, const struct unit_row *u, double *out)
+{
+	while (*suffix == ' ')
+		suffix++;
+	for (; u->name; u++)
+		if (!strcasecmp(suffix, u->name)) {
+			*out = v * u->mul;
+			return 0;
+		}
+	return -1;
+}
+
+static const struct unit_row time_units[] = {
+	{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { NULL, 0 }
+};
+
+int parse_time_ns(const char *s, const char *unit, uint64_t *out)
+{
+	double v, ns;
+	const char *rest;
+	if (parse_num(s, &v, &rest) || v < 0)
+		return -1;
+	if (!*rest)
+		rest = unit ? unit : "ns";
+	if (apply_unit(v, rest, time_units, &ns) || ns > 1e19)
+		return -1;
+	*out = (uint64_t)llround(ns);
+	return 0;
+}
+
+static const struct unit_row size_units[] = {
+	{ "", 1 }, { "B", 1 }, { "K", 1024 }, { "KiB", 1024 }, { "KB", 1e3 },
+	{ "M", 1048576.0 }, { "MiB", 1048576.0 }, { "MB", 1e6 },
+	{ "G", 1073741824.0 }, { "GiB", 1073741824.0 }, { "GB", 1e9 },
+	{ "T", 1099511627776.0 }, { "TiB", 1099511627776.0 }, { "TB", 1e12 }, { NULL, 0 }
+};
+
+int parse_size_bytes(const char *s, uint64_t *out)
+{
+	double v, b;
+	const char *rest;
+	/* case matters for KB vs KiB only in spelling; compare case-insensitively
+	 * but keep SI/IEC by the presence of 'i' */
+	if (parse_num(s, &v, &rest) || v < 0 || apply_unit(v, rest, size_units, &b) || b > 1.8e19)
+		return -1;
+	*out = (uint64_t)llround(b);
+	return 0;
+}
+
+int parse_rate(const char *s, const char *unit, double *out)
+{
+	double v;
+	const char *rest;
+	if (parse_num(s, &v, &rest) || v <= 0)
+		return -1;
+	char suf[32];
+	snprintf(suf, sizeof(suf), "%s", *rest ? rest : (unit ? unit : "B/s"));
+	char *slash = strstr(suf, "/s");
+	if (!slash || slash[2])
+		return -1;
+	*slash = 0;
+	double b;
+	if (apply_unit(v, suf, size_units, &b))
+		return -1;
+	*out = b;
+	return 0;
+}
+
+static int in_range(const struct opt *o, double v)
+{
+	if (o->lo == 0 && o->hi == 0)
+		return 1;
+	return v >= o->lo && v <= o->hi;
+}
+
+static int enum_index(const char *choices, const char *v)
+{
+	int i = 0;
+	size_t n = strlen(v);
+	for (const char *c = choices; *c; i++) {
+		const char *bar = strchr(c, '|');
+		size_t len = bar ? (size_t)(bar - c) : strlen(c);
+		if (len == n && !strncmp(c, v, n))
+			return i;
+		if (!bar)
+			break;
+		c = bar + 1;
+	}
+	return -1;
+}
+
+static void enum_name(const char *choices, int idx, char *out, size_t n)
+{
+	const char *c = choices;
+	for (int i = 0; i < idx && c; i++) {
+		c = strchr(c, '|');
+		if (c)
+			c++;
+	}
+	if (!c) {
+		snprintf(out, n, "?");
+		return;
+	}
+	const char *bar = strchr(c, '|');
+	size_t len = bar ? (size_t)(bar - c) : strlen(c);
+	snprintf(out, n, "%.*s", (int)len, c);
+}
+
+static int set_value(const struct opt *o, void *cfg, const char *v, char *err, size_t errlen)
+{
+	double d;
+	const char *rest;
+	switch (o->type) {
+	case OPT_BOOL: {
+		int b = -1;
+		if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
+			b = 1;
+		else if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
+			b = 0;
+		if (b < 0) {
+			snprintf(err, errlen, "--%s: '%s' is not on or off", o->name, v);
+			return -1;
+		}
+		*FIELD(cfg, o, int) = b;
+		return 0;
+	}
+	case OPT_INT: {
+		char *end;
+		errno = 0;
+		long x = strtol(v, &end, 10);
+		if (end == v || *end || errno) {
+			snprintf(err, errlen, "--%s: '%s' is not an integer", o->name, v);
+			return -1;
+		}
+		if (!in_range(o, (double)x)) {
+			snprintf(err, errlen, "--%s: %ld is out of range [%.0f, %.0f]", o->name, x, o->lo, o->hi);
+			return -1;
+		}
+		*FIELD(cfg, o, long) = x;
+		return 0;
+	}
+	case OPT_U64: {
+		if (parse_num(v, &d, &rest) || d < 0 || *v == '-') {
+			snprintf(err, errlen, "--%s: '%s' is not a non-negative integer", o->name, v);
+			return -1;
+		}
+		static const struct unit_row mul[] = { { "", 1 }, { "k", 1e3 }, { "M", 1e6 }, { "G", 1e9 }, { NULL, 0 } };
+		double x;
+		if (apply_unit(d, rest, mul, &x) || x != floor(x) || x > 1.8e19) {
+			snprintf(err, errlen, "--%s: '%s' is not a non-negative integer", o->name, v);
+			return -1;
+		}
+		if (!in_range(o, x)) {
+			snprintf(err, errlen, "--%s: %s is out of range [%.0f, %.0f]", o->name, v, o->lo, o->hi);
+			return -1;
+		}
+		*FIELD(cfg, o, uint64_t) = (uint64_t)x;
+		return 0;
+	}
+	case OPT_DOUBLE:
+		if (parse_num(v, &d, &rest) || *rest) {
+			snprintf(err, errlen, "--%s: '%s' is not a number", o->name, v);
+			return -1;
+		}
+		if (!in_range(o, d)) {
+			snprintf(err, errlen, "--%s: %g is out of range [%g, %g]", o->name, d, o->lo, o->hi);
+			return -1;
+		}
+		*FIELD(cfg, o, double) = d;
+		return 0;
+	case OPT_TIME: {
+		uint64_t ns;
+		if (!strcmp(v, "auto")) {
+			*FIELD(cfg, o, uint64_t) = OPT_AUTO;
+			return 0;
+		}
+		if (parse_time_ns(v, o->unit, &ns)) {
+			snprintf(err, errlen, "--%s: '%s' is not a time (examples: 250ms, 1.5s, 800us%s)",
+				 o->name, v, o->def && !strcmp(o->def, "auto") ? ", auto" : "");
+			return -1;
+		}
+		if (!in_range(o, (double)ns)) {
+			snprintf(err, errlen, "--%s: '%s' is out of range", o->name, v);
+			return -1;
+		}
+		*FIELD(cfg, o, uint64_t) = ns;
+		return 0;
+	}
+	case OPT_SIZE: {
+		uint64_t b;
+		if (parse_size_bytes(v, &b)) {
+			snprintf(err, errlen, "--%s: '%s' is not a size (examples: 512MiB, 2GB, 4096)", o->name, v);
+			return -1;
+		}
+		if (!in_range(o, (double)b)) {
+			snprintf(err, errlen, "--%s: '%s' is out of range", o->name, v);
+			return -1;
+		}
+		*FIELD(cfg, o, uint64_t) = b;
+		return 0;
+	}
+	case OPT_RATE: {
+		double r;
+		if (parse_rate(v, o->unit, &r)) {
+			snprintf(err, errlen, "--%s: '%s' is not a rate (examples: 12GB/s, 800MiB/s)", o->name, v);
+			return -1;
+		}
+		*FIELD(cfg, o, double) = r;
+		return 0;
+	}
+	case OPT_STR:
+	case OPT_LIST:
+		if (!*v && o->type == OPT_LIST) {
+			snprintf(err, errlen, "--%s: empty list", o->name);
+			return -1;
+		}
+		*FIELD(cfg, o, const char *) = v;
+		return 0;
+	case OPT_ENUM: {
+		int i = enum_index(o->choices, v);
+		if (i < 0) {
+			snprintf(err, errlen, "--%s: '%s' is not one of %s", o->name, v, o->choices);
+			return -1;
+		}
+		*FIELD(cfg, o, int) = i;
+		return 0;
+	}
+	}
+	return -1;
+}
+
+const struct opt *opts_find(const struct opt *t, const char *name)
+{
+	for (; t->name; t++)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
+}
+
+int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
+{
+	for (; t->name; t++) {
+		if (!t->def) {
+			if (t->type == OPT_STR || t->type == OPT_LIST)
+				*FIELD(cfg, t, const char *) = NULL;
+			continue;
+		}
+		if (set_value(t, cfg, t->def, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
+	     char *err, size_t errlen)
+{
+	const struct opt *o = opts_find(t, name);
+	if (!o) {
+		snprintf(err, errlen, "unknown option '--%s'", name);
+		return -1;
+	}
+	return set_value(o, cfg, value, err, errlen);
+}
+
+int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
+	       char *err, size_t errlen)
+{
+	int pos = from;
+	for (int i = from; i < argc; i++) {
+		char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			while (++i < argc)
+				argv[pos++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+			return 1;
+		if (a[0] != '-' || a[1] == 0) {
+			argv[pos++] = a;
+			continue;
+		}
+		const struct opt *o = NULL;
+		const char *val = NULL;
+		char name[64];
+		if (a[1] != '-') {
+			for (const struct opt *p = t; p->name; p++)
+				if (p->shortname && p->shortname == a[1] && !a[2])
+					o = p;
+			if (!o) {
+				snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+				return -1;
+			}
+		} else {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+			snprintf(name, sizeof(name), "%.*s", (int)len, a + 2);
+			val = eq ? eq + 1 : NULL;
+			o = opts_find(t, name);
+			if (!o && !strncmp(name, "no-", 3) && !val) {
+				o = opts_find(t, name + 3);
+				if (o && o->type == OPT_BOOL) {
+					*FIELD(cfg, o, int) = 0;
+					continue;
+				}
+				o = NULL;
+			}
+			if (!o) {
+				snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+				return -1;
+			}
+		}
+		if (!val) {
+			if (o->type == OPT_BOOL && (i + 1 >= argc || (strcmp(argv[i + 1], "on") &&
+					strcmp(argv[i + 1], "off")))) {
+				*FIELD(cfg, o, int) = 1;
+				continue;
+			}
+			if (i + 1 >= argc) {
+				snprintf(err, errlen, "--%s needs a value", o->name);
+				return -1;
+			}
+			val = argv[++i];
+		}
+		if (set_value(o, cfg, val, err, errlen))
+			return -1;
+	}
+	*npos = pos - from;
+	return 0;
+}
+
+void opts_format(const struct opt *o, const void *cfg, char *out, size_t n)
+{
+	const void *c = cfg;
+	switch (o->type) {
+	case OPT_BOOL:
+		snprintf(out, n, "%s", *FIELD(c, o, const int) ? "on" : "off");
+		break;
+	case OPT_INT:
+		snprintf(out, n, "%ld", *FIELD(c, o, const long));
+		break;
+	case OPT_U64:
+		snprintf(out, n, "%llu", (unsigned long long)*FIELD(c, o, const uint64_t));
+		break;
+	case OPT_DOUBLE:
+		snprintf(out, n, "%.17g", *FIELD(c, o, const double));
+		break;
+	case OPT_TIME: {
+		uint64_t ns = *FIELD(c, o, const uint64_t);
+		if (ns == OPT_AUTO)
+			snprintf(out, n, "auto");
+		else
+			snprintf(out, n, "%lluns", (unsigned long long)ns);
+		break;
+	}
+	case OPT_SIZE:
+		snprintf(out, n, "%llu", (unsigned long long)*FIELD(c, o, const uint64_t));
+		break;
+	case OPT_RATE:
+		snprintf(out, n, "%.17gB/s", *FIELD(c, o, const double));
+		break;
+	case OPT_STR:
+	case OPT_LIST: {
+		const char *s = *FIELD(c, o, const char *const);
+		snprintf(out, n, "%s", s ? s : "");
+		break;
+	}
+	case OPT_ENUM:
+		enum_name(o->choices, *FIELD(c, o, const int), out, n);
+		break;
+	}
+}
+
+void opts_help(const struct opt *t, FILE *f, const char *usage, const char *description)
+{
+	fprintf(f, "usage: %s\n", usage);
+	if (description)
+		fprintf(f, "\n%s\n", description);
+	fprintf(f, "\noptions:\n");
+	for (; t->name; t++) {
+		char left[64];
+		const char *mv = t->metavar;
+		if (!mv)
+			mv = t->type == OPT_ENUM ? t->choices : t->type == OPT_BOOL ? "on|off" : "X";
+		if (t->shortname)
+			snprintf(left, sizeof(left), "-%c, --%s %s", t->shortname, t->name, mv);
+		else
+			snprintf(left, sizeof(left), "    --%s %s", t->name, mv);
+		fprintf(f, "  %-32s %s", left, t->help);
+		if (t->def && *t->def)
+			fprintf(f, " (default: %s)", t->def);
+		fputc('\n', f);
+	}
+	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
+}
+
+json_t *opts_json(const struct opt *t, const void *cfg)
+{
+	json_t *o = json_object();
+	for (; t->name; t++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s", t->name);
+		for (char *p = key; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		json_t *v = NULL;
+		const void *c = cfg;
+		switch (t->type) {
+		case OPT_BOOL:
+			v = json_boolean(*FIELD(c, t, const int));
+			break;
+		case OPT_INT:
+			v = json_integer(*FIELD(c, t, const long));
+			break;
+		case OPT_U64:
+			v = json_integer((json_int_t)*FIELD(c, t, const uint64_t));
+			break;
+		case OPT_DOUBLE:
+			v = json_real(*FIELD(c, t, const double));
+			break;
+		case OPT_TIME: {
+			uint64_t ns = *FIELD(c, t, const uint64_t);
+			strncat(key, "_ns", sizeof(key) - strlen(key) - 1);
+			v = ns == OPT_AUTO ? json_string("auto") : json_integer((json_int_t)ns);
+			break;
+		}
+		case OPT_SIZE:
+			strncat(key, "_bytes", sizeof(key) - strlen(key) - 1);
+			v = json_integer((json_int_t)*FIELD(c, t, const uint64_t));
+			break;
+		case OPT_RATE:
+			strncat(key, "_bytes_per_s", sizeof(key) - strlen(key) - 1);
+			v = json_real(*FIELD(c, t, const double));
+			break;
+		case OPT_STR:
+		case OPT_LIST: {
+			const char *s = *FIELD(c, t, const char *const);
+			v = s ? json_string(s) : json_null();
+			break;
+		}
+		case OPT_ENUM: {
+			char buf[64];
+			enum_name(t->choices, *FIELD(c, t, const int), buf, sizeof(buf));
+			v = json_string(buf);
+			break;
+		}
+		}
+		json_object_set_new(o, key, v ? v : json_null());
+	}
+	return o;
+}

@@ -1,0 +1,69 @@
+/* The one option table: a command's options are rows of a table that drives
+ * parsing, validation (ranges, units), --help with defaults, and the echo of
+ * the resolved options into the results (as JSON). */
+#ifndef PPBENCH_OPTIONS_H
+#define PPBENCH_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_t;
+
+enum opt_type {
+	OPT_BOOL,    /* int: --name (sets 1), or --name=on|off|yes|no|1|0; --no-name sets 0 */
+	OPT_INT,     /* long, within [lo, hi] */
+	OPT_U64,     /* uint64_t, within [lo, hi]; accepts k/M/G suffixes (x1000) */
+	OPT_DOUBLE,  /* double, within [lo, hi] */
+	OPT_TIME,    /* uint64_t ns; suffix ns|us|ms|s|min, a bare number is in `unit`;
+			"auto" stores OPT_AUTO */
+	OPT_SIZE,    /* uint64_t bytes; suffix B|K|KB|KiB|M|MB|MiB|G|GB|GiB (KB=1000, KiB=1024) */
+	OPT_RATE,    /* double bytes/s; e.g. 12GB/s, 800MiB/s, bare number in `unit` */
+	OPT_STR,     /* const char *, points into argv or the default */
+	OPT_ENUM,    /* int: index of the value in `choices` ("a|b|c") */
+	OPT_LIST,    /* const char *: a space or comma separated list (kept as text) */
+};
+
+#define OPT_AUTO UINT64_MAX
+
+struct opt {
+	const char *name;      /* long name, without "--" */
+	char shortname;        /* 0: none */
+	enum opt_type type;
+	size_t off;            /* offset of the field in the config struct */
+	const char *def;       /* default, as text the parser accepts (NULL: none) */
+	const char *metavar;   /* in --help: --name METAVAR */
+	const char *help;      /* one line */
+	const char *choices;   /* OPT_ENUM: "a|b|c" */
+	double lo, hi;         /* numeric range (both 0: no check) */
+	const char *unit;      /* OPT_TIME / OPT_RATE: unit of a bare number */
+};
+
+#define OPT_END { .name = NULL }
+
+/* Set every field to its default. 0, or -1 with err (a bad default is a bug). */
+int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen);
+/* Parse argv[from..argc) into cfg (defaults must have been set). Positional
+ * arguments are moved to the front of argv[from..]; *npos receives their
+ * count. "--help"/"-h" returns 1. 0 on success, -1 with err naming the
+ * option and the reason ("--workers: 'x' is not an integer"). */
+int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
+	       char *err, size_t errlen);
+/* Parse one value for the option named `name` (used by sweeps). */
+int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
+	     char *err, size_t errlen);
+const struct opt *opts_find(const struct opt *t, const char *name);
+/* --help text: usage line, then one line per option with its default. */
+void opts_help(const struct opt *t, FILE *f, const char *usage, const char *description);
+/* Resolved values as a JSON object (numbers as numbers, keys with units:
+ * "gpu_step_ns", "h2d_bandwidth_bytes_per_s"). New reference. */
+struct json_t *opts_json(const struct opt *t, const void *cfg);
+/* Format one value as text the parser accepts (for echo and sweeps). */
+void opts_format(const struct opt *o, const void *cfg, char *out, size_t n);
+
+/* Unit parsers, shared with other code. 0 or -1. */
+int parse_time_ns(const char *s, const char *unit, uint64_t *out);
+int parse_size_bytes(const char *s, uint64_t *out);
+int parse_rate(const char *s, const char *unit, double *out);
+
+#endif
