@@ -1,0 +1,37 @@
+# Helpers for command-line contract tests. Each check prints "ok - what" or
+# "not ok - what" (with the reason); "skip - what: why" for a skipped check.
+# $PPBENCH is the binary under test; $PPBENCH_TEST_TMP a scratch folder.
+: "${PPBENCH:?run through tests/run.sh}"
+TMP=${PPBENCH_TEST_TMP:-$(mktemp -d)}
+
+# check_cli "description" EXIT_CODE 'regex on stdout+stderr' -- ppbench args...
+check_cli() {
+	local what=$1 want=$2 pat=$3
+	shift 3
+	[ "$1" = "--" ] && shift
+	local out rc
+	out=$("$PPBENCH" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		echo "not ok - $what: exit $rc, expected $want"
+		printf '%s\n' "$out" | head -5 | sed 's/^/#   /'
+		return 1
+	fi
+	if [ -n "$pat" ] && ! printf '%s\n' "$out" | grep -Eq -- "$pat"; then
+		echo "not ok - $what: output does not match /$pat/"
+		printf '%s\n' "$out" | head -5 | sed 's/^/#   /'
+		return 1
+	fi
+	echo "ok - $what"
+}
+
+# check "description" command... : ok when the command succeeds
+check() {
+	local what=$1
+	shift
+	if "$@" >/dev/null 2>&1; then echo "ok - $what"; else echo "not ok - $what"; fi
+}
+
+skip() {
+	echo "skip - $1: $2"
+}
