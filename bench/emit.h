@@ -1,0 +1,156 @@
+/* Emitters: the results of a run as files. One results model (struct
+ * run_metrics from analysis.h, struct trace from trace.h), several
+ * renderers: LotusTrace text files (written and read back), a Chrome trace,
+ * summary.json, batches.csv, ops.csv and a human summary.
+ *
+ * All run after the measured run. Errors: -1 with err filled, git style
+ * ("cannot write 'path': reason"); nothing is printed. */
+#ifndef PPBENCH_EMIT_H
+#define PPBENCH_EMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis.h"
+#include "trace.h"
+
+struct json_t;
+
+/* ---- LotusTrace ----------------------------------------------------------
+ *
+ * One file per trace_proc, lines "NAME,START_NS,DUR_NS\n" (no header, no
+ * spaces, wall-clock ns, unsigned decimal), events in the order they are
+ * stored. Files:
+ *
+ *   <prefix>_worker_pid_<pid>   ROLE_WORKER: S<Op> (t->op_names[op]) for EV_OP,
+ *                               STransform, SCollation, SBatchPreprocessed_<id>
+ *   <prefix>_main_pid_<pid>     ROLE_MAIN: SBatchQueued_<id>, SBatchWait_<id>,
+ *                               SBatchConsumed_<id>
+ *   <prefix>_ppbench_<role>_<pid>   ppbench-only events, role = main, pin,
+ *                               gpu or worker: SBatchArrived_<id> (main),
+ *                               SBatchPinned_<id> (pin), SGpuCopy_<id> and
+ *                               SGpuStep_<id> (gpu)
+ *
+ * Why the ppbench-only events have their own files: Lotus's scripts pick
+ * files by the substrings "worker_pid" and "main_pid" (and its delay
+ * script keeps only ONE main_pid file: it assigns, not concatenates), so
+ * these names must contain neither. Its Chrome converter
+ * (visualization_augmenter.py) reads every file that starts with the
+ * prefix and takes the pid from the last "_" field: the extra files are
+ * shown there too (SGpu* spans in --fine mode; SBatchArrived/Pinned, like
+ * every SBatch* other than Preprocessed/Wait/Consumed, are ignored).
+ * A proc with no events writes no file (pandas fails on an empty file).
+ *
+ * To run Lotus's analysis scripts unchanged, put the files in a folder
+ * named like Lotus's configs, "b<batch>_gpu<gpus>" (its scripts parse the
+ * batch size from that folder name): results_write does
+ * <results>/lotustrace/b<B>_gpu<G>/LOTUSTRACE_PREFIX_*.
+ *
+ * Lotus names carry no sample position and no batch for S<Op>, STransform
+ * and SCollation. EV_OP events of the collate op are not expected: the
+ * loader records collation as EV_COLLATE. */
+#define LOTUSTRACE_PREFIX "lotustrace_log"   /* Lotus's default --custom_log_prefix */
+
+int lotustrace_write(const struct trace *t, const char *dir, const char *prefix,
+		     char *err, size_t errlen);
+
+/* Read every "<prefix>_worker_pid_<pid>", "<prefix>_main_pid_<pid>" and
+ * "<prefix>_ppbench_<role>_<pid>" file of dir (other files are ignored)
+ * into t, which must be zeroed or hold op names already (t->op_names /
+ * t->op_ids / t->nops: names found in files are mapped to those indexes;
+ * an unknown S<Op> name gets a new index, its op_id being the name without
+ * the leading 'S'; -1 when more than 16 ops). STransform -> EV_TRANSFORM,
+ * SCollation -> EV_COLLATE. Allocates t->procs and their events: free with
+ * lotustrace_free.
+ *
+ * Reconstructed on read: worker ids (workers sorted by the smallest batch
+ * id they preprocessed, then pid: with PyTorch's round-robin dispatch this
+ * is the DataLoader's worker id); the batch of S<Op>/STransform/SCollation
+ * events (the SBatchPreprocessed_<id> span of the same file that contains
+ * their start), and their sample position (within a batch, in start order,
+ * a new sample begins when an op repeats). Events outside any batch span
+ * keep batch -1 and sample UINT32_MAX. Procs are ordered main, workers by
+ * id, pin, gpu.
+ *
+ * Errors name the file and the line: "'dir/x_worker_pid_12':3: expected
+ * NAME,START_NS,DUR_NS". A missing folder, a folder without any such file,
+ * or no main/worker file is an error. */
+int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
+		    char *err, size_t errlen);
+/* Free what lotustrace_read allocated and zero t->nprocs/procs (op names kept). */
+void lotustrace_free(struct trace *t);
+
+/* ---- Chrome trace --------------------------------------------------------
+ *
+ * {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}:
+ * "X" events, ts/dur in us with 3 decimals, ts relative to the earliest
+ * event (its wall-clock ns goes in otherData.origin_wall_ns, so that the
+ * doubles keep ns precision). Tracks: one per worker (pid = the worker's
+ * pid, thread "worker <id>"), the main process (pid = main pid), and the pin
+ * thread and the GPU as threads of the main process; process_name,
+ * thread_name and sort-index metadata. Events of a track are sorted by
+ * start, longer first, so that ops nest inside STransform and everything
+ * inside SBatchPreprocessed_<id>. Op events carry args {batch, sample}.
+ * Flow arrows ("s" then "f" with "bp":"e", cat "batch", id -(batch+1) as
+ * Lotus) go from the end of SBatchPreprocessed_<id> (1 ns before its end,
+ * inside the span) to SBatchConsumed_<id>. Opens in Perfetto and
+ * chrome://tracing. */
+int chrome_trace_write(const struct trace *t, const char *path, char *err, size_t errlen);
+
+/* ---- results -------------------------------------------------------------*/
+
+#define RESULTS_SCHEMA_VERSION 1
+
+/* summary.json as a JSON object (new reference). Keys carry their units;
+ * numbers are numbers. Top level: schema_version, tool, complete,
+ * stop_reason (only when incomplete), images_per_s, checksum (16 lowercase
+ * hex digits as a string: a 64-bit identity, not a quantity), e2e_s,
+ * images, batches, batch_size, workers, gpus, then blocks "cpu", "memory",
+ * "ops" (keyed by op id, in pipeline order), "batch_preproc", "main"
+ * (out-of-order, stall, wait, delay), "gpu", "trace", "skipped", and
+ * "options" / "machine" when given (borrowed; a reference is taken). */
+struct json_t *results_summary_json(const struct run_metrics *m, struct json_t *options,
+				    struct json_t *machine);
+
+/* batches.csv: header then one row per batch: id,worker,pid,samples,
+ * queued_ns,started_ns,finished_ns,arrived_ns,pinned_ns,consumed_ns,
+ * preproc_ns,wait_ns,delay_ns,out_of_order (times ns since the run start;
+ * an empty field when not recorded). */
+int results_write_batches_csv(const struct run_metrics *m, const char *path,
+			      char *err, size_t errlen);
+/* ops.csv: header then one row per op: op,lotus_name,count,mean_ms,p50_ms,
+ * p90_ms,p99_ms,max_ms,cpu_s,under_10ms_pct,under_100us_pct. */
+int results_write_ops_csv(const struct run_metrics *m, const char *path,
+			  char *err, size_t errlen);
+
+/* What results_write puts in a folder. */
+struct results_in {
+	const struct run_metrics *m;
+	const struct trace *t;          /* NULL: no trace files */
+	struct json_t *options;         /* opts_json(), borrowed; NULL: none */
+	struct json_t *machine;         /* machine_json(), borrowed; NULL: none */
+	int lotustrace;                 /* write lotustrace/b<B>_gpu<G>/ (needs t) */
+	int chrome;                     /* write trace.json (needs t) */
+};
+
+/* Write summary.json, batches.csv, ops.csv, and the trace files asked for,
+ * into dir (which exists: the temporary folder of results_dir_begin). */
+int results_write(const char *dir, const struct results_in *in, char *err, size_t errlen);
+
+/* Results folders, never overwritten. begin: creates
+ * <root>/.<UTC YYYYmmdd-HHMMSS>-<tag>.tmp (root is created if missing; tag
+ * may be NULL or empty: no "-<tag>"; a name already taken by a final or a
+ * temporary folder gets -2, -3, ...) and fills tmp with its path and name
+ * with the final name ("20250101-120000-tag"). commit: renames tmp to
+ * <root>/<name> without replacing anything (renameat2 RENAME_NOREPLACE;
+ * -2, -3, ... if the name appeared meanwhile) and fills final_path. */
+int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmplen,
+		      char *name, size_t namelen, char *err, size_t errlen);
+int results_dir_commit(const char *root, const char *tmp, const char *name,
+		       char *final_path, size_t finallen, char *err, size_t errlen);
+
+/* A compact human summary (E2E, images/s, per-op table, batch
+ * preprocessing, out-of-order %, stall %, wait/delay, GPU) for stdout. */
+void results_print_human(FILE *f, const struct run_metrics *m);
+
+#endif
