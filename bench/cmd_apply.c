@@ -1,0 +1,139 @@
+/* ppbench apply IMAGE: one image through a pipeline, written as .npy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "log.h"
+#include "npy.h"
+#include "options.h"
+#include "pipeline.h"
+#include "rng.h"
+
+struct apply_cfg {
+	const char *pipeline;
+	const char *until;
+	const char *crop;
+	long flip;
+	uint64_t seed;
+	uint64_t index;
+	uint64_t max_pixels;
+	const char *out;
+};
+
+#define O(f) offsetof(struct apply_cfg, f)
+static const struct opt apply_opts[] = {
+	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
+	  "pipeline name (pipelines/NAME.pipe) or file" },
+	{ "until", 0, OPT_STR, O(until), NULL, "OP", "stop after this op (default: the whole pipeline)" },
+	{ "crop", 0, OPT_STR, O(crop), NULL, "TOP,LEFT,HEIGHT,WIDTH",
+	  "force random_resized_crop's box instead of drawing it" },
+	{ "flip", 0, OPT_INT, O(flip), "-1", "0|1", "force random_horizontal_flip (-1: draw)",
+	  .lo = -1, .hi = 1 },
+	{ "seed", 0, OPT_U64, O(seed), "0", "N", "seed of the sample's random stream" },
+	{ "index", 0, OPT_U64, O(index), "0", "N", "sample index the stream is seeded with" },
+	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
+	  "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
+	{ "out", 'o', OPT_STR, O(out), NULL, "FILE.npy", "where to write the result (required)" },
+	OPT_END
+};
+#undef O
+
+static int parse_crop(const char *s, int c[4])
+{
+	char tail;
+	return sscanf(s, "%d,%d,%d,%d%c", &c[0], &c[1], &c[2], &c[3], &tail) == 4 &&
+	       c[0] >= 0 && c[1] >= 0 && c[2] > 0 && c[3] > 0 ? 0 : -1;
+}
+
+int cmd_apply(int argc, char **argv)
+{
+	static const char usage[] = "ppbench apply IMAGE [options] --out FILE.npy";
+	struct apply_cfg cfg;
+	char err[512];
+	int npos = 0;
+	if (opts_defaults(apply_opts, &cfg, err, sizeof(err)))
+		die("%s", err);
+	int rc = opts_parse(apply_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
+	if (rc == 1) {
+		opts_help(apply_opts, stdout, usage,
+			  "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
+			  "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.");
+		return EXIT_OK;
+	}
+	if (rc) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (npos != 1) {
+		if (npos == 0)
+			error("apply needs an image (usage: %s)", usage);
+		else
+			error("apply takes one image, got %d", npos);
+		return EXIT_USAGE;
+	}
+	if (!cfg.out) {
+		error("apply needs --out FILE.npy");
+		return EXIT_USAGE;
+	}
+	struct fixed_choice fixed = { .has_crop = 0, .flip = (int)cfg.flip };
+	if (cfg.crop) {
+		if (parse_crop(cfg.crop, fixed.crop)) {
+			error("--crop: '%s' is not TOP,LEFT,HEIGHT,WIDTH with HEIGHT and WIDTH > 0", cfg.crop);
+			return EXIT_USAGE;
+		}
+		fixed.has_crop = 1;
+	}
+	struct pipeline p;
+	if (pipeline_load(&p, cfg.pipeline, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (cfg.until) {
+		int k = pipeline_find(&p, cfg.until);
+		if (k < 0) {
+			error("--until: pipeline '%s' has no op '%s'", p.name, cfg.until);
+			pipeline_release(&p);
+			return EXIT_USAGE;
+		}
+		pipeline_truncate(&p, k);
+	}
+
+	struct rng r;
+	rng_seed(&r, rng_sample_seed(cfg.seed, 0, cfg.index));
+	struct scratch scr = { 0 };
+	struct sample s = {
+		.path = argv[1], .rng = &r, .fixed = &fixed, .index = cfg.index,
+		.max_pixels = cfg.max_pixels, .scr = &scr,
+	};
+	struct op_time t[PIPE_MAX_OPS];
+	int status = EXIT_OK;
+	int failed = pipeline_run_sample(&p, &s, t);
+	if (failed) {
+		error("cannot apply '%s' to '%s': %s", p.op[failed - 1].ops->name, argv[1], s.err);
+		status = EXIT_FAIL;
+		goto out;
+	}
+	if (s.kind == PIX_NONE) {
+		error("pipeline '%s' produced no image (no decode op?)", p.name);
+		status = EXIT_FAIL;
+		goto out;
+	}
+	size_t shape[3];
+	const char *dtype;
+	if (s.kind == PIX_U8_HWC) {
+		shape[0] = (size_t)s.h, shape[1] = (size_t)s.w, shape[2] = 3;
+		dtype = "|u1";
+	} else {
+		shape[0] = 3, shape[1] = (size_t)s.h, shape[2] = (size_t)s.w;
+		dtype = "<f4";
+	}
+	if (npy_write(cfg.out, dtype, shape, 3, s.data.p, err, sizeof(err))) {
+		error("%s", err);
+		status = EXIT_FAIL;
+	}
+out:
+	sample_release(&s);
+	scratch_release(&scr);
+	pipeline_release(&p);
+	return status;
+}

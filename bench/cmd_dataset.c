@@ -1,0 +1,138 @@
+/* ppbench dataset generate|describe|default */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "generate.h"
+#include "imagefolder.h"
+#include "log.h"
+#include "options.h"
+#include "stats.h"
+
+struct gen_cfg {
+	const char *out;
+	uint64_t images, classes, seed;
+	long threads;
+	int quiet;
+};
+
+#define O(f) offsetof(struct gen_cfg, f)
+static const struct opt gen_opts[] = {
+	{ "out", 'o', OPT_STR, O(out), NULL, "DIR", "folder to create (required; must not exist or be empty)" },
+	{ "images", 'n', OPT_U64, O(images), "2000", "N", "number of images", .lo = 1, .hi = 1e8 },
+	{ "classes", 'c', OPT_U64, O(classes), "50", "N", "number of class folders", .lo = 1, .hi = 1e6 },
+	{ "seed", 0, OPT_U64, O(seed), "1", "N", "seed: the same seed writes the same bytes" },
+	{ "threads", 'j', OPT_INT, O(threads), "0", "N", "OpenMP threads (0: all cores)", .lo = 0, .hi = 4096 },
+	{ "quiet", 'q', OPT_BOOL, O(quiet), "off", NULL, "no progress and statistics" },
+	OPT_END
+};
+#undef O
+
+static int generate(int argc, char **argv)
+{
+	static const char usage[] = "ppbench dataset generate --out DIR [options]";
+	struct gen_cfg c;
+	char err[512];
+	int npos;
+	if (opts_defaults(gen_opts, &c, err, sizeof(err)))
+		die("%s", err);
+	int rc = opts_parse(gen_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
+	if (rc == 1) {
+		opts_help(gen_opts, stdout, usage,
+			  "Writes a synthetic ImageFolder tree like ImageNet train (photo-like JPEGs of\n"
+			  "ImageNet's geometry and file sizes, a few grayscale and CMYK JPEGs, one PNG\n"
+			  "named .JPEG), byte-identical for the same seed, in parallel.");
+		return EXIT_OK;
+	}
+	if (rc) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (npos) {
+		error("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (!c.out) {
+		error("dataset generate needs --out DIR");
+		return EXIT_USAGE;
+	}
+	if (c.classes > c.images) {
+		error("--classes (%llu) is larger than --images (%llu)",
+		      (unsigned long long)c.classes, (unsigned long long)c.images);
+		return EXIT_USAGE;
+	}
+	struct gen_options o = {
+		.out = c.out, .images = c.images, .classes = c.classes, .seed = c.seed,
+		.threads = (int)c.threads, .quiet = c.quiet,
+	};
+	struct gen_stats st;
+	if (dataset_generate(&o, &st, err, sizeof(err))) {
+		error("cannot generate '%s': %s", c.out, err);
+		return EXIT_FAIL;
+	}
+	if (!c.quiet)
+		gen_stats_print(&st, stdout);
+	return EXIT_OK;
+}
+
+static int describe(int argc, char **argv)
+{
+	if (argc != 2 || !strcmp(argv[1], "--help")) {
+		printf("usage: ppbench dataset describe DIR\n\nReads DIR as torchvision's ImageFolder "
+		       "and prints its classes, images and file sizes.\n");
+		return argc == 2 ? EXIT_OK : EXIT_USAGE;
+	}
+	struct dataset d;
+	char err[512];
+	if (dataset_scan(&d, argv[1], err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	double *kb = malloc((d.n ? d.n : 1) * sizeof(double));
+	if (!kb)
+		die("out of memory");
+	for (size_t i = 0; i < d.n; i++)
+		kb[i] = (double)d.items[i].bytes / 1000.0;
+	struct stats st;
+	stats_compute(kb, d.n, &st);
+	printf("dataset %s\n  classes %zu, images %zu, %.1f MB\n", d.root, d.nclasses, d.n,
+	       (double)d.total_bytes / 1e6);
+	printf("  file size (KB = 1000 B): mean %.1f, p25 %.1f, median %.1f, p75 %.1f, p99 %.1f, "
+	       "min %.1f, max %.1f, std %.1f\n",
+	       st.mean, st.p25, st.p50, st.p75, st.p99, st.min, st.max, st.std);
+	free(kb);
+	dataset_release(&d);
+	return EXIT_OK;
+}
+
+static int default_dataset(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	char path[4096], err[512];
+	if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	printf("%s\n", path);
+	return EXIT_OK;
+}
+
+int cmd_dataset(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		FILE *f = argc < 2 ? stderr : stdout;
+		fprintf(f, "usage: ppbench dataset generate --out DIR [options]\n"
+			   "       ppbench dataset describe DIR\n"
+			   "       ppbench dataset default   (generate the default dataset if needed; print its path)\n");
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "generate"))
+		return generate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "describe"))
+		return describe(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "default"))
+		return default_dataset(argc - 1, argv + 1);
+	error("unknown dataset command '%s' (generate, describe, default)", argv[1]);
+	return EXIT_USAGE;
+}
