@@ -1,0 +1,29 @@
+/* torchvision RandomResizedCrop.get_params (0.14, same through 0.20 for PIL
+ * images), bit for bit with torch on an AVX2 CPU (spec section 3). */
+#ifndef PPBENCH_RRC_H
+#define PPBENCH_RRC_H
+
+struct rng;
+
+/* The draw-independent part of get_params, computed once per op. */
+struct rrc_params {
+	float scale_lo, scale_hi;   /* (float)scale: what uniform_ receives */
+	float log_lo, log_hi;       /* torch.log(torch.tensor(ratio)), float32 */
+	double ratio_min, ratio_max;/* min(ratio), max(ratio): the fallback's doubles */
+};
+
+/* Fill p from torchvision's arguments. The default ratio (0.75,
+ * 1.3333333333333333) gives log_lo = 0xbe934b11, log_hi = 0x3e934b12. */
+void rrc_params_init(struct rrc_params *p, double scale_lo, double scale_hi,
+		     double ratio_lo, double ratio_hi);
+
+/* get_params(img) for an image of W x H (both > 0): the crop's top i, left
+ * j, height h and width w, drawing from r exactly as torch does (2 draws per
+ * attempt, 2 more when one is accepted, none in the fallback). */
+void rrc_get_params(struct rng *r, const struct rrc_params *p, int W, int H,
+		    int *i, int *j, int *h, int *w);
+
+/* torch.log on float32 (Sleef logf_u10, the AVX2 path). */
+float rrc_torch_logf(float d);
+
+#endif
