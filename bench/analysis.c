@@ -1,0 +1,451 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "analysis.h"
+
+#define MS_500 500000000.0
+#define MS_10 10000000.0
+#define US_100 100000.0
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+size_t analysis_cut_low_tail(double *v, size_t n, size_t *first)
+{
+	size_t k = 0;
+
+	if (n) {
+		qsort(v, n, sizeof(v[0]), cmp_double);
+		double q1 = stats_percentile_sorted(v, n, 25);
+		double q3 = stats_percentile_sorted(v, n, 75);
+		double lim = q1 - 2.0 * (q3 - q1);
+		while (k < n && v[k] < lim)
+			k++;
+	}
+	if (first)
+		*first = k;
+	return k;
+}
+
+/* An op key: what its events are summed under. */
+struct op_acc {
+	char name[40], lotus_name[40];
+	size_t n, cap;
+	double *v;
+};
+
+static int acc_push(struct op_acc *a, double x)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		double *v = realloc(a->v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = x;
+	return 0;
+}
+
+/* A batch event with where it happened. */
+struct bev {
+	int64_t batch;
+	const struct trace_ev *e;
+	const struct trace_proc *p;
+};
+
+static int cmp_bev(const void *a, const void *b)
+{
+	const struct bev *x = a, *y = b;
+	if (x->batch != y->batch)
+		return x->batch < y->batch ? -1 : 1;
+	if (x->e->start_ns != y->e->start_ns)
+		return x->e->start_ns < y->e->start_ns ? -1 : 1;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int64_t rel(uint64_t t, uint64_t origin)
+{
+	return (int64_t)(t - origin);
+}
+
+static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, size_t errlen)
+{
+	size_t nkeys = t->nops, collate = SIZE_MAX, transform;
+	struct op_acc acc[sizeof(t->op_names) / sizeof(t->op_names[0]) + 2];
+	int ret = -1;
+
+	memset(acc, 0, sizeof(acc));
+	if (nkeys > sizeof(t->op_names) / sizeof(t->op_names[0])) {
+		set_err(err, errlen, "trace has %zu ops (at most %zu)", nkeys,
+			sizeof(t->op_names) / sizeof(t->op_names[0]));
+		return -1;
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		snprintf(acc[i].lotus_name, sizeof(acc[i].lotus_name), "%s", t->op_names[i]);
+		snprintf(acc[i].name, sizeof(acc[i].name), "%s",
+			 t->op_ids[i][0] ? t->op_ids[i] : t->op_names[i]);
+		if (collate == SIZE_MAX && !strcmp(t->op_names[i], "SCollation"))
+			collate = i;
+	}
+	if (collate == SIZE_MAX) {
+		collate = nkeys++;
+		strcpy(acc[collate].name, "collate");
+		strcpy(acc[collate].lotus_name, "SCollation");
+	}
+	transform = nkeys++;
+	strcpy(acc[transform].name, "transform");
+	strcpy(acc[transform].lotus_name, "STransform");
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct trace_proc *pr = &t->procs[p];
+		for (size_t i = 0; i < pr->n; i++) {
+			const struct trace_ev *e = &pr->ev[i];
+			size_t k;
+			if (e->kind == EV_OP) {
+				if (e->op >= t->nops) {
+					set_err(err, errlen, "event of op %u but the trace has %zu ops",
+						(unsigned)e->op, t->nops);
+					goto out;
+				}
+				k = e->op;
+			} else if (e->kind == EV_TRANSFORM) {
+				k = transform;
+			} else if (e->kind == EV_COLLATE) {
+				k = collate;
+			} else {
+				continue;
+			}
+			if (acc_push(&acc[k], (double)e->dur_ns) < 0) {
+				set_err(err, errlen, "out of memory");
+				goto out;
+			}
+		}
+	}
+
+	m->ops = calloc(nkeys, sizeof(*m->ops));
+	if (!m->ops) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < nkeys; k++) {
+		struct op_acc *a = &acc[k];
+		struct op_metrics *om;
+		size_t u10 = 0, u100 = 0;
+
+		if (!a->n)
+			continue;
+		om = &m->ops[m->nops++];
+		memcpy(om->name, a->name, sizeof(om->name));
+		memcpy(om->lotus_name, a->lotus_name, sizeof(om->lotus_name));
+		for (size_t i = 0; i < a->n; i++) {
+			u10 += a->v[i] < MS_10;
+			u100 += a->v[i] < US_100;
+		}
+		stats_compute(a->v, a->n, &om->st);
+		om->cpu_s = om->st.sum / 1e9;
+		om->under_10ms_pct = 100.0 * (double)u10 / (double)a->n;
+		om->under_100us_pct = 100.0 * (double)u100 / (double)a->n;
+		if (k != transform)
+			m->ops_cpu_s += om->cpu_s;
+	}
+	ret = 0;
+out:
+	for (size_t k = 0; k < sizeof(acc) / sizeof(acc[0]); k++)
+		free(acc[k].v);
+	return ret;
+}
+
+static void init_row(struct batch_row *r, int64_t id)
+{
+	r->id = id;
+	r->worker = -1;
+	r->pid = 0;
+	r->samples = 0;
+	r->queued = r->started = r->finished = r->arrived = BATCH_NONE;
+	r->pinned = r->consumed = r->wait_ns = r->delay_ns = BATCH_NONE;
+	r->out_of_order = 0;
+}
+
+static int compute_batches(const struct trace *t, const struct analysis_opts *o,
+			   struct run_metrics *m, char *err, size_t errlen)
+{
+	struct bev *bv = NULL;
+	uint32_t *smp = NULL;
+	double *v = NULL;
+	size_t nb = 0, ngroups = 0, nsmp_cap = 0;
+	int ret = -1;
+
+	for (size_t p = 0; p < t->nprocs; p++)
+		for (size_t i = 0; i < t->procs[p].n; i++)
+			nb += t->procs[p].ev[i].batch >= 0;
+	bv = malloc((nb ? nb : 1) * sizeof(*bv));
+	if (!bv)
+		goto oom;
+	nb = 0;
+	for (size_t p = 0; p < t->nprocs; p++) {
+		const struct trace_proc *pr = &t->procs[p];
+		for (size_t i = 0; i < pr->n; i++) {
+			if (pr->ev[i].batch < 0)
+				continue;
+			bv[nb].batch = pr->ev[i].batch;
+			bv[nb].e = &pr->ev[i];
+			bv[nb].p = pr;
+			nb++;
+		}
+	}
+	qsort(bv, nb, sizeof(*bv), cmp_bev);
+	for (size_t i = 0; i < nb; i++)
+		ngroups += i == 0 || bv[i].batch != bv[i - 1].batch;
+	m->rows = calloc(ngroups ? ngroups : 1, sizeof(*m->rows));
+	if (!m->rows)
+		goto oom;
+
+	for (size_t i = 0; i < nb;) {
+		size_t j = i, ns = 0;
+		struct batch_row *r = &m->rows[m->nbatches++];
+
+		init_row(r, bv[i].batch);
+		while (j < nb && bv[j].batch == bv[i].batch)
+			j++;
+		if (j - i > nsmp_cap) {
+			uint32_t *s = realloc(smp, (j - i) * sizeof(*s));
+			if (!s)
+				goto oom;
+			smp = s;
+			nsmp_cap = j - i;
+		}
+		for (size_t k = i; k < j; k++) {
+			const struct trace_ev *e = bv[k].e;
+			switch (e->kind) {
+			case EV_OP:
+			case EV_TRANSFORM:
+				if (e->sample != UINT32_MAX)
+					smp[ns++] = e->sample;
+				break;
+			case EV_BATCH_PREPROC:
+				r->worker = bv[k].p->role == ROLE_WORKER ? bv[k].p->id : -1;
+				r->pid = bv[k].p->pid;
+				r->started = rel(e->start_ns, o->start_ns);
+				r->finished = rel(e->start_ns + e->dur_ns, o->start_ns);
+				break;
+			case EV_BATCH_QUEUED:
+				r->queued = rel(e->start_ns, o->start_ns);
+				break;
+			case EV_BATCH_WAIT:
+				r->wait_ns = (int64_t)e->dur_ns;
+				r->out_of_order = e->dur_ns == TRACE_MARKER_NS;
+				break;
+			case EV_BATCH_CONSUMED:
+				r->consumed = rel(e->start_ns, o->start_ns);
+				break;
+			case EV_BATCH_ARRIVED:
+				r->arrived = rel(e->start_ns, o->start_ns);
+				break;
+			case EV_BATCH_PINNED:
+				r->pinned = rel(e->start_ns + e->dur_ns, o->start_ns);
+				break;
+			default:
+				break;
+			}
+		}
+		qsort(smp, ns, sizeof(*smp), cmp_u32);
+		for (size_t k = 0; k < ns; k++)
+			r->samples += k == 0 || smp[k] != smp[k - 1];
+		if (r->consumed != BATCH_NONE && r->finished != BATCH_NONE)
+			r->delay_ns = r->consumed - r->finished;
+		i = j;
+	}
+
+	/* batch preprocessing, with Lotus's low-tail cut */
+	v = malloc((m->nbatches ? m->nbatches : 1) * sizeof(*v));
+	if (!v)
+		goto oom;
+	{
+		size_t n = 0, first;
+		for (size_t i = 0; i < m->nbatches; i++)
+			if (m->rows[i].started != BATCH_NONE)
+				v[n++] = (double)(m->rows[i].finished - m->rows[i].started);
+		stats_compute(v, n, &m->preproc_all);
+		m->preproc_dropped = analysis_cut_low_tail(v, n, &first);
+		stats_compute(v + first, n - first, &m->preproc);
+		m->preproc_std_pct = m->preproc.mean > 0 ? 100.0 * m->preproc.std / m->preproc.mean : 0;
+		m->preproc_iqr_ns = m->preproc.p75 - m->preproc.p25;
+	}
+
+	/* waits: markers are out-of-order arrivals, the rest in-order waits */
+	{
+		size_t n = 0, over = 0;
+		double sum = 0;
+		for (size_t i = 0; i < m->nbatches; i++) {
+			const struct batch_row *r = &m->rows[i];
+			if (r->wait_ns == BATCH_NONE)
+				continue;
+			m->wait_events++;
+			if (r->out_of_order) {
+				m->ooo_batches++;
+				continue;
+			}
+			v[n++] = (double)r->wait_ns;
+			sum += (double)r->wait_ns;
+			over += (double)r->wait_ns > MS_500;
+		}
+		m->ooo_pct = m->wait_events ? 100.0 * (double)m->ooo_batches / (double)m->wait_events : 0;
+		m->wait_total_s = sum / 1e9;
+		m->stall_pct = m->e2e_s > 0 ? 100.0 * m->wait_total_s / m->e2e_s : 0;
+		m->wait_over_500ms_pct = m->wait_events ?
+			100.0 * (double)over / (double)m->wait_events : 0;
+		m->wait_inorder_over_500ms_pct = stats_share_above(v, n, MS_500);
+		stats_compute(v, n, &m->wait);
+	}
+
+	/* delay: a finished batch waiting to be consumed */
+	{
+		size_t n = 0;
+		for (size_t i = 0; i < m->nbatches; i++)
+			if (m->rows[i].delay_ns != BATCH_NONE)
+				v[n++] = (double)m->rows[i].delay_ns;
+		m->delay_over_500ms_pct = stats_share_above(v, n, MS_500);
+		stats_compute(v, n, &m->delay);
+	}
+	ret = 0;
+	goto out;
+oom:
+	set_err(err, errlen, "out of memory");
+out:
+	free(bv);
+	free(smp);
+	free(v);
+	return ret;
+}
+
+int analysis_compute(const struct trace *t, const struct analysis_opts *o,
+		     struct run_metrics *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (o->end_ns < o->start_ns) {
+		set_err(err, errlen, "run ends before it starts (%llu < %llu)",
+			(unsigned long long)o->end_ns, (unsigned long long)o->start_ns);
+		return -1;
+	}
+	m->complete = o->complete;
+	if (o->stop_reason)
+		snprintf(m->stop_reason, sizeof(m->stop_reason), "%s", o->stop_reason);
+	m->batch_size = o->batch_size;
+	m->workers = o->workers;
+	m->gpus = o->gpus;
+	m->start_ns = o->start_ns;
+	m->end_ns = o->end_ns;
+	m->e2e_s = (double)(o->end_ns - o->start_ns) / 1e9;
+	m->images = o->images;
+	m->images_per_s = m->e2e_s > 0 ? (double)o->images / m->e2e_s : 0;
+	m->checksum = o->checksum;
+	m->main_cpu_s = o->main_cpu_s;
+	m->main_maxrss_kib = o->main_maxrss_kib;
+	m->trace_cost_ns = o->trace_cost_ns;
+
+	if (o->workers > 0 && o->worker_cpu_s) {
+		m->worker_cpu_s = malloc((size_t)o->workers * sizeof(double));
+		if (!m->worker_cpu_s)
+			goto oom;
+		for (int i = 0; i < o->workers; i++) {
+			m->worker_cpu_s[i] = o->worker_cpu_s[i];
+			m->workers_cpu_s += o->worker_cpu_s[i];
+		}
+	}
+	if (o->workers > 0 && o->worker_maxrss_kib) {
+		m->worker_maxrss_kib = malloc((size_t)o->workers * sizeof(long));
+		if (!m->worker_maxrss_kib)
+			goto oom;
+		memcpy(m->worker_maxrss_kib, o->worker_maxrss_kib, (size_t)o->workers * sizeof(long));
+	}
+	m->nskipped = o->nskipped;
+	if (o->skipped && o->nskipped_listed) {
+		m->skipped = calloc(o->nskipped_listed, sizeof(char *));
+		if (!m->skipped)
+			goto oom;
+		for (size_t i = 0; i < o->nskipped_listed; i++) {
+			m->skipped[i] = strdup(o->skipped[i] ? o->skipped[i] : "");
+			if (!m->skipped[i])
+				goto oom;
+			m->nskipped_listed++;
+		}
+	}
+
+	for (size_t p = 0; p < t->nprocs; p++) {
+		m->trace_events += t->procs[p].n;
+		m->trace_dropped += t->procs[p].dropped;
+	}
+	if (compute_ops(t, m, err, errlen) < 0)
+		goto fail;
+	if (compute_batches(t, o, m, err, errlen) < 0)
+		goto fail;
+	m->batches = o->batches;
+	if (!m->batches)
+		for (size_t i = 0; i < m->nbatches; i++)
+			m->batches += m->rows[i].consumed != BATCH_NONE;
+
+	if (o->gpu_busy_ns || o->gpu_idle_ns) {
+		m->gpu_busy_s = (double)o->gpu_busy_ns / 1e9;
+		m->gpu_idle_s = (double)o->gpu_idle_ns / 1e9;
+	} else {
+		uint64_t busy = 0;
+		for (size_t p = 0; p < t->nprocs; p++)
+			for (size_t i = 0; i < t->procs[p].n; i++) {
+				const struct trace_ev *e = &t->procs[p].ev[i];
+				if (e->kind == EV_GPU_COPY || e->kind == EV_GPU_STEP)
+					busy += e->dur_ns;
+			}
+		m->gpu_busy_s = (double)busy / 1e9;
+		m->gpu_idle_s = busy ? (m->e2e_s > m->gpu_busy_s ? m->e2e_s - m->gpu_busy_s : 0) : 0;
+	}
+	if (m->gpu_busy_s + m->gpu_idle_s > 0)
+		m->gpu_util_pct = 100.0 * m->gpu_busy_s / (m->gpu_busy_s + m->gpu_idle_s);
+	return 0;
+oom:
+	set_err(err, errlen, "out of memory");
+fail:
+	analysis_free(m);
+	return -1;
+}
+
+void analysis_free(struct run_metrics *m)
+{
+	free(m->ops);
+	free(m->worker_cpu_s);
+	free(m->worker_maxrss_kib);
+	for (size_t i = 0; i < m->nskipped_listed; i++)
+		free(m->skipped[i]);
+	free(m->skipped);
+	free(m->rows);
+	m->ops = NULL;
+	m->nops = 0;
+	m->worker_cpu_s = NULL;
+	m->worker_maxrss_kib = NULL;
+	m->skipped = NULL;
+	m->nskipped_listed = 0;
+	m->rows = NULL;
+	m->nbatches = 0;
+}

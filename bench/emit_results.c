@@ -1,0 +1,448 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <jansson.h>
+#include "emit.h"
+
+#define NS_PER_MS 1e6
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* json_real refuses NaN and infinities: they become null. */
+static json_t *jreal(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static void put_real(json_t *o, const char *k, double x)
+{
+	json_object_set_new(o, k, jreal(x));
+}
+
+static void put_int(json_t *o, const char *k, json_int_t x)
+{
+	json_object_set_new(o, k, json_integer(x));
+}
+
+/* count, mean/std/min/p50/p90/p99/max of ns figures, in ms */
+static void put_stats_ms(json_t *o, const struct stats *st)
+{
+	put_int(o, "count", (json_int_t)st->n);
+	put_real(o, "mean_ms", st->mean / NS_PER_MS);
+	put_real(o, "std_ms", st->std / NS_PER_MS);
+	put_real(o, "min_ms", st->min / NS_PER_MS);
+	put_real(o, "p50_ms", st->p50 / NS_PER_MS);
+	put_real(o, "p90_ms", st->p90 / NS_PER_MS);
+	put_real(o, "p99_ms", st->p99 / NS_PER_MS);
+	put_real(o, "max_ms", st->max / NS_PER_MS);
+}
+
+json_t *results_summary_json(const struct run_metrics *m, json_t *options, json_t *machine)
+{
+	json_t *o = json_object(), *b, *arr;
+	char hex[32];
+
+	if (!o)
+		return NULL;
+	put_int(o, "schema_version", RESULTS_SCHEMA_VERSION);
+	json_object_set_new(o, "tool", json_string("ppbench"));
+	json_object_set_new(o, "complete", json_boolean(m->complete));
+	if (!m->complete && m->stop_reason[0])
+		json_object_set_new(o, "stop_reason", json_string(m->stop_reason));
+	put_real(o, "images_per_s", m->images_per_s);
+	snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
+	json_object_set_new(o, "checksum", json_string(hex));
+	put_real(o, "e2e_s", m->e2e_s);
+	put_int(o, "images", (json_int_t)m->images);
+	put_int(o, "batches", (json_int_t)m->batches);
+	put_int(o, "batch_size", m->batch_size);
+	put_int(o, "workers", m->workers);
+	put_int(o, "gpus", m->gpus);
+	put_int(o, "start_wall_ns", (json_int_t)m->start_ns);
+	put_int(o, "end_wall_ns", (json_int_t)m->end_ns);
+
+	b = json_object();
+	put_real(b, "workers_total_s", m->workers_cpu_s);
+	arr = json_array();
+	for (int i = 0; m->worker_cpu_s && i < m->workers; i++)
+		json_array_append_new(arr, jreal(m->worker_cpu_s[i]));
+	json_object_set_new(b, "per_worker_s", arr);
+	put_real(b, "main_s", m->main_cpu_s);
+	put_real(b, "ops_total_s", m->ops_cpu_s);
+	json_object_set_new(o, "cpu", b);
+
+	b = json_object();
+	arr = json_array();
+	for (int i = 0; m->worker_maxrss_kib && i < m->workers; i++)
+		json_array_append_new(arr, json_integer(m->worker_maxrss_kib[i]));
+	json_object_set_new(b, "worker_max_rss_kib", arr);
+	put_int(b, "main_max_rss_kib", m->main_maxrss_kib);
+	json_object_set_new(o, "memory", b);
+
+	b = json_object();
+	for (size_t i = 0; i < m->nops; i++) {
+		const struct op_metrics *om = &m->ops[i];
+		json_t *op = json_object();
+		char key[64];
+		int k = 1;
+
+		snprintf(key, sizeof(key), "%s", om->name);
+		while (json_object_get(b, key))
+			snprintf(key, sizeof(key), "%s#%d", om->name, ++k);
+		json_object_set_new(op, "lotus_name", json_string(om->lotus_name));
+		put_stats_ms(op, &om->st);
+		put_real(op, "cpu_s", om->cpu_s);
+		put_real(op, "under_10ms_pct", om->under_10ms_pct);
+		put_real(op, "under_100us_pct", om->under_100us_pct);
+		json_object_set_new(b, key, op);
+	}
+	json_object_set_new(o, "ops", b);
+
+	b = json_object();
+	put_stats_ms(b, &m->preproc);
+	put_int(b, "low_tail_dropped", (json_int_t)m->preproc_dropped);
+	put_real(b, "std_pct", m->preproc_std_pct);
+	put_real(b, "p25_ms", m->preproc.p25 / NS_PER_MS);
+	put_real(b, "p75_ms", m->preproc.p75 / NS_PER_MS);
+	put_real(b, "iqr_ms", m->preproc_iqr_ns / NS_PER_MS);
+	put_int(b, "all_count", (json_int_t)m->preproc_all.n);
+	put_real(b, "all_mean_ms", m->preproc_all.mean / NS_PER_MS);
+	put_real(b, "all_std_ms", m->preproc_all.std / NS_PER_MS);
+	json_object_set_new(o, "batch_preproc", b);
+
+	b = json_object();
+	put_int(b, "wait_records", (json_int_t)m->wait_events);
+	put_int(b, "out_of_order_batches", (json_int_t)m->ooo_batches);
+	put_real(b, "out_of_order_pct", m->ooo_pct);
+	put_real(b, "stall_pct", m->stall_pct);
+	put_real(b, "wait_total_s", m->wait_total_s);
+	{
+		json_t *w = json_object();
+		put_stats_ms(w, &m->wait);
+		put_real(w, "over_500ms_pct", m->wait_over_500ms_pct);
+		put_real(w, "inorder_over_500ms_pct", m->wait_inorder_over_500ms_pct);
+		json_object_set_new(b, "wait", w);
+		w = json_object();
+		put_stats_ms(w, &m->delay);
+		put_real(w, "over_500ms_pct", m->delay_over_500ms_pct);
+		json_object_set_new(b, "delay", w);
+	}
+	json_object_set_new(o, "main", b);
+
+	b = json_object();
+	put_real(b, "busy_s", m->gpu_busy_s);
+	put_real(b, "idle_s", m->gpu_idle_s);
+	put_real(b, "utilization_pct", m->gpu_util_pct);
+	json_object_set_new(o, "gpu", b);
+
+	b = json_object();
+	put_int(b, "events", (json_int_t)m->trace_events);
+	put_int(b, "dropped_events", (json_int_t)m->trace_dropped);
+	put_real(b, "cost_per_event_ns", m->trace_cost_ns);
+	json_object_set_new(o, "trace", b);
+
+	b = json_object();
+	put_int(b, "count", (json_int_t)m->nskipped);
+	arr = json_array();
+	for (size_t i = 0; i < m->nskipped_listed; i++)
+		json_array_append_new(arr, json_string(m->skipped[i]));
+	json_object_set_new(b, "files", arr);
+	json_object_set_new(o, "skipped", b);
+
+	if (options)
+		json_object_set(o, "options", options);
+	if (machine)
+		json_object_set(o, "machine", machine);
+	return o;
+}
+
+static void csv_time(FILE *f, int64_t v)
+{
+	if (v != BATCH_NONE)
+		fprintf(f, "%" PRId64, v);
+	fputc(',', f);
+}
+
+static int close_checked(FILE *f, const char *path, char *err, size_t errlen)
+{
+	int bad = ferror(f);
+
+	if (fclose(f) || bad) {
+		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+int results_write_batches_csv(const struct run_metrics *m, const char *path,
+			      char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fputs("id,worker,pid,samples,queued_ns,started_ns,finished_ns,arrived_ns,pinned_ns,"
+	      "consumed_ns,preproc_ns,wait_ns,delay_ns,out_of_order\n", f);
+	for (size_t i = 0; i < m->nbatches; i++) {
+		const struct batch_row *r = &m->rows[i];
+		fprintf(f, "%" PRId64 ",%d,%d,%u,", r->id, r->worker, r->pid, (unsigned)r->samples);
+		csv_time(f, r->queued);
+		csv_time(f, r->started);
+		csv_time(f, r->finished);
+		csv_time(f, r->arrived);
+		csv_time(f, r->pinned);
+		csv_time(f, r->consumed);
+		csv_time(f, r->started != BATCH_NONE ? r->finished - r->started : BATCH_NONE);
+		csv_time(f, r->wait_ns);
+		csv_time(f, r->delay_ns);
+		fprintf(f, "%d\n", r->out_of_order);
+	}
+	return close_checked(f, path, err, errlen);
+}
+
+int results_write_ops_csv(const struct run_metrics *m, const char *path,
+			  char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fputs("op,lotus_name,count,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,cpu_s,"
+	      "under_10ms_pct,under_100us_pct\n", f);
+	for (size_t i = 0; i < m->nops; i++) {
+		const struct op_metrics *om = &m->ops[i];
+		fprintf(f, "%s,%s,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f\n", om->name,
+			om->lotus_name, om->st.n, om->st.mean / NS_PER_MS, om->st.p50 / NS_PER_MS,
+			om->st.p90 / NS_PER_MS, om->st.p99 / NS_PER_MS, om->st.max / NS_PER_MS,
+			om->cpu_s, om->under_10ms_pct, om->under_100us_pct);
+	}
+	return close_checked(f, path, err, errlen);
+}
+
+int results_write(const char *dir, const struct results_in *in, char *err, size_t errlen)
+{
+	char path[4096];
+	json_t *sum;
+	int rc;
+
+	sum = results_summary_json(in->m, in->options, in->machine);
+	if (!sum) {
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	rc = json_dump_file(sum, path, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	json_decref(sum);
+	if (rc < 0) {
+		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/batches.csv", dir);
+	if (results_write_batches_csv(in->m, path, err, errlen) < 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	if (results_write_ops_csv(in->m, path, err, errlen) < 0)
+		return -1;
+	if (in->t && in->lotustrace) {
+		snprintf(path, sizeof(path), "%s/lotustrace", dir);
+		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+			set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/lotustrace/b%d_gpu%d", dir, in->m->batch_size,
+			 in->m->gpus);
+		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
+			set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+			return -1;
+		}
+		if (lotustrace_write(in->t, path, LOTUSTRACE_PREFIX, err, errlen) < 0)
+			return -1;
+	}
+	if (in->t && in->chrome) {
+		snprintf(path, sizeof(path), "%s/trace.json", dir);
+		if (chrome_trace_write(in->t, path, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf)) {
+		set_err(err, errlen, "cannot create '%s': %s", path, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != 0)
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+			set_err(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
+			return -1;
+		}
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmplen,
+		      char *name, size_t namelen, char *err, size_t errlen)
+{
+	char base[256], cand[300], final[4096];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
+		set_err(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
+		return -1;
+	}
+	if (make_dirs(root, err, errlen) < 0)
+		return -1;
+	gmtime_r(&now, &tm);
+	strftime(base, sizeof(base), "%Y%m%d-%H%M%S", &tm);
+	if (tag && tag[0]) {
+		size_t l = strlen(base);
+		snprintf(base + l, sizeof(base) - l, "-%.200s", tag);
+	}
+	for (int k = 1; k < 10000; k++) {
+		if (k == 1)
+			snprintf(cand, sizeof(cand), "%s", base);
+		else
+			snprintf(cand, sizeof(cand), "%s-%d", base, k);
+		snprintf(final, sizeof(final), "%s/%s", root, cand);
+		if (exists(final))
+			continue;
+		snprintf(tmp, tmplen, "%s/.%s.tmp", root, cand);
+		if (mkdir(tmp, 0777) < 0) {
+			if (errno == EEXIST)
+				continue;
+			set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+			return -1;
+		}
+		snprintf(name, namelen, "%s", cand);
+		return 0;
+	}
+	set_err(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
+	return -1;
+}
+
+int results_dir_commit(const char *root, const char *tmp, const char *name,
+		       char *final_path, size_t finallen, char *err, size_t errlen)
+{
+	for (int k = 1; k < 10000; k++) {
+		if (k == 1)
+			snprintf(final_path, finallen, "%s/%s", root, name);
+		else
+			snprintf(final_path, finallen, "%s/%s-%d", root, name, k);
+		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final_path, RENAME_NOREPLACE) == 0)
+			return 0;
+		if (errno == EEXIST)
+			continue;
+		if (errno == EINVAL || errno == ENOSYS) {
+			/* no RENAME_NOREPLACE on this filesystem: check, then rename */
+			if (exists(final_path))
+				continue;
+			if (rename(tmp, final_path) == 0)
+				return 0;
+		}
+		set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, final_path,
+			strerror(errno));
+		return -1;
+	}
+	set_err(err, errlen, "cannot rename '%s': every name is taken", tmp);
+	return -1;
+}
+
+static void human_time(char *out, size_t n, double ns)
+{
+	if (ns >= 1e9)
+		snprintf(out, n, "%.3f s", ns / 1e9);
+	else if (ns >= 1e6)
+		snprintf(out, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(out, n, "%.1f us", ns / 1e3);
+}
+
+void results_print_human(FILE *f, const struct run_metrics *m)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(f, "%s: %" PRIu64 " images in %" PRIu64 " batches, %.3f s, %.1f images/s\n",
+		m->complete ? "complete" : "INCOMPLETE", m->images, m->batches, m->e2e_s,
+		m->images_per_s);
+	if (!m->complete && m->stop_reason[0])
+		fprintf(f, "stopped: %s\n", m->stop_reason);
+	fprintf(f, "checksum %016" PRIx64 ", %" PRIu64 " files skipped\n", m->checksum, m->nskipped);
+	if (m->nops) {
+		fprintf(f, "%-24s %9s %9s %9s %9s %9s %9s %9s %7s %7s\n", "op", "count", "mean ms",
+			"p50 ms", "p90 ms", "p99 ms", "max ms", "cpu s", "<10ms%", "<100us%");
+		for (size_t i = 0; i < m->nops; i++) {
+			const struct op_metrics *om = &m->ops[i];
+			fprintf(f, "%-24s %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.1f %7.1f\n",
+				om->name, om->st.n, om->st.mean / NS_PER_MS, om->st.p50 / NS_PER_MS,
+				om->st.p90 / NS_PER_MS, om->st.p99 / NS_PER_MS,
+				om->st.max / NS_PER_MS, om->cpu_s, om->under_10ms_pct,
+				om->under_100us_pct);
+		}
+	}
+	fprintf(f, "cpu: workers %.3f s (rusage), ops %.3f s (sum of spans), main %.3f s\n",
+		m->workers_cpu_s, m->ops_cpu_s, m->main_cpu_s);
+	if (m->preproc_all.n) {
+		human_time(a, sizeof(a), m->preproc.mean);
+		human_time(b, sizeof(b), m->preproc_iqr_ns);
+		fprintf(f, "batch preprocessing: mean %s, std %.2f %%, IQR %s (%zu batches, %zu low tail cut)\n",
+			a, m->preproc_std_pct, b, m->preproc_all.n, m->preproc_dropped);
+	}
+	if (m->wait_events) {
+		fprintf(f, "out of order: %.1f %% (%zu of %zu batches); stall: %.1f %% of E2E (%.3f s waiting)\n",
+			m->ooo_pct, m->ooo_batches, m->wait_events, m->stall_pct, m->wait_total_s);
+		human_time(a, sizeof(a), m->wait.p50);
+		human_time(b, sizeof(b), m->wait.p90);
+		human_time(c, sizeof(c), m->wait.max);
+		fprintf(f, "wait (in order): p50 %s, p90 %s, max %s; > 500 ms: %.1f %% of batches\n",
+			a, b, c, m->wait_over_500ms_pct);
+	}
+	if (m->delay.n) {
+		human_time(a, sizeof(a), m->delay.p50);
+		human_time(b, sizeof(b), m->delay.p90);
+		human_time(c, sizeof(c), m->delay.max);
+		human_time(d, sizeof(d), m->delay.mean);
+		fprintf(f, "delay: mean %s, p50 %s, p90 %s, max %s; > 500 ms: %.1f %% of batches\n",
+			d, a, b, c, m->delay_over_500ms_pct);
+	}
+	fprintf(f, "gpu: busy %.3f s, idle %.3f s, utilization %.1f %%\n", m->gpu_busy_s,
+		m->gpu_idle_s, m->gpu_util_pct);
+	if (m->trace_dropped)
+		fprintf(f, "trace: %" PRIu64 " events dropped (buffers full)\n", m->trace_dropped);
+}
