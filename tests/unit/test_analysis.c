@@ -1,0 +1,351 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+#include "analysis.h"
+
+/* A hand-built run where every figure is known.
+ *
+ * 2 workers, 4 batches of 2 samples, pipeline SLoader + SRandomHorizontalFlip.
+ * Times in ms after T0; E2E = 1000 ms.
+ *   worker 0 (pid 100): b0 [1, 101], b2 [101, 801]
+ *   worker 1 (pid 101): b1 [1, 51],  b3 [51, 61]
+ *   main: b0 waited [0, 101], consumed 101; b1 arrived 51 (marker), consumed 102;
+ *         b2 waited [102, 801], consumed 801; b3 arrived 61 (marker), consumed 802
+ * => out of order 2/4, waits 101 + 699 ms, stall 80 %, delays 0, 51, 0, 741 ms. */
+#define T0 1700000000000000000ull
+#define MS(x) ((uint64_t)((x) * 1e6 + 0.5))
+
+struct fx {
+	struct trace t;
+	struct trace_proc procs[5];
+	struct trace_ev ev[5][64];
+};
+
+static const double preproc_ms[4][2] = { { 1, 101 }, { 1, 51 }, { 101, 801 }, { 51, 61 } };
+static const double loader_ms[8] = { 5, 6, 1, 2, 7, 8, 3, 4 };
+
+static void add(struct trace_proc *p, uint16_t kind, uint16_t op, int64_t b, uint32_t s,
+		double start_ms, uint64_t dur_ns)
+{
+	trace_add(p, kind, op, b, s, T0 + MS(start_ms), dur_ns);
+}
+
+static void fx_build(struct fx *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->t.nprocs = 5;
+	f->t.procs = f->procs;
+	f->t.nops = 2;
+	strcpy(f->t.op_names[0], "SLoader");
+	strcpy(f->t.op_ids[0], "decode");
+	strcpy(f->t.op_names[1], "SRandomHorizontalFlip");
+	strcpy(f->t.op_ids[1], "random_horizontal_flip");
+	for (int i = 0; i < 5; i++) {
+		f->procs[i].cap = 64;
+		f->procs[i].ev = f->ev[i];
+	}
+	f->procs[0] = (struct trace_proc){ ROLE_MAIN, 0, 1000, 0, 64, f->ev[0], 0 };
+	f->procs[1] = (struct trace_proc){ ROLE_WORKER, 0, 100, 0, 64, f->ev[1], 0 };
+	f->procs[2] = (struct trace_proc){ ROLE_WORKER, 1, 101, 0, 64, f->ev[2], 0 };
+	f->procs[3] = (struct trace_proc){ ROLE_PIN, 0, 1001, 0, 64, f->ev[3], 0 };
+	f->procs[4] = (struct trace_proc){ ROLE_GPU, 0, 1002, 0, 64, f->ev[4], 0 };
+
+	/* workers: per sample SLoader, then STransform around the flip; then
+	 * collation; SBatchPreprocessed is appended last, when it ends */
+	for (int b = 0; b < 4; b++) {
+		struct trace_proc *w = &f->procs[1 + b % 2];
+		double cur = preproc_ms[b][0] + 0.1;
+		for (int s = 0; s < 2; s++) {
+			int g = b * 2 + s;
+			double rhf = g % 2 ? 0.150 : 0.050;
+			add(w, EV_OP, 0, b, (uint32_t)s, cur, MS(loader_ms[g]));
+			cur += loader_ms[g];
+			add(w, EV_OP, 1, b, (uint32_t)s, cur, MS(rhf));
+			add(w, EV_TRANSFORM, 0, b, (uint32_t)s, cur, MS(rhf + 0.010));
+			cur += rhf + 0.020;
+		}
+		add(w, EV_COLLATE, 0, b, UINT32_MAX, cur, MS(0.5));
+		add(w, EV_BATCH_PREPROC, 0, b, UINT32_MAX, preproc_ms[b][0],
+		    MS(preproc_ms[b][1] - preproc_ms[b][0]));
+	}
+
+	struct trace_proc *m = &f->procs[0];
+	for (int b = 0; b < 4; b++)
+		add(m, EV_BATCH_QUEUED, 0, b, UINT32_MAX, 0, TRACE_MARKER_NS);
+	add(m, EV_BATCH_ARRIVED, 0, 1, UINT32_MAX, 51, TRACE_MARKER_NS);
+	add(m, EV_BATCH_WAIT, 0, 1, UINT32_MAX, 51, TRACE_MARKER_NS);
+	add(m, EV_BATCH_ARRIVED, 0, 3, UINT32_MAX, 61, TRACE_MARKER_NS);
+	add(m, EV_BATCH_WAIT, 0, 3, UINT32_MAX, 61, TRACE_MARKER_NS);
+	add(m, EV_BATCH_ARRIVED, 0, 0, UINT32_MAX, 101, TRACE_MARKER_NS);
+	add(m, EV_BATCH_WAIT, 0, 0, UINT32_MAX, 0, MS(101));
+	add(m, EV_BATCH_CONSUMED, 0, 0, UINT32_MAX, 101, TRACE_MARKER_NS);
+	add(m, EV_BATCH_CONSUMED, 0, 1, UINT32_MAX, 102, TRACE_MARKER_NS);
+	add(m, EV_BATCH_ARRIVED, 0, 2, UINT32_MAX, 801, TRACE_MARKER_NS);
+	add(m, EV_BATCH_WAIT, 0, 2, UINT32_MAX, 102, MS(699));
+	add(m, EV_BATCH_CONSUMED, 0, 2, UINT32_MAX, 801, TRACE_MARKER_NS);
+	add(m, EV_BATCH_CONSUMED, 0, 3, UINT32_MAX, 802, TRACE_MARKER_NS);
+
+	static const int arr[4] = { 101, 51, 801, 61 };
+	for (int b = 0; b < 4; b++)
+		add(&f->procs[3], EV_BATCH_PINNED, 0, b, UINT32_MAX, arr[b], MS(1));
+	for (int b = 0; b < 4; b++) {
+		add(&f->procs[4], EV_GPU_COPY, 0, b, UINT32_MAX, 900 + 20 * b, MS(5));
+		add(&f->procs[4], EV_GPU_STEP, 0, b, UINT32_MAX, 905 + 20 * b, MS(10));
+	}
+}
+
+static struct analysis_opts fx_opts(void)
+{
+	struct analysis_opts o = { 0 };
+	o.start_ns = T0;
+	o.end_ns = T0 + MS(1000);
+	o.batch_size = 2;
+	o.workers = 2;
+	o.gpus = 1;
+	o.images = 8;
+	o.checksum = 0x0123456789abcdefull;
+	o.complete = 1;
+	return o;
+}
+
+#define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-6 * (1 + fabs((double)(b))))
+
+static const struct op_metrics *find_op(const struct run_metrics *m, const char *lotus)
+{
+	for (size_t i = 0; i < m->nops; i++)
+		if (!strcmp(m->ops[i].lotus_name, lotus))
+			return &m->ops[i];
+	return NULL;
+}
+
+static void test_run_figures(void **state)
+{
+	static struct fx f;
+	struct analysis_opts o;
+	struct run_metrics m;
+	char err[256];
+	(void)state;
+
+	fx_build(&f);
+	o = fx_opts();
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_true(m.complete);
+	assert_near(m.e2e_s, 1.0);
+	assert_near(m.images_per_s, 8.0);
+	assert_int_equal(m.batches, 4);
+	assert_int_equal(m.trace_events, 4 * 8 + 16 + 4 + 8);
+
+	/* main process */
+	assert_int_equal(m.wait_events, 4);
+	assert_int_equal(m.ooo_batches, 2);
+	assert_near(m.ooo_pct, 50.0);
+	assert_near(m.wait_total_s, 0.800);
+	assert_near(m.stall_pct, 80.0);
+	assert_int_equal(m.wait.n, 2);
+	assert_near(m.wait.p50, MS(400));
+	assert_near(m.wait.max, MS(699));
+	assert_near(m.wait_over_500ms_pct, 25.0);   /* Lotus: 1 of 4 SBatchWait records */
+	assert_near(m.wait_inorder_over_500ms_pct, 50.0);
+	assert_int_equal(m.delay.n, 4);
+	assert_near(m.delay.mean, MS(198));
+	assert_near(m.delay.p50, MS(25.5));
+	assert_near(m.delay.max, MS(741));
+	assert_near(m.delay_over_500ms_pct, 25.0);
+
+	/* batch preprocessing: 100, 50, 700, 10 ms, no low tail */
+	assert_int_equal(m.preproc_all.n, 4);
+	assert_int_equal(m.preproc_dropped, 0);
+	assert_near(m.preproc.mean, MS(215));
+	assert_near(m.preproc.p25, MS(40));
+	assert_near(m.preproc.p75, MS(250));
+	assert_near(m.preproc_iqr_ns, MS(210));
+	assert_near(m.preproc_std_pct, 100.0 * m.preproc.std / MS(215));
+
+	/* ops */
+	assert_int_equal(m.nops, 4);
+	assert_string_equal(m.ops[0].name, "decode");
+	assert_string_equal(m.ops[1].name, "random_horizontal_flip");
+	assert_string_equal(m.ops[2].name, "collate");
+	assert_string_equal(m.ops[3].name, "transform");
+	const struct op_metrics *ld = find_op(&m, "SLoader");
+	assert_non_null(ld);
+	assert_int_equal(ld->st.n, 8);
+	assert_near(ld->st.mean, MS(4.5));
+	assert_near(ld->st.p50, MS(4.5));
+	assert_near(ld->st.p90, MS(7.3));
+	assert_near(ld->st.p99, MS(7.93));
+	assert_near(ld->st.max, MS(8));
+	assert_near(ld->cpu_s, 0.036);
+	assert_near(ld->under_10ms_pct, 100.0);
+	assert_near(ld->under_100us_pct, 0.0);
+	const struct op_metrics *rhf = find_op(&m, "SRandomHorizontalFlip");
+	assert_near(rhf->st.p50, MS(0.1));
+	assert_near(rhf->under_100us_pct, 50.0);
+	assert_near(rhf->under_10ms_pct, 100.0);
+	const struct op_metrics *tr = find_op(&m, "STransform");
+	assert_near(tr->st.mean, MS(0.110));
+	assert_int_equal(find_op(&m, "SCollation")->st.n, 4);
+	assert_near(m.ops_cpu_s, 0.036 + 0.0008 + 0.002);
+
+	/* per batch rows */
+	assert_int_equal(m.nbatches, 4);
+	const struct batch_row *r = &m.rows[1];
+	assert_int_equal(r->id, 1);
+	assert_int_equal(r->worker, 1);
+	assert_int_equal(r->pid, 101);
+	assert_int_equal(r->samples, 2);
+	assert_int_equal(r->queued, 0);
+	assert_int_equal(r->started, MS(1));
+	assert_int_equal(r->finished, MS(51));
+	assert_int_equal(r->arrived, MS(51));
+	assert_int_equal(r->pinned, MS(52));
+	assert_int_equal(r->consumed, MS(102));
+	assert_int_equal(r->wait_ns, TRACE_MARKER_NS);
+	assert_int_equal(r->delay_ns, MS(51));
+	assert_true(r->out_of_order);
+	assert_int_equal(m.rows[2].worker, 0);
+	assert_int_equal(m.rows[2].wait_ns, MS(699));
+	assert_false(m.rows[2].out_of_order);
+
+	/* GPU from its events: 4 x (5 + 10) ms busy */
+	assert_near(m.gpu_busy_s, 0.060);
+	assert_near(m.gpu_idle_s, 0.940);
+	assert_near(m.gpu_util_pct, 6.0);
+	analysis_free(&m);
+
+	/* GPU from the consumer's accounting */
+	o.gpu_busy_ns = MS(250);
+	o.gpu_idle_ns = MS(750);
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_near(m.gpu_util_pct, 25.0);
+	analysis_free(&m);
+}
+
+static void test_low_tail_cut(void **state)
+{
+	double v[10] = { 104, 100, 10, 108, 101, 105, 103, 102, 107, 106 };
+	size_t first;
+	(void)state;
+
+	/* sorted: 10, 100..108; q1 = 101.25, q3 = 105.75, limit 92.25 */
+	assert_int_equal(analysis_cut_low_tail(v, 10, &first), 1);
+	assert_int_equal(first, 1);
+	assert_true(v[0] == 10 && v[1] == 100);
+	/* nothing below: nothing cut; a high outlier is never cut */
+	double w[5] = { 1, 2, 3, 4, 1000 };
+	assert_int_equal(analysis_cut_low_tail(w, 5, &first), 0);
+	assert_int_equal(analysis_cut_low_tail(NULL, 0, &first), 0);
+}
+
+/* The short last batch in a trace is cut from the batch statistics. */
+static void test_preproc_tail_in_trace(void **state)
+{
+	static struct trace_ev ev[16];
+	struct trace_proc p = { ROLE_WORKER, 0, 7, 0, 16, ev, 0 };
+	struct trace t = { 1, &p, 0, { { 0 } }, { { 0 } } };
+	struct analysis_opts o = fx_opts();
+	struct run_metrics m;
+	char err[256];
+	(void)state;
+
+	for (int b = 0; b < 9; b++)
+		trace_add(&p, EV_BATCH_PREPROC, 0, b, UINT32_MAX, T0 + MS(200 * b),
+			  b == 8 ? MS(10) : MS(100 + b));
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.preproc_all.n, 9);
+	assert_int_equal(m.preproc_dropped, 1);
+	assert_int_equal(m.preproc.n, 8);
+	assert_near(m.preproc.mean, MS(103.5));
+	assert_near(m.preproc.std, MS(sqrt(5.25)));
+	assert_near(m.preproc_std_pct, 100.0 * sqrt(5.25) / 103.5);
+	assert_near(m.preproc_iqr_ns, MS(3.5));
+	/* no main events: no waits, no out-of-order, no rows without a worker */
+	assert_int_equal(m.wait_events, 0);
+	assert_near(m.ooo_pct, 0);
+	assert_int_equal(m.nbatches, 9);
+	assert_int_equal(m.rows[8].worker, 0);
+	assert_int_equal(m.rows[8].consumed, BATCH_NONE);
+	assert_int_equal(m.rows[8].delay_ns, BATCH_NONE);
+	analysis_free(&m);
+}
+
+/* SCollation of a pipeline op and EV_COLLATE events are one op. */
+static void test_collate_merge_and_opts(void **state)
+{
+	static struct trace_ev ev[8];
+	struct trace_proc p = { ROLE_WORKER, 0, 7, 0, 8, ev, 0 };
+	struct trace t = { 1, &p, 2, { "SLoader", "SCollation" }, { "decode", "collate" } };
+	struct analysis_opts o = fx_opts();
+	struct run_metrics m;
+	const char *sk[] = { "a/x.JPEG", "b/y.JPEG" };
+	double cpu[2] = { 1.5, 2.25 };
+	long rss[2] = { 1000, 2000 };
+	char err[256];
+	(void)state;
+
+	trace_add(&p, EV_OP, 1, 0, UINT32_MAX, T0, MS(2));
+	trace_add(&p, EV_COLLATE, 0, 1, UINT32_MAX, T0 + MS(3), MS(4));
+	p.dropped = 5;
+	o.complete = 0;
+	o.stop_reason = "worker 1 killed by SIGKILL";
+	o.nskipped = 3;
+	o.skipped = sk;
+	o.nskipped_listed = 2;
+	o.worker_cpu_s = cpu;
+	o.worker_maxrss_kib = rss;
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nops, 1);
+	assert_string_equal(m.ops[0].name, "collate");
+	assert_int_equal(m.ops[0].st.n, 2);
+	assert_near(m.ops[0].cpu_s, 0.006);
+	assert_false(m.complete);
+	assert_string_equal(m.stop_reason, "worker 1 killed by SIGKILL");
+	assert_int_equal(m.nskipped, 3);
+	assert_int_equal(m.nskipped_listed, 2);
+	assert_string_equal(m.skipped[1], "b/y.JPEG");
+	assert_near(m.workers_cpu_s, 3.75);
+	assert_int_equal(m.worker_maxrss_kib[1], 2000);
+	assert_int_equal(m.trace_dropped, 5);
+	analysis_free(&m);
+
+	/* errors */
+	trace_add(&p, EV_OP, 9, 0, UINT32_MAX, T0, 1);
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "op 9"));
+	o.end_ns = o.start_ns - 1;
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), -1);
+}
+
+static void test_empty(void **state)
+{
+	struct trace t;
+	struct analysis_opts o = fx_opts();
+	struct run_metrics m;
+	char err[256];
+	(void)state;
+
+	memset(&t, 0, sizeof(t));
+	o.images = 0;
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nops, 0);
+	assert_int_equal(m.nbatches, 0);
+	assert_near(m.stall_pct, 0);
+	assert_near(m.gpu_util_pct, 0);
+	analysis_free(&m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_figures),
+		cmocka_unit_test(test_low_tail_cut),
+		cmocka_unit_test(test_preproc_tail_in_trace),
+		cmocka_unit_test(test_collate_merge_and_opts),
+		cmocka_unit_test(test_empty),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
