@@ -470,7 +470,8 @@ int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
 		nnames++;
 	}
 	/* readdir order is arbitrary: read in name order, deterministic */
-	qsort(names, nnames, sizeof(*names), cmp_str);
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < nnames; i++) {
 		enum proc_role role = ROLE_MAIN;
 		int pid = 0;
@@ -507,7 +508,8 @@ int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
 		goto oom;
 	for (size_t k = 0; k < t->nprocs; k++) {
 		struct trace_proc *p = &t->procs[k];
-		qsort(p->ev, p->n, sizeof(*p->ev), cmp_ev_start);
+		if (p->n)
+			qsort(p->ev, p->n, sizeof(*p->ev), cmp_ev_start);
 		infer_batches(p);
 		if (p->role != ROLE_WORKER)
 			continue;
