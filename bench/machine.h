@@ -7,9 +7,10 @@ struct json_t;
 /* New reference, never NULL except on out of memory:
  * {"cpu_model", "cpus_online", "cpus_configured", "kernel": {"sysname",
  * "release", "version", "machine"}, "hostname", "memory_total_bytes",
- * "compiler", "libraries": {"libjpeg_turbo", "libpng" (compiled and
- * runtime), "hwloc" (compiled and runtime), "jansson" (compiled and
- * runtime)}, "clock": {"source", "resolution_ns", "read_cost_ns"}}.
+ * "compiler", "libraries": {"libjpeg_turbo", "libjpeg_api", "libpng",
+ * "libpng_runtime", "hwloc_api", "hwloc_api_runtime", "jansson",
+ * "jansson_runtime"} (compiled-in versions, and what is loaded at run
+ * time), "clock": {"source", "resolution_ns", "read_cost_ns"}}.
  * Fields that cannot be read are left out. */
 struct json_t *machine_json(void);
 
