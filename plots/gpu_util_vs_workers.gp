@@ -1,0 +1,16 @@
+# Utilization of the simulated GPU (busy / (busy + idle)) against workers.
+# usage: gnuplot -c gpu_util_vs_workers.gp vs_workers.csv OUT_PREFIX
+# columns: series, series_label, workers, gpu_util_pct
+IN = ARG1; OUT = ARG2
+load system("dirname '".ARG0."'")."/common.gp"
+
+set title "Simulated GPU utilization against workers"
+set xlabel "data-loader workers"
+set ylabel "GPU busy (% of the run)"
+set yrange [0:105]
+set offsets graph 0.03, graph 0.03, 0, 0
+XCOL = "workers"; @integer_xtics
+set key outside right top
+plot for [i=1:nseries] IN using "workers":(column("series") == i ? column("gpu_util_pct") : NaN) \
+	with linespoints lt i title label(i)
+@finish
