@@ -3,7 +3,8 @@
 #include "op.h"
 
 extern const struct op_ops op_decode, op_random_resized_crop, op_random_horizontal_flip,
-	op_to_tensor, op_normalize, op_collate, op_resize, op_center_crop, op_null, op_sleep;
+	op_to_tensor, op_normalize, op_collate, op_resize, op_center_crop, op_null, op_sleep,
+	op_synth;
 
 static const struct op_ops *const ops[] = {
 	&op_decode,
@@ -16,6 +17,7 @@ static const struct op_ops *const ops[] = {
 	&op_center_crop,
 	&op_null,
 	&op_sleep,
+	&op_synth,
 };
 
 const struct op_ops *op_find(const char *name)
