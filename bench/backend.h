@@ -1,0 +1,130 @@
+/* Inside the loader: the messages, the shared area and how workers exist.
+ * loader.c runs the protocol, worker.c the worker loop, backend_process.c
+ * and backend_thread.c start, watch and stop the workers. */
+#ifndef PPBENCH_BACKEND_H
+#define PPBENCH_BACKEND_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "loader.h"
+#include "sampler.h"
+#include "trace.h"
+
+/* main -> worker, on the worker's index pipe. */
+struct task_msg {
+	int64_t batch;             /* global batch id */
+	uint64_t first;            /* offset of its indices in schedule.idx */
+	uint32_t n;                /* samples */
+	uint32_t slot;             /* where to collate */
+	uint32_t epoch;
+	uint32_t pad;
+};
+
+enum result_status {
+	RES_OK = 0,
+	RES_DATA_ERROR,            /* a sample failed and --on-error fail */
+	RES_BATCH_ERROR,           /* the batch op failed (e.g. samples of different sizes) */
+};
+
+/* worker -> main on the result pipe (and pin thread -> main). Fixed size,
+ * below PIPE_BUF, so that writes of several workers never interleave. */
+struct result_msg {
+	int64_t batch;
+	uint32_t slot;
+	int32_t worker;
+	int32_t status;            /* enum result_status */
+	int32_t err;               /* error log entry of a failure, or -1 */
+	uint32_t n, nskipped;
+	uint64_t bytes;            /* collated bytes in the slot */
+	uint64_t checksum;
+	uint64_t started, finished;/* wall-clock ns of the batch span */
+	int32_t pinned;            /* pinned buffer holding the copy, or -1 */
+	uint32_t pad;
+};
+
+/* One failed sample (or batch), reported by a worker. */
+#define ERR_LOG_CAP 256
+struct err_rec {
+	_Atomic int ready;         /* set (release) once the fields are written */
+	int worker;
+	int op;                    /* pipeline op index, -1: none */
+	int64_t batch;
+	int64_t index;             /* dataset index, -1 for a batch error */
+	char reason[256];
+};
+
+/* Per worker, in shared memory. */
+struct worker_shared {
+	struct trace_proc tp;      /* its events (ev points into the shared area) */
+	_Atomic uint64_t published;/* tp.n after its last complete batch */
+	_Atomic int exited;        /* 1 once the loop returned (threads) */
+	int pid;                   /* process id, or thread id */
+	uint64_t batches, samples, skipped;
+	uint64_t hash_ns, hash_bytes;
+	double cpu_s;              /* thread backend: RUSAGE_THREAD at exit */
+};
+
+struct shared {
+	_Atomic uint32_t nerr;     /* errors reported; entries past ERR_LOG_CAP are not kept */
+	_Atomic int stop;          /* thread workers: stop at the next sample */
+	struct err_rec err[ERR_LOG_CAP];
+	struct worker_shared w[];  /* [workers] */
+};
+
+struct backend_ops;
+
+/* Everything a run shares between the main process and its workers. What
+ * is written after the workers start lives in `sh` and the slots (shared
+ * memory); the rest is read-only once they run. */
+struct loader {
+	const struct loader_cfg *cfg;
+	const struct loader_plan *plan;
+	struct schedule sched;
+	int W;
+	int64_t wall_off;          /* wall-clock ns - monotonic ns */
+	int tf_first, tf_last;     /* the per-sample ops that STransform spans, or -1 */
+
+	struct shared *sh;         /* shared mapping: control, error log, worker events */
+	size_t sh_bytes;
+	unsigned char *slots;      /* shared mapping: nslots x slot_bytes */
+	size_t slots_bytes;
+
+	int *idx_rd, *idx_wr;      /* [W] index pipes */
+	int res_rd, res_wr;        /* result pipe */
+
+	const struct backend_ops *be;
+	void *be_priv;
+
+	/* set by a backend when it finds a dead worker */
+	int stop_code;
+	char stop_reason[512];
+};
+
+/* The worker loop: read tasks from idx_rd[wid] until end of file or stop,
+ * run each batch, write results to res_wr. Returns when done. */
+void worker_loop(struct loader *L, int wid);
+
+/* How workers exist. */
+struct backend_ops {
+	const char *name;
+	/* Start W workers running worker_loop. 0, or -1 with err. */
+	int (*start)(struct loader *L, char *err, size_t errlen);
+	/* After start, in the main process: close what the main side must not
+	 * hold (the result pipe's write end of a process backend). */
+	void (*after_start)(struct loader *L);
+	/* Look for workers that died: 0 all alive; 1 one died (L->stop_code
+	 * and L->stop_reason are set). Never blocks. */
+	int (*check)(struct loader *L);
+	/* Stop and reap the workers. graceful: they were told to exit (index
+	 * pipes closed) and are waited for; otherwise processes are killed and
+	 * threads stop at their next sample (sh->stop), and are joined. Fills
+	 * cpu and rss figures (maxrss_kib may be NULL). Returns the number of
+	 * workers that did not end cleanly (their events are then cut at their
+	 * last complete batch). */
+	int (*stop)(struct loader *L, int graceful, double *cpu_s, long *maxrss_kib);
+};
+
+extern const struct backend_ops backend_process, backend_thread;
+
+#endif

@@ -1,0 +1,1095 @@
+/* The DataLoader protocol in the main process (spec 2.3-2.6, 2.9, 2.13):
+ * dispatch, pin thread, reorder buffer, consumer, faults. The names follow
+ * PyTorch's: send (send_idx), rcvd (rcvd_idx), outstanding
+ * (tasks_outstanding). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "backend.h"
+#include "clock.h"
+#include "consumer.h"
+#include "imagefolder.h"
+#include "log.h"
+#include "pipeline.h"
+#include "rng.h"
+
+#define PAGE 4096u
+#define POLL_MS 200           /* worker deaths are looked for at least this often */
+
+static size_t page_round(size_t n)
+{
+	return (n + PAGE - 1) / PAGE * PAGE;
+}
+
+/* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
+
+static volatile int sig_attention;        /* any handled signal arrived */
+static volatile sig_atomic_t sig_stop;    /* SIGINT or SIGTERM, 0 none */
+static int sig_pipe[2] = { -1, -1 };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	if ((sig == SIGINT || sig == SIGTERM) && sig_stop) {
+		/* a second one: stop now (the workers die with their parent) */
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	if (sig == SIGINT || sig == SIGTERM)
+		sig_stop = sig;
+	sig_attention = 1;
+	if (sig_pipe[1] >= 0) {
+		ssize_t w = write(sig_pipe[1], "", 1);
+		(void)w;
+	}
+	errno = saved;
+}
+
+struct sig_saved {
+	struct sigaction intr, term, chld, pipe;
+};
+
+static int signals_install(struct sig_saved *old)
+{
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+		return -1;
+	sig_stop = 0;
+	sig_attention = 0;
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old->intr);
+	sigaction(SIGTERM, &sa, &old->term);
+	sigaction(SIGCHLD, &sa, &old->chld);
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGPIPE, &ign, &old->pipe);
+	return 0;
+}
+
+static void signals_restore(const struct sig_saved *old)
+{
+	sigaction(SIGINT, &old->intr, NULL);
+	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGCHLD, &old->chld, NULL);
+	sigaction(SIGPIPE, &old->pipe, NULL);
+	close(sig_pipe[0]);
+	close(sig_pipe[1]);
+	sig_pipe[0] = sig_pipe[1] = -1;
+}
+
+static void drain(int fd)
+{
+	char buf[64];
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* ---- plan ------------------------------------------------------------- */
+
+static uint64_t meminfo_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	uint64_t avail = (uint64_t)kb * 1024;
+	/* a cgroup limit (v2, then v1) can be lower than what the host has */
+	static const char *const lim[][2] = {
+		{ "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current" },
+		{ "/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes" },
+	};
+	for (int i = 0; i < 2; i++) {
+		unsigned long long max = 0, cur = 0;
+		FILE *a = fopen(lim[i][0], "r"), *b = fopen(lim[i][1], "r");
+		int ok = a && b && fscanf(a, "%llu", &max) == 1 && fscanf(b, "%llu", &cur) == 1;
+		if (a)
+			fclose(a);
+		if (b)
+			fclose(b);
+		if (ok && max < (1ull << 60) && max > cur && max - cur < avail)
+			avail = max - cur;
+	}
+	return avail;
+}
+
+static int passthrough(const struct op_ops *o)
+{
+	return o->in == PIX_NONE && o->out == PIX_NONE;
+}
+
+/* The output size of one sample: run the ops that change it (not the
+ * passthrough ones such as sleep) on the first samples until one works. */
+static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, char *err, size_t errlen)
+{
+	const struct pipeline *p = c->pipe;
+	int any = 0;
+	for (int i = 0; i < p->nops; i++)
+		if (i != p->batch_op && !passthrough(p->op[i].ops))
+			any = 1;
+	*h = *w = 0;
+	*peak = 0;
+	if (!any)
+		return 0;
+	struct rng *r = malloc(sizeof(*r));
+	struct scratch scr = { 0 };
+	struct sample s = { 0 };
+	int rc = -1;
+	size_t tries = c->data->n < 16 ? c->data->n : 16;
+	char first_err[300] = "";
+	for (size_t k = 0; r && k < tries && rc; k++) {
+		s.path = c->data->items[k].path;
+		s.label = c->data->items[k].label;
+		s.index = k;
+		s.rng = r;
+		s.max_pixels = c->max_pixels;
+		s.kind = PIX_NONE;
+		s.h = s.w = 0;
+		s.scr = &scr;
+		rng_seed(r, rng_sample_seed(c->seed, 0, k));
+		rc = 0;
+		for (int i = 0; i < p->nops && !rc; i++) {
+			if (i == p->batch_op || passthrough(p->op[i].ops))
+				continue;
+			if (p->op[i].ops->run(p->op[i].cfg, &s)) {
+				if (!first_err[0])
+					snprintf(first_err, sizeof(first_err), "'%s' (op %s): %s", s.path,
+						 p->op[i].ops->name, s.err);
+				rc = -1;
+			} else if (sample_bytes(&s) > *peak) {
+				*peak = sample_bytes(&s);
+			}
+		}
+	}
+	if (!rc) {
+		*h = s.h;
+		*w = s.w;
+	} else {
+		snprintf(err, errlen, "cannot find the output size of pipeline '%s': the first %zu "
+			 "samples fail, the first with %s", p->name, tries, first_err);
+	}
+	sample_release(&s);
+	scratch_release(&scr);
+	free(r);
+	return rc;
+}
+
+static void human_bytes(uint64_t b, char *out, size_t n)
+{
+	if (b >= (1ull << 30))
+		snprintf(out, n, "%.1f GiB", b / 1073741824.0);
+	else if (b >= (1ull << 20))
+		snprintf(out, n, "%.1f MiB", b / 1048576.0);
+	else
+		snprintf(out, n, "%.1f KiB", b / 1024.0);
+}
+
+/* Per-sample ops, and the span of STransform: the ops after the last one
+ * that makes an image from a file (the loader, Lotus's SLoader), or all of
+ * them when there is none. */
+static void transform_span(const struct pipeline *p, int *first, int *last, int *nsample_ops)
+{
+	int loader = -1, n = 0;
+	*first = *last = -1;
+	for (int i = 0; i < p->nops; i++) {
+		if (i == p->batch_op)
+			continue;
+		n++;
+		if (p->op[i].ops->in == PIX_NONE && p->op[i].ops->out != PIX_NONE)
+			loader = i;
+	}
+	for (int i = loader + 1; i < p->nops; i++) {
+		if (i == p->batch_op)
+			continue;
+		if (*first < 0)
+			*first = i;
+		*last = i;
+	}
+	*nsample_ops = n;
+}
+
+int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, size_t errlen)
+{
+	const struct pipeline *p = c->pipe;
+	memset(pl, 0, sizeof(*pl));
+	size_t peak = 0;
+	if (probe(c, &pl->sample_h, &pl->sample_w, &peak, err, errlen))
+		return -1;
+	size_t B = (size_t)c->batch, W = (size_t)c->workers, P = (size_t)c->prefetch;
+	size_t bytes = B * sizeof(int64_t);
+	if (p->batch_op >= 0 && p->op[p->batch_op].ops->batch_bytes)
+		bytes = p->op[p->batch_op].ops->batch_bytes(p->op[p->batch_op].cfg, B,
+							    pl->sample_h, pl->sample_w);
+	pl->slot_bytes = page_round(bytes ? bytes : 1);
+	pl->nslots = (int)(P * W + (c->pin_memory ? 0 : 1));
+	pl->npinned = c->pin_memory ? (int)(P * W + 1) : 0;
+
+	/* events per worker: its share of the batches (round-robin, each epoch
+	 * restarting at worker 0), each with its samples' events */
+	int tf_first, tf_last, nsops;
+	transform_span(p, &tf_first, &tf_last, &nsops);
+	size_t n = c->data->n;
+	size_t per_epoch = c->drop_last ? n / B : (n + B - 1) / B;
+	size_t total = per_epoch * (size_t)c->epochs;
+	if (c->max_batches && c->max_batches < total)
+		total = (size_t)c->max_batches;
+	size_t epochs = per_epoch ? (total + per_epoch - 1) / per_epoch : 0;
+	size_t mine = (total + W - 1) / W + epochs;
+	size_t per_batch = 1 + (c->trace ? B * (size_t)(nsops + (tf_first >= 0)) + 1 : 0);
+	pl->trace_events = c->trace_capacity ? c->trace_capacity : mine * per_batch + 16;
+
+	uint64_t slots = (uint64_t)pl->nslots * pl->slot_bytes;
+	uint64_t pinned = (uint64_t)pl->npinned * pl->slot_bytes;
+	uint64_t events = (uint64_t)W * pl->trace_events * sizeof(struct trace_ev) +
+			  (uint64_t)total * 8 * sizeof(struct trace_ev);
+	/* each worker holds B samples until collate, plus its scratch */
+	uint64_t samples = (uint64_t)W * (B + 2) * (uint64_t)peak;
+	pl->need_bytes = slots + pinned + events + samples;
+	pl->avail_bytes = meminfo_available();
+	if (pl->avail_bytes && pl->need_bytes > pl->avail_bytes) {
+		char need[32], avail[32], one[32], tr[32], sm[32];
+		human_bytes(pl->need_bytes, need, sizeof(need));
+		human_bytes(pl->avail_bytes, avail, sizeof(avail));
+		human_bytes(pl->slot_bytes, one, sizeof(one));
+		human_bytes(events, tr, sizeof(tr));
+		human_bytes(samples, sm, sizeof(sm));
+		snprintf(err, errlen, "this run needs %s but only %s is available: %d batch slots and "
+			 "%d pinned buffers of %s (batch %d of %dx%d), %s of trace buffers, %s of "
+			 "samples in the workers; lower --batch, --workers or --prefetch-factor%s%s",
+			 need, avail, pl->nslots, pl->npinned, one, c->batch, pl->sample_w,
+			 pl->sample_h, tr, sm, c->pin_memory ? ", or use --pin-memory off" : "",
+			 c->trace ? ", or --trace off" : "");
+		return -1;
+	}
+	return 0;
+}
+
+double loader_trace_cost_ns(size_t n)
+{
+	struct trace_proc tp = { .cap = n };
+	tp.ev = calloc(n, sizeof(*tp.ev));
+	if (!tp.ev)
+		return 0;
+	double best = 0;
+	for (int round = 0; round < 3; round++) {
+		tp.n = 0;
+		uint64_t t0 = clock_now_ns();
+		for (size_t i = 0; i < n; i++)
+			trace_add(&tp, EV_OP, 1, (int64_t)i, 0, t0, i);
+		uint64_t t1 = clock_now_ns();
+		double per = (double)(t1 - t0) / (double)n;
+		if (round == 0 || per < best)
+			best = per;
+	}
+	free(tp.ev);
+	return best;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+struct run {
+	struct loader L;
+	struct loader_result *r;
+	struct trace_proc main_tp, pin_tp, gpu_tp;
+	struct result_msg *msg;    /* [nbatches]: what arrived */
+	unsigned char *have;       /* [nbatches]: arrived, not yet handed over (reorder buffer) */
+
+	uint32_t *free_slots;
+	int nfree;
+
+	/* pin memory */
+	int pin;
+	unsigned char *pinned;
+	size_t pinned_bytes;
+	pthread_mutex_t pmu;
+	pthread_cond_t pcv;
+	int *pfree, npfree;
+	int pin_stop;              /* under pmu */
+	pthread_t pin_thr;
+	int pin_started;
+	int pin_out[2];            /* pin thread -> main */
+	int pin_wake[2];           /* main -> pin thread: stop */
+
+	int data_fd;               /* what the main thread reads results from */
+
+	int64_t epoch_first, epoch_end, send, rcvd, yielded;
+	int64_t outstanding;
+	struct gpu_sim gpu;
+};
+
+static int read_msg(int fd, struct result_msg *m)
+{
+	size_t got = 0;
+	while (got < sizeof(*m)) {
+		ssize_t r = read(fd, (char *)m + got, sizeof(*m) - got);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r == 0)
+			return 1;
+		else if (errno != EINTR && errno != EAGAIN)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void set_stop(struct run *R, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_stop(struct run *R, int code, const char *fmt, ...)
+{
+	if (R->L.stop_code)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(R->L.stop_reason, sizeof(R->L.stop_reason), fmt, ap);
+	va_end(ap);
+	R->L.stop_code = code;
+}
+
+/* 1 if the run must stop (signal, dead worker, earlier reason). */
+static int must_stop(struct run *R)
+{
+	if (R->L.stop_code)
+		return 1;
+	if (sig_stop) {
+		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		return 1;
+	}
+	return 0;
+}
+
+static int check_now(void *arg)
+{
+	struct run *R = arg;
+	sig_attention = 0;
+	if (sig_pipe[0] >= 0)
+		drain(sig_pipe[0]);
+	if (must_stop(R))
+		return 1;
+	return R->L.be->check(&R->L);
+}
+
+/* Next message from the data queue, watching signals and workers. 0, or -1
+ * when the run must stop. */
+static int receive(struct run *R, struct result_msg *m)
+{
+	for (;;) {
+		if (must_stop(R))
+			return -1;
+		struct pollfd pf[2] = { { R->data_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
+		int n = poll(pf, 2, POLL_MS);
+		if (n < 0 && errno != EINTR) {
+			set_stop(R, EXIT_FAILURE, "cannot wait for the workers: %s", strerror(errno));
+			return -1;
+		}
+		if (n <= 0 || (pf[1].revents & POLLIN)) {
+			if (check_now(R))
+				return -1;
+			continue;
+		}
+		if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		int rc = read_msg(R->data_fd, m);
+		if (!rc)
+			return 0;
+		if (!check_now(R))
+			set_stop(R, 3, "the result queue closed: %s",
+				 R->pin ? "the pin memory thread exited unexpectedly" :
+					  "every worker exited");
+		return -1;
+	}
+}
+
+/* _try_put_index: send the next task of the epoch to worker k mod W. */
+static int dispatch(struct run *R)
+{
+	struct loader *L = &R->L;
+	if (R->send >= R->epoch_end)
+		return 0;
+	int64_t id = R->send;
+	const struct sched_batch *sb = &L->sched.b[id];
+	int w = (int)((id - R->epoch_first) % L->W);
+	if (R->nfree <= 0) {
+		set_stop(R, EXIT_FAILURE, "internal error: no free batch slot for batch %" PRId64, id);
+		return -1;
+	}
+	uint32_t slot = R->free_slots[--R->nfree];
+	struct task_msg t = { .batch = id, .first = sb->first, .n = sb->n, .slot = slot,
+			      .epoch = sb->epoch };
+	uint64_t now = clock_now_ns();
+	if (write_all(L->idx_wr[w], &t, sizeof(t))) {
+		if (!check_now(R))
+			set_stop(R, 3, "cannot send batch %" PRId64 " to worker %d: %s", id, w,
+				 strerror(errno));
+		return -1;
+	}
+	uint64_t wall = now + (uint64_t)L->wall_off;
+	trace_add(&R->main_tp, EV_BATCH_QUEUED, 0, id, UINT32_MAX, wall, TRACE_MARKER_NS);
+	struct loader_batch *b = &R->r->b[id];
+	b->worker = w;
+	b->queued = wall;
+	R->send++;
+	R->outstanding++;
+	b->inflight = (uint32_t)(R->send - R->epoch_first - R->yielded);
+	if (b->inflight > R->r->max_inflight)
+		R->r->max_inflight = b->inflight;
+	return 0;
+}
+
+/* A message taken from the data queue. */
+static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
+{
+	struct loader *L = &R->L;
+	uint64_t wall = now + (uint64_t)L->wall_off;
+	struct loader_batch *b = &R->r->b[m->batch];
+	R->msg[m->batch] = *m;
+	b->arrived = wall;
+	b->started = m->started;
+	b->finished = m->finished;
+	b->n = m->n;
+	b->nskipped = m->nskipped;
+	b->status = m->status;
+	b->checksum = m->checksum;
+	b->bytes = m->bytes;
+	R->outstanding--;
+	trace_add(&R->main_tp, EV_BATCH_ARRIVED, 0, m->batch, UINT32_MAX, wall, TRACE_MARKER_NS);
+	/* with pin memory the batch was copied out: its slot is free */
+	if (R->pin)
+		R->free_slots[R->nfree++] = m->slot;
+}
+
+/* _next_data, in order: the batch rcvd, from the reorder buffer or waited for. */
+static int next_inorder(struct run *R, uint64_t entry, int64_t *id)
+{
+	int64_t want = R->rcvd;
+	uint64_t off = (uint64_t)R->L.wall_off;
+	if (R->have[want]) {
+		R->have[want] = 0;
+		R->rcvd++;
+		*id = want;
+		return 0;
+	}
+	for (;;) {
+		struct result_msg m;
+		if (receive(R, &m))
+			return -1;
+		uint64_t now = clock_now_ns();
+		arrived(R, &m, now);
+		if (m.batch != want) {
+			trace_add(&R->main_tp, EV_BATCH_WAIT, 0, m.batch, UINT32_MAX, now + off,
+				  TRACE_MARKER_NS);
+			R->r->b[m.batch].out_of_order = 1;
+			R->have[m.batch] = 1;
+			continue;
+		}
+		trace_add(&R->main_tp, EV_BATCH_WAIT, 0, want, UINT32_MAX, entry + off, now - entry);
+		R->r->b[want].wait_ns = now - entry;
+		R->rcvd++;
+		*id = want;
+		return 0;
+	}
+}
+
+/* in_order=False: whatever arrives first. */
+static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
+{
+	struct result_msg m;
+	if (receive(R, &m))
+		return -1;
+	uint64_t now = clock_now_ns();
+	arrived(R, &m, now);
+	trace_add(&R->main_tp, EV_BATCH_WAIT, 0, m.batch, UINT32_MAX, entry + (uint64_t)R->L.wall_off,
+		  now - entry);
+	R->r->b[m.batch].wait_ns = now - entry;
+	*id = m.batch;
+	return 0;
+}
+
+/* The consumer is done with batch id: its memory can be reused. */
+static void release(struct run *R, int64_t id)
+{
+	const struct result_msg *m = &R->msg[id];
+	if (!R->pin) {
+		R->free_slots[R->nfree++] = m->slot;
+		return;
+	}
+	if (m->pinned >= 0) {
+		pthread_mutex_lock(&R->pmu);
+		R->pfree[R->npfree++] = m->pinned;
+		pthread_cond_signal(&R->pcv);
+		pthread_mutex_unlock(&R->pmu);
+	}
+}
+
+static void stop_reason_for_error(struct run *R, int64_t id)
+{
+	const struct result_msg *m = &R->msg[id];
+	const struct loader_cfg *c = R->L.cfg;
+	const struct err_rec *e = NULL;
+	if (m->err >= 0 && m->err < ERR_LOG_CAP &&
+	    atomic_load_explicit(&R->L.sh->err[m->err].ready, memory_order_acquire))
+		e = &R->L.sh->err[m->err];
+	if (!e) {
+		set_stop(R, EXIT_FAILURE, "batch %" PRId64 " failed in worker %d", id, m->worker);
+		return;
+	}
+	const char *op = e->op >= 0 ? c->pipe->op[e->op].ops->name : "?";
+	if (e->index >= 0)
+		set_stop(R, EXIT_FAILURE, "cannot process '%s' (op %s, in worker %d): %s",
+			 c->data->items[e->index].path, op, e->worker, e->reason);
+	else
+		set_stop(R, EXIT_FAILURE, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
+			 id, op, e->worker, e->reason);
+}
+
+/* ---- pin memory thread ------------------------------------------------ */
+
+static void *pin_main(void *arg)
+{
+	struct run *R = arg;
+	struct loader *L = &R->L;
+	size_t sb = L->plan->slot_bytes;
+	for (;;) {
+		struct pollfd pf[2] = { { L->res_rd, POLLIN, 0 }, { R->pin_wake[0], POLLIN, 0 } };
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents)
+			break;
+		struct result_msg m;
+		if (read_msg(L->res_rd, &m))
+			break;
+		uint64_t t0 = clock_now_ns();
+		if (m.status == RES_OK) {
+			pthread_mutex_lock(&R->pmu);
+			while (!R->npfree && !R->pin_stop)
+				pthread_cond_wait(&R->pcv, &R->pmu);
+			int stop = R->pin_stop;
+			int b = stop ? -1 : R->pfree[--R->npfree];
+			pthread_mutex_unlock(&R->pmu);
+			if (stop)
+				break;
+			memcpy(R->pinned + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
+			m.pinned = b;
+		}
+		uint64_t t1 = clock_now_ns();
+		trace_add(&R->pin_tp, EV_BATCH_PINNED, 0, m.batch, UINT32_MAX,
+			  t0 + (uint64_t)L->wall_off, t1 - t0);
+		if (write_all(R->pin_out[1], &m, sizeof(m)))
+			break;
+	}
+	/* the main thread sees the end of its data queue */
+	close(R->pin_out[1]);
+	R->pin_out[1] = -1;
+	return NULL;
+}
+
+static void pin_stop(struct run *R)
+{
+	if (!R->pin_started)
+		return;
+	pthread_mutex_lock(&R->pmu);
+	R->pin_stop = 1;
+	pthread_cond_broadcast(&R->pcv);
+	pthread_mutex_unlock(&R->pmu);
+	ssize_t w = write(R->pin_wake[1], "", 1);
+	(void)w;
+	pthread_join(R->pin_thr, NULL);
+	R->pin_started = 0;
+}
+
+/* ---- set up and tear down --------------------------------------------- */
+
+static int make_pipe(int fd[2], size_t need, char *err, size_t errlen)
+{
+	if (pipe2(fd, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot create a pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (need > 65536 && fcntl(fd[1], F_SETPIPE_SZ, (int)need) < 0) {
+		snprintf(err, errlen, "cannot make a pipe hold %zu bytes of messages: %s "
+			 "(lower --prefetch-factor or --workers, or raise /proc/sys/fs/pipe-max-size)",
+			 need, strerror(errno));
+		close(fd[0]);
+		close(fd[1]);
+		fd[0] = fd[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void *map_shared(size_t n)
+{
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int alloc_proc(struct trace_proc *tp, enum proc_role role, int id, size_t cap)
+{
+	memset(tp, 0, sizeof(*tp));
+	tp->role = role;
+	tp->id = id;
+	tp->pid = getpid();
+	tp->cap = cap;
+	tp->ev = malloc((cap ? cap : 1) * sizeof(*tp->ev));
+	return tp->ev ? 0 : -1;
+}
+
+static int setup(struct run *R, char *err, size_t errlen)
+{
+	struct loader *L = &R->L;
+	const struct loader_cfg *c = L->cfg;
+	const struct loader_plan *pl = L->plan;
+	struct loader_result *r = R->r;
+	int W = c->workers;
+
+	if (schedule_build(&L->sched, c->data->n, (size_t)c->batch, c->epochs, c->shuffle,
+			   c->drop_last, c->seed, c->max_batches, err, errlen))
+		return -1;
+	size_t nb = L->sched.nbatches;
+	r->nbatches = nb;
+	r->b = calloc(nb, sizeof(*r->b));
+	r->yield_order = calloc(nb, sizeof(*r->yield_order));
+	R->msg = calloc(nb, sizeof(*R->msg));
+	R->have = calloc(nb, 1);
+	R->free_slots = calloc((size_t)pl->nslots, sizeof(*R->free_slots));
+	r->worker_cpu_s = calloc((size_t)W, sizeof(double));
+	r->worker_maxrss_kib = calloc((size_t)W, sizeof(long));
+	L->idx_rd = malloc((size_t)W * sizeof(int));
+	L->idx_wr = malloc((size_t)W * sizeof(int));
+	if (!r->b || !r->yield_order || !R->msg || !R->have || !R->free_slots || !r->worker_cpu_s ||
+	    !r->worker_maxrss_kib || !L->idx_rd || !L->idx_wr ||
+	    alloc_proc(&R->main_tp, ROLE_MAIN, 0, nb * 4 + 16) ||
+	    alloc_proc(&R->pin_tp, ROLE_PIN, 0, c->pin_memory ? nb + 16 : 0) ||
+	    alloc_proc(&R->gpu_tp, ROLE_GPU, 0, nb * 2 + 16)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < nb; i++) {
+		r->b[i].worker = -1;
+		r->b[i].yield_pos = -1;
+	}
+	for (int w = 0; w < W; w++)
+		L->idx_rd[w] = L->idx_wr[w] = -1;
+
+	/* the shared area: control, error log, then each worker's events */
+	size_t head = sizeof(struct shared) + (size_t)W * sizeof(struct worker_shared);
+	head = (head + 63) / 64 * 64;
+	size_t evbytes = (size_t)pl->trace_events * sizeof(struct trace_ev);
+	L->sh_bytes = page_round(head + (size_t)W * evbytes);
+	L->sh = map_shared(L->sh_bytes);
+	L->slots_bytes = (size_t)pl->nslots * pl->slot_bytes;
+	L->slots = map_shared(L->slots_bytes);
+	if (!L->sh || !L->slots) {
+		snprintf(err, errlen, "cannot map %zu bytes of shared memory: %s",
+			 L->sh_bytes + L->slots_bytes, strerror(errno));
+		return -1;
+	}
+	for (int w = 0; w < W; w++) {
+		struct trace_proc *tp = &L->sh->w[w].tp;
+		tp->role = ROLE_WORKER;
+		tp->id = w;
+		tp->cap = pl->trace_events;
+		tp->ev = (struct trace_ev *)(void *)((char *)L->sh + head + (size_t)w * evbytes);
+	}
+	for (int s = 0; s < pl->nslots; s++)
+		R->free_slots[R->nfree++] = (uint32_t)(pl->nslots - 1 - s);
+
+	if (R->pin) {
+		R->pinned_bytes = (size_t)pl->npinned * pl->slot_bytes;
+		void *p = mmap(NULL, R->pinned_bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED) {
+			snprintf(err, errlen, "cannot map %zu bytes for pinned buffers: %s",
+				 R->pinned_bytes, strerror(errno));
+			return -1;
+		}
+		R->pinned = p;
+		if (mlock(p, R->pinned_bytes)) {
+			warn("cannot lock the pinned buffers in memory (mlock of %zu bytes: %s): "
+			     "pin memory copies into unlocked memory", R->pinned_bytes, strerror(errno));
+			r->pin_locked = 0;
+		} else {
+			r->pin_locked = 1;
+		}
+		R->pfree = malloc((size_t)pl->npinned * sizeof(int));
+		if (!R->pfree) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (int i = 0; i < pl->npinned; i++)
+			R->pfree[R->npfree++] = pl->npinned - 1 - i;
+		pthread_mutex_init(&R->pmu, NULL);
+		pthread_cond_init(&R->pcv, NULL);
+	} else {
+		r->pin_locked = -1;
+	}
+
+	/* queues: a task per batch of the window can wait in one index pipe,
+	 * and the whole window in the result pipe */
+	size_t window = (size_t)c->prefetch * (size_t)W + 1;
+	for (int w = 0; w < W; w++) {
+		int fd[2];
+		if (make_pipe(fd, window * sizeof(struct task_msg), err, errlen))
+			return -1;
+		L->idx_rd[w] = fd[0];
+		L->idx_wr[w] = fd[1];
+	}
+	int fd[2];
+	if (make_pipe(fd, (window + (size_t)W) * sizeof(struct result_msg), err, errlen))
+		return -1;
+	L->res_rd = fd[0];
+	L->res_wr = fd[1];
+	if (R->pin) {
+		if (make_pipe(R->pin_out, (window + (size_t)W) * sizeof(struct result_msg), err, errlen) ||
+		    make_pipe(R->pin_wake, 0, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void close_index_pipes(struct loader *L)
+{
+	for (int w = 0; w < L->W; w++)
+		if (L->idx_wr)
+			close_fd(&L->idx_wr[w]);
+}
+
+static void teardown(struct run *R)
+{
+	struct loader *L = &R->L;
+	for (int w = 0; L->idx_rd && w < L->W; w++) {
+		close_fd(&L->idx_rd[w]);
+		close_fd(&L->idx_wr[w]);
+	}
+	close_fd(&L->res_rd);
+	close_fd(&L->res_wr);
+	close_fd(&R->pin_out[0]);
+	close_fd(&R->pin_out[1]);
+	close_fd(&R->pin_wake[0]);
+	close_fd(&R->pin_wake[1]);
+	free(L->idx_rd);
+	free(L->idx_wr);
+	L->idx_rd = L->idx_wr = NULL;
+	if (R->pinned) {
+		munmap(R->pinned, R->pinned_bytes);
+		pthread_mutex_destroy(&R->pmu);
+		pthread_cond_destroy(&R->pcv);
+	}
+	free(R->pfree);
+	free(R->msg);
+	free(R->have);
+	free(R->free_slots);
+	if (L->slots)
+		munmap(L->slots, L->slots_bytes);
+	if (L->sh)
+		munmap(L->sh, L->sh_bytes);
+	schedule_free(&L->sched);
+	free(L->be_priv);
+}
+
+/* The workers' events and the main side's, as one struct trace. */
+static int merge_trace(struct run *R, int unclean)
+{
+	struct loader *L = &R->L;
+	const struct pipeline *p = L->cfg->pipe;
+	struct trace *t = &R->r->trace;
+	size_t n = 2 + (size_t)L->W + (R->pin ? 1 : 0);
+	t->procs = calloc(n, sizeof(*t->procs));
+	if (!t->procs)
+		return -1;
+	t->nops = (size_t)p->nops;
+	for (int i = 0; i < p->nops && i < 16; i++) {
+		snprintf(t->op_names[i], sizeof(t->op_names[i]), "%s", p->op[i].ops->lotus_name);
+		snprintf(t->op_ids[i], sizeof(t->op_ids[i]), "%s", p->op[i].ops->name);
+	}
+	t->procs[t->nprocs++] = R->main_tp;
+	for (int w = 0; w < L->W; w++) {
+		struct worker_shared *ws = &L->sh->w[w];
+		struct trace_proc tp = ws->tp;
+		/* a worker that did not end cleanly may have stopped inside an
+		 * event: keep what it published after its last whole batch */
+		if (unclean)
+			tp.n = (size_t)atomic_load_explicit(&ws->published, memory_order_acquire);
+		tp.pid = ws->pid;
+		R->r->trace_dropped += tp.dropped;
+		t->procs[t->nprocs++] = tp;
+	}
+	if (R->pin)
+		t->procs[t->nprocs++] = R->pin_tp;
+	else
+		free(R->pin_tp.ev);
+	t->procs[t->nprocs++] = R->gpu_tp;
+	R->r->trace_dropped += R->main_tp.dropped + R->pin_tp.dropped + R->gpu_tp.dropped;
+	R->main_tp.ev = R->pin_tp.ev = R->gpu_tp.ev = NULL;
+	return 0;
+}
+
+static void collect_errors(struct run *R)
+{
+	struct loader *L = &R->L;
+	struct loader_result *r = R->r;
+	uint32_t n = atomic_load(&L->sh->nerr);
+	if (n > ERR_LOG_CAP)
+		n = ERR_LOG_CAP;
+	r->err_path = calloc(n ? n : 1, sizeof(char *));
+	r->err_reason = calloc(n ? n : 1, sizeof(char *));
+	if (!r->err_path || !r->err_reason)
+		return;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct err_rec *e = &L->sh->err[k];
+		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
+			continue;
+		char path[1100], reason[400];
+		const char *op = e->op >= 0 ? L->cfg->pipe->op[e->op].ops->name : "?";
+		if (e->index >= 0)
+			snprintf(path, sizeof(path), "%s", L->cfg->data->items[e->index].path);
+		else
+			snprintf(path, sizeof(path), "(batch %" PRId64 ")", e->batch);
+		snprintf(reason, sizeof(reason), "op %s: %s", op, e->reason);
+		r->err_path[r->nerrors] = strdup(path);
+		r->err_reason[r->nerrors] = strdup(reason);
+		if (r->err_path[r->nerrors] && r->err_reason[r->nerrors])
+			r->nerrors++;
+	}
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+static int run_epochs(struct run *R)
+{
+	struct loader *L = &R->L;
+	const struct loader_cfg *c = L->cfg;
+	struct loader_result *r = R->r;
+	uint64_t off = (uint64_t)L->wall_off;
+	for (int e = 0; e < L->sched.epochs; e++) {
+		R->epoch_first = (int64_t)L->sched.epoch_first[e];
+		R->epoch_end = (int64_t)L->sched.epoch_first[e + 1];
+		R->send = R->rcvd = R->epoch_first;
+		R->yielded = 0;
+		/* prime: prefetch_factor x W tasks */
+		for (int i = 0; i < c->prefetch * L->W; i++)
+			if (dispatch(R))
+				return -1;
+		while (R->yielded < R->epoch_end - R->epoch_first) {
+			int64_t id;
+			uint64_t entry = clock_now_ns();
+			if (c->order == ORDER_INORDER ? next_inorder(R, entry, &id) :
+							 next_arrival(R, entry, &id))
+				return -1;
+			struct loader_batch *b = &r->b[id];
+			b->yield_pos = (int64_t)(R->epoch_first + R->yielded);
+			r->yield_order[b->yield_pos] = id;
+			R->yielded++;
+			/* _process_data: one new task per batch handed over */
+			if (dispatch(R))
+				return -1;
+			uint64_t now = clock_now_ns();
+			trace_add(&R->main_tp, EV_BATCH_CONSUMED, 0, id, UINT32_MAX, now + off,
+				  TRACE_MARKER_NS);
+			b->consumed = now + off;
+			if (b->status != RES_OK) {
+				stop_reason_for_error(R, id);
+				release(R, id);
+				return -1;
+			}
+			int rc = gpu_consume(&R->gpu, b->bytes, id, &R->gpu_tp, L->wall_off,
+					     &sig_attention, check_now, R);
+			release(R, id);
+			if (rc)
+				return -1;
+			r->batches++;
+			r->images += b->n;
+			r->nskipped += b->nskipped;
+			r->checksum += b->checksum;
+			if (c->progress)
+				c->progress(c->progress_arg, r->batches, r->nbatches, r->images);
+		}
+	}
+	return 0;
+}
+
+int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
+	       char *err, size_t errlen)
+{
+	struct run *R = calloc(1, sizeof(*R));
+	if (!R) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memset(r, 0, sizeof(*r));
+	r->plan = *pl;
+	r->workers = c->workers;
+	struct loader *L = &R->L;
+	L->cfg = c;
+	L->plan = &r->plan;
+	L->W = c->workers;
+	L->res_rd = L->res_wr = -1;
+	L->be = c->backend == BACKEND_THREAD ? &backend_thread : &backend_process;
+	R->r = r;
+	R->pin = c->pin_memory;
+	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
+	int nsops;
+	transform_span(c->pipe, &L->tf_first, &L->tf_last, &nsops);
+	/* measured once here, so every process and thread uses the same offset */
+	L->wall_off = clock_wall_offset_ns();
+	r->trace_cost_ns = loader_trace_cost_ns(100000);
+
+	if (setup(R, err, errlen)) {
+		teardown(R);
+		free(R->main_tp.ev);
+		free(R->pin_tp.ev);
+		free(R->gpu_tp.ev);
+		loader_result_free(r);
+		free(R);
+		return -1;
+	}
+
+	uint64_t start = clock_now_ns();
+	r->start_ns = start + (uint64_t)L->wall_off;
+	if (L->be->start(L, err, errlen)) {
+		L->be->stop(L, 0, r->worker_cpu_s, r->worker_maxrss_kib);
+		teardown(R);
+		free(R->main_tp.ev);
+		free(R->pin_tp.ev);
+		free(R->gpu_tp.ev);
+		loader_result_free(r);
+		free(R);
+		return -1;
+	}
+	L->be->after_start(L);
+	struct sig_saved old;
+	int sigs = !signals_install(&old);
+	if (!sigs)
+		warn("cannot install signal handlers: %s", strerror(errno));
+	R->data_fd = L->res_rd;
+	if (R->pin) {
+		/* the pin thread must not take the main thread's signals */
+		sigset_t all, prev;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &prev);
+		int rc = pthread_create(&R->pin_thr, NULL, pin_main, R);
+		pthread_sigmask(SIG_SETMASK, &prev, NULL);
+		if (rc)
+			set_stop(R, EXIT_FAILURE, "cannot start the pin memory thread: %s", strerror(rc));
+		else
+			R->pin_started = 1;
+		R->data_fd = R->pin_out[0];
+	}
+	gpu_init(&R->gpu, c->gpu_step_ns, c->h2d_bytes_per_s, clock_now_ns());
+
+	int rc = L->stop_code ? -1 : run_epochs(R);
+	uint64_t end = clock_now_ns();
+	r->end_ns = end + (uint64_t)L->wall_off;
+	r->complete = !rc && r->batches == r->nbatches;
+
+	/* stop: tell the workers (end of their index queues), then reap */
+	if (rc)
+		atomic_store(&L->sh->stop, 1);
+	close_index_pipes(L);
+	pin_stop(R);
+	int unclean = L->be->stop(L, !rc, r->worker_cpu_s, r->worker_maxrss_kib);
+	if (rc && !L->stop_code)
+		set_stop(R, EXIT_FAILURE, "stopped");
+	r->exit_code = L->stop_code;
+	snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", L->stop_reason);
+	if (sigs)
+		signals_restore(&old);
+
+	r->gpu_busy_ns = R->gpu.busy_ns;
+	r->gpu_idle_ns = R->gpu.idle_ns;
+	r->gpu_copy_ns = R->gpu.copy_ns;
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+	r->main_maxrss_kib = ru.ru_maxrss;
+	if (c->backend == BACKEND_THREAD) {
+		for (int w = 0; w < L->W; w++)
+			r->main_cpu_s -= r->worker_cpu_s[w];
+		free(r->worker_maxrss_kib);
+		r->worker_maxrss_kib = NULL;
+	}
+	for (int w = 0; w < L->W; w++) {
+		r->hash_ns += L->sh->w[w].hash_ns;
+		r->hash_bytes += L->sh->w[w].hash_bytes;
+	}
+	collect_errors(R);
+	int mrc = merge_trace(R, unclean || rc);
+	r->shm = L->sh;
+	r->shm_bytes = L->sh_bytes;
+	L->sh = NULL;
+	teardown(R);
+	free(R->main_tp.ev);
+	free(R->pin_tp.ev);
+	free(R->gpu_tp.ev);
+	free(R);
+	if (mrc) {
+		loader_result_free(r);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+void loader_result_free(struct loader_result *r)
+{
+	for (size_t i = 0; i < r->trace.nprocs; i++)
+		if (r->trace.procs[i].role != ROLE_WORKER)
+			free(r->trace.procs[i].ev);
+	free(r->trace.procs);
+	free(r->b);
+	free(r->yield_order);
+	free(r->worker_cpu_s);
+	free(r->worker_maxrss_kib);
+	for (size_t i = 0; i < r->nerrors; i++) {
+		free(r->err_path[i]);
+		free(r->err_reason[i]);
+	}
+	free(r->err_path);
+	free(r->err_reason);
+	if (r->shm && r->shm_bytes)
+		munmap(r->shm, r->shm_bytes);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,134 @@
+/* The loader: a worker pool that follows PyTorch's DataLoader protocol
+ * (spec section 2), feeding a simulated GPU in the main thread.
+ *
+ *  - W workers (processes or threads), one index queue each (a pipe), all
+ *    writing to one result queue (a pipe). A task is (batch id, slot, offset
+ *    and count of its sample indices in the schedule); a result is (batch id,
+ *    slot, worker, status, ...). Collated batches live in shared-memory
+ *    slots: only the slot id travels, as PyTorch passes shared tensors.
+ *  - Dispatch: P x W tasks are sent at the start of an epoch, task k to
+ *    worker k mod W; then exactly one per batch handed to the consumer.
+ *  - --order inorder: batches are handed over strictly by id; early
+ *    arrivals wait in a reorder buffer (head-of-line blocking). arrival:
+ *    handed over as they come (PyTorch 2.6 in_order=False).
+ *  - Pin memory: a pin thread copies each batch, in arrival order, into a
+ *    page-locked buffer before the reorder step, and frees its slot.
+ *
+ * Slots: a slot is taken at dispatch and freed after the pin copy (pin
+ * memory on) or after the consumer is done with the batch (off). At most
+ * P x W tasks are dispatched and not yet handed over, and one batch is being
+ * consumed, so P x W slots (pin on) or P x W + 1 (off) never run out, and a
+ * slot is never reused while it is read. Pinned buffers: P x W + 1.
+ *
+ * Events (trace.h) are recorded in preallocated buffers: per worker in
+ * shared memory, and for the main thread, the pin thread and the GPU. */
+#ifndef PPBENCH_LOADER_H
+#define PPBENCH_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trace.h"
+
+struct pipeline;
+struct dataset;
+
+enum loader_backend { BACKEND_PROCESS, BACKEND_THREAD };
+enum loader_order { ORDER_INORDER, ORDER_ARRIVAL };
+enum loader_rng { RNG_PER_SAMPLE, RNG_TORCH };
+enum loader_on_error { ON_ERROR_SKIP, ON_ERROR_FAIL };
+
+struct loader_cfg {
+	const struct pipeline *pipe;   /* borrowed */
+	const struct dataset *data;    /* borrowed: paths and labels */
+	int workers, batch, prefetch;  /* W, B, P (all >= 1) */
+	int epochs;
+	uint64_t max_batches;          /* 0: every batch of every epoch */
+	int shuffle, drop_last;
+	uint64_t seed;
+	enum loader_backend backend;
+	enum loader_order order;
+	enum loader_rng rng;
+	enum loader_on_error on_error;
+	int pin_memory;
+	int trace;                     /* 1: per-sample and per-op events too */
+	uint64_t trace_capacity;       /* events per worker buffer; 0: what the run needs */
+	uint64_t max_pixels;           /* decode refuses larger images; 0: no limit */
+	uint64_t gpu_step_ns;          /* simulated step per batch */
+	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
+	/* Called in the main thread after each consumed batch (NULL: none). */
+	void (*progress)(void *arg, uint64_t batches, uint64_t total, uint64_t images);
+	void *progress_arg;
+};
+
+/* What a run needs, computed before it starts. */
+struct loader_plan {
+	int sample_h, sample_w;        /* output size of one sample (probed); 0: no image */
+	size_t slot_bytes;             /* one batch as the batch op collates it (page-rounded) */
+	int nslots, npinned;
+	uint64_t trace_events;         /* per worker buffer */
+	uint64_t need_bytes;           /* slots + pinned + trace buffers + workers' sample buffers */
+	uint64_t avail_bytes;          /* MemAvailable (or the cgroup's limit, if lower) */
+};
+
+/* Probe the output size (runs the pipeline's shape-changing ops on the first
+ * sample that works), size the slots, pinned buffers and trace buffers, and
+ * compare with the memory available. 0, or -1 with err: a probe that fails,
+ * or a refusal with the figures and what to lower. */
+int loader_plan(const struct loader_cfg *c, struct loader_plan *p, char *err, size_t errlen);
+
+/* One batch as the main process saw it. Times: wall-clock ns, 0 = never. */
+struct loader_batch {
+	int worker;                /* the worker it was sent to, -1: not sent */
+	uint32_t n, nskipped;      /* samples collated, samples left out */
+	int status;                /* enum result_status of backend.h */
+	uint64_t checksum;         /* sum of its samples' hashes */
+	uint64_t bytes;            /* collated bytes */
+	uint64_t queued, started, finished, arrived, consumed;
+	uint64_t wait_ns;          /* in-order wait for it (0: served from the reorder buffer) */
+	int out_of_order;          /* arrived while an earlier batch was awaited */
+	uint32_t inflight;         /* dispatched - handed over, right after its dispatch */
+	int64_t yield_pos;         /* position in the order batches were handed over, -1 */
+};
+
+struct loader_result {
+	int complete;              /* every scheduled batch was consumed */
+	int exit_code;             /* 0, 1 (data error, --on-error fail), 3 (a worker died),
+				      128 + signal (SIGINT, SIGTERM) */
+	char stop_reason[512];
+	struct trace trace;        /* procs: main, workers 0..W-1, pin (if on), gpu */
+	uint64_t start_ns, end_ns; /* wall-clock ns: workers started .. last step done */
+	uint64_t images, batches, checksum;    /* consumed */
+	size_t nbatches;           /* scheduled */
+	struct loader_batch *b;    /* [nbatches] */
+	int64_t *yield_order;      /* batch ids in the order handed over [batches] */
+	uint32_t max_inflight;
+	int workers;
+	double *worker_cpu_s;      /* [workers] user + sys */
+	long *worker_maxrss_kib;   /* [workers]; NULL for threads */
+	double main_cpu_s;         /* main process (without thread workers) */
+	long main_maxrss_kib;
+	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
+	uint64_t nskipped;         /* samples left out (--on-error skip) */
+	size_t nerrors;            /* listed in err_path/err_reason */
+	char **err_path, **err_reason;
+	double trace_cost_ns;      /* one trace_add, measured at start-up */
+	uint64_t hash_ns, hash_bytes;  /* checksum cost, summed over workers */
+	uint64_t trace_dropped;
+	int pin_locked;            /* pinned buffers are mlock-ed: 1, 0 (mlock failed), -1 (no pin) */
+	struct loader_plan plan;
+	void *shm;                 /* owned: the shared area holding the workers' events */
+	size_t shm_bytes;
+};
+
+/* Run a configuration to the end, or until a worker dies, a data error
+ * stops it (--on-error fail) or SIGINT/SIGTERM arrives: then the others are
+ * stopped, and r holds what was recorded with complete = 0. Returns 0 when r
+ * is filled (complete or not), -1 with err when the run could not start. */
+int loader_run(const struct loader_cfg *c, const struct loader_plan *p, struct loader_result *r,
+	       char *err, size_t errlen);
+void loader_result_free(struct loader_result *r);
+
+/* Cost of one trace_add (ns), measured over n events. */
+double loader_trace_cost_ns(size_t n);
+
+#endif

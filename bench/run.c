@@ -1,0 +1,376 @@
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "analysis.h"
+#include "clock.h"
+#include "commands.h"
+#include "consumer.h"
+#include "emit.h"
+#include "generate.h"
+#include "imagefolder.h"
+#include "loader.h"
+#include "log.h"
+#include "machine.h"
+#include "options.h"
+#include "pipeline.h"
+#include "run.h"
+
+struct run_opts {
+	const char *data, *pipeline, *tag, *out;
+	long workers, batch, gpus, prefetch, epochs;
+	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity;
+	double h2d;
+	int pin, shuffle, drop_last, trace, backend, order, rng, on_error;
+};
+
+#define O(f) offsetof(struct run_opts, f)
+static const struct opt run_opts_table[] = {
+	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
+	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
+	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
+	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
+	{ "workers", 'w', OPT_INT, O(workers), "2", "W", "worker processes (or threads)",
+	  .lo = 1, .hi = 1024 },
+	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
+	{ "gpus", 'g', OPT_INT, O(gpus), "2", "G", "simulated GPUs (chooses the auto step time)",
+	  .lo = 1, .hi = 64 },
+	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
+	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
+	  .unit = "ms" },
+	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
+	  "simulated host-to-device copy bandwidth", .unit = "B/s" },
+	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
+	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
+	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
+	  "copy each batch into page-locked memory in a pin thread", .choices = NULL },
+	{ "epochs", 'e', OPT_INT, O(epochs), "1", "N", "passes over the dataset", .lo = 1, .hi = 1000000 },
+	{ "max-batches", 'n', OPT_U64, O(max_batches), "0", "N",
+	  "stop after N batches in all (0: every batch)", .choices = NULL },
+	{ "shuffle", 0, OPT_BOOL, O(shuffle), "on", NULL, "shuffle each epoch (torch RandomSampler)", .choices = NULL },
+	{ "drop-last", 0, OPT_BOOL, O(drop_last), "off", NULL, "drop the last, smaller batch", .choices = NULL },
+	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (torch.manual_seed)", .choices = NULL },
+	{ "backend", 0, OPT_ENUM, O(backend), "process", NULL,
+	  "workers as forked processes or as threads", .choices = "process|thread" },
+	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL,
+	  "hand batches over by id (reorder buffer) or as they arrive", .choices = "inorder|arrival" },
+	{ "rng", 0, OPT_ENUM, O(rng), "per-sample", NULL,
+	  "random stream per sample (independent of W, B, order) or per worker as torch",
+	  .choices = "per-sample|torch" },
+	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
+	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
+	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
+	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	{ "trace", 0, OPT_BOOL, O(trace), "on", NULL,
+	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
+	{ "trace-capacity", 0, OPT_U64, O(trace_capacity), "0", "N",
+	  "events per worker buffer (0: what the run needs); more are counted as dropped", .choices = NULL },
+	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
+	  "name of the results folder after the time (default: PIPELINE-bB-wW-gG)", .choices = NULL },
+	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made", .choices = NULL },
+	OPT_END
+};
+#undef O
+
+static const char usage[] = "ppbench run [options]";
+static const char description[] =
+	"Run one configuration: W workers following PyTorch's DataLoader protocol run the\n"
+	"pipeline on the dataset, batch after batch, into a simulated GPU. Leaves\n"
+	"OUT/<UTC time>-<tag>/ with summary.json, batches.csv, ops.csv, LotusTrace files and\n"
+	"a Chrome trace, and prints a summary.";
+
+/* ---- progress line (stderr, terminals only) ---------------------------- */
+
+struct progress {
+	uint64_t start, last;
+	int shown;
+};
+
+static void progress_cb(void *arg, uint64_t batches, uint64_t total, uint64_t images)
+{
+	struct progress *pr = arg;
+	uint64_t now = clock_now_ns();
+	if (now - pr->last < 500000000ull && batches < total)
+		return;
+	if (now - pr->start < 1000000000ull && batches < total)
+		return;
+	pr->last = now;
+	double s = (double)(now - pr->start) / 1e9;
+	fprintf(stderr, "\r  batch %" PRIu64 "/%" PRIu64 "  %.0f images/s  %.1f s ", batches, total,
+		s > 0 ? (double)images / s : 0.0, s);
+	pr->shown = 1;
+}
+
+/* ---- results ------------------------------------------------------------ */
+
+static const char *const backend_names[] = { "process", "thread" };
+static const char *const order_names[] = { "inorder", "arrival" };
+static const char *const rng_names[] = { "per-sample", "torch" };
+
+static json_t *loader_json(const struct run_opts *o, const struct loader_result *r,
+			   uint64_t step_ns)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "backend", json_string(backend_names[o->backend]));
+	json_object_set_new(j, "order", json_string(order_names[o->order]));
+	json_object_set_new(j, "rng", json_string(rng_names[o->rng]));
+	json_object_set_new(j, "exit_code", json_integer(r->exit_code));
+	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
+	json_object_set_new(j, "sample_height_px", json_integer(r->plan.sample_h));
+	json_object_set_new(j, "sample_width_px", json_integer(r->plan.sample_w));
+	json_object_set_new(j, "slot_bytes", json_integer((json_int_t)r->plan.slot_bytes));
+	json_object_set_new(j, "slots", json_integer(r->plan.nslots));
+	json_object_set_new(j, "pinned_buffers", json_integer(r->plan.npinned));
+	json_object_set_new(j, "pinned_locked",
+			    r->pin_locked < 0 ? json_null() : json_boolean(r->pin_locked));
+	json_object_set_new(j, "memory_needed_bytes", json_integer((json_int_t)r->plan.need_bytes));
+	json_object_set_new(j, "memory_available_bytes", json_integer((json_int_t)r->plan.avail_bytes));
+	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch * o->workers));
+	json_object_set_new(j, "inflight_max_batches", json_integer(r->max_inflight));
+	json_object_set_new(j, "gpu_step_ns", json_integer((json_int_t)step_ns));
+	json_object_set_new(j, "gpu_copy_s", json_real((double)r->gpu_copy_ns / 1e9));
+	json_object_set_new(j, "h2d_bandwidth_bytes_per_s", json_real(o->h2d));
+	json_object_set_new(j, "checksum_time_s", json_real((double)r->hash_ns / 1e9));
+	json_object_set_new(j, "checksum_bytes", json_integer((json_int_t)r->hash_bytes));
+	json_object_set_new(j, "checksum_gb_per_s",
+			    json_real(r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0));
+	json_object_set_new(j, "trace_event_cost_ns", json_real(r->trace_cost_ns));
+	json_object_set_new(j, "trace_capacity_events", json_integer((json_int_t)r->plan.trace_events));
+	json_object_set_new(j, "trace_dropped_events", json_integer((json_int_t)r->trace_dropped));
+	json_t *errs = json_array();
+	for (size_t i = 0; i < r->nerrors; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "path", json_string(r->err_path[i]));
+		json_object_set_new(e, "reason", json_string(r->err_reason[i]));
+		json_array_append_new(errs, e);
+	}
+	json_object_set_new(j, "errors", errs);
+	return j;
+}
+
+/* summary.json gets a "loader" block: figures the results model does not hold. */
+static int add_loader_block(const char *dir, json_t *block, char *err, size_t errlen)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/summary.json", dir);
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	if (!root) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
+		return -1;
+	}
+	json_object_set(root, "loader", block);
+	int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+	json_decref(root);
+	if (rc) {
+		snprintf(err, errlen, "cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_results(const struct run_opts *o, const struct loader_result *r,
+			 uint64_t step_ns, const char *tmp, const char *name, char *final,
+			 size_t finallen)
+{
+	char err[PATH_MAX + 1024] = "";
+	struct analysis_opts ao = {
+		.start_ns = r->start_ns,
+		.end_ns = r->end_ns,
+		.batch_size = (int)o->batch,
+		.workers = (int)o->workers,
+		.gpus = (int)o->gpus,
+		.images = r->images,
+		.batches = r->batches,
+		.worker_cpu_s = r->worker_cpu_s,
+		.worker_maxrss_kib = r->worker_maxrss_kib,
+		.main_cpu_s = r->main_cpu_s,
+		.main_maxrss_kib = r->main_maxrss_kib,
+		.gpu_busy_ns = r->gpu_busy_ns,
+		.gpu_idle_ns = r->gpu_idle_ns,
+		.checksum = r->checksum,
+		.complete = r->complete,
+		.stop_reason = r->complete ? NULL : r->stop_reason,
+		.nskipped = r->nskipped,
+		.skipped = (const char *const *)r->err_path,
+		.nskipped_listed = r->nerrors,
+		.trace_cost_ns = r->trace_cost_ns,
+	};
+	struct run_metrics m;
+	if (analysis_compute(&r->trace, &ao, &m, err, sizeof(err))) {
+		error("cannot analyse the run: %s", err);
+		return -1;
+	}
+	json_t *options = opts_json(run_opts_table, o);
+	json_t *machine = machine_json();
+	json_t *block = loader_json(o, r, step_ns);
+	struct results_in in = {
+		.m = &m,
+		.t = &r->trace,
+		.options = options,
+		.machine = machine,
+		.lotustrace = o->trace,
+		.chrome = o->trace,
+	};
+	const char *root = o->out;
+	int rc = results_write(tmp, &in, err, sizeof(err));
+	if (!rc)
+		rc = add_loader_block(tmp, block, err, sizeof(err));
+	if (!rc)
+		rc = results_dir_commit(root, tmp, name, final, finallen, err, sizeof(err));
+	if (rc)
+		error("%s", err);
+	else
+		results_print_human(stdout, &m);
+	json_decref(options);
+	json_decref(machine);
+	json_decref(block);
+	analysis_free(&m);
+	return rc;
+}
+
+static void report_errors(const struct loader_result *r)
+{
+	if (!r->nerrors)
+		return;
+	size_t show = r->nerrors < 10 ? r->nerrors : 10;
+	for (size_t i = 0; i < show; i++)
+		warn("skipped '%s': %s", r->err_path[i], r->err_reason[i]);
+	if (r->nskipped > show)
+		warn("%" PRIu64 " samples skipped in all (summary.json lists up to %zu)", r->nskipped,
+		     r->nerrors);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	char err[1024] = "";
+	int npos = 0, rc = EXIT_USAGE;
+	struct pipeline pipe;
+	struct dataset data;
+	int have_pipe = 0, have_data = 0;
+	char data_path[PATH_MAX], tag[256], tmp[PATH_MAX], name[PATH_MAX], final[PATH_MAX];
+	tmp[0] = 0;
+
+	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
+	if (pr == 1) {
+		opts_help(run_opts_table, stdout, usage, description);
+		return EXIT_OK;
+	}
+	if (pr < 0) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (npos) {
+		error("unexpected argument '%s' (see ppbench run --help)", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (o.prefetch * o.workers > 8192) {
+		error("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
+		      o.prefetch * o.workers);
+		return EXIT_USAGE;
+	}
+	uint64_t step_ns = o.gpu_step;
+	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
+		error("--gpu-step auto: %s", err);
+		return EXIT_USAGE;
+	}
+	o.gpu_step = step_ns;
+	if (!*o.out) {
+		error("--out: empty folder name");
+		return EXIT_USAGE;
+	}
+
+	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	have_pipe = 1;
+	if (!o.data) {
+		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
+			error("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		o.data = data_path;
+	}
+	if (dataset_scan(&data, o.data, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	have_data = 1;
+
+	struct loader_cfg lc = {
+		.pipe = &pipe,
+		.data = &data,
+		.workers = (int)o.workers,
+		.batch = (int)o.batch,
+		.prefetch = (int)o.prefetch,
+		.epochs = (int)o.epochs,
+		.max_batches = o.max_batches,
+		.shuffle = o.shuffle,
+		.drop_last = o.drop_last,
+		.seed = o.seed,
+		.backend = o.backend ? BACKEND_THREAD : BACKEND_PROCESS,
+		.order = o.order ? ORDER_ARRIVAL : ORDER_INORDER,
+		.rng = o.rng ? RNG_TORCH : RNG_PER_SAMPLE,
+		.on_error = o.on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.pin_memory = o.pin,
+		.trace = o.trace,
+		.trace_capacity = o.trace_capacity,
+		.max_pixels = o.max_pixels,
+		.gpu_step_ns = step_ns,
+		.h2d_bytes_per_s = o.h2d,
+	};
+	struct loader_plan plan;
+	if (loader_plan(&lc, &plan, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	if (!o.tag) {
+		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
+		o.tag = tag;
+	}
+	if (results_dir_begin(o.out, o.tag, tmp, sizeof(tmp), name, sizeof(name), err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+
+	struct progress prog = { .start = clock_now_ns() };
+	prog.last = prog.start;
+	if (isatty(STDERR_FILENO)) {
+		lc.progress = progress_cb;
+		lc.progress_arg = &prog;
+	}
+	struct loader_result r;
+	if (loader_run(&lc, &plan, &r, err, sizeof(err))) {
+		error("%s", err);
+		rmdir(tmp);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (prog.shown)
+		fputc('\n', stderr);
+	report_errors(&r);
+	if (!r.complete)
+		error("%s", r.stop_reason);
+	int wr = write_results(&o, &r, step_ns, tmp, name, final, sizeof(final));
+	if (!wr)
+		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
+	rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
+	loader_result_free(&r);
+out:
+	if (have_data)
+		dataset_release(&data);
+	if (have_pipe)
+		pipeline_release(&pipe);
+	return rc;
+}
