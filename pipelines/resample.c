@@ -1,0 +1,293 @@
+/* Pillow's two-pass bilinear resample (Resample.c, 8 bits per channel):
+ * coefficients in double, normalized to 22-bit fixed point, a horizontal
+ * pass over only the rows the vertical pass reads into a uint8 image (so
+ * the intermediate is rounded and clipped as in Pillow), then the vertical
+ * pass. A pass whose size does not change is skipped, as Pillow does.
+ *
+ * Every output byte is clip8(2^21 + sum of pixel * weight), with the
+ * weights Pillow computes. The true sum fits in int32, so it can be formed
+ * in any order, and even modulo 2^32: the SSE2 kernel splits each weight
+ * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
+ * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
+ * exact sum. Both passes run the same kernel over 8 "lanes" that lie
+ * `step` bytes apart per tap: columns of consecutive rows for the vertical
+ * pass, and for the horizontal pass 8 rows interleaved so that a pixel's
+ * taps lie 24 bytes apart. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#include "resample.h"
+
+#define PRECISION_BITS (32 - 8 - 2)
+
+/* One axis: for each output index, the first input index, the number of
+ * taps, `ksize` int32 weights (only the first `count` used) and the same
+ * weights packed in pairs for the kernel. */
+struct axis {
+	int ksize;          /* Pillow's ksize: ceil(support) * 2 + 1 */
+	int npairs;         /* (ksize + 1) / 2 */
+	int32_t *bounds;    /* [2 * out]: first, count */
+	int32_t *kk;        /* [out * ksize] */
+	uint32_t *lo, *hi;  /* [out * npairs]: taps 2m, 2m+1 as two int16 */
+};
+
+static double bilinear_filter(double x)
+{
+	if (x < 0.0)
+		x = -x;
+	if (x < 1.0)
+		return 1.0 - x;
+	return 0.0;
+}
+
+/* precompute_coeffs for the box (0, in_size), normalize_coeffs_8bpc, and
+ * the pair packing; k has room for ksize doubles */
+static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
+{
+	float in0 = 0.0f, in1 = (float)in_size;
+	double scale, filterscale;
+	filterscale = scale = (double)(in1 - in0) / out_size;
+	if (filterscale < 1.0)
+		filterscale = 1.0;
+	double support = 1.0 * filterscale;
+	for (int xx = 0; xx < out_size; xx++) {
+		double center = in0 + (xx + 0.5) * scale;
+		double ww = 0.0;
+		double ss = 1.0 / filterscale;
+		int xmin = (int)(center - support + 0.5);
+		if (xmin < 0)
+			xmin = 0;
+		int xmax = (int)(center + support + 0.5);
+		if (xmax > in_size)
+			xmax = in_size;
+		xmax -= xmin;
+		for (int x = 0; x < xmax; x++) {
+			double w = bilinear_filter((x + xmin - center + 0.5) * ss);
+			k[x] = w;
+			ww += w;
+		}
+		int32_t *kk = a->kk + (size_t)xx * a->ksize;
+		for (int x = 0; x < xmax; x++) {
+			if (ww != 0.0)
+				k[x] /= ww;
+			if (k[x] < 0)
+				kk[x] = (int32_t)(-0.5 + k[x] * (1 << PRECISION_BITS));
+			else
+				kk[x] = (int32_t)(0.5 + k[x] * (1 << PRECISION_BITS));
+		}
+		a->bounds[2 * xx] = xmin;
+		a->bounds[2 * xx + 1] = xmax;
+		/* w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
+		uint32_t *lo = a->lo + (size_t)xx * a->npairs, *hi = a->hi + (size_t)xx * a->npairs;
+		for (int m = 0; 2 * m < xmax; m++) {
+			int32_t k0 = kk[2 * m], k1 = 2 * m + 1 < xmax ? kk[2 * m + 1] : 0;
+			lo[m] = (uint32_t)(k0 & 0x7fff) | (uint32_t)(k1 & 0x7fff) << 16;
+			hi[m] = (uint32_t)(uint16_t)(k0 >> 15) | (uint32_t)(uint16_t)(k1 >> 15) << 16;
+		}
+	}
+}
+
+static int axis_ksize(int in_size, int out_size)
+{
+	double filterscale = (double)(float)in_size / out_size;
+	if (filterscale < 1.0)
+		filterscale = 1.0;
+	return (int)ceil(1.0 * filterscale) * 2 + 1;
+}
+
+static inline uint8_t clip8(int32_t ss)
+{
+	ss >>= PRECISION_BITS;
+	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
+}
+
+/* out[i] = clip8(2^21 + sum over taps t < n of p[t * step + i] * w_t) for
+ * `lanes` consecutive i; w is output index j's weights of axis a */
+static void taps(const uint8_t *p, size_t step, const struct axis *a, size_t j, size_t lanes,
+		 uint8_t *out)
+{
+	const int n = a->bounds[2 * j + 1];
+	size_t i = 0;
+#ifdef __SSE2__
+	const uint32_t *lo = a->lo + j * a->npairs, *hi = a->hi + j * a->npairs;
+	const __m128i z = _mm_setzero_si128();
+	for (; i + 8 <= lanes; i += 8) {
+		const uint8_t *q = p + i;
+		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+			__m128i x1 = 2 * m + 1 < n ?
+				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
+			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
+			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
+			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
+			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
+			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
+			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
+		}
+		const __m128i half = _mm_set1_epi32(1 << (PRECISION_BITS - 1));
+		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
+		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
+		s0 = _mm_srai_epi32(s0, PRECISION_BITS);
+		s1 = _mm_srai_epi32(s1, PRECISION_BITS);
+		/* saturating packs: the clamp to [0, 255] */
+		__m128i v = _mm_packs_epi32(s0, s1);
+		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
+	}
+#endif
+	const int32_t *k = a->kk + j * a->ksize;
+	for (; i < lanes; i++) {
+		int32_t s = 1 << (PRECISION_BITS - 1);
+		for (int t = 0; t < n; t++)
+			s += p[t * step + i] * k[t];
+		out[i] = clip8(s);
+	}
+}
+
+#define HROWS 8                 /* rows per horizontal block */
+#define HLANES (3 * HROWS)      /* bytes per interleaved column */
+
+/* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
+ * (out_w pixels each), reading input columns [x_lo, x_hi). t: scratch of
+ * HLANES * (x_hi - x_lo) bytes for the interleaved rows. */
+static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
+			    uint8_t *out, int out_w, const struct axis *a,
+			    int x_lo, int x_hi, uint8_t *t)
+{
+	const size_t out_stride = (size_t)out_w * 3;
+	const int nx = x_hi - x_lo;
+	uint8_t res[HLANES];
+	for (int y = y0; y < y1; y += HROWS) {
+		int nr = y1 - y < HROWS ? y1 - y : HROWS;
+		/* column x of t: pixel x of rows y .. y + HROWS - 1 */
+		for (int r = 0; r < HROWS; r++) {
+			uint8_t *d = t + 3 * r;
+			if (r >= nr) {
+				for (int x = 0; x < nx; x++, d += HLANES)
+					d[0] = d[1] = d[2] = 0;
+				continue;
+			}
+			const uint8_t *s = in + (size_t)(y + r) * in_stride + (size_t)x_lo * 3;
+			int x = 0;
+			/* 4-byte moves: the extra byte lands in row r + 1's slot,
+			 * written next; not for the last row of t (it would hit
+			 * the next column's row 0) nor the last pixel (it would
+			 * read past the row, maybe past the image) */
+			if (r < HROWS - 1)
+				for (; x < nx - 1; x++, d += HLANES, s += 3)
+					memcpy(d, s, 4);
+			for (; x < nx; x++, d += HLANES, s += 3)
+				memcpy(d, s, 3);
+		}
+		uint8_t *o = out + (size_t)(y - y0) * out_stride;
+		for (int xx = 0; xx < out_w; xx++) {
+			const uint8_t *p = t + (size_t)(a->bounds[2 * xx] - x_lo) * HLANES;
+			taps(p, HLANES, a, (size_t)xx, HLANES, res);
+			for (int r = 0; r < nr; r++)
+				memcpy(o + (size_t)r * out_stride + (size_t)xx * 3, res + 3 * r, 3);
+		}
+	}
+}
+
+/* `in` rows hold `width` bytes each; a's bounds are relative to row 0 */
+static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
+			  uint8_t *out, int out_h, const struct axis *a)
+{
+	for (int yy = 0; yy < out_h; yy++)
+		taps(in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
+		     out + (size_t)yy * width);
+}
+
+/* a * b + c, or 0 on overflow (b > 0 here) */
+static size_t mul_add(size_t a, size_t b, size_t c)
+{
+	if (b && a > (SIZE_MAX - c) / b)
+		return 0;
+	return a * b + c;
+}
+
+/* Bytes of one axis's tables; with p, also point them into p. (With
+ * ksize <= 2 * in / out + 3 and sizes below 2^31 this cannot overflow a
+ * 64-bit size_t.) */
+static size_t axis_place(struct axis *a, int out, char *p)
+{
+	size_t n = (size_t)out;
+	if (p) {
+		a->bounds = (int32_t *)p;
+		a->kk = a->bounds + 2 * n;
+		a->lo = (uint32_t *)(a->kk + n * a->ksize);
+		a->hi = a->lo + n * a->npairs;
+	}
+	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs) * 4;
+}
+
+int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
+			 uint8_t *out, int out_w, int out_h,
+			 struct buf *scratch_coeffs, struct buf *scratch_tmp)
+{
+	if (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0 ||
+	    in_stride < 3 * in_w)
+		return -1;
+	const size_t stride = (size_t)in_stride;
+	const size_t out_row = (size_t)out_w * 3;
+	const int need_h = out_w != in_w, need_v = out_h != in_h;
+
+	if (!need_h && !need_v) {
+		for (int y = 0; y < out_h; y++)
+			memcpy(out + (size_t)y * out_row, in + (size_t)y * stride, out_row);
+		return 0;
+	}
+
+	/* scratch_coeffs: ksize doubles, then the vertical and horizontal
+	 * tables (only those of the passes that run) */
+	struct axis av = { 0 }, ah = { 0 };
+	av.ksize = need_v ? axis_ksize(in_h, out_h) : 0;
+	ah.ksize = need_h ? axis_ksize(in_w, out_w) : 0;
+	av.npairs = (av.ksize + 1) / 2;
+	ah.npairs = (ah.ksize + 1) / 2;
+	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize;
+	size_t kbytes = (size_t)kmax * sizeof(double);
+	size_t vbytes = need_v ? axis_place(&av, out_h, NULL) : 0;
+	size_t hbytes = need_h ? axis_place(&ah, out_w, NULL) : 0;
+	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes))
+		return -1;
+	char *c = scratch_coeffs->p;
+	double *k = (double *)c;
+	if (need_v) {
+		axis_place(&av, out_h, c + kbytes);
+		axis_coeffs(&av, in_h, out_h, k);
+	}
+	if (!need_h) {
+		pass_vertical(in, stride, out_row, out, out_h, &av);
+		return 0;
+	}
+	axis_place(&ah, out_w, c + kbytes + vbytes);
+	axis_coeffs(&ah, in_w, out_w, k);
+
+	/* rows of the source the vertical pass reads (all if it is skipped) */
+	int y_first = 0, y_last = in_h;
+	if (need_v) {
+		y_first = av.bounds[0];
+		y_last = av.bounds[2 * out_h - 2] + av.bounds[2 * out_h - 1];
+		for (int i = 0; i < out_h; i++)
+			av.bounds[2 * i] -= y_first;
+	}
+	int x_lo = ah.bounds[0];
+	int x_hi = ah.bounds[2 * out_w - 2] + ah.bounds[2 * out_w - 1];
+	/* scratch_tmp: the horizontal pass's output, then the interleaved rows */
+	size_t tmp_bytes = need_v ? mul_add((size_t)(y_last - y_first), out_row, 0) : 0;
+	size_t all = mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
+	if ((need_v && !tmp_bytes) || !all || buf_reserve(scratch_tmp, all))
+		return -1;
+	uint8_t *tmp = scratch_tmp->p;
+	if (!need_v) {
+		pass_horizontal(in, stride, 0, in_h, out, out_w, &ah, x_lo, x_hi, tmp);
+		return 0;
+	}
+	pass_horizontal(in, stride, y_first, y_last, tmp, out_w, &ah, x_lo, x_hi, tmp + tmp_bytes);
+	pass_vertical(tmp, out_row, out_row, out, out_h, &av);
+	return 0;
+}
