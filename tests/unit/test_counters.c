@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <jansson.h>
 #include "clock.h"
+#include "counted.h"
 #include "counters.h"
+#include "pipeline.h"
 
 #define NA NAN
 
@@ -358,8 +360,8 @@ static void burn_ms(double ms)
 			x += (uint64_t)i;
 }
 
-/* One counted region of busy work on this thread; returns the acc. */
-static void count_region(struct counter_spec *spec, struct counter_acc *acc)
+/* Three counted regions of busy work, or of sleep, on this thread. */
+static void count_region(struct counter_spec *spec, struct counter_acc *acc, int sleep)
 {
 	char err[256];
 	struct counter_group *g = counters_open_thread(spec, err, sizeof(err));
@@ -371,12 +373,32 @@ static void count_region(struct counter_spec *spec, struct counter_acc *acc)
 	for (int i = 0; i < 3; i++) {
 		assert_int_equal(counters_read(g, &b), 0);
 		uint64_t t0 = clock_now_ns();
-		burn_ms(3);
+		if (sleep)
+			clock_sleep_ns(3000000, NULL);
+		else
+			burn_ms(3);
 		uint64_t t1 = clock_now_ns();
 		assert_int_equal(counters_read(g, &a), 0);
 		counters_accumulate(acc, &b, &a, t1 - t0);
 	}
 	counters_close(g);
+}
+
+/* On-CPU time behaves: busy work is on the CPU (how much depends on the
+ * load of the machine, so only its bounds are checked), sleep is not. */
+static void check_oncpu(struct counter_spec *s)
+{
+	struct counter_acc acc;
+	struct counter_derived d;
+	count_region(s, &acc, 0);
+	assert_int_equal(acc.regions, 3);
+	counters_derived(s, &acc, &d);
+	assert_true(d.oncpu_ns > 0);
+	assert_true(d.oncpu_ns < d.wall_ns + 3 * 200000.0);
+	count_region(s, &acc, 1);
+	counters_derived(s, &acc, &d);
+	assert_true(d.oncpu_ns < 0.5 * d.wall_ns);
+	assert_true(d.descheduled_ns > 0.5 * d.wall_ns);
 }
 
 static void test_forced_no_pmu(void **state)
@@ -410,14 +432,12 @@ static void test_forced_no_pmu(void **state)
 		assert_int_equal(s.oncpu, ONCPU_TASK_CLOCK);
 		assert_int_equal(s.ev[s.n - 1].origin, CNT_FROM_FALLBACK);
 	}
+	check_oncpu(&s);
 	struct counter_acc acc;
-	count_region(&s, &acc);
-	assert_int_equal(acc.regions, 3);
 	struct counter_derived d;
+	count_region(&s, &acc, 0);
 	counters_derived(&s, &acc, &d);
 	assert_true(isnan(d.ipc));                   /* never 0 */
-	assert_true(d.oncpu_ns > 0.5 * d.wall_ns);   /* busy: on the CPU most of the time */
-	assert_true(d.oncpu_ns < 1.5 * d.wall_ns + 1e6);
 	json_t *j = counters_spec_json(&s);
 	assert_true(json_is_true(json_object_get(j, "forced_no_pmu")));
 	assert_string_equal(json_string_value(json_object_get(j, "fallback")), s.note);
@@ -440,12 +460,7 @@ static void test_forced_no_perf(void **state)
 		assert_non_null(strstr(s.ev[i].reason, "(EACCES)"));
 	}
 	assert_non_null(strstr(s.note, "perf_event_open refused"));
-	struct counter_acc acc;
-	count_region(&s, &acc);
-	struct counter_derived d;
-	counters_derived(&s, &acc, &d);
-	assert_true(d.oncpu_ns > 0.5 * d.wall_ns);
-	assert_true(d.oncpu_ns < 1.5 * d.wall_ns + 1e6);
+	check_oncpu(&s);
 	assert_int_equal(counters_measure_overhead(&s, err, sizeof(err)), 0);
 	assert_true(s.has_overhead);
 	assert_true(s.ov.read_ns > 0);
@@ -480,6 +495,60 @@ static void test_probe_here(void **state)
 	}
 }
 
+/* The counted per-sample loop: one region per op and sample, the failed op
+ * not accumulated, the same t[] as the plain loop; the null-op overhead. */
+static void test_counted(void **state)
+{
+	(void)state;
+	struct counter_spec spec;
+	struct pipeline p;
+	char err[256];
+	assert_int_equal(counters_parse("sw", &spec, err, sizeof(err)), 0);
+	counters_probe(&spec);
+	struct counter_group *g = counters_open_thread(&spec, err, sizeof(err));
+	assert_non_null(g);
+	assert_int_equal(pipeline_parse(&p, "null\nnull\nnull\n", "t", err, sizeof(err)), 0);
+	struct scratch scr;
+	struct sample s;
+	struct op_time t[PIPE_MAX_OPS];
+	struct counter_acc acc[PIPE_MAX_OPS];
+	memset(&scr, 0, sizeof(scr));
+	memset(&s, 0, sizeof(s));
+	memset(acc, 0, sizeof(acc));
+	s.scr = &scr;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(pipeline_run_sample_counted(&p, &s, t, g, acc), 0);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(acc[i].regions, 10);
+		assert_int_equal(acc[i].failed, 0);
+		assert_true(t[i].dur_ns < 1000000);
+	}
+	assert_true(t[1].start_ns >= t[0].start_ns + t[0].dur_ns);
+	assert_true(t[2].start_ns >= t[1].start_ns + t[1].dur_ns);
+	pipeline_release(&p);
+
+	/* decode of a missing file fails: its region is not accumulated */
+	assert_int_equal(pipeline_parse(&p, "null\ndecode\n", "t", err, sizeof(err)), 0);
+	memset(acc, 0, sizeof(acc));
+	s.path = "tests/fixtures/does-not-exist.jpg";
+	assert_int_equal(pipeline_run_sample_counted(&p, &s, t, g, acc), 2);
+	assert_int_equal(acc[0].regions, 1);
+	assert_int_equal(acc[1].regions, 0);
+	/* without a group: the plain loop */
+	assert_int_equal(pipeline_run_sample_counted(&p, &s, t, NULL, acc), 2);
+	assert_int_equal(acc[0].regions, 1);
+	pipeline_release(&p);
+	sample_release(&s);
+	scratch_release(&scr);
+	counters_close(g);
+
+	struct counted_overhead o;
+	assert_int_equal(counters_measure_overhead(&spec, err, sizeof(err)), 0);
+	assert_int_equal(counted_null_overhead(&spec, &o, err, sizeof(err)), 0);
+	assert_true(o.counted_ns > o.plain_ns);
+	assert_true(o.per_op_ns > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +561,7 @@ int main(void)
 		cmocka_unit_test(test_forced_no_pmu),
 		cmocka_unit_test(test_forced_no_perf),
 		cmocka_unit_test(test_probe_here),
+		cmocka_unit_test(test_counted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
