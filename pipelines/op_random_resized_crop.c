@@ -1,12 +1,93 @@
-/* STUB: being written. */
+/* random_resized_crop size=224 scale=0.08,1 ratio=0.75,1.3333333333333333:
+ * torchvision RandomResizedCrop on a PIL image. get_params draws the box
+ * (rrc.c), then img.crop(box).resize((size, size), BILINEAR), done as one
+ * Pillow-exact resample of the box in place (resample.c). */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 #include "op.h"
-static int stub_run(const void *cfg, struct sample *s) { (void)cfg; return sample_fail(s, "not implemented"); }
+#include "resample.h"
+#include "rng.h"
+#include "rrc.h"
+
+struct rrc_cfg {
+	int size;
+	struct rrc_params p;
+};
+
+static int rrc_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+{
+	long size = 224;
+	double scale[2] = { 0.08, 1.0 }, ratio[2] = { 3.0 / 4.0, 4.0 / 3.0 };
+	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen) ||
+	    op_arg_doubles(a, "scale", 2, scale, err, errlen) ||
+	    op_arg_doubles(a, "ratio", 2, ratio, err, errlen))
+		return -1;
+	/* torch's uniform_ refuses from > to; log needs ratios > 0 */
+	if (!(scale[0] >= 0 && scale[0] <= scale[1] && isfinite(scale[1]))) {
+		snprintf(err, errlen, "scale: (%g, %g) is not a range 0 <= lo <= hi", scale[0], scale[1]);
+		return -1;
+	}
+	if (!(ratio[0] > 0 && ratio[0] <= ratio[1] && isfinite(ratio[1]))) {
+		snprintf(err, errlen, "ratio: (%g, %g) is not a range 0 < lo <= hi", ratio[0], ratio[1]);
+		return -1;
+	}
+	struct rrc_cfg *c = malloc(sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->size = (int)size;
+	rrc_params_init(&c->p, scale[0], scale[1], ratio[0], ratio[1]);
+	*cfg = c;
+	return 0;
+}
+
+static int rrc_run(const void *cfg, struct sample *s)
+{
+	const struct rrc_cfg *c = cfg;
+	int W = s->w, H = s->h, i, j, h, w;
+	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
+		return sample_fail(s, "random_resized_crop needs a uint8 image, got %dx%d", W, H);
+	if (s->fixed && s->fixed->has_crop) {
+		i = s->fixed->crop[0];
+		j = s->fixed->crop[1];
+		h = s->fixed->crop[2];
+		w = s->fixed->crop[3];
+		if (i < 0 || j < 0 || h <= 0 || w <= 0 || h > H - i || w > W - j)
+			return sample_fail(s, "crop (top %d, left %d, height %d, width %d) is not "
+					   "inside the %dx%d image", i, j, h, w, W, H);
+	} else {
+		rrc_get_params(s->rng, &c->p, W, H, &i, &j, &h, &w);
+		if (h <= 0 || w <= 0)
+			/* only with odd ratios: the fallback rounds to 0 */
+			return sample_fail(s, "random_resized_crop: empty crop %dx%d of a %dx%d image",
+					   w, h, W, H);
+	}
+	size_t out_bytes = (size_t)c->size * (size_t)c->size * 3;
+	if (buf_reserve(&s->scr->tmp, out_bytes))
+		return sample_fail(s, "out of memory for a %dx%d image", c->size, c->size);
+	const uint8_t *src = (const uint8_t *)s->data.p + ((size_t)i * W + (size_t)j) * 3;
+	if (resample_bilinear_u8(src, w, h, W * 3, s->scr->tmp.p, c->size, c->size,
+				 &s->scr->aux[0], &s->scr->aux[1]))
+		return sample_fail(s, "out of memory resizing %dx%d to %dx%d", w, h,
+				   c->size, c->size);
+	sample_swap_tmp(s);
+	s->kind = PIX_U8_HWC;
+	s->h = s->w = c->size;
+	return 0;
+}
+
 const struct op_ops op_random_resized_crop = {
 	.version = OP_ABI_VERSION,
 	.name = "random_resized_crop",
 	.lotus_name = "SRandomResizedCrop",
-	.help = "random_resized_crop",
+	.help = "random_resized_crop [size=224] [scale=0.08,1] [ratio=0.75,1.3333333333333333]: "
+		"torchvision RandomResizedCrop, bilinear",
+	.flags = OP_RANDOM,
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.run = stub_run,
+	.init = rrc_init,
+	.run = rrc_run,
+	.release = free,
 };

@@ -1,12 +1,70 @@
-/* STUB: being written. */
+/* resize size=256: torchvision Resize(size) with an int size on a PIL image
+ * (0.14): the shorter side becomes `size`, the longer one
+ * int(size * long / short) (python true division, truncated); an image
+ * already of that size is returned as is; otherwise Pillow's bilinear
+ * resize (resample.c). */
+#include <limits.h>
+#include <stdlib.h>
 #include "op.h"
-static int stub_run(const void *cfg, struct sample *s) { (void)cfg; return sample_fail(s, "not implemented"); }
+#include "resample.h"
+
+struct resize_cfg {
+	int size;
+};
+
+static int resize_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+{
+	long size = 256;
+	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen))
+		return -1;
+	struct resize_cfg *c = malloc(sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->size = (int)size;
+	*cfg = c;
+	return 0;
+}
+
+static int resize_run(const void *cfg, struct sample *s)
+{
+	const struct resize_cfg *c = cfg;
+	int W = s->w, H = s->h;
+	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
+		return sample_fail(s, "resize needs a uint8 image, got %dx%d", W, H);
+	/* _compute_resized_output_size */
+	int short_side = W <= H ? W : H, long_side = W <= H ? H : W;
+	double nl = (double)((int64_t)c->size * long_side) / (double)short_side;
+	if (nl >= (double)INT_MAX / 3)
+		return sample_fail(s, "resize: %dx%d scaled to a short side of %d is too large",
+				   W, H, c->size);
+	int new_short = c->size, new_long = (int)nl;
+	int ow = W <= H ? new_short : new_long;
+	int oh = W <= H ? new_long : new_short;
+	if (ow == W && oh == H)
+		return 0;
+	if (ow <= 0 || oh <= 0)
+		return sample_fail(s, "resize: %dx%d would become %dx%d", W, H, ow, oh);
+	if (buf_reserve(&s->scr->tmp, (size_t)ow * (size_t)oh * 3))
+		return sample_fail(s, "out of memory for a %dx%d image", ow, oh);
+	if (resample_bilinear_u8(s->data.p, W, H, W * 3, s->scr->tmp.p, ow, oh,
+				 &s->scr->aux[0], &s->scr->aux[1]))
+		return sample_fail(s, "out of memory resizing %dx%d to %dx%d", W, H, ow, oh);
+	sample_swap_tmp(s);
+	s->w = ow;
+	s->h = oh;
+	return 0;
+}
+
 const struct op_ops op_resize = {
 	.version = OP_ABI_VERSION,
 	.name = "resize",
 	.lotus_name = "SResize",
-	.help = "resize",
+	.help = "resize [size=256]: torchvision Resize(size): shorter side to size, bilinear",
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.run = stub_run,
+	.init = resize_init,
+	.run = resize_run,
+	.release = free,
 };
