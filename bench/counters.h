@@ -53,6 +53,7 @@ struct json_t;
 #define COUNTERS_CAND 3        /* candidate libpfm4 names per event */
 
 /* The presets, for --help and info. */
+#define COUNTERS_PRESETS_SHORT "basic, topdown|stalls, sw, none"
 #define COUNTERS_PRESETS_HELP \
 	"basic (cycles, instructions, branch-misses, cache-references, cache-misses), " \
 	"topdown|stalls (cycles, instructions, front-end and back-end stall cycles), " \
@@ -269,8 +270,8 @@ void counters_csv_row(const struct counter_spec *spec, const struct counter_acc 
  *   COUNTERS_OPT(struct run_cfg, counters),
  * then counters_parse() the value before anything runs. */
 #define COUNTERS_OPT(type, field) \
-	{ "counters", 0, OPT_LIST, offsetof(type, field), "none", "LIST", \
-	  "events and presets counted around each op: " COUNTERS_PRESETS_HELP \
-	  ", or libpfm4/perf event names" }
+	{ .name = "counters", .type = OPT_LIST, .off = offsetof(type, field), .def = "none", \
+	  .metavar = "LIST", .help = "events counted around each op: presets " \
+	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them)" }
 
 #endif

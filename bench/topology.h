@@ -141,9 +141,10 @@ void pin_plan_format(const struct pin_plan *p, char *out, size_t n);
  * config struct with a `const char *` field; pin_parse() the value before
  * anything runs. */
 #define PIN_OPT(type, field) \
-	{ "pin", 0, OPT_STR, offsetof(type, field), "none", "none|compact|scatter|CPULIST", \
-	  "bind workers to CPUs: compact (fill cores), scatter (spread over packages and " \
-	  "cores), or OS CPU numbers as taskset -c; main process and pin thread take the " \
-	  "next free CPUs" }
+	{ .name = "pin", .type = OPT_STR, .off = offsetof(type, field), .def = "none", \
+	  .metavar = "none|compact|scatter|CPULIST", \
+	  .help = "bind workers to CPUs: compact (fill cores), scatter (spread over packages " \
+	  "and cores), or OS CPU numbers as taskset -c; main process and pin thread take " \
+	  "the next free CPUs" }
 
 #endif
