@@ -38,8 +38,8 @@ static void mt_refill(struct rng *r)
 
 uint32_t rng_u32(struct rng *r)
 {
-	/* a zeroed struct (mti 0, state 0) still works: it is a valid
-	 * (if poor) state; rng_seed is what callers are meant to use */
+	/* rng_seed() comes first; a bad index refills rather than reading
+	 * out of bounds */
 	if (r->mti >= MT_N || r->mti < 0)
 		mt_refill(r);
 	uint32_t y = r->mt[r->mti++];
