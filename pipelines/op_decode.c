@@ -1,12 +1,134 @@
-/* STUB: being written. */
+/* decode: torchvision's pil_loader, `Image.open(f).convert('RGB')` with
+ * Pillow 9.4: read the file, sniff JPEG or PNG from its bytes, decode to
+ * uint8 RGB (decode.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "decode.h"
 #include "op.h"
-static int stub_run(const void *cfg, struct sample *s) { (void)cfg; return sample_fail(s, "not implemented"); }
+
+int decode_check_pixels(uint64_t w, uint64_t h, uint64_t max_pixels, char *err, size_t errlen)
+{
+	uint64_t px = w * h;
+	if (w == 0 || h == 0) {
+		snprintf(err, errlen, "image is %" PRIu64 "x%" PRIu64 ": no pixels", w, h);
+		return -1;
+	}
+	if (max_pixels && px > max_pixels) {
+		snprintf(err, errlen, "image is %" PRIu64 "x%" PRIu64 " = %" PRIu64
+			 " pixels, over the limit of %" PRIu64 " (--max-pixels)", w, h, px, max_pixels);
+		return -1;
+	}
+	return 0;
+}
+
+/* Names for the magics of formats Pillow opens and we do not. */
+static const char *other_format(const uint8_t *d, size_t n)
+{
+	if (n >= 6 && (!memcmp(d, "GIF87a", 6) || !memcmp(d, "GIF89a", 6)))
+		return "GIF";
+	if (n >= 2 && !memcmp(d, "BM", 2))
+		return "BMP";
+	if (n >= 12 && !memcmp(d, "RIFF", 4) && !memcmp(d + 8, "WEBP", 4))
+		return "WebP";
+	if (n >= 4 && (!memcmp(d, "II*\0", 4) || !memcmp(d, "MM\0*", 4)))
+		return "TIFF";
+	if (n >= 2 && d[0] == 'P' && d[1] >= '1' && d[1] <= '6')
+		return "PPM/PGM";
+	if (n >= 12 && !memcmp(d, "\0\0\0\x0cjP  \r\n\x87\n", 12))
+		return "JPEG 2000";
+	return NULL;
+}
+
+int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
+		     struct buf *out, int *h, int *w, char *err, size_t errlen)
+{
+	static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	if (n == 0) {
+		snprintf(err, errlen, "empty file");
+		return -1;
+	}
+	if (n >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
+		return decode_jpeg_mem(data, n, max_pixels, out, h, w, err, errlen);
+	if (n >= 8 && !memcmp(data, png_magic, 8))
+		return decode_png_mem(data, n, max_pixels, out, h, w, err, errlen);
+	const char *other = other_format(data, n);
+	if (other)
+		snprintf(err, errlen, "not a JPEG or PNG file (%s)", other);
+	else
+		snprintf(err, errlen, "not a JPEG or PNG file");
+	return -1;
+}
+
+/* The whole file into file; *n its size. -1 with err. */
+static int read_file(const char *path, struct buf *file, size_t *n, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	int rc = -1;
+	struct stat st;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot read: %s", strerror(EISDIR));
+		goto out;
+	}
+	size_t size = (size_t)st.st_size, got = 0;
+	if (size && buf_reserve(file, size)) {
+		snprintf(err, errlen, "out of memory (%zu bytes for the file)", size);
+		goto out;
+	}
+	while (got < size) {
+		ssize_t r = read(fd, (uint8_t *)file->p + got, size - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "cannot read: %s", strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;   /* it shrank: decode what there is */
+		got += (size_t)r;
+	}
+	*n = got;
+	rc = 0;
+out:
+	close(fd);
+	return rc;
+}
+
+static int decode_run(const void *cfg, struct sample *s)
+{
+	(void)cfg;
+	char why[sizeof(s->err)];
+	size_t n;
+	int h, w;
+	if (read_file(s->path, &s->scr->file, &n, why, sizeof(why)) ||
+	    decode_image_mem(s->scr->file.p, n, s->max_pixels, &s->scr->tmp, &h, &w,
+			     why, sizeof(why)))
+		return sample_fail(s, "%s", why);
+	sample_swap_tmp(s);
+	s->kind = PIX_U8_HWC;
+	s->h = h;
+	s->w = w;
+	return 0;
+}
+
 const struct op_ops op_decode = {
 	.version = OP_ABI_VERSION,
 	.name = "decode",
 	.lotus_name = "SLoader",
-	.help = "decode",
+	.help = "decode: read the file, decode JPEG or PNG to RGB as Pillow's "
+		"Image.open(f).convert('RGB') (no arguments)",
 	.in = PIX_NONE,
 	.out = PIX_U8_HWC,
-	.run = stub_run,
+	.run = decode_run,
 };

@@ -1,0 +1,45 @@
+/* Image decoding as Pillow 9.4 does `Image.open(f).convert('RGB')`, for the
+ * two formats of ImageNet: JPEG (libjpeg-turbo, the same library and
+ * settings as Pillow: ISLOW IDCT, fancy upsampling) and PNG (libpng, with
+ * Pillow's mode mapping and integer conversions to RGB). The output is
+ * uint8 RGB, h x w x 3, no row padding, bit-identical to Pillow for every
+ * file Pillow decodes without error.
+ *
+ * Errors are Pillow's too: a file Pillow refuses is refused, one it decodes
+ * is decoded, identically. Data running out before the last row is an error
+ * ("image file is truncated"; for a JPEG that includes a missing EOI, as
+ * libjpeg reads ahead for it), while what follows the last row is read as
+ * leniently as Pillow reads it (a JPEG's final markers cut short; a PNG's
+ * adler32, IDAT CRCs, IEND). libjpeg's warnings (corrupt entropy data,
+ * extraneous bytes) are ignored as Pillow ignores them.
+ * scripts/fixtures_decode.py records Pillow's verdict on each broken file
+ * in tests/fixtures/bad/manifest.json. Known differences, all refusals:
+ *  - formats other than JPEG and PNG (GIF, BMP, WebP, TIFF...);
+ *  - a PNG chunk length over 2^31 - 1 (invalid; libpng stops there, Pillow
+ *    reads on to the end of the file). */
+#ifndef PPBENCH_DECODE_H
+#define PPBENCH_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "sample.h"
+
+/* Decode the n bytes of an encoded JPEG or PNG at data into out (grown as
+ * needed; it may end up larger than h * w * 3). The format is sniffed from
+ * the bytes, never from a file name. Images of more than max_pixels pixels
+ * are refused before any pixel is decoded (0: no limit). Returns 0 with *h,
+ * *w set, or -1 with the reason in err ("image file is truncated ..."). */
+int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
+		     struct buf *out, int *h, int *w, char *err, size_t errlen);
+
+/* The two decoders behind it, same contract, for data already sniffed. */
+int decode_jpeg_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
+		    struct buf *out, int *h, int *w, char *err, size_t errlen);
+int decode_png_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
+		   struct buf *out, int *h, int *w, char *err, size_t errlen);
+
+/* Shared by both: -1 with err set if w x h is over the limit. */
+int decode_check_pixels(uint64_t w, uint64_t h, uint64_t max_pixels,
+			char *err, size_t errlen);
+
+#endif
