@@ -1,0 +1,2637 @@
+/* ppbench report DIR / ppbench plots DIR: a sweep's table (summary.csv),
+ * its figures (data files drawn by the plots/ scripts), the verdicts on the Lotus
+ * findings, and report.md / report.html. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "analysis.h"
+#include "commands.h"
+#include "emit.h"
+#include "log.h"
+#include "report.h"
+#include "stats.h"
+#include "trace.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* snprintf for paths: a too long path is cut (and then not found) */
+static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* ---- a small CSV reader ---------------------------------------------------
+ * Comma-separated, no quoting (every file read here is written without),
+ * '#' lines before the header are comments. */
+
+struct table {
+	char *buf;
+	size_t ncols, nrows;
+	char **hdr;       /* [ncols] */
+	char **cell;      /* [nrows * ncols]; NULL past the end of a short row */
+};
+
+static void table_free(struct table *t)
+{
+	free(t->buf);
+	free(t->hdr);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t split(char *line, char **out, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (n < max)
+			out[n] = p;
+		n++;
+		if (!c)
+			break;
+		*c = 0;
+		p = c + 1;
+	}
+	return n;
+}
+
+static int table_read(struct table *t, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, lines = 0, cap = 0, n;
+	char *p, *line;
+
+	memset(t, 0, sizeof(*t));
+	if (!f) {
+		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(t->buf, cap = 2 * cap + 65536 + 1);
+			if (!nb)
+				goto oom;
+			t->buf = nb;
+		}
+		n = fread(t->buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	f = NULL;
+	if (!t->buf && !(t->buf = calloc(1, 1)))
+		goto oom;
+	t->buf[len] = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += t->buf[i] == '\n';
+	lines++;
+	/* header */
+	p = t->buf;
+	line = NULL;
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (nl && nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		char *cur = p;
+		p = nl ? nl + 1 : p + strlen(p);
+		if (cur[0] == '#' || !cur[0])
+			continue;
+		line = cur;
+		break;
+	}
+	if (!line) {
+		set_err(err, errlen, "'%s': no header line", path);
+		goto fail;
+	}
+	t->ncols = 1;
+	for (const char *q = line; *q; q++)
+		t->ncols += *q == ',';
+	t->hdr = calloc(t->ncols, sizeof(*t->hdr));
+	t->cell = calloc(lines * t->ncols + 1, sizeof(*t->cell));
+	if (!t->hdr || !t->cell)
+		goto oom;
+	split(line, t->hdr, t->ncols);
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (nl && nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		char *cur = p;
+		p = nl ? nl + 1 : p + strlen(p);
+		if (!cur[0])
+			continue;
+		split(cur, t->cell + t->nrows * t->ncols, t->ncols);
+		t->nrows++;
+	}
+	return 0;
+oom:
+	set_err(err, errlen, "cannot read '%s': out of memory", path);
+fail:
+	if (f)
+		fclose(f);
+	table_free(t);
+	return -1;
+}
+
+static int table_col(const struct table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!strcmp(t->hdr[i], name))
+			return (int)i;
+	return -1;
+}
+
+static const char *table_str(const struct table *t, size_t row, int col)
+{
+	if (col < 0 || row >= t->nrows)
+		return "";
+	const char *s = t->cell[row * t->ncols + (size_t)col];
+	return s ? s : "";
+}
+
+/* NaN when missing or empty */
+static double table_num(const struct table *t, size_t row, int col)
+{
+	const char *s = table_str(t, row, col);
+	char *end;
+	double v;
+
+	if (!*s)
+		return NAN;
+	v = strtod(s, &end);
+	return end == s ? NAN : v;
+}
+
+/* ---- rows -------------------------------------------------------------- */
+
+enum ctype { CT_INT, CT_INT_OPT, CT_REAL, CT_STR };
+
+struct rcol {
+	const char *name;
+	enum ctype type;
+	size_t off, size;
+};
+
+#define CI(f) { #f, CT_INT, offsetof(struct sweep_row, f), 0 }
+#define CIO(f) { #f, CT_INT_OPT, offsetof(struct sweep_row, f), 0 }
+#define CR(f) { #f, CT_REAL, offsetof(struct sweep_row, f), 0 }
+#define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
+static const struct rcol rcols[] = {
+	CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
+	CR(wall_s), CI(workers), CI(batch), CI(gpus), CI(complete),
+	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
+	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
+	CR(preproc_batches), CR(preproc_avg_ms), CR(preproc_std_pct), CR(preproc_p25_ms),
+	CR(preproc_p50_ms), CR(preproc_p75_ms), CR(preproc_iqr_ms),
+	CR(ooo_pct), CR(stall_pct), CR(sum_wait_s),
+	CR(wait_avg_ms), CR(wait_p50_ms), CR(wait_p90_ms), CR(wait_max_ms), CR(wait_gt_500ms_pct),
+	CR(delay_avg_ms), CR(delay_p50_ms), CR(delay_p90_ms), CR(delay_max_ms),
+	CR(delay_gt_500ms_pct),
+	CR(gpu_busy_s), CR(gpu_idle_s), CR(gpu_util_pct),
+	CR(trace_events), CR(trace_cost_ns), CR(skipped_files), CS(checksum),
+};
+#undef CI
+#undef CIO
+#undef CR
+#undef CS
+#define NRCOLS (sizeof(rcols) / sizeof(rcols[0]))
+
+#define OF(f) { #f, offsetof(struct sweep_op, f) }
+static const struct ocol {
+	const char *name;
+	size_t off;
+} ocols[] = {
+	OF(count), OF(cpu_s), OF(mean_ms), OF(p50_ms), OF(p90_ms), OF(p99_ms), OF(max_ms),
+	OF(under_10ms_pct), OF(under_100us_pct),
+};
+#undef OF
+#define NOCOLS (sizeof(ocols) / sizeof(ocols[0]))
+
+#define FIELD(base, off, type) ((type *)((char *)(base) + (off)))
+
+void sweep_row_init(struct sweep_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < NRCOLS; i++)
+		if (rcols[i].type == CT_REAL)
+			*FIELD(r, rcols[i].off, double) = NAN;
+	r->exit_code = -1;
+	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
+}
+
+static void op_init(struct sweep_op *o, const char *name)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	for (size_t i = 0; i < NOCOLS; i++)
+		*FIELD(o, ocols[i].off, double) = NAN;
+}
+
+const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name)
+{
+	for (size_t i = 0; i < r->nops; i++)
+		if (!strcmp(r->ops[i].name, name))
+			return &r->ops[i];
+	return NULL;
+}
+
+static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
+{
+	struct sweep_op *o = (struct sweep_op *)sweep_row_op(r, name);
+	if (o)
+		return o;
+	if (r->nops == SWEEP_MAX_OPS)
+		return NULL;
+	o = &r->ops[r->nops++];
+	op_init(o, name);
+	return o;
+}
+
+/* The number at a dotted path ("main.wait.p50_ms"), NaN if absent. */
+static double jnum(json_t *o, const char *path)
+{
+	char key[128];
+	const char *p = path;
+
+	while (o && json_is_object(o)) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		if (n >= sizeof(key))
+			return NAN;
+		memcpy(key, p, n);
+		key[n] = 0;
+		o = json_object_get(o, key);
+		if (!dot)
+			return json_is_number(o) ? json_number_value(o) : NAN;
+		p = dot + 1;
+	}
+	return NAN;
+}
+
+void sweep_row_from_summary(struct sweep_row *r, json_t *s)
+{
+	static const struct {
+		size_t off;
+		const char *path;
+	} map[] = {
+		{ offsetof(struct sweep_row, e2e_s), "e2e_s" },
+		{ offsetof(struct sweep_row, images), "images" },
+		{ offsetof(struct sweep_row, batches), "batches" },
+		{ offsetof(struct sweep_row, images_per_s), "images_per_s" },
+		{ offsetof(struct sweep_row, cpu_s), "cpu.ops_total_s" },
+		{ offsetof(struct sweep_row, workers_cpu_s), "cpu.workers_total_s" },
+		{ offsetof(struct sweep_row, main_cpu_s), "cpu.main_s" },
+		{ offsetof(struct sweep_row, preproc_batches), "batch_preproc.count" },
+		{ offsetof(struct sweep_row, preproc_avg_ms), "batch_preproc.mean_ms" },
+		{ offsetof(struct sweep_row, preproc_std_pct), "batch_preproc.std_pct" },
+		{ offsetof(struct sweep_row, preproc_p25_ms), "batch_preproc.p25_ms" },
+		{ offsetof(struct sweep_row, preproc_p50_ms), "batch_preproc.p50_ms" },
+		{ offsetof(struct sweep_row, preproc_p75_ms), "batch_preproc.p75_ms" },
+		{ offsetof(struct sweep_row, preproc_iqr_ms), "batch_preproc.iqr_ms" },
+		{ offsetof(struct sweep_row, ooo_pct), "main.out_of_order_pct" },
+		{ offsetof(struct sweep_row, stall_pct), "main.stall_pct" },
+		{ offsetof(struct sweep_row, sum_wait_s), "main.wait_total_s" },
+		{ offsetof(struct sweep_row, wait_avg_ms), "main.wait.mean_ms" },
+		{ offsetof(struct sweep_row, wait_p50_ms), "main.wait.p50_ms" },
+		{ offsetof(struct sweep_row, wait_p90_ms), "main.wait.p90_ms" },
+		{ offsetof(struct sweep_row, wait_max_ms), "main.wait.max_ms" },
+		{ offsetof(struct sweep_row, wait_gt_500ms_pct), "main.wait.over_500ms_pct" },
+		{ offsetof(struct sweep_row, delay_avg_ms), "main.delay.mean_ms" },
+		{ offsetof(struct sweep_row, delay_p50_ms), "main.delay.p50_ms" },
+		{ offsetof(struct sweep_row, delay_p90_ms), "main.delay.p90_ms" },
+		{ offsetof(struct sweep_row, delay_max_ms), "main.delay.max_ms" },
+		{ offsetof(struct sweep_row, delay_gt_500ms_pct), "main.delay.over_500ms_pct" },
+		{ offsetof(struct sweep_row, gpu_busy_s), "gpu.busy_s" },
+		{ offsetof(struct sweep_row, gpu_idle_s), "gpu.idle_s" },
+		{ offsetof(struct sweep_row, gpu_util_pct), "gpu.utilization_pct" },
+		{ offsetof(struct sweep_row, trace_events), "trace.events" },
+		{ offsetof(struct sweep_row, trace_cost_ns), "trace.cost_per_event_ns" },
+		{ offsetof(struct sweep_row, skipped_files), "skipped.count" },
+	};
+	json_t *ops, *v;
+	const char *key;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		*FIELD(r, map[i].off, double) = jnum(s, map[i].path);
+	r->complete = json_is_true(json_object_get(s, "complete"));
+	v = json_object_get(s, "checksum");
+	if (json_is_string(v))
+		snprintf(r->checksum, sizeof(r->checksum), "%s", json_string_value(v));
+	ops = json_object_get(s, "ops");
+	r->nops = 0;
+	json_object_foreach(ops, key, v) {
+		struct sweep_op *o = row_op_add(r, key);
+		if (!o)
+			break;
+		for (size_t i = 0; i < NOCOLS; i++)
+			*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].name);
+	}
+}
+
+static int row_ok(const struct sweep_row *r)
+{
+	return !strcmp(r->status, RUN_OK);
+}
+
+/* ---- loading a sweep ------------------------------------------------------*/
+
+void sweep_free(struct sweep *s)
+{
+	json_decref(s->doc);
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+static const char *jstr(json_t *o, const char *key, const char *def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+static int jint(json_t *o, const char *key, int def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : def;
+}
+
+int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
+{
+	char path[4096];
+	json_error_t je;
+	json_t *runs;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	for (size_t l = strlen(s->dir); l > 1 && s->dir[l - 1] == '/'; l--)
+		s->dir[l - 1] = 0;
+	dir = s->dir;
+	pathf(path, sizeof(path), "%s/sweep.json", dir);
+	s->doc = json_load_file(path, 0, &je);
+	if (!s->doc) {
+		if (!file_exists(path))
+			set_err(err, errlen, "'%s' is not a sweep folder: no sweep.json", dir);
+		else
+			set_err(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+		return -1;
+	}
+	s->cpus = (int)jnum(s->doc, "machine.cpus_online");
+	if (s->cpus < 0)
+		s->cpus = 0;
+	runs = json_object_get(s->doc, "runs");
+	if (!json_is_array(runs)) {
+		set_err(err, errlen, "'%s': no \"runs\" array", path);
+		goto fail;
+	}
+	s->nrows = json_array_size(runs);
+	s->rows = calloc(s->nrows ? s->nrows : 1, sizeof(*s->rows));
+	if (!s->rows) {
+		set_err(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < s->nrows; i++) {
+		json_t *e = json_array_get(runs, i), *sum;
+		struct sweep_row *r = &s->rows[i];
+
+		sweep_row_init(r);
+		r->config = jint(e, "config", (int)i + 1);
+		r->repeat = jint(e, "repeat", 1);
+		r->workers = jint(e, "workers", 0);
+		r->batch = jint(e, "batch_size", 0);
+		r->gpus = jint(e, "gpus", 0);
+		r->exit_code = jint(e, "exit_code", -1);
+		snprintf(r->tag, sizeof(r->tag), "%s", jstr(e, "tag", ""));
+		snprintf(r->status, sizeof(r->status), "%s", jstr(e, "status", RUN_PENDING));
+		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
+		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
+		r->wall_s = jnum(e, "wall_s");
+		if (!r->run_dir[0])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/summary.json", dir, r->run_dir);
+		sum = json_load_file(path, 0, &je);
+		if (!sum)
+			continue;
+		sweep_row_from_summary(r, sum);
+		json_decref(sum);
+	}
+	return 0;
+fail:
+	sweep_free(s);
+	return -1;
+}
+
+/* ---- summary.csv ------------------------------------------------------- */
+
+/* The union of the rows' op names, in order of first appearance. */
+static size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < r[i].nops; j++) {
+			size_t m;
+			for (m = 0; m < k; m++)
+				if (!strcmp(names[m], r[i].ops[j].name))
+					break;
+			if (m == k && k < max)
+				snprintf(names[k++], 40, "%s", r[i].ops[j].name);
+		}
+	return k;
+}
+
+static void put_real(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+}
+
+/* CSV-safe text: commas and newlines become spaces */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ',' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen)
+{
+	char names[2 * SWEEP_MAX_OPS][40];
+	size_t nn = op_union(s->rows, s->nrows, names, 2 * SWEEP_MAX_OPS);
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		return -1;
+	}
+	for (size_t c = 0; c < NRCOLS; c++)
+		fprintf(f, "%s%s", c ? "," : "", rcols[c].name);
+	for (size_t k = 0; k < nn; k++)
+		for (size_t c = 0; c < NOCOLS; c++)
+			fprintf(f, ",op_%s_%s", names[k], ocols[c].name);
+	fputc('\n', f);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		for (size_t c = 0; c < NRCOLS; c++) {
+			const struct rcol *rc = &rcols[c];
+			if (c)
+				fputc(',', f);
+			switch (rc->type) {
+			case CT_INT:
+				fprintf(f, "%d", *FIELD(r, rc->off, const int));
+				break;
+			case CT_INT_OPT:
+				if (*FIELD(r, rc->off, const int) >= 0)
+					fprintf(f, "%d", *FIELD(r, rc->off, const int));
+				break;
+			case CT_REAL:
+				put_real(f, *FIELD(r, rc->off, const double));
+				break;
+			case CT_STR:
+				put_text(f, FIELD(r, rc->off, const char));
+				break;
+			}
+		}
+		for (size_t k = 0; k < nn; k++) {
+			const struct sweep_op *o = sweep_row_op(r, names[k]);
+			for (size_t c = 0; c < NOCOLS; c++) {
+				fputc(',', f);
+				if (o)
+					put_real(f, *FIELD(o, ocols[c].off, const double));
+			}
+		}
+		fputc('\n', f);
+	}
+	if (ferror(f) | fclose(f) || rename(tmp, path)) {
+		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
+{
+	struct table t;
+	int cols[NRCOLS];
+
+	memset(s, 0, sizeof(*s));
+	if (table_read(&t, path, err, errlen))
+		return -1;
+	snprintf(s->dir, sizeof(s->dir), "%s", path);
+	char *slash = strrchr(s->dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(s->dir, sizeof(s->dir), ".");
+	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
+	if (!s->rows) {
+		table_free(&t);
+		set_err(err, errlen, "out of memory");
+		return -1;
+	}
+	s->nrows = t.nrows;
+	for (size_t c = 0; c < NRCOLS; c++)
+		cols[c] = table_col(&t, rcols[c].name);
+	for (size_t i = 0; i < t.nrows; i++) {
+		struct sweep_row *r = &s->rows[i];
+		sweep_row_init(r);
+		for (size_t c = 0; c < NRCOLS; c++) {
+			const struct rcol *rc = &rcols[c];
+			const char *v = table_str(&t, i, cols[c]);
+			if (cols[c] < 0)
+				continue;
+			switch (rc->type) {
+			case CT_INT:
+			case CT_INT_OPT:
+				*FIELD(r, rc->off, int) = *v ? atoi(v) : (rc->type == CT_INT_OPT ? -1 : 0);
+				break;
+			case CT_REAL:
+				*FIELD(r, rc->off, double) = table_num(&t, i, cols[c]);
+				break;
+			case CT_STR:
+				snprintf(FIELD(r, rc->off, char), rc->size, "%s", v);
+				break;
+			}
+		}
+		/* op_<name>_<field> */
+		for (size_t c = 0; c < t.ncols; c++) {
+			const char *h = t.hdr[c];
+			size_t hl = strlen(h);
+			if (strncmp(h, "op_", 3) || !*table_str(&t, i, (int)c))
+				continue;
+			for (size_t k = 0; k < NOCOLS; k++) {
+				size_t sl = strlen(ocols[k].name);
+				char name[40];
+				struct sweep_op *o;
+				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' ||
+				    strcmp(h + hl - sl, ocols[k].name))
+					continue;
+				snprintf(name, sizeof(name), "%.*s", (int)(hl - sl - 4), h + 3);
+				o = row_op_add(r, name);
+				if (o)
+					*FIELD(o, ocols[k].off, double) = table_num(&t, i, (int)c);
+				break;
+			}
+		}
+	}
+	table_free(&t);
+	return 0;
+}
+
+/* ---- configurations: repeats averaged --------------------------------------*/
+
+struct agg {
+	int config, workers, batch, gpus, n;
+	size_t first;                 /* its first ok row */
+	double e2e_s, e2e_min_s, e2e_max_s, cpu_s, images_per_s, ooo_pct, stall_pct;
+	double gpu_util_pct, wait_gt_500ms_pct, delay_gt_500ms_pct;
+	double preproc_batches, preproc_avg_ms, preproc_std_pct, preproc_iqr_ms;
+	double workers_cpu_s, trace_events, trace_cost_ns;
+};
+
+#define AGG_MEAN(f) { offsetof(struct agg, f), offsetof(struct sweep_row, f) }
+static const struct {
+	size_t aoff, roff;
+} agg_fields[] = {
+	AGG_MEAN(e2e_s), AGG_MEAN(cpu_s), AGG_MEAN(images_per_s), AGG_MEAN(ooo_pct),
+	AGG_MEAN(stall_pct), AGG_MEAN(gpu_util_pct), AGG_MEAN(wait_gt_500ms_pct),
+	AGG_MEAN(delay_gt_500ms_pct), AGG_MEAN(preproc_batches), AGG_MEAN(preproc_avg_ms),
+	AGG_MEAN(preproc_std_pct), AGG_MEAN(preproc_iqr_ms), AGG_MEAN(workers_cpu_s),
+	AGG_MEAN(trace_events), AGG_MEAN(trace_cost_ns),
+};
+#undef AGG_MEAN
+
+/* Mean of the finite values of a field over the ok rows of a config. */
+static double mean_field(const struct sweep_row *r, size_t n, int config, size_t roff)
+{
+	double sum = 0;
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double v = *FIELD(&r[i], roff, const double);
+		if (r[i].config != config || !row_ok(&r[i]) || !isfinite(v))
+			continue;
+		sum += v;
+		k++;
+	}
+	return k ? sum / k : NAN;
+}
+
+/* Mean CPU seconds of one op over the ok rows of a config. */
+static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const char *op)
+{
+	double sum = 0;
+	int k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sweep_op *o;
+		if (r[i].config != config || !row_ok(&r[i]) || !(o = sweep_row_op(&r[i], op)) ||
+		    !isfinite(o->cpu_s))
+			continue;
+		sum += o->cpu_s;
+		k++;
+	}
+	return k ? sum / k : NAN;
+}
+
+/* One entry per configuration with at least one ok row, in plan order.
+ * Caller frees *out. Returns the count (0 with *out NULL on none or OOM). */
+static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
+{
+	struct agg *a = calloc(n ? n : 1, sizeof(*a));
+	size_t k = 0;
+
+	*out = NULL;
+	if (!a)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		if (!row_ok(&r[i]))
+			continue;
+		for (j = 0; j < k; j++)
+			if (a[j].config == r[i].config)
+				break;
+		if (j < k) {
+			a[j].n++;
+			continue;
+		}
+		a[k].config = r[i].config;
+		a[k].workers = r[i].workers;
+		a[k].batch = r[i].batch;
+		a[k].gpus = r[i].gpus;
+		a[k].n = 1;
+		a[k].first = i;
+		k++;
+	}
+	for (size_t j = 0; j < k; j++) {
+		a[j].e2e_min_s = INFINITY;
+		a[j].e2e_max_s = -INFINITY;
+		for (size_t f = 0; f < sizeof(agg_fields) / sizeof(agg_fields[0]); f++)
+			*FIELD(&a[j], agg_fields[f].aoff, double) =
+				mean_field(r, n, a[j].config, agg_fields[f].roff);
+		for (size_t i = 0; i < n; i++)
+			if (r[i].config == a[j].config && row_ok(&r[i]) && isfinite(r[i].e2e_s)) {
+				a[j].e2e_min_s = fmin(a[j].e2e_min_s, r[i].e2e_s);
+				a[j].e2e_max_s = fmax(a[j].e2e_max_s, r[i].e2e_s);
+			}
+		if (!isfinite(a[j].e2e_min_s))
+			a[j].e2e_min_s = a[j].e2e_max_s = NAN;
+	}
+	if (!k) {
+		free(a);
+		return 0;
+	}
+	*out = a;
+	return k;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return stats_percentile_sorted(v, n, 50);
+}
+
+/* ---- verdicts -------------------------------------------------------------*/
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_HOLDS:
+		return "holds";
+	case VERDICT_DOES_NOT_HOLD:
+		return "does not hold";
+	default:
+		return "cannot be judged here";
+	}
+}
+
+static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->v = v;
+	va_start(ap, fmt);
+	vsnprintf(f->why, sizeof(f->why), fmt, ap);
+	va_end(ap);
+}
+
+/* appends to f->why */
+static void why_add(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why_add(struct finding *f, const char *fmt, ...)
+{
+	size_t l = strlen(f->why);
+	va_list ap;
+
+	if (l + 1 >= sizeof(f->why))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(f->why + l, sizeof(f->why) - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The row closest to Table II's setting (b128, 1 worker): the fewest
+ * workers, then the batch closest to 128 (log scale), then plan order.
+ * -1 if no ok row. */
+static long table2_row(const struct sweep_row *r, size_t n)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!row_ok(&r[i]))
+			continue;
+		if (best < 0 || r[i].workers < r[best].workers ||
+		    (r[i].workers == r[best].workers &&
+		     fabs(log2((double)r[i].batch / 128)) < fabs(log2((double)r[best].batch / 128))))
+			best = (long)i;
+	}
+	return best;
+}
+
+static int is_batch_op(const char *name)
+{
+	return !strcmp(name, "collate") || !strcmp(name, "transform");
+}
+
+void finding_short_ops(const struct sweep_row *r, size_t n, struct finding *f)
+{
+	long i = table2_row(r, n);
+	const struct sweep_row *x;
+	const struct sweep_op *flip;
+	int bad = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (i < 0) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "no run finished");
+		return;
+	}
+	x = &r[i];
+	if (!sweep_row_op(x, "decode")) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"the pipeline has no decode op: Table II is about the ImageNet chain "
+			"(run with --pipeline imagenet_train)");
+		return;
+	}
+	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): under 10 ms:", x->tag,
+		x->workers, x->workers == 1 ? "" : "s", x->batch);
+	for (size_t k = 0; k < x->nops; k++) {
+		const struct sweep_op *o = &x->ops[k];
+		if (is_batch_op(o->name))
+			continue;
+		why_add(f, " %s %.1f %%,", o->name, o->under_10ms_pct);
+		if (!(o->under_10ms_pct >= 90))
+			bad = 1;
+	}
+	f->why[strlen(f->why) - 1] = 0;
+	flip = sweep_row_op(x, "random_horizontal_flip");
+	if (flip) {
+		why_add(f, "; random_horizontal_flip under 100 us: %.1f %%", flip->under_100us_pct);
+		if (!(flip->under_100us_pct >= 90))
+			bad = 1;
+	}
+	why_add(f, " (the paper: 97.8-100 %% under 10 ms, the flip 98.3 %% under 100 us)");
+	if (bad)
+		f->v = VERDICT_DOES_NOT_HOLD;
+}
+
+void finding_variance(const struct sweep_row *r, size_t n, struct finding *f)
+{
+	struct agg *a;
+	size_t na = aggregate(r, n, &a), k = 0;
+	double *std = calloc(na ? na : 1, sizeof(double));
+	int bmin = 0, bmax = 0;
+	double med;
+
+	memset(f, 0, sizeof(*f));
+	if (!std) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++) {
+		if (!(a[i].preproc_batches >= 8) || !isfinite(a[i].preproc_std_pct))
+			continue;
+		std[k++] = a[i].preproc_std_pct;
+		if (!bmin || a[i].batch < bmin)
+			bmin = a[i].batch;
+		if (a[i].batch > bmax)
+			bmax = a[i].batch;
+	}
+	if (!k) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"no configuration has 8 or more preprocessed batches (raise --max-batches or "
+			"use a larger dataset)");
+		goto out;
+	}
+	double lo = INFINITY, hi = -INFINITY;
+	for (size_t i = 0; i < k; i++) {
+		lo = fmin(lo, std[i]);
+		hi = fmax(hi, std[i]);
+	}
+	med = median(std, k);
+	verdict(f, med >= 2 ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
+		"per-batch preprocessing std is %.2f-%.2f %% of the mean (median %.2f %%) over %zu "
+		"configuration%s (the paper: 4.17-10.73 %%)", lo, hi, med, k, k == 1 ? "" : "s");
+	if (bmax > bmin) {
+		double iq[2] = { 0, 0 };
+		int c[2] = { 0, 0 };
+		for (size_t i = 0; i < na; i++) {
+			int w = a[i].batch == bmin ? 0 : a[i].batch == bmax ? 1 : -1;
+			if (w < 0 || !(a[i].preproc_batches >= 8) || !isfinite(a[i].preproc_iqr_ms))
+				continue;
+			iq[w] += a[i].preproc_iqr_ms;
+			c[w]++;
+		}
+		if (c[0] && c[1]) {
+			double ratio = (iq[1] / c[1]) / (iq[0] / c[0]);
+			why_add(f, "; the IQR is %.2fx from b%d to b%d (the paper: up to 6.9x from b128 "
+				"to b1024)", ratio, bmin, bmax);
+			if (!(ratio > 1))
+				f->v = VERDICT_DOES_NOT_HOLD;
+		}
+	} else {
+		why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
+	}
+out:
+	free(std);
+	free(a);
+}
+
+void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f)
+{
+	struct agg *a;
+	size_t na = aggregate(r, n, &a), k = 0;
+	double *ooo = calloc(na ? na : 1, sizeof(double)), *stall = calloc(na ? na : 1, sizeof(double));
+	double olo = INFINITY, ohi = -INFINITY, slo = INFINITY, shi = -INFINITY, mo, ms;
+
+	memset(f, 0, sizeof(*f));
+	if (!ooo || !stall) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < na; i++) {
+		if (a[i].workers < 2 || !isfinite(a[i].ooo_pct) || !isfinite(a[i].stall_pct))
+			continue;
+		ooo[k] = a[i].ooo_pct;
+		stall[k] = a[i].stall_pct;
+		olo = fmin(olo, ooo[k]);
+		ohi = fmax(ohi, ooo[k]);
+		slo = fmin(slo, stall[k]);
+		shi = fmax(shi, stall[k]);
+		k++;
+	}
+	if (!k) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"no finished configuration has 2 or more workers (one worker delivers in order)");
+		goto out;
+	}
+	mo = median(ooo, k);
+	ms = median(stall, k);
+	verdict(f, mo >= 15 && ms >= 39 ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
+		"with 2+ workers (%zu configuration%s): out of order %.1f-%.1f %% of batches (median "
+		"%.1f %%; the paper: 30-61 %%), stall %.1f-%.1f %% of the wall time (median %.1f %%; "
+		"the paper: 78-95 %%)", k, k == 1 ? "" : "s", olo, ohi, mo, slo, shi, ms);
+	/* the paper's b512 figures, when this sweep has b512 */
+	{
+		double wlo = INFINITY, whi = -INFINITY, dlo = INFINITY, dhi = -INFINITY;
+		for (size_t i = 0; i < na; i++) {
+			if (a[i].batch != 512 || a[i].workers < 2)
+				continue;
+			wlo = fmin(wlo, a[i].wait_gt_500ms_pct);
+			whi = fmax(whi, a[i].wait_gt_500ms_pct);
+			dlo = fmin(dlo, a[i].delay_gt_500ms_pct);
+			dhi = fmax(dhi, a[i].delay_gt_500ms_pct);
+		}
+		if (isfinite(wlo) && isfinite(dlo))
+			why_add(f, "; at b512, %.1f-%.1f %% of batches wait over 500 ms (the paper: "
+				"30.8-100 %%) and %.1f-%.1f %% are delayed over 500 ms (the paper: 32-62 %%)",
+				wlo, whi, dlo, dhi);
+	}
+out:
+	free(ooo);
+	free(stall);
+	free(a);
+}
+
+int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((e2e[i] - e2e[i + 1]) / e2e[i] < gain_pct / 100)
+			return w[i];
+	return 0;
+}
+
+static int cmp_agg_workers(const void *x, const void *y)
+{
+	const struct agg *a = x, *b = y;
+	return (a->workers > b->workers) - (a->workers < b->workers);
+}
+
+void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct finding *f)
+{
+	struct agg *a, *g = NULL;
+	size_t na = aggregate(r, n, &a), best = 0, bestn = 0;
+	int w[256];
+	double e[256];
+
+	memset(f, 0, sizeof(*f));
+	/* the (batch, gpus) group with the most worker counts (ties: the larger batch) */
+	for (size_t i = 0; i < na; i++) {
+		size_t c = 0;
+		if (!isfinite(a[i].e2e_s))
+			continue;
+		for (size_t j = 0; j < na; j++)
+			c += a[j].batch == a[i].batch && a[j].gpus == a[i].gpus && isfinite(a[j].e2e_s);
+		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
+			bestn = c;
+			best = i;
+		}
+	}
+	if (bestn < 3) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"needs at least 3 worker counts at one batch size and GPU count; this sweep has "
+			"at most %zu", bestn);
+		goto out;
+	}
+	g = calloc(bestn, sizeof(*g));
+	if (!g) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		goto out;
+	}
+	{
+		size_t k = 0;
+		int bb = a[best].batch, bg = a[best].gpus;
+		for (size_t j = 0; j < na; j++)
+			if (a[j].batch == bb && a[j].gpus == bg && isfinite(a[j].e2e_s))
+				g[k++] = a[j];
+		qsort(g, k, sizeof(*g), cmp_agg_workers);
+		if (k > 256)
+			k = 256;
+		bestn = k;
+	}
+	for (size_t i = 0; i < bestn; i++) {
+		w[i] = g[i].workers;
+		e[i] = g[i].e2e_s;
+	}
+	f->knee_workers = report_knee(w, e, bestn, REPORT_KNEE_GAIN_PCT);
+	size_t last = bestn - 1, ki = 0;
+	for (size_t i = 0; i < bestn; i++)
+		if (w[i] == f->knee_workers)
+			ki = i;
+	if (!f->knee_workers) {
+		verdict(f, VERDICT_DOES_NOT_HOLD,
+			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
+			"to %d workers (%.2f s -> %.2f s): no knee in this range", g[0].batch, g[0].gpus,
+			g[0].gpus == 1 ? "" : "s", REPORT_KNEE_GAIN_PCT, w[0], w[last], e[0], e[last]);
+		goto out;
+	}
+	if (ki == 0) {
+		if (cpus > 0 && w[0] >= cpus)
+			verdict(f, VERDICT_CANNOT_JUDGE,
+				"this machine has %d CPU%s and the smallest worker count of the sweep is "
+				"%d: E2E cannot fall when workers are added beyond the CPUs, so the knee "
+				"lies below the sweep's range (the paper's machine had 32 hardware threads "
+				"and its knee was near 20 workers); E2E %.2f s at %d workers, %.2f s at %d",
+				cpus, cpus == 1 ? "" : "s", w[0], e[0], w[0], e[last], w[last]);
+		else
+			verdict(f, VERDICT_DOES_NOT_HOLD,
+				"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of "
+				"E2E (%.2f s -> %.2f s): adding workers did not help at all", g[0].batch,
+				g[0].gpus, g[0].gpus == 1 ? "" : "s", w[0], w[1], REPORT_KNEE_GAIN_PCT,
+				e[0], e[1]);
+		goto out;
+	}
+	double drop = 100 * (e[0] - e[ki]) / e[0];
+	double c0 = g[0].cpu_s, c1 = g[last].cpu_s;
+	verdict(f, VERDICT_HOLDS,
+		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
+		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", g[0].batch,
+		g[0].gpus, g[0].gpus == 1 ? "" : "s", f->knee_workers, drop, w[0], w[ki], e[0], e[ki],
+		REPORT_KNEE_GAIN_PCT);
+	if (cpus > 0)
+		why_add(f, " (this machine has %d CPU%s)", cpus, cpus == 1 ? "" : "s");
+	if (isfinite(c0) && isfinite(c1) && c0 > 0) {
+		double rise = 100 * (c1 - c0) / c0;
+		why_add(f, "; total CPU seconds %s %.1f %% from %d to %d workers (%.2f s -> %.2f s; "
+			"the paper: +53 %% from 8 to 28)", rise > 0 ? "rise" : "change by", rise, w[0],
+			w[last], c0, c1);
+		if (!(rise > 0))
+			f->v = VERDICT_DOES_NOT_HOLD;
+	} else {
+		why_add(f, "; the CPU seconds are not known, so only the E2E part is judged");
+	}
+out:
+	free(g);
+	free(a);
+}
+
+void finding_overhead(const struct sweep_row *r, size_t n, struct finding *f)
+{
+	double *v = calloc(n ? n : 1, sizeof(double)), cost = NAN;
+	size_t k = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; v && i < n; i++) {
+		if (!row_ok(&r[i]) || !(r[i].trace_cost_ns > 0) || !(r[i].trace_events > 0) ||
+		    !(r[i].workers_cpu_s > 0))
+			continue;
+		v[k++] = 100 * r[i].trace_cost_ns * r[i].trace_events / 1e9 /
+			 (r[i].workers_cpu_s + (isfinite(r[i].main_cpu_s) ? r[i].main_cpu_s : 0));
+		cost = r[i].trace_cost_ns;
+	}
+	verdict(f, VERDICT_CANNOT_JUDGE,
+		"a sweep runs every configuration with tracing on; the overhead needs the same "
+		"configuration with tracing off and on, interleaved (make bench, BENCHMARKS.md)");
+	if (k)
+		why_add(f, ". Estimate from this sweep: %.0f ns per event x the events of a run = "
+			"%.2g %% of its CPU time (median over %zu run%s; the paper: +0.14 %% on ImageNet)",
+			cost, median(v, k), k, k == 1 ? "" : "s");
+	free(v);
+}
+
+/* ---- figures ----------------------------------------------------------- */
+
+static int is_top(const char *dir)
+{
+	char p[4096];
+	pathf(p, sizeof(p), "%s/plots/common.gp", dir);
+	return file_exists(p);
+}
+
+int report_find_top(char *out, size_t n)
+{
+	char exe[4096], cwd[4096];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (len > 0) {
+		exe[len] = 0;
+		/* bench/ppbench, build/<tree>/ppbench, build/<tree>/tests/test_x */
+		for (int up = 0; up < 4; up++) {
+			char *slash = strrchr(exe, '/');
+			if (!slash || slash == exe)
+				break;
+			*slash = 0;
+			if (is_top(exe)) {
+				snprintf(out, n, "%s", exe);
+				return 0;
+			}
+		}
+	}
+	if (getcwd(cwd, sizeof(cwd)) && is_top(cwd)) {
+		snprintf(out, n, "%s", cwd);
+		return 0;
+	}
+	return -1;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i])
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+static int has_magic(const char *path, const char *magic, size_t n, size_t within)
+{
+	char buf[1024];
+	FILE *f = fopen(path, "rb");
+	size_t got;
+
+	if (!f)
+		return 0;
+	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
+	fclose(f);
+	for (size_t i = 0; i + n <= got; i++)
+		if (!memcmp(buf + i, magic, n))
+			return 1;
+	return 0;
+}
+
+/* out.png is a PNG and out.svg an SVG */
+static int figure_ok(const char *out)
+{
+	char p[4096];
+	pathf(p, sizeof(p), "%s.png", out);
+	if (!has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
+		return 0;
+	pathf(p, sizeof(p), "%s.svg", out);
+	return has_magic(p, "<svg", 4, 1024);
+}
+
+/* gnuplot -c script data out [arg3], output appended to log. 0, or -1 with why. */
+static int gnuplot(const char *top, const char *script, const char *data, const char *out,
+		   const char *arg3, const char *log, char *why, size_t whylen)
+{
+	char sp[4096], p[4096];
+	pid_t pid;
+	int st;
+
+	snprintf(sp, sizeof(sp), "%s/plots/%s", top, script);
+	pathf(p, sizeof(p), "%s.png", out);
+	unlink(p);
+	pathf(p, sizeof(p), "%s.svg", out);
+	unlink(p);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		set_err(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		execlp("gnuplot", "gnuplot", "-c", sp, data, out, arg3 ? arg3 : "", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR) {
+			set_err(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
+			return -1;
+		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+		set_err(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
+		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		set_err(why, whylen, "gnuplot failed on plots/%s (see figures/gnuplot.log)", script);
+		return -1;
+	}
+	if (!figure_ok(out)) {
+		set_err(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
+			"(see figures/gnuplot.log)", script);
+		return -1;
+	}
+	return 0;
+}
+
+/* Series of configurations for a chart against workers (x = workers) or
+ * batch size (x = batch). Against workers a series is one (batch, GPUs)
+ * pair, or one batch size when workers and GPUs move together (the paper's
+ * grid, workers = GPUs); against batch size a series is one (workers,
+ * GPUs) pair. */
+struct seriesing {
+	int by_batch;    /* 1: x = batch */
+	int tied;        /* every configuration has workers == gpus, with several GPU counts */
+};
+
+static void series_key(const struct seriesing *z, const struct agg *a, int k[3])
+{
+	if (z->by_batch) {
+		k[0] = a->workers;
+		k[1] = a->gpus;
+		k[2] = a->batch;
+	} else {
+		k[0] = a->batch;
+		k[1] = z->tied ? 0 : a->gpus;
+		k[2] = a->workers;
+	}
+}
+
+static int cmp_series(const void *x, const void *y, void *ctx)
+{
+	int kx[3], ky[3];
+	series_key(ctx, x, kx);
+	series_key(ctx, y, ky);
+	for (int i = 0; i < 3; i++)
+		if (kx[i] != ky[i])
+			return (kx[i] > ky[i]) - (kx[i] < ky[i]);
+	return 0;
+}
+
+static void series_label(const struct seriesing *z, const struct agg *a, char *out, size_t n)
+{
+	if (z->by_batch) {
+		if (z->tied)
+			snprintf(out, n, "workers = GPUs = %d", a->workers);
+		else
+			snprintf(out, n, "%d worker%s / %d GPU%s", a->workers, a->workers == 1 ? "" : "s",
+				 a->gpus, a->gpus == 1 ? "" : "s");
+	} else if (z->tied) {
+		snprintf(out, n, "b%d / workers = GPUs", a->batch);
+	} else {
+		snprintf(out, n, "b%d / %d GPU%s", a->batch, a->gpus, a->gpus == 1 ? "" : "s");
+	}
+}
+
+static int is_tied(const struct agg *a, size_t n)
+{
+	int g0 = n ? a[0].gpus : 0, several = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].workers != a[i].gpus)
+			return 0;
+		several |= a[i].gpus != g0;
+	}
+	return several;
+}
+
+static void csv_real(FILE *f, double v)
+{
+	fputc(',', f);
+	put_real(f, v);
+}
+
+/* Writes the aggregated configurations as series (a sorted copy). Returns
+ * the largest number of points of a series; *best_series gets the series
+ * with the most points (the first of equals) and its first agg in *best. */
+static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
+		    int *best_series, struct agg **sorted)
+{
+	struct agg *s = malloc((n ? n : 1) * sizeof(*s));
+	int series = 0, maxpts = 0, pts = 0, prev[3] = { -1, -1, -1 };
+	char label[128];
+
+	*sorted = s;
+	if (!s)
+		return -1;
+	memcpy(s, a, n * sizeof(*s));
+	qsort_r(s, n, sizeof(*s), cmp_series, (void *)z);
+	fprintf(f, "series,series_label,workers,batch,gpus,runs,e2e_s,e2e_min_s,e2e_max_s,cpu_s,"
+		   "ooo_pct,stall_pct,gpu_util_pct,images_per_s,wait_gt_500ms_pct,"
+		   "delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct\n");
+	for (size_t i = 0; i < n; i++) {
+		int k[3];
+		series_key(z, &s[i], k);
+		if (k[0] != prev[0] || k[1] != prev[1]) {
+			series++;
+			pts = 0;
+			prev[0] = k[0];
+			prev[1] = k[1];
+		}
+		pts++;
+		if (pts > maxpts) {
+			maxpts = pts;
+			*best_series = series;
+		}
+		series_label(z, &s[i], label, sizeof(label));
+		fprintf(f, "%d,%s,%d,%d,%d,%d", series, label, s[i].workers, s[i].batch, s[i].gpus,
+			s[i].n);
+		csv_real(f, s[i].e2e_s);
+		csv_real(f, s[i].e2e_min_s);
+		csv_real(f, s[i].e2e_max_s);
+		csv_real(f, s[i].cpu_s);
+		csv_real(f, s[i].ooo_pct);
+		csv_real(f, s[i].stall_pct);
+		csv_real(f, s[i].gpu_util_pct);
+		csv_real(f, s[i].images_per_s);
+		csv_real(f, s[i].wait_gt_500ms_pct);
+		csv_real(f, s[i].delay_gt_500ms_pct);
+		csv_real(f, s[i].preproc_avg_ms);
+		csv_real(f, s[i].preproc_std_pct);
+		fputc('\n', f);
+	}
+	return maxpts;
+}
+
+/* cpu_by_op.csv for the configurations of one series (sorted by workers).
+ * Returns the number of ops written. */
+static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s, size_t n)
+{
+	char names[2 * SWEEP_MAX_OPS][40];
+	size_t nn = op_union(sw->rows, sw->nrows, names, 2 * SWEEP_MAX_OPS);
+	double *cum = calloc(n ? n : 1, sizeof(double));
+	int series = 0;
+
+	if (!cum)
+		return -1;
+	fprintf(f, "series,series_label,workers,cpu_s,cum_cpu_s\n");
+	for (size_t k = 0; k < nn; k++) {
+		int any = 0;
+		if (!strcmp(names[k], "transform"))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			any |= isfinite(mean_op_cpu(sw->rows, sw->nrows, s[i].config, names[k]));
+		if (!any)
+			continue;
+		series++;
+		for (size_t i = 0; i < n; i++) {
+			double c = mean_op_cpu(sw->rows, sw->nrows, s[i].config, names[k]);
+			if (isfinite(c))
+				cum[i] += c;
+			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
+			csv_real(f, c);
+			csv_real(f, cum[i]);
+			fputc('\n', f);
+		}
+	}
+	free(cum);
+	return series;
+}
+
+static void config_label(const struct sweep_row *r, char *out, size_t n)
+{
+	snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
+}
+
+/* Per-configuration data from each configuration's first ok run:
+ * batches.csv, preproc_box.csv, percentiles.csv. Returns the number of
+ * configurations written, or -1 with err. */
+static int write_per_config(const struct sweep *s, const char *datadir, char *err, size_t errlen)
+{
+	char p[4096], label[64];
+	FILE *fb = NULL, *fx = NULL, *fp = NULL;
+	struct agg *a = NULL;
+	size_t na = aggregate(s->rows, s->nrows, &a);
+	int series = 0, rc = -1;
+
+	pathf(p, sizeof(p), "%s/batches.csv", datadir);
+	fb = fopen(p, "w");
+	pathf(p, sizeof(p), "%s/preproc_box.csv", datadir);
+	fx = fopen(p, "w");
+	pathf(p, sizeof(p), "%s/percentiles.csv", datadir);
+	fp = fopen(p, "w");
+	if (!fb || !fx || !fp) {
+		set_err(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+		goto out;
+	}
+	fprintf(fb, "series,series_label,id,wait_ms,delay_ms,preproc_ms,out_of_order\n");
+	fprintf(fx, "series,series_label,preproc_ms\n");
+	fprintf(fp, "series,series_label,pct,delay_ms,wait_ms\n");
+	for (size_t j = 0; j < na; j++) {
+		const struct sweep_row *r = &s->rows[a[j].first];
+		struct table t;
+		double *pre, *del, *wai;
+		size_t npre = 0, ndel = 0, nwai = 0, first = 0;
+
+		snprintf(p, sizeof(p), "%s/%s/batches.csv", s->dir, r->run_dir);
+		if (!r->run_dir[0] || table_read(&t, p, NULL, 0))
+			continue;
+		int cid = table_col(&t, "id"), cw = table_col(&t, "wait_ns"),
+		    cd = table_col(&t, "delay_ns"), cp = table_col(&t, "preproc_ns"),
+		    cs = table_col(&t, "samples"), co = table_col(&t, "out_of_order");
+		pre = calloc(t.nrows + 1, sizeof(double));
+		del = calloc(t.nrows + 1, sizeof(double));
+		wai = calloc(t.nrows + 1, sizeof(double));
+		if (!pre || !del || !wai) {
+			free(pre);
+			free(del);
+			free(wai);
+			table_free(&t);
+			set_err(err, errlen, "out of memory");
+			goto out;
+		}
+		series++;
+		config_label(r, label, sizeof(label));
+		for (size_t i = 0; i < t.nrows; i++) {
+			double w = table_num(&t, i, cw), d = table_num(&t, i, cd);
+			double pr = table_num(&t, i, cp), sm = table_num(&t, i, cs);
+			int ooo = (int)table_num(&t, i, co) == 1;
+			fprintf(fb, "%d,%s,%s", series, label, table_str(&t, i, cid));
+			csv_real(fb, w / 1e6);
+			csv_real(fb, d / 1e6);
+			csv_real(fb, pr / 1e6);
+			fprintf(fb, ",%d\n", ooo);
+			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch))
+				pre[npre++] = pr / 1e6;
+			if (isfinite(d))
+				del[ndel++] = d / 1e6;
+			if (isfinite(w) && !ooo)
+				wai[nwai++] = w / 1e6;
+		}
+		analysis_cut_low_tail(pre, npre, &first);
+		for (size_t i = first; i < npre; i++) {
+			fprintf(fx, "%d,%s", series, label);
+			csv_real(fx, pre[i]);
+			fputc('\n', fx);
+		}
+		qsort(del, ndel, sizeof(double), cmp_double);
+		qsort(wai, nwai, sizeof(double), cmp_double);
+		for (int q = 0; q <= 100 && ndel; q++) {
+			fprintf(fp, "%d,%s,%d", series, label, q);
+			csv_real(fp, stats_percentile_sorted(del, ndel, q));
+			csv_real(fp, nwai ? stats_percentile_sorted(wai, nwai, q) : NAN);
+			fputc('\n', fp);
+		}
+		free(pre);
+		free(del);
+		free(wai);
+		table_free(&t);
+	}
+	rc = series;
+out:
+	if ((fb && fclose(fb)) | (fx && fclose(fx)) | (fp && fclose(fp)))
+		if (rc >= 0) {
+			set_err(err, errlen, "cannot write the data files in '%s'", datadir);
+			rc = -1;
+		}
+	free(a);
+	return rc;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+/* op_cdf.csv from the LotusTrace files of row r: one series per op
+ * (Lotus's names without the leading S), up to 400 points each. Returns
+ * the number of ops, 0 with why when there is no trace. */
+static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const char *path,
+			char *why, size_t whylen)
+{
+	char dir[4096], err[512];
+	struct trace t;
+	FILE *f = NULL;
+	int series = 0;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(dir, sizeof(dir), "%s/%s/lotustrace/b%d_gpu%d", s->dir, r->run_dir, r->batch,
+		 r->gpus);
+	if (lotustrace_read(dir, LOTUSTRACE_PREFIX, &t, err, sizeof(err))) {
+		set_err(why, whylen, "no LotusTrace files in run %s (--trace off?): %s", r->tag, err);
+		return 0;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		set_err(why, whylen, "cannot create '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "series,series_label,dur_us,cum_pct\n");
+	/* ops 0..nops-1, then collation */
+	for (size_t op = 0; op <= t.nops; op++) {
+		size_t n = 0, k = 0;
+		uint64_t *v;
+		const char *name = op < t.nops ? t.op_names[op] : "SCollation";
+		for (size_t p = 0; p < t.nprocs; p++)
+			for (size_t e = 0; e < t.procs[p].n; e++) {
+				const struct trace_ev *ev = &t.procs[p].ev[e];
+				n += op < t.nops ? ev->kind == EV_OP && ev->op == op : ev->kind == EV_COLLATE;
+			}
+		if (!n || !(v = malloc(n * sizeof(*v))))
+			continue;
+		for (size_t p = 0; p < t.nprocs; p++)
+			for (size_t e = 0; e < t.procs[p].n; e++) {
+				const struct trace_ev *ev = &t.procs[p].ev[e];
+				if (op < t.nops ? ev->kind == EV_OP && ev->op == op : ev->kind == EV_COLLATE)
+					v[k++] = ev->dur_ns;
+			}
+		qsort(v, n, sizeof(*v), cmp_u64);
+		series++;
+		if (name[0] == 'S')
+			name++;
+		size_t pts = n < 400 ? n : 400;
+		for (size_t i = 0; i < pts; i++) {
+			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
+			double us = (double)v[idx] / 1e3;
+			fprintf(f, "%d,%s", series, name);
+			csv_real(f, us < 0.01 ? 0.01 : us);
+			csv_real(f, 100.0 * (double)(idx + 1) / (double)n);
+			fputc('\n', f);
+		}
+		free(v);
+	}
+	if (fclose(f)) {
+		set_err(why, whylen, "cannot write '%s'", path);
+		series = 0;
+	}
+	if (!series)
+		set_err(why, whylen, "the trace of run %s has no op events", r->tag);
+out:
+	lotustrace_free(&t);
+	return series;
+}
+
+static struct fig_status *fig_add(struct fig_status *st, size_t max, size_t *n, const char *name)
+{
+	static struct fig_status spare;
+	struct fig_status *f = *n < max ? &st[(*n)++] : &spare;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	return f;
+}
+
+/* draws figures/<name> from data with plots/<script>, recording the outcome */
+static void draw(const char *top, const char *figdir, const char *log, struct fig_status *f,
+		 const char *script, const char *data, const char *arg3)
+{
+	char out[4096];
+	if (!top) {
+		snprintf(f->why, sizeof(f->why), "the plots/ folder was not found (run from the "
+			 "repository, or keep bench/ppbench in it)");
+		return;
+	}
+	snprintf(out, sizeof(out), "%s/%s", figdir, f->name);
+	f->drawn = gnuplot(top, script, data, out, arg3, log, f->why, sizeof(f->why)) == 0;
+}
+
+int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *nst,
+		   char *err, size_t errlen)
+{
+	char topbuf[4096], figdir[4096], datadir[4096], log[4096], p[4096], p2[4096], sub[160];
+	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	struct agg *a = NULL, *sw = NULL, *sb = NULL;
+	size_t na = aggregate(s->rows, s->nrows, &a);
+	struct seriesing zw = { 0, is_tied(a, na) }, zb = { 1, zw.tied };
+	int best_w = 0, best_b = 0, ptw, ptb, rc = -1;
+	struct fig_status *f;
+	FILE *fh;
+
+	*nst = 0;
+	snprintf(figdir, sizeof(figdir), "%s/figures", s->dir);
+	snprintf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
+	snprintf(p, sizeof(p), "%s/figures/paper", s->dir);
+	if (mkdir_p(datadir) || mkdir_p(p)) {
+		set_err(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+		goto out;
+	}
+	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	fh = fopen(log, "w");
+	if (fh)
+		fclose(fh);
+
+	/* Table II */
+	f = fig_add(st, max, nst, "table2_op_cdf");
+	{
+		long i = table2_row(s->rows, s->nrows);
+		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
+		if (i < 0)
+			snprintf(f->why, sizeof(f->why), "no run finished");
+		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
+			snprintf(sub, sizeof(sub), "run %s", s->rows[i].tag);
+			draw(top, figdir, log, f, "table2_op_cdf.gp", p, sub);
+		}
+	}
+
+	/* per configuration: Figs. 4, 5a, 5b */
+	int ncfg = write_per_config(s, datadir, err, errlen);
+	if (ncfg < 0)
+		goto out;
+	static const struct {
+		const char *name, *script, *data;
+	} per_cfg[] = {
+		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv" },
+		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv" },
+		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv" },
+	};
+	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
+		f = fig_add(st, max, nst, per_cfg[k].name);
+		pathf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
+		if (!ncfg)
+			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
+		else
+			draw(top, figdir, log, f, per_cfg[k].script, p, NULL);
+	}
+
+	/* against workers, against batch size */
+	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
+	fh = fopen(p, "w");
+	if (!fh) {
+		set_err(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+		goto out;
+	}
+	ptw = write_vs(fh, a, na, &zw, &best_w, &sw);
+	if (fclose(fh) || ptw < 0) {
+		set_err(err, errlen, "cannot write '%s'", p);
+		goto out;
+	}
+	pathf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
+	fh = fopen(p2, "w");
+	if (!fh) {
+		set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+		goto out;
+	}
+	ptb = write_vs(fh, a, na, &zb, &best_b, &sb);
+	if (fclose(fh) || ptb < 0) {
+		set_err(err, errlen, "cannot write '%s'", p2);
+		goto out;
+	}
+	static const char no_w[] = "the sweep has one worker count per batch size and GPU count: "
+				   "there is no line against workers to draw";
+	static const char no_b[] = "the sweep has one batch size per worker and GPU count: "
+				   "there is no line against batch size to draw";
+	f = fig_add(st, max, nst, "ooo_stall_vs_workers");
+	if (ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		draw(top, figdir, log, f, "ooo_stall.gp", p, "workers");
+	f = fig_add(st, max, nst, "ooo_stall_vs_batch");
+	if (ptb < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_b);
+	else
+		draw(top, figdir, log, f, "ooo_stall.gp", p2, "batch");
+	f = fig_add(st, max, nst, "fig6a_e2e_vs_workers");
+	if (ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		draw(top, figdir, log, f, "fig6a_e2e_vs_workers.gp", p, NULL);
+	f = fig_add(st, max, nst, "gpu_util_vs_workers");
+	if (ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		draw(top, figdir, log, f, "gpu_util_vs_workers.gp", p, NULL);
+	f = fig_add(st, max, nst, "fig6b_cpu_vs_workers");
+	if (ptw < 2) {
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	} else {
+		/* the series with the most worker counts */
+		size_t from = 0, cnt = 0;
+		int series = 0, prev[3] = { -1, -1, -1 };
+		for (size_t i = 0; i < na; i++) {
+			int k[3];
+			series_key(&zw, &sw[i], k);
+			if (k[0] != prev[0] || k[1] != prev[1]) {
+				series++;
+				prev[0] = k[0];
+				prev[1] = k[1];
+			}
+			if (series == best_w && !cnt++)
+				from = i;
+		}
+		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
+		fh = fopen(p2, "w");
+		if (!fh) {
+			set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+			goto out;
+		}
+		int nops = write_cpu_by_op(fh, s, sw + from, cnt);
+		if (fclose(fh) || nops < 0) {
+			set_err(err, errlen, "cannot write '%s'", p2);
+			goto out;
+		}
+		series_label(&zw, &sw[from], sub, sizeof(sub));
+		if (!nops)
+			snprintf(f->why, sizeof(f->why), "the runs have no per-op CPU times");
+		else
+			draw(top, figdir, log, f, "fig6b_cpu_vs_workers.gp", p2, sub);
+	}
+
+	/* the paper's data, same scripts */
+	static const struct {
+		const char *name, *script, *data, *arg3;
+	} paper[] = {
+		{ "paper/fig6a_e2e_vs_workers", "fig6a_e2e_vs_workers.gp", "paper_worker_sweep.csv", NULL },
+		{ "paper/fig6b_cpu_vs_workers", "fig6b_cpu_vs_workers.gp", "paper_cpu_by_op.csv",
+		  "paper: b1024 / 4 GPUs; per-op split not published per worker count" },
+		{ "paper/ooo_stall_vs_workers", "ooo_stall.gp", "paper_worker_sweep.csv", "workers" },
+		{ "paper/grid_ooo_stall_vs_workers", "ooo_stall.gp", "paper_grid_vs_workers.csv", "workers" },
+		{ "paper/grid_ooo_stall_vs_batch", "ooo_stall.gp", "paper_grid_vs_batch.csv", "batch" },
+	};
+	for (size_t k = 0; k < sizeof(paper) / sizeof(paper[0]); k++) {
+		f = fig_add(st, max, nst, paper[k].name);
+		if (!top) {
+			snprintf(f->why, sizeof(f->why), "the repository (plots/, datasets/reference/) "
+				 "was not found");
+			continue;
+		}
+		pathf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
+		draw(top, figdir, log, f, paper[k].script, p, paper[k].arg3);
+	}
+	rc = 0;
+out:
+	free(a);
+	free(sw);
+	free(sb);
+	return rc;
+}
+
+/* ---- report.md and report.html, written together --------------------------*/
+
+struct doc {
+	FILE *md, *html;
+	const char *dir;      /* the sweep folder */
+	int nfig;             /* figures inlined so far (SVG id prefixes) */
+	int in_list;
+};
+
+static void html_esc(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s == '\n' ? ' ' : *s, f);
+	}
+}
+
+static void doc_h(struct doc *d, int level, const char *text)
+{
+	fprintf(d->md, "\n%.*s %s\n\n", level, "######", text);
+	fprintf(d->html, "<h%d>", level);
+	html_esc(d->html, text);
+	fprintf(d->html, "</h%d>\n", level);
+}
+
+static void doc_p(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void doc_p(struct doc *d, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(d->md, "%s\n\n", buf);
+	fputs("<p>", d->html);
+	html_esc(d->html, buf);
+	fputs("</p>\n", d->html);
+}
+
+/* a paragraph starting with a bold lead */
+static void doc_lead(struct doc *d, const char *cls, const char *lead, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void doc_lead(struct doc *d, const char *cls, const char *lead, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	fprintf(d->md, "**%s** %s\n\n", lead, buf);
+	fprintf(d->html, "<p class=\"%s\"><strong>", cls ? cls : "");
+	html_esc(d->html, lead);
+	fputs("</strong> ", d->html);
+	html_esc(d->html, buf);
+	fputs("</p>\n", d->html);
+}
+
+static void doc_li(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void doc_li(struct doc *d, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!d->in_list) {
+		fputs("<ul>\n", d->html);
+		d->in_list = 1;
+	}
+	fprintf(d->md, "- %s\n", buf);
+	fputs("<li>", d->html);
+	html_esc(d->html, buf);
+	fputs("</li>\n", d->html);
+}
+
+static void doc_list_end(struct doc *d)
+{
+	if (d->in_list)
+		fputs("</ul>\n", d->html);
+	fputs("\n", d->md);
+	d->in_list = 0;
+}
+
+static void doc_row(struct doc *d, const char *const *c, size_t n, int header)
+{
+	fputs("|", d->md);
+	for (size_t i = 0; i < n; i++) {
+		fputc(' ', d->md);
+		md_cell(d->md, c[i]);
+		fputs(" |", d->md);
+	}
+	fputs("\n", d->md);
+	if (header) {
+		fputs("|", d->md);
+		for (size_t i = 0; i < n; i++)
+			fputs("---|", d->md);
+		fputs("\n", d->md);
+		fputs("<table>\n<tr>", d->html);
+	} else {
+		fputs("<tr>", d->html);
+	}
+	for (size_t i = 0; i < n; i++) {
+		fputs(header ? "<th>" : "<td>", d->html);
+		html_esc(d->html, c[i]);
+		fputs(header ? "</th>" : "</td>", d->html);
+	}
+	fputs("</tr>\n", d->html);
+}
+
+static void doc_table_end(struct doc *d)
+{
+	fputs("\n", d->md);
+	fputs("</table>\n", d->html);
+}
+
+/* The SVG of figures/<name>.svg, inline, its ids prefixed so that several
+ * figures can share one page. */
+static void html_svg(struct doc *d, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, *p, pre[16];
+	size_t cap = 0, len = 0, n;
+
+	if (!f)
+		return;
+	for (;;) {
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = 2 * cap + 65536 + 1);
+			if (!nb)
+				goto out;
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	if (!buf)
+		goto out;
+	buf[len] = 0;
+	p = strstr(buf, "<svg");
+	if (!p)
+		goto out;
+	snprintf(pre, sizeof(pre), "f%d-", ++d->nfig);
+	while (*p) {
+		static const char *const pat[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
+		size_t k;
+		for (k = 0; k < sizeof(pat) / sizeof(pat[0]); k++)
+			if (!strncmp(p, pat[k], strlen(pat[k])) && (p == buf || p[-1] == ' ' ||
+			    p[-1] == '\t' || p[-1] == ':' || p[-1] == '\n' || k == 4))
+				break;
+		if (k < sizeof(pat) / sizeof(pat[0])) {
+			fputs(pat[k], d->html);
+			fputs(pre, d->html);
+			p += strlen(pat[k]);
+		} else {
+			fputc(*p++, d->html);
+		}
+	}
+	fputc('\n', d->html);
+out:
+	free(buf);
+	fclose(f);
+}
+
+static void doc_fig(struct doc *d, const struct fig_status *st, size_t n, const char *name,
+		    const char *caption)
+{
+	const struct fig_status *f = NULL;
+	char path[4096];
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(st[i].name, name))
+			f = &st[i];
+	if (!f || !f->drawn) {
+		doc_lead(d, "nofig", "Figure not drawn:", "%s (%s).", caption,
+			 f ? f->why : "not made by this version");
+		return;
+	}
+	fprintf(d->md, "![%s](figures/%s.png)\n\n*%s* ([SVG](figures/%s.svg))\n\n", caption, name,
+		caption, name);
+	fputs("<figure>\n", d->html);
+	snprintf(path, sizeof(path), "%s/figures/%s.svg", d->dir, name);
+	html_svg(d, path);
+	fputs("<figcaption>", d->html);
+	html_esc(d->html, caption);
+	fputs("</figcaption>\n</figure>\n", d->html);
+}
+
+static const char *num(char *buf, size_t n, double v, int prec)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.*f", prec, v);
+	return buf;
+}
+
+/* A reference table of the paper, columns picked by name and renamed. */
+static void doc_ref_table(struct doc *d, const char *top, const char *file,
+			  const char *const *cols, const char *const *titles, size_t n,
+			  const char *filter_col, const char *filter_val)
+{
+	char path[4096], err[512];
+	struct table t;
+	int ci[16], fc;
+	const char *cell[16];
+
+	if (!top) {
+		doc_p(d, "(The paper's table %s was not found: run the report from the repository.)", file);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/datasets/reference/lotus/figures/%s", top, file);
+	if (table_read(&t, path, err, sizeof(err))) {
+		doc_p(d, "(The paper's table is missing: %s.)", err);
+		return;
+	}
+	for (size_t i = 0; i < n && i < 16; i++)
+		ci[i] = table_col(&t, cols[i]);
+	fc = filter_col ? table_col(&t, filter_col) : -1;
+	doc_row(d, titles, n, 1);
+	for (size_t r = 0; r < t.nrows; r++) {
+		if (fc >= 0 && strcmp(table_str(&t, r, fc), filter_val))
+			continue;
+		for (size_t i = 0; i < n && i < 16; i++)
+			cell[i] = *table_str(&t, r, ci[i]) ? table_str(&t, r, ci[i]) : "-";
+		doc_row(d, cell, n, 0);
+	}
+	doc_table_end(d);
+	table_free(&t);
+}
+
+static void doc_verdict(struct doc *d, const struct finding *f, const char *rule)
+{
+	static const char *const cls[] = { "holds", "nothold", "cannot" };
+	char lead[64];
+
+	char why[sizeof(f->why)];
+
+	snprintf(lead, sizeof(lead), "Verdict: %s.", verdict_name(f->v));
+	snprintf(why, sizeof(why), "%s", f->why);
+	if (why[0] >= 'a' && why[0] <= 'z')
+		why[0] = (char)(why[0] - 'a' + 'A');
+	doc_lead(d, cls[f->v], lead, "%s.", why);
+	doc_lead(d, "rule", "Rule:", "%s.", rule);
+}
+
+static void json_compact(json_t *v, char *out, size_t n)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+	snprintf(out, n, "%s", s ? s : "?");
+	free(s);
+}
+
+/* The last non-empty line of a file (a failed run's error) */
+static void last_line(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+
+	out[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (line[0])
+			snprintf(out, n, "%s", line);
+	}
+	fclose(f);
+}
+
+static const char html_head[] =
+	"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	"<title>ppbench sweep report</title>\n<style>\n"
+	"body{font-family:system-ui,sans-serif;max-width:1040px;margin:2em auto;padding:0 1em;"
+	"line-height:1.45;color:#222}\n"
+	"table{border-collapse:collapse;margin:0.6em 0 1.2em;font-size:0.92em}\n"
+	"th,td{border:1px solid #ccc;padding:0.25em 0.6em;text-align:left}\n"
+	"th{background:#f3f3f3}\n"
+	"figure{margin:1em 0}\nfigure svg{max-width:100%;height:auto;display:block}\n"
+	"figcaption{font-size:0.9em;color:#555}\n"
+	"p.holds strong{color:#1a7f37}\np.nothold strong{color:#b42318}\n"
+	"p.cannot strong{color:#8a6d00}\np.rule{font-size:0.9em;color:#555}\n"
+	"p.nofig{font-size:0.9em;color:#777}\ncode{background:#f3f3f3;padding:0 0.2em}\n"
+	"</style>\n</head>\n<body>\n";
+
+static void list_ints(json_t *arr, char *out, size_t n)
+{
+	size_t i, l = 0;
+	json_t *v;
+
+	out[0] = 0;
+	json_array_foreach(arr, i, v) {
+		if (l + 16 >= n)
+			break;
+		l += (size_t)snprintf(out + l, n - l, "%s%lld", i ? " " : "",
+				      (long long)json_integer_value(v));
+	}
+	if (!l)
+		snprintf(out, n, "-");
+}
+
+static void write_sweep_section(struct doc *d, const struct sweep *s, const struct fig_status *st,
+				size_t nst)
+{
+	json_t *doc = s->doc, *m = json_object_get(doc, "machine"), *args, *v;
+	char a[256], b[256], c[256], buf[8192];
+	size_t nok = 0, nfail = 0, ninc = 0, npend = 0, i;
+
+	doc_h(d, 2, "The sweep");
+	for (i = 0; i < s->nrows; i++) {
+		const char *st_ = s->rows[i].status;
+		nok += !strcmp(st_, RUN_OK);
+		nfail += !strcmp(st_, RUN_FAILED);
+		ninc += !strcmp(st_, RUN_INCOMPLETE);
+		npend += !strcmp(st_, RUN_PENDING);
+	}
+	if (m) {
+		double mem = jnum(m, "memory_total_bytes");
+		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
+		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
+		       num(a, sizeof(a), mem / 1073741824.0, 1),
+		       jstr(json_object_get(m, "kernel"), "sysname", ""),
+		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
+	}
+	if (doc) {
+		const char *cache = jstr(doc, "page_cache", "?");
+		doc_li(d, "Dataset: %s. Page cache before each run: %s.", jstr(doc, "data", "?"),
+		       !strcmp(cache, "warm") ? "kept warm (--warm)" :
+		       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
+		       "paper evicted with vmtouch -e)");
+		list_ints(json_object_get(doc, "workers"), a, sizeof(a));
+		list_ints(json_object_get(doc, "batch_size"), b, sizeof(b));
+		list_ints(json_object_get(doc, "gpus"), c, sizeof(c));
+		doc_li(d, "Configurations: workers {%s}%s x batch {%s} x GPUs {%s}, %d repeat%s, in "
+		       "that order (repeats outermost): %zu runs: %zu ok, %zu failed, %zu incomplete, "
+		       "%zu not run.", a,
+		       json_is_true(json_object_get(doc, "workers_equal_gpus")) ? " (= GPUs)" : "",
+		       b, c, jint(doc, "repeat", 1), jint(doc, "repeat", 1) == 1 ? "" : "s",
+		       s->nrows, nok, nfail, ninc, npend);
+		args = json_object_get(doc, "run_args");
+		buf[0] = 0;
+		json_array_foreach(args, i, v) {
+			size_t l = strlen(buf);
+			snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", json_string_value(v));
+		}
+		doc_li(d, "Options given to every run: %s.", buf[0] ? buf : "none (the defaults)");
+		doc_li(d, "Sweep started %s; folder %s.", jstr(doc, "created_utc", "?"), s->dir);
+	}
+	/* the resolved options, from the first finished run */
+	for (i = 0; i < s->nrows; i++) {
+		char path[4096];
+		json_t *sum, *o;
+		const char *key;
+		if (!s->rows[i].run_dir[0])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/summary.json", s->dir, s->rows[i].run_dir);
+		sum = json_load_file(path, 0, NULL);
+		o = json_object_get(sum, "options");
+		if (!o) {
+			json_decref(sum);
+			continue;
+		}
+		buf[0] = 0;
+		json_object_foreach(o, key, v) {
+			size_t l = strlen(buf);
+			char val[512];
+			json_compact(v, val, sizeof(val));
+			snprintf(buf + l, sizeof(buf) - l, "%s%s=%s", l ? ", " : "", key, val);
+		}
+		doc_li(d, "Resolved run options (run %s): %s.", s->rows[i].tag, buf);
+		json_decref(sum);
+		break;
+	}
+	doc_list_end(d);
+
+	/* figures not drawn */
+	size_t nnot = 0;
+	for (i = 0; i < nst; i++)
+		nnot += !st[i].drawn;
+	if (nnot) {
+		doc_p(d, "Figures not drawn:");
+		for (i = 0; i < nst; i++)
+			if (!st[i].drawn)
+				doc_li(d, "%s: %s", st[i].name, st[i].why);
+		doc_list_end(d);
+	}
+}
+
+static void write_runs_section(struct doc *d, const struct sweep *s)
+{
+	static const char *const hdr[] = { "run", "status", "W", "B", "G", "E2E (s)", "images/s",
+					   "CPU (s)", "out of order (%)", "stall (%)",
+					   "GPU util (%)", "folder" };
+	char c[12][128];
+	const char *cell[12];
+	double skipped = 0;
+	size_t i, nbad = 0;
+
+	doc_h(d, 2, "All runs");
+	doc_p(d, "One row per configuration and repeat (summary.csv has every column).");
+	doc_row(d, hdr, 12, 1);
+	for (i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		snprintf(c[0], sizeof(c[0]), "%s", r->tag);
+		snprintf(c[1], sizeof(c[1]), "%s", r->status);
+		snprintf(c[2], sizeof(c[2]), "%d", r->workers);
+		snprintf(c[3], sizeof(c[3]), "%d", r->batch);
+		snprintf(c[4], sizeof(c[4]), "%d", r->gpus);
+		num(c[5], sizeof(c[5]), r->e2e_s, 2);
+		num(c[6], sizeof(c[6]), r->images_per_s, 1);
+		num(c[7], sizeof(c[7]), r->cpu_s, 2);
+		num(c[8], sizeof(c[8]), r->ooo_pct, 1);
+		num(c[9], sizeof(c[9]), r->stall_pct, 1);
+		num(c[10], sizeof(c[10]), r->gpu_util_pct, 1);
+		snprintf(c[11], sizeof(c[11]), "%.120s", r->run_dir[0] ? r->run_dir : "-");
+		for (int k = 0; k < 12; k++)
+			cell[k] = c[k];
+		doc_row(d, cell, 12, 0);
+		if (isfinite(r->skipped_files))
+			skipped += r->skipped_files;
+		nbad += strcmp(r->status, RUN_OK) != 0;
+	}
+	doc_table_end(d);
+
+	doc_h(d, 3, "Failed, incomplete and missing runs");
+	if (!nbad)
+		doc_p(d, "None: every planned run finished.");
+	for (i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		char log[4096], line[1024];
+		if (!strcmp(r->status, RUN_OK))
+			continue;
+		if (!strcmp(r->status, RUN_PENDING)) {
+			doc_li(d, "%s: not run (ppbench sweep --resume %s runs it).", r->tag, s->dir);
+			continue;
+		}
+		snprintf(log, sizeof(log), "%s/logs/%s.log", s->dir, r->tag);
+		last_line(log, line, sizeof(line));
+		doc_li(d, "%s: %s, exit code %d%s%s (log: logs/%s.log).", r->tag, r->status,
+		       r->exit_code, line[0] ? ": " : "", line, r->tag);
+	}
+	doc_list_end(d);
+
+	doc_h(d, 3, "Skipped files");
+	if (!(skipped > 0)) {
+		doc_p(d, "No run skipped a file.");
+		return;
+	}
+	doc_p(d, "%.0f files skipped over all runs (--on-error skip); the first ones:", skipped);
+	int listed = 0;
+	for (i = 0; i < s->nrows && listed < 20; i++) {
+		char path[4096];
+		json_t *sum, *files, *v;
+		size_t k;
+		if (!s->rows[i].run_dir[0] || !(s->rows[i].skipped_files > 0))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/summary.json", s->dir, s->rows[i].run_dir);
+		sum = json_load_file(path, 0, NULL);
+		files = json_object_get(json_object_get(sum, "skipped"), "files");
+		json_array_foreach(files, k, v) {
+			if (listed++ >= 20)
+				break;
+			doc_li(d, "%s (run %s)", json_string_value(v), s->rows[i].tag);
+		}
+		json_decref(sum);
+	}
+	doc_list_end(d);
+}
+
+static void write_findings(struct doc *d, const struct sweep *s, const char *top,
+			   const struct fig_status *st, size_t nst, const struct finding *fd)
+{
+	struct agg *a = NULL;
+	size_t na = aggregate(s->rows, s->nrows, &a);
+	char c[8][64];
+	const char *cell[8];
+
+	/* 1 */
+	doc_h(d, 3, "1. Short ops dominate (Table II)");
+	doc_p(d, "The paper: most ops take under 10 ms and RandomHorizontalFlip mostly under 100 us "
+		 "(ImageNet, b128, 1 GPU, 1 worker; per image, Collation per batch of 128):");
+	{
+		static const char *const cols[] = { "op", "mean_ms", "p90_ms", "pct_under_10ms",
+						    "pct_under_100us" };
+		static const char *const tit[] = { "op", "mean (ms)", "p90 (ms)", "under 10 ms (%)",
+						   "under 100 us (%)" };
+		doc_ref_table(d, top, "lotus_ic_per_op_ms.csv", cols, tit, 5, NULL, NULL);
+	}
+	long t2 = table2_row(s->rows, s->nrows);
+	if (t2 >= 0 && s->rows[t2].nops) {
+		static const char *const tit[] = { "op", "calls", "mean (ms)", "p90 (ms)", "p99 (ms)",
+						   "under 10 ms (%)", "under 100 us (%)" };
+		const struct sweep_row *r = &s->rows[t2];
+		doc_p(d, "This machine, run %s (per sample; collate per batch of %d, transform = all "
+			 "transforms of a sample):", r->tag, r->batch);
+		doc_row(d, tit, 7, 1);
+		for (size_t k = 0; k < r->nops; k++) {
+			const struct sweep_op *o = &r->ops[k];
+			snprintf(c[0], sizeof(c[0]), "%s", o->name);
+			num(c[1], sizeof(c[1]), o->count, 0);
+			num(c[2], sizeof(c[2]), o->mean_ms, 3);
+			num(c[3], sizeof(c[3]), o->p90_ms, 3);
+			num(c[4], sizeof(c[4]), o->p99_ms, 3);
+			num(c[5], sizeof(c[5]), o->under_10ms_pct, 2);
+			num(c[6], sizeof(c[6]), o->under_100us_pct, 2);
+			for (int k2 = 0; k2 < 7; k2++)
+				cell[k2] = c[k2];
+			doc_row(d, cell, 7, 0);
+		}
+		doc_table_end(d);
+	}
+	doc_fig(d, st, nst, "table2_op_cdf", "This machine: per-op time distributions (CDF), 100 us "
+		"and 10 ms marked");
+	doc_verdict(d, &fd[0], REPORT_RULE_SHORT_OPS);
+
+	/* 2 */
+	doc_h(d, 3, "2. Per-batch preprocessing time varies (Fig. 4)");
+	doc_p(d, "The paper: per-batch preprocessing time has a std of 5.48-10.73 %% of the mean "
+		 "across configurations, and its IQR grows up to 6.9x from b128 to b1024:");
+	{
+		static const char *const cols[] = { "batch", "gpus", "workers", "preproc_avg_ms",
+						    "preproc_std_pct" };
+		static const char *const tit[] = { "batch", "GPUs", "workers", "mean (ms)",
+						   "std (% of mean)" };
+		doc_ref_table(d, top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 5, NULL, NULL);
+	}
+	{
+		static const char *const tit[] = { "configuration", "batches (after the cut)",
+						   "mean (ms)", "std (% of mean)", "IQR (ms)" };
+		doc_p(d, "This machine (mean over repeats; Lotus's cut of the low tail below "
+			 "q1 - 2 x IQR):");
+		doc_row(d, tit, 5, 1);
+		for (size_t i = 0; i < na; i++) {
+			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			num(c[1], sizeof(c[1]), a[i].preproc_batches, 0);
+			num(c[2], sizeof(c[2]), a[i].preproc_avg_ms, 2);
+			num(c[3], sizeof(c[3]), a[i].preproc_std_pct, 2);
+			num(c[4], sizeof(c[4]), a[i].preproc_iqr_ms, 2);
+			for (int k = 0; k < 5; k++)
+				cell[k] = c[k];
+			doc_row(d, cell, 5, 0);
+		}
+		doc_table_end(d);
+	}
+	doc_fig(d, st, nst, "fig4_preproc_boxplot", "This machine: per-batch preprocessing time by "
+		"configuration (full batches)");
+	doc_verdict(d, &fd[1], REPORT_RULE_VARIANCE);
+
+	/* 3 */
+	doc_h(d, 3, "3. Out-of-order arrival and a stalled main process (Fig. 5)");
+	doc_p(d, "The paper (workers = GPUs): with 2+ workers 30-61 %% of batches arrive out of "
+		 "order and the main process is stalled 78-95 %% of the wall time; at b512, "
+		 "30.8-100 %% of batches wait over 500 ms and 32-62 %% are delayed over 500 ms:");
+	{
+		static const char *const cols[] = { "batch", "gpus", "workers", "ooo_pct", "stall_pct",
+						    "wait_gt_500ms_pct", "delay_gt_500ms_pct" };
+		static const char *const tit[] = { "batch", "GPUs", "workers", "out of order (%)",
+						   "stall (%)", "wait > 500 ms (%)",
+						   "delay > 500 ms (%)" };
+		doc_ref_table(d, top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 7, NULL, NULL);
+	}
+	{
+		static const char *const tit[] = { "configuration", "out of order (%)", "stall (%)",
+						   "wait > 500 ms (%)", "delay > 500 ms (%)",
+						   "GPU util (%)" };
+		doc_p(d, "This machine (mean over repeats):");
+		doc_row(d, tit, 6, 1);
+		for (size_t i = 0; i < na; i++) {
+			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			num(c[1], sizeof(c[1]), a[i].ooo_pct, 1);
+			num(c[2], sizeof(c[2]), a[i].stall_pct, 1);
+			num(c[3], sizeof(c[3]), a[i].wait_gt_500ms_pct, 1);
+			num(c[4], sizeof(c[4]), a[i].delay_gt_500ms_pct, 1);
+			num(c[5], sizeof(c[5]), a[i].gpu_util_pct, 1);
+			for (int k = 0; k < 6; k++)
+				cell[k] = c[k];
+			doc_row(d, cell, 6, 0);
+		}
+		doc_table_end(d);
+	}
+	doc_fig(d, st, nst, "paper/grid_ooo_stall_vs_workers", "The paper: out of order and stall "
+		"against workers (= GPUs), Figs. 4-5 grid");
+	doc_fig(d, st, nst, "paper/grid_ooo_stall_vs_batch", "The paper: out of order and stall "
+		"against batch size");
+	doc_fig(d, st, nst, "ooo_stall_vs_workers", "This machine: out of order and stall against "
+		"workers");
+	doc_fig(d, st, nst, "ooo_stall_vs_batch", "This machine: out of order and stall against "
+		"batch size");
+	doc_fig(d, st, nst, "fig5a_wait_per_batch", "This machine: main-process wait per batch "
+		"(log scale)");
+	doc_fig(d, st, nst, "fig5b_delay_percentiles", "This machine: delay by percentile, 500 ms "
+		"line");
+	doc_verdict(d, &fd[2], REPORT_RULE_OUT_OF_ORDER);
+
+	/* 4 */
+	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
+	doc_p(d, "The paper (b1024, 4 GPUs): from 8 to 28 workers E2E drops about 50 %% (1280.8 s "
+		 "-> 635.6 s) with little gain past 20, while the total CPU seconds rise 53 %% "
+		 "(9402.6 -> 14423.6) and every op's CPU time grows; the front-end-bound share "
+		 "of decode rises from 8.5 %% to 15.9 %% (hardware counters: not measured by a "
+		 "sweep):");
+	{
+		static const char *const cols[] = { "workers", "e2e_s", "cpu_s", "ooo_pct",
+						    "stall_pct" };
+		static const char *const tit[] = { "workers", "E2E (s)", "CPU (s)",
+						   "out of order (%)", "stall (%)" };
+		doc_ref_table(d, top, "lotus_ic_worker_sweep.csv", cols, tit, 5, NULL, NULL);
+	}
+	{
+		static const char *const tit[] = { "configuration", "runs", "E2E (s)",
+						   "gain of the next step (%)", "CPU (s)",
+						   "images/s" };
+		doc_p(d, "This machine (mean over repeats):");
+		doc_row(d, tit, 6, 1);
+		for (size_t i = 0; i < na; i++) {
+			double gain = NAN;
+			/* the next worker count at the same batch and GPUs */
+			for (size_t j = 0; j < na; j++)
+				if (a[j].batch == a[i].batch && a[j].gpus == a[i].gpus &&
+				    a[j].workers > a[i].workers) {
+					double g = 100 * (a[i].e2e_s - a[j].e2e_s) / a[i].e2e_s;
+					int closer = 1;
+					for (size_t k = 0; k < na; k++)
+						if (a[k].batch == a[i].batch && a[k].gpus == a[i].gpus &&
+						    a[k].workers > a[i].workers && a[k].workers < a[j].workers)
+							closer = 0;
+					if (closer)
+						gain = g;
+				}
+			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
+			num(c[2], sizeof(c[2]), a[i].e2e_s, 2);
+			num(c[3], sizeof(c[3]), gain, 1);
+			num(c[4], sizeof(c[4]), a[i].cpu_s, 2);
+			num(c[5], sizeof(c[5]), a[i].images_per_s, 1);
+			for (int k = 0; k < 6; k++)
+				cell[k] = c[k];
+			doc_row(d, cell, 6, 0);
+		}
+		doc_table_end(d);
+	}
+	doc_fig(d, st, nst, "paper/fig6a_e2e_vs_workers", "The paper: E2E against workers (Fig. 6a)");
+	doc_fig(d, st, nst, "paper/fig6b_cpu_vs_workers", "The paper: total CPU seconds against "
+		"workers (Fig. 6b)");
+	doc_fig(d, st, nst, "fig6a_e2e_vs_workers", "This machine: E2E against workers (bars: "
+		"min-max over repeats)");
+	doc_fig(d, st, nst, "fig6b_cpu_vs_workers", "This machine: CPU seconds by op against "
+		"workers");
+	doc_fig(d, st, nst, "gpu_util_vs_workers", "This machine: simulated GPU utilization "
+		"against workers");
+	doc_verdict(d, &fd[3], REPORT_RULE_DIMINISHING);
+
+	/* 5 */
+	doc_h(d, 3, "5. Low tracing overhead");
+	doc_p(d, "The paper: LotusTrace costs +0.14 %% on full ImageNet and +2.0 %% on a "
+		 "26,061-image subset, where sampling profilers cost 3-96 %%:");
+	{
+		static const char *const cols[] = { "dataset", "images", "profiler", "wall_s",
+						    "overhead_pct" };
+		static const char *const tit[] = { "dataset", "images", "profiler", "wall (s)",
+						   "overhead (%)" };
+		doc_ref_table(d, top, "lotus_tracing_overhead.csv", cols, tit, 5, NULL, NULL);
+	}
+	doc_verdict(d, &fd[4], REPORT_RULE_OVERHEAD);
+	free(a);
+}
+
+int report_write(const struct sweep *s, char *err, size_t errlen)
+{
+	struct fig_status st[REPORT_MAX_FIGS];
+	struct finding fd[5];
+	char path[4096], mdt[4096], htt[4096], topbuf[4096], stamp[64];
+	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	struct doc d = { .dir = s->dir };
+	size_t nst = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc = -1;
+	static const char *const titles[] = {
+		"Short ops dominate (Table II)",
+		"Per-batch preprocessing time varies (Fig. 4)",
+		"Out-of-order arrival and a stalled main process (Fig. 5)",
+		"Diminishing returns from more workers (Fig. 6)",
+		"Low tracing overhead",
+	};
+
+	snprintf(path, sizeof(path), "%s/summary.csv", s->dir);
+	if (sweep_write_csv(s, path, err, errlen))
+		return -1;
+	if (report_figures(s, st, REPORT_MAX_FIGS, &nst, err, errlen))
+		return -1;
+	finding_short_ops(s->rows, s->nrows, &fd[0]);
+	finding_variance(s->rows, s->nrows, &fd[1]);
+	finding_out_of_order(s->rows, s->nrows, &fd[2]);
+	finding_diminishing(s->rows, s->nrows, s->cpus, &fd[3]);
+	finding_overhead(s->rows, s->nrows, &fd[4]);
+
+	snprintf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
+	snprintf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
+	d.md = fopen(mdt, "w");
+	d.html = fopen(htt, "w");
+	if (!d.md || !d.html) {
+		set_err(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
+		goto out;
+	}
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	fputs(html_head, d.html);
+	{
+		const char *slash = strrchr(s->dir, '/');
+		char title[512];
+		snprintf(title, sizeof(title), "The Lotus findings on this machine: %.400s",
+			 slash && slash[1] ? slash + 1 : s->dir);
+		fprintf(d.md, "# %s\n", title);
+		fputs("<h1>", d.html);
+		html_esc(d.html, title);
+		fputs("</h1>\n", d.html);
+	}
+	doc_p(&d, "Written by ppbench report on %s. The study: Bachkaniwala et al., \"Lotus: "
+		  "Characterization of Machine Learning Preprocessing Pipelines via Framework and "
+		  "Hardware Profiling\", IISWC 2024. Each finding below shows the paper's numbers "
+		  "(datasets/reference/lotus/figures/), this machine's, and a verdict from a stated "
+		  "rule: holds, does not hold, or cannot be judged here (with the reason).", stamp);
+	{
+		static const char *const hdr[] = { "#", "finding", "verdict", "why" };
+		char n[16];
+		const char *cell[4];
+		doc_row(&d, hdr, 4, 1);
+		for (int i = 0; i < 5; i++) {
+			snprintf(n, sizeof(n), "%d", i + 1);
+			cell[0] = n;
+			cell[1] = titles[i];
+			cell[2] = verdict_name(fd[i].v);
+			cell[3] = fd[i].why;
+			doc_row(&d, cell, 4, 0);
+		}
+		doc_table_end(&d);
+	}
+	write_sweep_section(&d, s, st, nst);
+	doc_h(&d, 2, "Findings");
+	doc_p(&d, "How to read: the paper measured one epoch of ImageNet (1.28 M images) on a "
+		  "32-thread Xeon with 4 V100s; a sweep here usually runs fewer images on fewer "
+		  "cores with a simulated GPU, so compare shapes and shares (percentages, ratios, "
+		  "where the curve flattens), not seconds.");
+	write_findings(&d, s, top, st, nst, fd);
+	write_runs_section(&d, s);
+	fputs("</body>\n</html>\n", d.html);
+	{
+		int bad = ferror(d.md) | ferror(d.html);
+		bad |= fclose(d.md);
+		bad |= fclose(d.html);
+		d.md = d.html = NULL;
+		if (bad) {
+			set_err(err, errlen, "cannot write the report in '%s'", s->dir);
+			goto out;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/report.md", s->dir);
+	if (rename(mdt, path)) {
+		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/report.html", s->dir);
+	if (rename(htt, path)) {
+		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (d.md)
+		fclose(d.md);
+	if (d.html)
+		fclose(d.html);
+	if (rc) {
+		unlink(mdt);
+		unlink(htt);
+	}
+	return rc;
+}
+
+/* ---- commands -------------------------------------------------------------*/
+
+static int one_dir_arg(int argc, char **argv, const char *usage, const char *what)
+{
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s\n\n%s\n", usage, what);
+		return 1;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fprintf(stderr, "usage: %s\n", usage);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const char usage[] = "ppbench report DIR";
+	struct sweep s;
+	char err[1024];
+	int rc = one_dir_arg(argc, argv, usage,
+			     "Reads the sweep folder DIR (made by ppbench sweep) and writes its\n"
+			     "summary.csv, figures/ (gnuplot, PNG and SVG), report.md and a\n"
+			     "self-contained report.html: for each finding of the Lotus paper, the\n"
+			     "paper's numbers, this machine's, and a verdict.");
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (sweep_load(&s, argv[1], err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	rc = report_write(&s, err, sizeof(err));
+	if (rc)
+		error("%s", err);
+	else
+		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
+	sweep_free(&s);
+	return rc ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_plots(int argc, char **argv)
+{
+	static const char usage[] = "ppbench plots DIR";
+	struct fig_status st[REPORT_MAX_FIGS];
+	struct sweep s;
+	char err[1024], path[4096];
+	size_t n = 0, drawn = 0;
+	int rc = one_dir_arg(argc, argv, usage,
+			     "Redraws the figures of the sweep folder DIR (figures/: the data files,\n"
+			     "PNG and SVG) and its summary.csv, without the report.");
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (sweep_load(&s, argv[1], err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
+	rc = sweep_write_csv(&s, path, err, sizeof(err));
+	if (!rc)
+		rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
+	if (rc) {
+		error("%s", err);
+		sweep_free(&s);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (st[i].drawn) {
+			drawn++;
+			printf("%s/figures/%s.png\n", s.dir, st[i].name);
+		} else {
+			info("%s: not drawn: %s", st[i].name, st[i].why);
+		}
+	}
+	sweep_free(&s);
+	return drawn ? EXIT_OK : EXIT_FAIL;
+}

@@ -1,0 +1,936 @@
+/* ppbench sweep: a grid of `ppbench run` processes, one per configuration
+ * and repeat, with the page cache dropped between them, then the report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "clock.h"
+#include "commands.h"
+#include "generate.h"
+#include "imagefolder.h"
+#include "log.h"
+#include "machine.h"
+#include "options.h"
+#include "report.h"
+#include "sweep.h"
+
+struct sweep_cfg {
+	const char *workers, *batch, *gpus;  /* lists */
+	long repeat;
+	int warm, report;
+	const char *resume, *tag, *out, *data;
+};
+
+#define O(f) offsetof(struct sweep_cfg, f)
+static const struct opt sweep_opts[] = {
+	{ "workers", 'w', OPT_LIST, O(workers), "1 2 3", "LIST",
+	  "worker counts, e.g. \"8 12 16\"; \"gpus\": workers = GPUs (the paper's grid)",
+	  .choices = NULL },
+	{ "batch", 'b', OPT_LIST, O(batch), "32 128", "LIST", "batch sizes", .choices = NULL },
+	{ "gpus", 'g', OPT_LIST, O(gpus), "1", "LIST", "simulated GPU counts", .choices = NULL },
+	{ "repeat", 'r', OPT_INT, O(repeat), "1", "N", "runs of each configuration",
+	  .lo = 1, .hi = 1000 },
+	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
+	  "keep the page cache (default: drop the dataset's pages before each run)",
+	  .choices = NULL },
+	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
+	  "write the figures and report at the end", .choices = NULL },
+	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
+	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
+	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
+	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
+	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG", "name of the sweep folder after the time",
+	  .choices = NULL },
+	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where the sweep folder is made",
+	  .choices = NULL },
+	OPT_END
+};
+#undef O
+
+static const char usage[] = "ppbench sweep [options] [run options]";
+static const char description[] =
+	"Runs every configuration of workers x batch x GPUs (and repeats) as its own\n"
+	"`ppbench run` process, in a stable order (repeats outermost, then batch, GPUs,\n"
+	"workers), dropping the dataset's pages from the page cache before each run\n"
+	"unless --warm. Any other option is passed to every run (see ppbench run --help):\n"
+	"--pipeline, --max-batches, --epochs, --seed, --gpu-step, ...\n"
+	"Leaves OUT/sweep-<UTC time>[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
+	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
+	"--resume DIR runs the rest.";
+
+/* snprintf for paths and messages with paths: a too long one is cut */
+static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- the page cache -----------------------------------------------------*/
+
+double sweep_page_cache(const struct dataset *d, int drop)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char *vec = NULL;
+	size_t veccap = 0;
+	double total = 0, resident = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		int fd = open(d->items[i].path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			continue;
+		if (drop) {
+			fdatasync(fd);
+			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		}
+		if (fstat(fd, &st) == 0 && st.st_size > 0) {
+			size_t pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
+			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+			if (pages > veccap) {
+				unsigned char *nv = realloc(vec, pages);
+				if (nv) {
+					vec = nv;
+					veccap = pages;
+				}
+			}
+			if (m != MAP_FAILED && pages <= veccap &&
+			    mincore(m, (size_t)st.st_size, vec) == 0) {
+				for (size_t k = 0; k < pages; k++)
+					resident += vec[k] & 1;
+				total += (double)pages;
+			}
+			if (m != MAP_FAILED)
+				munmap(m, (size_t)st.st_size);
+		}
+		close(fd);
+	}
+	free(vec);
+	return total > 0 ? 100 * resident / total : -1;
+}
+
+/* ---- the plan -------------------------------------------------------------*/
+
+/* "1 2,3" -> ints; "gpus" (workers only) sets *tied. 0, or -1 with err. */
+static int parse_list(const char *name, const char *s, int **out, size_t *n, int *tied,
+		      char *err, size_t errlen)
+{
+	char *copy = strdup(s ? s : ""), *save = NULL, *tok;
+	int *v = NULL;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!copy)
+		goto oom;
+	for (tok = strtok_r(copy, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
+		char *end;
+		long x;
+		if (tied && (!strcmp(tok, "gpus") || !strcmp(tok, "G"))) {
+			*tied = 1;
+			continue;
+		}
+		errno = 0;
+		x = strtol(tok, &end, 10);
+		if (*end || errno || x < 1 || x > 65536) {
+			snprintf(err, errlen, "--%s: '%s' is not a positive integer", name, tok);
+			goto fail;
+		}
+		int *nv = realloc(v, (k + 1) * sizeof(*v));
+		if (!nv)
+			goto oom;
+		v = nv;
+		for (size_t j = 0; j < k; j++)
+			if (v[j] == x) {
+				snprintf(err, errlen, "--%s: %ld is listed twice", name, x);
+				goto fail;
+			}
+		v[k++] = (int)x;
+	}
+	if (tied && *tied && k) {
+		snprintf(err, errlen, "--%s: \"gpus\" (workers = GPUs) cannot be mixed with numbers",
+			 name);
+		goto fail;
+	}
+	if (!k && !(tied && *tied)) {
+		snprintf(err, errlen, "--%s: the list is empty", name);
+		goto fail;
+	}
+	free(copy);
+	*out = v;
+	*n = k;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+fail:
+	free(copy);
+	free(v);
+	return -1;
+}
+
+static json_t *int_array(const int *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static void utc_stamp(char *out, size_t n, const char *fmt)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(out, n, fmt, &tm);
+}
+
+/* The planned runs: repeats outermost, then batch, GPUs, workers. */
+static json_t *make_plan(const int *w, size_t nw, int tied, const int *b, size_t nb,
+			 const int *g, size_t ng, long repeat)
+{
+	json_t *runs = json_array();
+
+	for (long r = 1; r <= repeat; r++) {
+		int config = 0;
+		for (size_t ib = 0; ib < nb; ib++)
+			for (size_t ig = 0; ig < ng; ig++)
+				for (size_t iw = 0; iw < (tied ? 1 : nw); iw++) {
+					int W = tied ? g[ig] : w[iw];
+					char tag[64];
+					json_t *e = json_object();
+					snprintf(tag, sizeof(tag), "w%d-b%d-g%d-r%ld", W, b[ib], g[ig], r);
+					json_object_set_new(e, "config", json_integer(++config));
+					json_object_set_new(e, "repeat", json_integer(r));
+					json_object_set_new(e, "tag", json_string(tag));
+					json_object_set_new(e, "workers", json_integer(W));
+					json_object_set_new(e, "batch_size", json_integer(b[ib]));
+					json_object_set_new(e, "gpus", json_integer(g[ig]));
+					json_object_set_new(e, "status", json_string(RUN_PENDING));
+					json_array_append_new(runs, e);
+				}
+	}
+	return runs;
+}
+
+static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	snprintf(path, sizeof(path), "%s/sweep.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) < 0 ||
+	    rename(tmp, path) < 0) {
+		pathf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* <out>/sweep-<UTC>[-tag][-k], created */
+static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n, char *err,
+			  size_t errlen)
+{
+	char stamp[32], base[PATH_MAX];
+
+	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
+		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
+		return -1;
+	}
+	if (mkdir(out, 0777) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create '%s': %s", out, strerror(errno));
+		return -1;
+	}
+	utc_stamp(stamp, sizeof(stamp), "%Y%m%d-%H%M%S");
+	snprintf(base, sizeof(base), "%s/sweep-%s%s%.200s", out, stamp, tag && *tag ? "-" : "",
+		 tag ? tag : "");
+	for (int k = 1; k < 1000; k++) {
+		if (k == 1)
+			snprintf(dir, n, "%s", base);
+		else
+			pathf(dir, n, "%s-%d", base, k);
+		if (mkdir(dir, 0777) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	pathf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	return -1;
+}
+
+/* ---- running ------------------------------------------------------------*/
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The run folders present in runs/ (names, sorted); caller frees. */
+static size_t list_runs(const char *runs, char ***out)
+{
+	DIR *d = opendir(runs);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char **nv;
+		if (e->d_name[0] == '.')
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv)
+			break;
+		v = nv;
+		if (!(v[n] = strdup(e->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	*out = v;
+	return n;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void fmt_dur(char *out, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+	if (s < 0 || !isfinite(s))
+		snprintf(out, n, "?");
+	else if (t >= 3600)
+		snprintf(out, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(out, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+struct progress {
+	int tty;
+	size_t total, done_before;  /* runs in the plan; already ok before this invocation */
+	size_t done;                /* runs finished (any status) in this invocation */
+	size_t todo;                /* runs to do in this invocation */
+	uint64_t start_ns;          /* this invocation */
+	double run_s;               /* sum of wall times of the runs done */
+};
+
+static void progress_line(const struct progress *p, size_t index, const char *tag,
+			  uint64_t run_start)
+{
+	char el[32], rem[32];
+	uint64_t now = clock_now_ns();
+	double elapsed = (double)(now - p->start_ns) / 1e9;
+	double cur = (double)(now - run_start) / 1e9;
+	double rest = NAN;
+	if (p->done) {
+		double avg = p->run_s / (double)p->done;
+		rest = avg * (double)(p->todo - p->done) - cur;
+		if (rest < 0)
+			rest = 0;
+	}
+	fmt_dur(el, sizeof(el), elapsed);
+	fmt_dur(rem, sizeof(rem), rest);
+	fprintf(stderr, "\r\033[Ksweep: run %zu of %zu (%s)  elapsed %s  remaining %s%s", index,
+		p->total, tag, el, isfinite(rest) ? "~" : "", rem);
+	fflush(stderr);
+}
+
+/* Runs one planned run; fills its json entry. Returns the exit status. */
+static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
+		   struct progress *pr, size_t index)
+{
+	const char *tag = json_string_value(json_object_get(e, "tag"));
+	char runs[PATH_MAX], log[PATH_MAX], w[16], b[16], g[16], out[PATH_MAX];
+	char **before = NULL, **after = NULL, **argv;
+	size_t nbefore, nafter, k = 0;
+	uint64_t t0, last = 0, forwarded = 0;
+	int st = 0, rc, fd;
+	pid_t pid;
+
+	pathf(runs, sizeof(runs), "%s/runs", dir);
+	pathf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
+	snprintf(out, sizeof(out), "%s", runs);
+	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
+	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
+	snprintf(g, sizeof(g), "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
+	argv = calloc(nbase + 16, sizeof(*argv));
+	if (!argv)
+		return -1;
+	argv[k++] = "ppbench";
+	argv[k++] = "run";
+	for (size_t i = 0; i < nbase; i++)
+		argv[k++] = base_args[i];
+	argv[k++] = "--workers";
+	argv[k++] = w;
+	argv[k++] = "--batch";
+	argv[k++] = b;
+	argv[k++] = "--gpus";
+	argv[k++] = g;
+	argv[k++] = "--tag";
+	argv[k++] = (char *)tag;
+	argv[k++] = "--out";
+	argv[k++] = out;
+	argv[k] = NULL;
+
+	nbefore = list_runs(runs, &before);
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	fflush(NULL);
+	t0 = clock_now_ns();
+	pid = fork();
+	if (pid < 0) {
+		error("cannot start a run: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(argv);
+		free_list(before, nbefore);
+		return -1;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execv("/proc/self/exe", argv);
+		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
+		_exit(127);
+	}
+	if (fd >= 0)
+		close(fd);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		uint64_t now = clock_now_ns();
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			st = -1;
+			break;
+		}
+		if (stop_signal) {
+			/* a terminal's ^C reached the run too; a signal sent to the
+			 * sweep alone is passed on */
+			if (!forwarded)
+				forwarded = now;
+			else if (now - forwarded > 2000000000ull && now - forwarded < 2100000000ull)
+				kill(pid, stop_signal == SIGINT ? SIGINT : SIGTERM);
+			else if (now - forwarded > 60000000000ull)
+				kill(pid, SIGKILL);
+			if (stop_signal == SIGTERM && now - forwarded < 100000000ull)
+				kill(pid, SIGTERM);
+		}
+		if (pr->tty && now - last >= 1000000000ull) {
+			progress_line(pr, index, tag, t0);
+			last = now;
+		}
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	double wall = (double)(clock_now_ns() - t0) / 1e9;
+	if (st == -1)
+		rc = -1;
+	else if (WIFEXITED(st))
+		rc = WEXITSTATUS(st);
+	else
+		rc = 128 + WTERMSIG(st);
+
+	/* the new run folder */
+	const char *status = RUN_FAILED;
+	nafter = list_runs(runs, &after);
+	json_object_set_new(e, "run_dir", json_string(""));
+	for (size_t i = 0; i < nafter; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < nbefore && !seen; j++)
+			seen = !strcmp(after[i], before[j]);
+		if (seen)
+			continue;
+		char rel[PATH_MAX], sp[PATH_MAX + 64];
+		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
+		pathf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
+		json_t *sum = json_load_file(sp, 0, NULL);
+		json_object_set_new(e, "run_dir", json_string(rel));
+		if (sum) {
+			int complete = json_is_true(json_object_get(sum, "complete"));
+			status = complete ? (rc == 0 ? RUN_OK : RUN_FAILED) : RUN_INCOMPLETE;
+			double ips = json_number_value(json_object_get(sum, "images_per_s"));
+			json_object_set_new(e, "images_per_s", json_real(ips));
+			json_decref(sum);
+		}
+		break;
+	}
+	json_object_set_new(e, "status", json_string(status));
+	json_object_set_new(e, "exit_code", json_integer(rc));
+	json_object_set_new(e, "wall_s", json_real(wall));
+	{
+		char stamp[32];
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		json_object_set_new(e, "finished_utc", json_string(stamp));
+	}
+	pr->done++;
+	pr->run_s += wall;
+
+	/* one line per run */
+	{
+		char el[32], rem[32], why[600] = "";
+		double rest = pr->done < pr->todo ? pr->run_s / (double)pr->done *
+						    (double)(pr->todo - pr->done) : 0;
+		fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
+		fmt_dur(rem, sizeof(rem), rest);
+		if (strcmp(status, RUN_OK)) {
+			FILE *f = fopen(log, "r");
+			char line[512];
+			while (f && fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\r\n")] = 0;
+				if (line[0])
+					snprintf(why, sizeof(why), ": %s", line);
+			}
+			if (f)
+				fclose(f);
+		}
+		double ips = json_number_value(json_object_get(e, "images_per_s"));
+		if (pr->tty)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "sweep: run %zu of %zu (%s): %s, exit %d, %.1f s", index, pr->total,
+			tag, status, rc, wall);
+		if (!strcmp(status, RUN_OK))
+			fprintf(stderr, ", %.1f images/s", ips);
+		fprintf(stderr, "%s; elapsed %s, remaining ~%s\n", why, el, rem);
+	}
+	free_list(before, nbefore);
+	free_list(after, nafter);
+	free(argv);
+	return rc;
+}
+
+/* `ppbench run ARGS --help`: the run's option parser checks ARGS (they come
+ * before --help) and exits 2 on a bad one. 0, or -1 with its message. */
+static int check_run_args(char **args, size_t n, char *err, size_t errlen)
+{
+	char **argv = calloc(n + 4, sizeof(*argv));
+	int pfd[2], st;
+	pid_t pid;
+	size_t k = 0;
+	ssize_t got;
+
+	if (!argv || pipe(pfd)) {
+		free(argv);
+		return 0;
+	}
+	argv[k++] = "ppbench";
+	argv[k++] = "run";
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = args[i];
+	argv[k++] = "--help";
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		int nul = open("/dev/null", O_WRONLY);
+		close(pfd[0]);
+		if (nul >= 0)
+			dup2(nul, 1);
+		dup2(pfd[1], 2);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	free(argv);
+	if (pid < 0) {
+		close(pfd[0]);
+		return 0;
+	}
+	got = read(pfd[0], err, errlen - 1);
+	close(pfd[0]);
+	err[got > 0 ? got : 0] = 0;
+	err[strcspn(err, "\n")] = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE ? -1 : 0;
+}
+
+/* Split argv into the sweep's own options and the ones for every run. A
+ * token that does not start with '-' is the value of the option before it
+ * (a sweep takes no positional argument). */
+static int split_args(int argc, char **argv, char ***mine, int *nmine, char ***pass,
+		      size_t *npass)
+{
+	char **m = calloc((size_t)argc + 1, sizeof(*m)), **p = calloc((size_t)argc + 1, sizeof(*p));
+	int nm = 0;
+	size_t np = 0;
+
+	if (!m || !p) {
+		free(m);
+		free(p);
+		return -1;
+	}
+	m[nm++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt *o = NULL;
+		char name[64];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			m[nm++] = argv[i];
+			continue;
+		}
+		if (a[0] == '-' && a[1] == '-') {
+			size_t len = strcspn(a + 2, "=");
+			snprintf(name, sizeof(name), "%.*s", (int)len, a + 2);
+			o = opts_find(sweep_opts, name);
+			if (!o && !strncmp(name, "no-", 3) && (o = opts_find(sweep_opts, name + 3)) &&
+			    o->type != OPT_BOOL)
+				o = NULL;
+		} else if (a[0] == '-' && a[1] && !a[2]) {
+			for (const struct opt *q = sweep_opts; q->name; q++)
+				if (q->shortname == a[1])
+					o = q;
+		}
+		int takes = a[0] == '-' && !strchr(a, '=') && i + 1 < argc &&
+			    (argv[i + 1][0] != '-' || !argv[i + 1][1]);
+		if (o && o->type == OPT_BOOL)
+			takes = takes && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off"));
+		if (o) {
+			m[nm++] = argv[i];
+			if (takes)
+				m[nm++] = argv[++i];
+		} else {
+			p[np++] = argv[i];
+			if (takes)
+				p[np++] = argv[++i];
+		}
+	}
+	*mine = m;
+	*nmine = nm;
+	*pass = p;
+	*npass = np;
+	return 0;
+}
+
+static int lock_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	pathf(path, sizeof(path), "%s/.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_cfg c;
+	char err[1024], dir[PATH_MAX], path[PATH_MAX + 64], data[PATH_MAX];
+	char **mine = NULL, **pass = NULL, **base = NULL;
+	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
+	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0;
+	int *w = NULL, *b = NULL, *g = NULL;
+	json_t *doc = NULL, *runs;
+	struct dataset ds;
+	struct sigaction sa, old_int, old_term;
+	int handlers = 0;
+
+	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	if (opts_defaults(sweep_opts, &c, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	int pr_ = opts_parse(sweep_opts, &c, nmine, mine, 1, &npos, err, sizeof(err));
+	if (pr_ == 1) {
+		opts_help(sweep_opts, stdout, usage, description);
+		rc = EXIT_OK;
+		goto out;
+	}
+	if (pr_ < 0) {
+		error("%s", err);
+		goto out;
+	}
+	if (npos) {
+		error("unexpected argument '%s' (see ppbench sweep --help)", mine[1]);
+		goto out;
+	}
+
+	if (c.resume) {
+		json_error_t je;
+		/* only --report/--no-report go with --resume: the plan is in the folder */
+		for (int i = 1; i < nmine; i++)
+			if (mine[i][0] == '-' && strncmp(mine[i], "--resume", 8) &&
+			    strstr(mine[i], "report") == NULL) {
+				error("--resume takes the plan and options from the sweep folder; "
+				      "'%s' cannot be changed", mine[i]);
+				goto out;
+			}
+		if (npass) {
+			error("--resume takes the run options from the sweep folder; '%s' cannot be "
+			      "changed", pass[0]);
+			goto out;
+		}
+		snprintf(dir, sizeof(dir), "%s", c.resume);
+		snprintf(path, sizeof(path), "%s/sweep.json", dir);
+		doc = json_load_file(path, 0, &je);
+		if (!doc) {
+			if (access(path, F_OK))
+				error("cannot resume '%s': it has no sweep.json", dir);
+			else
+				error("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		snprintf(data, sizeof(data), "%s", json_string_value(json_object_get(doc, "data")) ?
+			 json_string_value(json_object_get(doc, "data")) : "");
+		c.warm = !strcmp(json_string_value(json_object_get(doc, "page_cache")) ?
+				 json_string_value(json_object_get(doc, "page_cache")) : "", "warm");
+		json_t *ra = json_object_get(doc, "run_args"), *v;
+		size_t i;
+		nbase = json_array_size(ra) + 2;
+		base = calloc(nbase + 1, sizeof(*base));
+		if (!base) {
+			error("out of memory");
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = 0;
+		base[nbase++] = "--data";
+		base[nbase++] = data;
+		json_array_foreach(ra, i, v)
+			base[nbase++] = (char *)json_string_value(v);
+	} else {
+		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
+		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
+		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err))) {
+			error("%s", err);
+			goto out;
+		}
+		for (size_t i = 0; i < npass; i++) {
+			static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
+							   "--out", "-w", "-b", "-g", "-t", "-o" };
+			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+				if (!strcmp(pass[i], own[k])) {
+					error("'%s' is set by the sweep", pass[i]);
+					goto out;
+				}
+		}
+		if (c.data) {
+			if (!realpath(c.data, data)) {
+				error("--data: cannot open '%s': %s", c.data, strerror(errno));
+				goto out;
+			}
+		} else if (dataset_ensure_default(data, sizeof(data), err, sizeof(err))) {
+			error("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = npass + 2;
+		base = calloc(nbase + 1, sizeof(*base));
+		if (!base) {
+			error("out of memory");
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = 0;
+		base[nbase++] = "--data";
+		base[nbase++] = data;
+		for (size_t i = 0; i < npass; i++)
+			base[nbase++] = pass[i];
+		/* the run options, checked once by the run's own parser */
+		{
+			char **chk = calloc(nbase + 8, sizeof(*chk));
+			char sw[16], sb[16], sg[16];
+			size_t k = 0;
+			if (!chk) {
+				error("out of memory");
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			for (size_t i = 0; i < nbase; i++)
+				chk[k++] = base[i];
+			snprintf(sw, sizeof(sw), "%d", tied ? g[0] : w[0]);
+			snprintf(sb, sizeof(sb), "%d", b[0]);
+			snprintf(sg, sizeof(sg), "%d", g[0]);
+			chk[k++] = "--workers";
+			chk[k++] = sw;
+			chk[k++] = "--batch";
+			chk[k++] = sb;
+			chk[k++] = "--gpus";
+			chk[k++] = sg;
+			int bad = check_run_args(chk, k, err, sizeof(err));
+			free(chk);
+			if (bad) {
+				error("a run option was refused: %s",
+				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
+				goto out;
+			}
+		}
+		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
+			error("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		char stamp[32];
+		json_t *ra = json_array();
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		for (size_t i = 0; i < npass; i++)
+			json_array_append_new(ra, json_string(pass[i]));
+		doc = json_object();
+		json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
+		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
+		json_object_set_new(doc, "created_utc", json_string(stamp));
+		json_object_set_new(doc, "tag", json_string(c.tag ? c.tag : ""));
+		json_object_set_new(doc, "data", json_string(data));
+		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
+		json_object_set_new(doc, "workers", int_array(w, nw));
+		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
+		json_object_set_new(doc, "batch_size", int_array(b, nb));
+		json_object_set_new(doc, "gpus", int_array(g, ng));
+		json_object_set_new(doc, "repeat", json_integer(c.repeat));
+		json_object_set_new(doc, "run_args", ra);
+		json_object_set_new(doc, "machine", machine_json());
+		json_object_set_new(doc, "runs", make_plan(w, nw, tied, b, nb, g, ng, c.repeat));
+	}
+
+	lockfd = lock_dir(dir);
+	if (lockfd == -2) {
+		error("another sweep is running in '%s'", dir);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/runs", dir);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		error("cannot create '%s': %s", path, strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/logs", dir);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		error("cannot create '%s': %s", path, strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (save_json(doc, dir, err, sizeof(err))) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (dataset_scan(&ds, data, err, sizeof(err))) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	have_data = 1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	handlers = 1;
+
+	runs = json_object_get(doc, "runs");
+	struct progress pr = { .tty = isatty(STDERR_FILENO), .total = json_array_size(runs),
+			       .start_ns = clock_now_ns() };
+	for (size_t i = 0; i < pr.total; i++) {
+		const char *s = json_string_value(json_object_get(json_array_get(runs, i), "status"));
+		if (s && !strcmp(s, RUN_OK))
+			pr.done_before++;
+	}
+	pr.todo = pr.total - pr.done_before;
+	info("sweep: %s: %zu run%s to do%s (%s), page cache %s between runs", dir, pr.todo,
+	     pr.todo == 1 ? "" : "s", c.resume ? " (resumed)" : "", data,
+	     c.warm ? "kept warm" : "dropped");
+	size_t nok = 0, nfail = 0;
+	for (size_t i = 0; i < pr.total && !stop_signal; i++) {
+		json_t *e = json_array_get(runs, i);
+		const char *s = json_string_value(json_object_get(e, "status"));
+		if (s && !strcmp(s, RUN_OK)) {
+			nok++;
+			continue;
+		}
+		double res = sweep_page_cache(&ds, !c.warm);
+		json_object_set_new(e, "page_cache", json_string(c.warm ? "warm" : "dropped"));
+		json_object_set_new(e, "page_cache_resident_pct", res >= 0 ? json_real(res) : json_null());
+		if (pr.tty)
+			progress_line(&pr, i + 1, json_string_value(json_object_get(e, "tag")),
+				      clock_now_ns());
+		else
+			info("sweep: run %zu of %zu (%s) starting", i + 1, pr.total,
+			     json_string_value(json_object_get(e, "tag")));
+		run_one(dir, e, base, nbase, &pr, i + 1);
+		s = json_string_value(json_object_get(e, "status"));
+		if (s && !strcmp(s, RUN_OK))
+			nok++;
+		else
+			nfail++;
+		if (save_json(doc, dir, err, sizeof(err)))
+			error("%s", err);
+	}
+	if (stop_signal)
+		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
+		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", dir);
+	else if (nfail)
+		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
+		     dir);
+
+	if (c.report) {
+		struct sweep s;
+		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
+			if (report_write(&s, err, sizeof(err)))
+				error("%s", err);
+			else
+				printf("%s/report.md\n%s/report.html\n", dir, dir);
+			sweep_free(&s);
+		} else {
+			error("%s", err);
+		}
+	}
+	printf("sweep: %s\n", dir);
+	rc = stop_signal || !nok ? EXIT_FAIL : EXIT_OK;
+out:
+	if (handlers) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+	}
+	if (have_data)
+		dataset_release(&ds);
+	if (lockfd >= 0)
+		close(lockfd);
+	json_decref(doc);
+	free(w);
+	free(b);
+	free(g);
+	free(base);
+	free(mine);
+	free(pass);
+	return rc;
+}

@@ -1,0 +1,187 @@
+/* A sweep's results as one table, its figures, and the findings report.
+ *
+ * A sweep folder (written by `ppbench sweep`, bench/sweep.h) holds
+ *   sweep.json    the plan and the state of every run (status, folder, time)
+ *   runs/         one `ppbench run` results folder per configuration and repeat
+ *   logs/         each run's stdout and stderr
+ *   summary.csv   one row per configuration and repeat (struct sweep_row)
+ *   figures/      data/ (the CSVs the plots/ scripts draw), PNG and SVG files,
+ *                 paper/ (the Lotus paper's data drawn by the same scripts)
+ *   report.md, report.html
+ *
+ * Everything here runs after the measurements: it allocates freely and
+ * never touches a measured region. Errors: -1 with err, git style. */
+#ifndef PPBENCH_REPORT_H
+#define PPBENCH_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct json_t;
+
+#define SWEEP_SCHEMA_VERSION 1
+#define SWEEP_MAX_OPS 16
+
+/* Status of one planned run. */
+#define RUN_PENDING "pending"        /* not run yet (or the sweep stopped during it) */
+#define RUN_OK "ok"                  /* exit 0 and a complete summary.json */
+#define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
+#define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
+
+/* One op of a run (summary.json "ops"), times in ms. */
+struct sweep_op {
+	char name[40];                /* ppbench op id ("decode", "transform", "collate") */
+	double count, mean_ms, p50_ms, p90_ms, p99_ms, max_ms, cpu_s;
+	double under_10ms_pct, under_100us_pct;
+};
+
+/* One row of summary.csv: one configuration and repeat. A figure that is
+ * not known is NaN (an empty CSV field). Column names are the field names
+ * (with units), matching the Lotus reference CSVs where they overlap
+ * (batch, gpus, workers, e2e_s, cpu_s, ooo_pct, stall_pct, ...). */
+struct sweep_row {
+	int config;                   /* configuration number, 1.. in plan order */
+	int repeat;                   /* 1.. */
+	char tag[64];                 /* the run's tag: w<W>-b<B>-g<G>-r<R> */
+	char status[16];              /* RUN_* */
+	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
+	char run_dir[256];            /* relative to the sweep folder; "" if none */
+	char cache[16];               /* page cache before the run: "dropped" or "warm" */
+	double wall_s;                /* wall time of the run process, seen by the sweep */
+	int workers, batch, gpus;
+	int complete;                 /* summary.json "complete" (0 if none) */
+	double e2e_s, images, batches, images_per_s;
+	double cpu_s;                 /* sum of per-op CPU seconds (Lotus's cpu_s) */
+	double workers_cpu_s, main_cpu_s;  /* rusage */
+	double preproc_batches, preproc_avg_ms, preproc_std_pct, preproc_p25_ms,
+	       preproc_p50_ms, preproc_p75_ms, preproc_iqr_ms;
+	double ooo_pct, stall_pct, sum_wait_s;
+	double wait_avg_ms, wait_p50_ms, wait_p90_ms, wait_max_ms, wait_gt_500ms_pct;
+	double delay_avg_ms, delay_p50_ms, delay_p90_ms, delay_max_ms, delay_gt_500ms_pct;
+	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
+	double trace_events, trace_cost_ns, skipped_files;
+	char checksum[24];
+	size_t nops;
+	struct sweep_op ops[SWEEP_MAX_OPS];
+};
+
+/* A loaded sweep. */
+struct sweep {
+	char dir[2048];
+	struct json_t *doc;           /* sweep.json, owned (NULL when loaded from a CSV) */
+	int cpus;                     /* CPUs online where it ran (0: unknown) */
+	size_t nrows;
+	struct sweep_row *rows;       /* plan order */
+};
+
+/* ---- the table ----------------------------------------------------------*/
+
+/* A row with every figure NaN, status pending, exit_code -1. */
+void sweep_row_init(struct sweep_row *r);
+/* Fill the measured fields of r from a run's summary.json object. */
+void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
+/* The op named `name` in r, or NULL. */
+const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name);
+
+/* Read dir/sweep.json and every run's summary.json (the run folders named
+ * in it). s is overwritten; free with sweep_free. */
+int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen);
+void sweep_free(struct sweep *s);
+
+/* summary.csv: header then one row per run; per-op columns
+ * op_<id>_{count,cpu_s,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,under_10ms_pct,
+ * under_100us_pct} for the union of ops, in order of first appearance. */
+int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen);
+/* Read a summary.csv back into s (no doc; cpus = 0). Unknown columns are
+ * ignored, missing ones stay NaN. */
+int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen);
+
+/* ---- verdicts -------------------------------------------------------------
+ *
+ * The five findings of ../shared/reference/README.md, each judged by a pure
+ * function of the rows (only rows with status "ok" count; repeats of a
+ * configuration are averaged). The rules are stated in REPORT_RULE_*, and
+ * the report prints them. */
+enum verdict {
+	VERDICT_HOLDS,
+	VERDICT_DOES_NOT_HOLD,
+	VERDICT_CANNOT_JUDGE,
+};
+
+struct finding {
+	enum verdict v;
+	char why[1024];               /* one or two sentences with the figures */
+	int knee_workers;             /* finding 4: the knee (0: none) */
+};
+
+const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
+
+#define REPORT_KNEE_GAIN_PCT 5.0
+#define REPORT_RULE_SHORT_OPS \
+	"holds when, in the run with the fewest workers (Table II used 1), every per-sample op " \
+	"(all but collation and the whole-transform span) has at least 90 % of its calls under " \
+	"10 ms, and random_horizontal_flip has at least 90 % under 100 us; cannot be judged " \
+	"without a decode op in the pipeline"
+#define REPORT_RULE_VARIANCE \
+	"holds when the median, over configurations with at least 8 full batches, of the " \
+	"per-batch preprocessing std is at least 2 % of the mean (the paper: 4.2-10.7 %), and, " \
+	"when the sweep has several batch sizes, the IQR at the largest batch is larger than " \
+	"at the smallest"
+#define REPORT_RULE_OUT_OF_ORDER \
+	"holds when, over configurations with 2 or more workers, the median out-of-order share " \
+	"is at least 15 % and the median stall at least 39 % (half the paper's lowest figures, " \
+	"30 % and 78 %)"
+#define REPORT_RULE_DIMINISHING \
+	"at a fixed batch size and GPU count with at least 3 worker counts, the knee is the " \
+	"smallest W whose next step gains under 5 % of E2E; holds when the knee is above the " \
+	"smallest W (adding workers helped, then stopped helping) and the total CPU seconds " \
+	"rise from the smallest to the largest W; cannot be judged when the smallest W already " \
+	"has as many workers as the machine has CPUs"
+#define REPORT_RULE_OVERHEAD \
+	"needs the same configuration with tracing off and on, interleaved (make bench); a " \
+	"sweep only gives the tracer's per-event cost"
+
+void finding_short_ops(const struct sweep_row *r, size_t n, struct finding *f);
+void finding_variance(const struct sweep_row *r, size_t n, struct finding *f);
+void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f);
+/* cpus: CPUs online on the machine (0: unknown). */
+void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct finding *f);
+void finding_overhead(const struct sweep_row *r, size_t n, struct finding *f);
+
+/* The knee of e2e[] over increasing w[] (n points): the smallest w[i]
+ * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
+ * every step gains more (or n < 2). */
+int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
+
+/* ---- figures and report ---------------------------------------------------*/
+
+/* Where plots/ and datasets/reference/lotus/figures/ are: the repository
+ * above the executable (bench/, build/<tree>/, build/<tree>/tests/), else
+ * the current folder. 0, or -1 if not found. */
+int report_find_top(char *out, size_t n);
+
+/* What became of one figure. */
+#define REPORT_MAX_FIGS 24
+struct fig_status {
+	char name[64];        /* "fig6a_e2e_vs_workers", "paper/fig6a_e2e_vs_workers" */
+	int drawn;            /* figures/<name>.png and .svg were written */
+	char why[320];        /* not drawn: why (the report prints it) */
+};
+
+/* Write the data files under figures/data/, then draw figures/NAME.png and
+ * .svg with gnuplot (and figures/paper/NAME: the paper's data with the same
+ * scripts). Figures that the sweep's dimensions do not support are not
+ * drawn; st[0..*n) says, for every figure, whether it was drawn or why not.
+ * 0, or -1 with err when the data files cannot be written. A missing
+ * gnuplot is not an error: every figure says so. */
+int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *n,
+		   char *err, size_t errlen);
+
+/* Write summary.csv, the figures, report.md and report.html into s->dir. */
+int report_write(const struct sweep *s, char *err, size_t errlen);
+
+/* ppbench report DIR  /  ppbench plots DIR */
+int cmd_report(int argc, char **argv);
+int cmd_plots(int argc, char **argv);
+
+#endif
