@@ -1018,7 +1018,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 			R->pin_started = 1;
 		R->data_fd = R->pin_out[0];
 	}
-	gpu_init(&R->gpu, c->gpu_step_ns, c->h2d_bytes_per_s, clock_now_ns());
+	/* the GPU waits for data from the start, workers' start-up included */
+	gpu_init(&R->gpu, c->gpu_step_ns, c->h2d_bytes_per_s, start);
 
 	int rc = L->stop_code ? -1 : run_epochs(R);
 	uint64_t end = clock_now_ns();
