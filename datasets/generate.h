@@ -25,8 +25,37 @@ struct gen_stats {
 };
 
 /* Write the tree; byte-identical output for the same options (threads do not
- * matter). 0, or -1 with err. */
+ * matter). 0, or -1 with err.
+ *
+ * Layout: out/n%08d/n%08d_<k>.JPEG, classes as even as possible, plus
+ * out/ppbench-dataset.txt (generator version and options; ImageFolder ignores
+ * files at the top). Written into a temporary folder beside out, renamed at
+ * the end; out's parent folders are created. Special files, chosen by seed:
+ * about 1.5 % grayscale JPEGs, 0.1 % CMYK JPEGs (Adobe marker, inverted as
+ * Photoshop writes them; YCCK and plain CMYK alternate), from 20 images on at
+ * least one grayscale and two CMYK (one of each flavour), and exactly one PNG
+ * named .JPEG from 2 images on. */
 int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *err, size_t errlen);
+/* Human summary; sizes in KiB (1024 bytes), as the ImageNet figures. */
 void gen_stats_print(const struct gen_stats *st, FILE *f);
+
+/* Version of the generator's output: bumped whenever the bytes change. */
+#define GEN_VERSION 1
+
+/* The default dataset. */
+#define GEN_DEFAULT_IMAGES 2000
+#define GEN_DEFAULT_CLASSES 50
+#define GEN_DEFAULT_SEED 1
+
+/* Where the default dataset lives: $PPBENCH_DATA if set, else
+ * <repo>/datasets/cache/default (repo found above the executable: bench/,
+ * build/<tree>/ or build/<tree>/tests/), else $HOME/.cache/ppbench/default.
+ * 0, or -1 if n is too small. */
+int dataset_default_path(char *out, size_t n);
+/* Generate the default dataset at dataset_default_path() unless it exists
+ * (saying so on stderr, with its statistics); path_out gets the path. A
+ * dataset made by another generator version is kept, with a warning.
+ * 0, or -1 with err. */
+int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen);
 
 #endif
