@@ -219,7 +219,7 @@ struct rcol {
 #define CR(f) { #f, CT_REAL, offsetof(struct sweep_row, f), 0 }
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
-	CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
+	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
 	CR(wall_s), CI(workers), CI(batch), CI(gpus), CI(complete),
 	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
 	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
@@ -379,7 +379,8 @@ static int row_ok(const struct sweep_row *r)
 
 void sweep_free(struct sweep *s)
 {
-	json_decref(s->doc);
+	for (size_t i = 0; i < s->nparts; i++)
+		json_decref(s->parts[i].doc);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }
@@ -396,46 +397,78 @@ static int jint(json_t *o, const char *key, int def)
 	return json_is_integer(v) ? (int)json_integer_value(v) : def;
 }
 
-int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
+static void strip_slashes(char *p)
 {
+	for (size_t l = strlen(p); l > 1 && p[l - 1] == '/'; l--)
+		p[l - 1] = 0;
+}
+
+void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char *file,
+		    char *out, size_t n)
+{
+	const char *base = r->part >= 0 && (size_t)r->part < s->nparts ? s->parts[r->part].dir : s->dir;
+
+	if (r->run_dir[0] == '/')
+		pathf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
+	else
+		pathf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
+}
+
+/* Appends the runs of the sweep folder dir as part s->nparts. */
+static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
+{
+	struct sweep_part *pt;
 	char path[4096];
 	json_error_t je;
 	json_t *runs;
+	size_t n, base = s->nrows;
+	int config0 = 0;
 
-	memset(s, 0, sizeof(*s));
-	snprintf(s->dir, sizeof(s->dir), "%s", dir);
-	for (size_t l = strlen(s->dir); l > 1 && s->dir[l - 1] == '/'; l--)
-		s->dir[l - 1] = 0;
-	dir = s->dir;
-	pathf(path, sizeof(path), "%s/sweep.json", dir);
-	s->doc = json_load_file(path, 0, &je);
-	if (!s->doc) {
+	if (s->nparts == SWEEP_MAX_PARTS) {
+		set_err(err, errlen, "at most %d sweep folders in one report", SWEEP_MAX_PARTS);
+		return -1;
+	}
+	pt = &s->parts[s->nparts];
+	snprintf(pt->dir, sizeof(pt->dir), "%s", dir);
+	strip_slashes(pt->dir);
+	{
+		const char *slash = strrchr(pt->dir, '/');
+		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
+	}
+	pathf(path, sizeof(path), "%s/sweep.json", pt->dir);
+	pt->doc = json_load_file(path, 0, &je);
+	if (!pt->doc) {
 		if (!file_exists(path))
-			set_err(err, errlen, "'%s' is not a sweep folder: no sweep.json", dir);
+			set_err(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
 		else
 			set_err(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
 		return -1;
 	}
-	s->cpus = (int)jnum(s->doc, "machine.cpus_online");
-	if (s->cpus < 0)
-		s->cpus = 0;
-	runs = json_object_get(s->doc, "runs");
+	s->nparts++;
+	if (!s->cpus && jnum(pt->doc, "machine.cpus_online") > 0)
+		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
+	runs = json_object_get(pt->doc, "runs");
 	if (!json_is_array(runs)) {
 		set_err(err, errlen, "'%s': no \"runs\" array", path);
-		goto fail;
+		return -1;
 	}
-	s->nrows = json_array_size(runs);
-	s->rows = calloc(s->nrows ? s->nrows : 1, sizeof(*s->rows));
-	if (!s->rows) {
+	n = json_array_size(runs);
+	struct sweep_row *rows = realloc(s->rows, (base + n + 1) * sizeof(*rows));
+	if (!rows) {
 		set_err(err, errlen, "out of memory");
-		goto fail;
+		return -1;
 	}
-	for (size_t i = 0; i < s->nrows; i++) {
+	s->rows = rows;
+	for (size_t i = 0; i < base; i++)
+		if (rows[i].config > config0)
+			config0 = rows[i].config;
+	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(runs, i), *sum;
-		struct sweep_row *r = &s->rows[i];
+		struct sweep_row *r = &rows[base + i];
 
 		sweep_row_init(r);
-		r->config = jint(e, "config", (int)i + 1);
+		r->part = (int)s->nparts - 1;
+		r->config = config0 + jint(e, "config", (int)i + 1);
 		r->repeat = jint(e, "repeat", 1);
 		r->workers = jint(e, "workers", 0);
 		r->batch = jint(e, "batch_size", 0);
@@ -446,9 +479,10 @@ int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		r->wall_s = jnum(e, "wall_s");
+		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/summary.json", dir, r->run_dir);
+		sweep_run_path(s, r, "summary.json", path, sizeof(path));
 		sum = json_load_file(path, 0, &je);
 		if (!sum)
 			continue;
@@ -456,9 +490,34 @@ int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
 		json_decref(sum);
 	}
 	return 0;
-fail:
-	sweep_free(s);
-	return -1;
+}
+
+int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	strip_slashes(s->dir);
+	if (load_part(s, s->dir, err, errlen)) {
+		sweep_free(s);
+		return -1;
+	}
+	s->doc = s->parts[0].doc;
+	return 0;
+}
+
+int sweep_load_many(struct sweep *s, char *const *dirs, size_t n, const char *out,
+		    char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s", out);
+	strip_slashes(s->dir);
+	for (size_t i = 0; i < n; i++)
+		if (load_part(s, dirs[i], err, errlen)) {
+			sweep_free(s);
+			return -1;
+		}
+	s->doc = s->nparts ? s->parts[0].doc : NULL;
+	return 0;
 }
 
 /* ---- summary.csv ------------------------------------------------------- */
@@ -566,6 +625,9 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 		*slash = 0;
 	else
 		snprintf(s->dir, sizeof(s->dir), ".");
+	s->nparts = 1;
+	snprintf(s->parts[0].dir, sizeof(s->parts[0].dir), "%s", s->dir);
+	snprintf(s->parts[0].name, sizeof(s->parts[0].name), "%s", "summary.csv");
 	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
 	if (!s->rows) {
 		table_free(&t);
@@ -624,7 +686,7 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 /* ---- configurations: repeats averaged --------------------------------------*/
 
 struct agg {
-	int config, workers, batch, gpus, n;
+	int part, config, workers, batch, gpus, n;
 	size_t first;                 /* its first ok row */
 	double e2e_s, e2e_min_s, e2e_max_s, cpu_s, images_per_s, ooo_pct, stall_pct;
 	double gpu_util_pct, wait_gt_500ms_pct, delay_gt_500ms_pct;
@@ -698,6 +760,7 @@ static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 			a[j].n++;
 			continue;
 		}
+		a[k].part = r[i].part;
 		a[k].config = r[i].config;
 		a[k].workers = r[i].workers;
 		a[k].batch = r[i].batch;
@@ -992,7 +1055,8 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 		if (!isfinite(a[i].e2e_s))
 			continue;
 		for (size_t j = 0; j < na; j++)
-			c += a[j].batch == a[i].batch && a[j].gpus == a[i].gpus && isfinite(a[j].e2e_s);
+			c += a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			     a[j].gpus == a[i].gpus && isfinite(a[j].e2e_s);
 		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
 			bestn = c;
 			best = i;
@@ -1011,9 +1075,10 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 	}
 	{
 		size_t k = 0;
-		int bb = a[best].batch, bg = a[best].gpus;
+		int bb = a[best].batch, bg = a[best].gpus, bp = a[best].part;
 		for (size_t j = 0; j < na; j++)
-			if (a[j].batch == bb && a[j].gpus == bg && isfinite(a[j].e2e_s))
+			if (a[j].part == bp && a[j].batch == bb && a[j].gpus == bg &&
+			    isfinite(a[j].e2e_s))
 				g[k++] = a[j];
 		qsort(g, k, sizeof(*g), cmp_agg_workers);
 		if (k > 256)
@@ -1239,29 +1304,33 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
  * grid, workers = GPUs); against batch size a series is one (workers,
  * GPUs) pair. */
 struct seriesing {
-	int by_batch;    /* 1: x = batch */
-	int tied;        /* every configuration has workers == gpus, with several GPU counts */
+	int by_batch;                 /* 1: x = batch */
+	int nparts;                   /* > 1: labels name the part */
+	int tied[SWEEP_MAX_PARTS];    /* the part's configurations all have workers ==
+					 gpus, with several GPU counts */
 };
 
-static void series_key(const struct seriesing *z, const struct agg *a, int k[3])
+#define NKEY 4
+static void series_key(const struct seriesing *z, const struct agg *a, int k[NKEY])
 {
+	k[0] = a->part;
 	if (z->by_batch) {
-		k[0] = a->workers;
-		k[1] = a->gpus;
-		k[2] = a->batch;
+		k[1] = a->workers;
+		k[2] = a->gpus;
+		k[3] = a->batch;
 	} else {
-		k[0] = a->batch;
-		k[1] = z->tied ? 0 : a->gpus;
-		k[2] = a->workers;
+		k[1] = a->batch;
+		k[2] = z->tied[a->part] ? 0 : a->gpus;
+		k[3] = a->workers;
 	}
 }
 
 static int cmp_series(const void *x, const void *y, void *ctx)
 {
-	int kx[3], ky[3];
+	int kx[NKEY], ky[NKEY];
 	series_key(ctx, x, kx);
 	series_key(ctx, y, ky);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < NKEY; i++)
 		if (kx[i] != ky[i])
 			return (kx[i] > ky[i]) - (kx[i] < ky[i]);
 	return 0;
@@ -1269,28 +1338,48 @@ static int cmp_series(const void *x, const void *y, void *ctx)
 
 static void series_label(const struct seriesing *z, const struct agg *a, char *out, size_t n)
 {
+	char pre[16] = "";
+	int tied = z->tied[a->part];
+
+	if (z->nparts > 1)
+		snprintf(pre, sizeof(pre), "%d: ", a->part + 1);
 	if (z->by_batch) {
-		if (z->tied)
-			snprintf(out, n, "workers = GPUs = %d", a->workers);
+		if (tied)
+			snprintf(out, n, "%sworkers = GPUs = %d", pre, a->workers);
 		else
-			snprintf(out, n, "%d worker%s / %d GPU%s", a->workers, a->workers == 1 ? "" : "s",
-				 a->gpus, a->gpus == 1 ? "" : "s");
-	} else if (z->tied) {
-		snprintf(out, n, "b%d / workers = GPUs", a->batch);
+			snprintf(out, n, "%s%d worker%s / %d GPU%s", pre, a->workers,
+				 a->workers == 1 ? "" : "s", a->gpus, a->gpus == 1 ? "" : "s");
+	} else if (tied) {
+		snprintf(out, n, "%sb%d / workers = GPUs", pre, a->batch);
 	} else {
-		snprintf(out, n, "b%d / %d GPU%s", a->batch, a->gpus, a->gpus == 1 ? "" : "s");
+		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch, a->gpus, a->gpus == 1 ? "" : "s");
 	}
 }
 
-static int is_tied(const struct agg *a, size_t n)
+/* every configuration of the part has workers == gpus, with several GPU counts */
+static int is_tied(const struct agg *a, size_t n, int part)
 {
-	int g0 = n ? a[0].gpus : 0, several = 0;
+	int g0 = -1, several = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (a[i].part != part)
+			continue;
 		if (a[i].workers != a[i].gpus)
 			return 0;
+		if (g0 < 0)
+			g0 = a[i].gpus;
 		several |= a[i].gpus != g0;
 	}
 	return several;
+}
+
+static void seriesing_init(struct seriesing *z, int by_batch, const struct sweep *s,
+			   const struct agg *a, size_t n)
+{
+	memset(z, 0, sizeof(*z));
+	z->by_batch = by_batch;
+	z->nparts = (int)s->nparts;
+	for (size_t p = 0; p < s->nparts && p < SWEEP_MAX_PARTS; p++)
+		z->tied[p] = is_tied(a, n, (int)p);
 }
 
 static void csv_real(FILE *f, double v)
@@ -1302,37 +1391,62 @@ static void csv_real(FILE *f, double v)
 /* Writes the aggregated configurations as series (a sorted copy). Returns
  * the largest number of points of a series; *best_series gets the series
  * with the most points (the first of equals) and its first agg in *best. */
+static void agg_label(const struct sweep *s, const struct agg *a, char *out, size_t n)
+{
+	if (s->nparts > 1)
+		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch, a->gpus);
+	else
+		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch, a->gpus);
+}
+
 static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 		    int *best_series, struct agg **sorted)
 {
 	struct agg *s = malloc((n ? n : 1) * sizeof(*s));
-	int series = 0, maxpts = 0, pts = 0, prev[3] = { -1, -1, -1 };
+	int *size = calloc(n + 2, sizeof(int));
+	int series = 0, out = 0, maxpts = 0, pts = 0, prev[NKEY] = { -1, -1, -1, -1 };
 	char label[128];
 
 	*sorted = s;
-	if (!s)
+	if (!s || !size) {
+		free(size);
 		return -1;
+	}
 	memcpy(s, a, n * sizeof(*s));
 	qsort_r(s, n, sizeof(*s), cmp_series, (void *)z);
+	/* points per series: a series of one point draws no line and is left out */
+	for (size_t i = 0; i < n; i++) {
+		int k[NKEY];
+		series_key(z, &s[i], k);
+		if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
+			series++;
+			memcpy(prev, k, sizeof(prev));
+		}
+		size[series]++;
+	}
+	series = 0;
+	prev[0] = prev[1] = prev[2] = prev[3] = -1;
 	fprintf(f, "series,series_label,workers,batch,gpus,runs,e2e_s,e2e_min_s,e2e_max_s,cpu_s,"
 		   "ooo_pct,stall_pct,gpu_util_pct,images_per_s,wait_gt_500ms_pct,"
 		   "delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct\n");
 	for (size_t i = 0; i < n; i++) {
-		int k[3];
+		int k[NKEY];
 		series_key(z, &s[i], k);
-		if (k[0] != prev[0] || k[1] != prev[1]) {
+		if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
 			series++;
 			pts = 0;
-			prev[0] = k[0];
-			prev[1] = k[1];
+			memcpy(prev, k, sizeof(prev));
+			out += size[series] > 1;
 		}
 		pts++;
 		if (pts > maxpts) {
 			maxpts = pts;
 			*best_series = series;
 		}
+		if (size[series] < 2)
+			continue;
 		series_label(z, &s[i], label, sizeof(label));
-		fprintf(f, "%d,%s,%d,%d,%d,%d", series, label, s[i].workers, s[i].batch, s[i].gpus,
+		fprintf(f, "%d,%s,%d,%d,%d,%d", out, label, s[i].workers, s[i].batch, s[i].gpus,
 			s[i].n);
 		csv_real(f, s[i].e2e_s);
 		csv_real(f, s[i].e2e_min_s);
@@ -1348,6 +1462,7 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 		csv_real(f, s[i].preproc_std_pct);
 		fputc('\n', f);
 	}
+	free(size);
 	return maxpts;
 }
 
@@ -1386,9 +1501,12 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s,
 	return series;
 }
 
-static void config_label(const struct sweep_row *r, char *out, size_t n)
+static void config_label(const struct sweep *s, const struct sweep_row *r, char *out, size_t n)
 {
-	snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
+	if (s->nparts > 1)
+		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch, r->gpus);
+	else
+		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
 }
 
 /* Per-configuration data from each configuration's first ok run:
@@ -1421,7 +1539,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 		double *pre, *del, *wai;
 		size_t npre = 0, ndel = 0, nwai = 0, first = 0;
 
-		snprintf(p, sizeof(p), "%s/%s/batches.csv", s->dir, r->run_dir);
+		sweep_run_path(s, r, "batches.csv", p, sizeof(p));
 		if (!r->run_dir[0] || table_read(&t, p, NULL, 0))
 			continue;
 		int cid = table_col(&t, "id"), cw = table_col(&t, "wait_ns"),
@@ -1439,7 +1557,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			goto out;
 		}
 		series++;
-		config_label(r, label, sizeof(label));
+		config_label(s, r, label, sizeof(label));
 		for (size_t i = 0; i < t.nrows; i++) {
 			double w = table_num(&t, i, cw), d = table_num(&t, i, cd);
 			double pr = table_num(&t, i, cp), sm = table_num(&t, i, cs);
@@ -1504,8 +1622,11 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	int series = 0;
 
 	memset(&t, 0, sizeof(t));
-	snprintf(dir, sizeof(dir), "%s/%s/lotustrace/b%d_gpu%d", s->dir, r->run_dir, r->batch,
-		 r->gpus);
+	{
+		char sub[64];
+		snprintf(sub, sizeof(sub), "lotustrace/b%d_gpu%d", r->batch, r->gpus);
+		sweep_run_path(s, r, sub, dir, sizeof(dir));
+	}
 	if (lotustrace_read(dir, LOTUSTRACE_PREFIX, &t, err, sizeof(err))) {
 		set_err(why, whylen, "no LotusTrace files in run %s (--trace off?): %s", r->tag, err);
 		return 0;
@@ -1590,11 +1711,13 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct agg *a = NULL, *sw = NULL, *sb = NULL;
 	size_t na = aggregate(s->rows, s->nrows, &a);
-	struct seriesing zw = { 0, is_tied(a, na) }, zb = { 1, zw.tied };
+	struct seriesing zw, zb;
 	int best_w = 0, best_b = 0, ptw, ptb, rc = -1;
 	struct fig_status *f;
 	FILE *fh;
 
+	seriesing_init(&zw, 0, s, a, na);
+	seriesing_init(&zb, 1, s, a, na);
 	*nst = 0;
 	snprintf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	snprintf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
@@ -1694,14 +1817,13 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	} else {
 		/* the series with the most worker counts */
 		size_t from = 0, cnt = 0;
-		int series = 0, prev[3] = { -1, -1, -1 };
+		int series = 0, prev[NKEY] = { -1, -1, -1, -1 };
 		for (size_t i = 0; i < na; i++) {
-			int k[3];
+			int k[NKEY];
 			series_key(&zw, &sw[i], k);
-			if (k[0] != prev[0] || k[1] != prev[1]) {
+			if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
 				series++;
-				prev[0] = k[0];
-				prev[1] = k[1];
+				memcpy(prev, k, sizeof(prev));
 			}
 			if (series == best_w && !cnt++)
 				from = i;
@@ -2083,18 +2205,11 @@ static void list_ints(json_t *arr, char *out, size_t n)
 static void write_sweep_section(struct doc *d, const struct sweep *s, const struct fig_status *st,
 				size_t nst)
 {
-	json_t *doc = s->doc, *m = json_object_get(doc, "machine"), *args, *v;
+	json_t *m = json_object_get(s->doc, "machine"), *args, *v;
 	char a[256], b[256], c[256], buf[8192];
-	size_t nok = 0, nfail = 0, ninc = 0, npend = 0, i;
+	size_t i;
 
-	doc_h(d, 2, "The sweep");
-	for (i = 0; i < s->nrows; i++) {
-		const char *st_ = s->rows[i].status;
-		nok += !strcmp(st_, RUN_OK);
-		nfail += !strcmp(st_, RUN_FAILED);
-		ninc += !strcmp(st_, RUN_INCOMPLETE);
-		npend += !strcmp(st_, RUN_PENDING);
-	}
+	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
 		double mem = jnum(m, "memory_total_bytes");
 		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
@@ -2103,29 +2218,46 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
 	}
-	if (doc) {
+	for (size_t p = 0; p < s->nparts; p++) {
+		json_t *doc = s->parts[p].doc;
+		size_t nok = 0, nfail = 0, ninc = 0, npend = 0, nrun = 0;
+		char pre[300] = "";
+		if (!doc)
+			continue;
+		if (s->nparts > 1)
+			snprintf(pre, sizeof(pre), "Sweep %zu (%s): ", p + 1, s->parts[p].name);
+		for (i = 0; i < s->nrows; i++) {
+			const char *st_ = s->rows[i].status;
+			if (s->rows[i].part != (int)p)
+				continue;
+			nrun++;
+			nok += !strcmp(st_, RUN_OK);
+			nfail += !strcmp(st_, RUN_FAILED);
+			ninc += !strcmp(st_, RUN_INCOMPLETE);
+			npend += !strcmp(st_, RUN_PENDING);
+		}
 		const char *cache = jstr(doc, "page_cache", "?");
-		doc_li(d, "Dataset: %s. Page cache before each run: %s.", jstr(doc, "data", "?"),
-		       !strcmp(cache, "warm") ? "kept warm (--warm)" :
-		       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
-		       "paper evicted with vmtouch -e)");
 		list_ints(json_object_get(doc, "workers"), a, sizeof(a));
 		list_ints(json_object_get(doc, "batch_size"), b, sizeof(b));
 		list_ints(json_object_get(doc, "gpus"), c, sizeof(c));
-		doc_li(d, "Configurations: workers {%s}%s x batch {%s} x GPUs {%s}, %d repeat%s, in "
+		int tied = json_is_true(json_object_get(doc, "workers_equal_gpus"));
+		doc_li(d, "%sconfigurations: workers {%s} x batch {%s} x GPUs {%s}, %d repeat%s, in "
 		       "that order (repeats outermost): %zu runs: %zu ok, %zu failed, %zu incomplete, "
-		       "%zu not run.", a,
-		       json_is_true(json_object_get(doc, "workers_equal_gpus")) ? " (= GPUs)" : "",
-		       b, c, jint(doc, "repeat", 1), jint(doc, "repeat", 1) == 1 ? "" : "s",
-		       s->nrows, nok, nfail, ninc, npend);
+		       "%zu not run.", pre, tied ? "= GPUs" : a, b, c, jint(doc, "repeat", 1),
+		       jint(doc, "repeat", 1) == 1 ? "" : "s", nrun, nok, nfail, ninc, npend);
+		doc_li(d, "%sdataset %s; page cache before each run: %s.", pre, jstr(doc, "data", "?"),
+		       !strcmp(cache, "warm") ? "kept warm (--warm)" :
+		       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
+		       "paper evicted with vmtouch -e)");
 		args = json_object_get(doc, "run_args");
 		buf[0] = 0;
 		json_array_foreach(args, i, v) {
 			size_t l = strlen(buf);
 			snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", json_string_value(v));
 		}
-		doc_li(d, "Options given to every run: %s.", buf[0] ? buf : "none (the defaults)");
-		doc_li(d, "Sweep started %s; folder %s.", jstr(doc, "created_utc", "?"), s->dir);
+		doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
+		       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
+		       s->parts[p].dir);
 	}
 	/* the resolved options, from the first finished run */
 	for (i = 0; i < s->nrows; i++) {
@@ -2134,7 +2266,7 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		const char *key;
 		if (!s->rows[i].run_dir[0])
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/summary.json", s->dir, s->rows[i].run_dir);
+		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
 		sum = json_load_file(path, 0, NULL);
 		o = json_object_get(sum, "options");
 		if (!o) {
@@ -2182,7 +2314,10 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 	doc_row(d, hdr, 12, 1);
 	for (i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
-		snprintf(c[0], sizeof(c[0]), "%s", r->tag);
+		if (s->nparts > 1)
+			snprintf(c[0], sizeof(c[0]), "%d: %s", r->part + 1, r->tag);
+		else
+			snprintf(c[0], sizeof(c[0]), "%s", r->tag);
 		snprintf(c[1], sizeof(c[1]), "%s", r->status);
 		snprintf(c[2], sizeof(c[2]), "%d", r->workers);
 		snprintf(c[3], sizeof(c[3]), "%d", r->batch);
@@ -2212,13 +2347,14 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		if (!strcmp(r->status, RUN_OK))
 			continue;
 		if (!strcmp(r->status, RUN_PENDING)) {
-			doc_li(d, "%s: not run (ppbench sweep --resume %s runs it).", r->tag, s->dir);
+			doc_li(d, "%s: not run (ppbench sweep --resume %s runs it).", r->tag,
+			       s->parts[r->part].dir);
 			continue;
 		}
-		snprintf(log, sizeof(log), "%s/logs/%s.log", s->dir, r->tag);
+		pathf(log, sizeof(log), "%s/logs/%s.log", s->parts[r->part].dir, r->tag);
 		last_line(log, line, sizeof(line));
-		doc_li(d, "%s: %s, exit code %d%s%s (log: logs/%s.log).", r->tag, r->status,
-		       r->exit_code, line[0] ? ": " : "", line, r->tag);
+		doc_li(d, "%s: %s, exit code %d%s%s (log: %s).", r->tag, r->status, r->exit_code,
+		       line[0] ? ": " : "", line, log);
 	}
 	doc_list_end(d);
 
@@ -2235,7 +2371,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		size_t k;
 		if (!s->rows[i].run_dir[0] || !(s->rows[i].skipped_files > 0))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/summary.json", s->dir, s->rows[i].run_dir);
+		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
 		sum = json_load_file(path, 0, NULL);
 		files = json_object_get(json_object_get(sum, "skipped"), "files");
 		json_array_foreach(files, k, v) {
@@ -2312,7 +2448,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 			 "q1 - 2 x IQR):");
 		doc_row(d, tit, 5, 1);
 		for (size_t i = 0; i < na; i++) {
-			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			num(c[1], sizeof(c[1]), a[i].preproc_batches, 0);
 			num(c[2], sizeof(c[2]), a[i].preproc_avg_ms, 2);
 			num(c[3], sizeof(c[3]), a[i].preproc_std_pct, 2);
@@ -2347,7 +2483,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_p(d, "This machine (mean over repeats):");
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
-			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			num(c[1], sizeof(c[1]), a[i].ooo_pct, 1);
 			num(c[2], sizeof(c[2]), a[i].stall_pct, 1);
 			num(c[3], sizeof(c[3]), a[i].wait_gt_500ms_pct, 1);
@@ -2397,18 +2533,19 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 			double gain = NAN;
 			/* the next worker count at the same batch and GPUs */
 			for (size_t j = 0; j < na; j++)
-				if (a[j].batch == a[i].batch && a[j].gpus == a[i].gpus &&
-				    a[j].workers > a[i].workers) {
+				if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
+				    a[j].gpus == a[i].gpus && a[j].workers > a[i].workers) {
 					double g = 100 * (a[i].e2e_s - a[j].e2e_s) / a[i].e2e_s;
 					int closer = 1;
 					for (size_t k = 0; k < na; k++)
-						if (a[k].batch == a[i].batch && a[k].gpus == a[i].gpus &&
+						if (a[k].part == a[i].part && a[k].batch == a[i].batch &&
+						    a[k].gpus == a[i].gpus &&
 						    a[k].workers > a[i].workers && a[k].workers < a[j].workers)
 							closer = 0;
 					if (closer)
 						gain = g;
 				}
-			snprintf(c[0], sizeof(c[0]), "w%d b%d g%d", a[i].workers, a[i].batch, a[i].gpus);
+			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
 			num(c[2], sizeof(c[2]), a[i].e2e_s, 2);
 			num(c[3], sizeof(c[3]), gain, 1);
@@ -2576,17 +2713,91 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 
 int cmd_report(int argc, char **argv)
 {
-	static const char usage[] = "ppbench report DIR";
+	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR]";
 	struct sweep s;
-	char err[1024];
-	int rc = one_dir_arg(argc, argv, usage,
-			     "Reads the sweep folder DIR (made by ppbench sweep) and writes its\n"
-			     "summary.csv, figures/ (gnuplot, PNG and SVG), report.md and a\n"
-			     "self-contained report.html: for each finding of the Lotus paper, the\n"
-			     "paper's numbers, this machine's, and a verdict.");
-	if (rc)
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (sweep_load(&s, argv[1], err, sizeof(err))) {
+	char err[1024], outbuf[4096];
+	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	const char *out = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (!dirs) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: %s\n\n"
+			       "Reads the sweep folder DIR (made by ppbench sweep) and writes its\n"
+			       "summary.csv, figures/ (gnuplot, PNG and SVG), report.md and a\n"
+			       "self-contained report.html: for each finding of the Lotus paper, the\n"
+			       "paper's numbers, this machine's, and a verdict. Several sweep folders\n"
+			       "(make reproduce's two experiments) make one report, written in --out\n"
+			       "(default: their common parent folder).\n", usage);
+			free(dirs);
+			return EXIT_OK;
+		}
+		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
+			if (i + 1 >= argc) {
+				error("--out needs a value");
+				free(dirs);
+				return EXIT_USAGE;
+			}
+			out = argv[++i];
+		} else if (!strncmp(argv[i], "--out=", 6)) {
+			out = argv[i] + 6;
+		} else if (argv[i][0] == '-') {
+			error("unknown option '%s' (see --help)", argv[i]);
+			free(dirs);
+			return EXIT_USAGE;
+		} else {
+			dirs[n++] = argv[i];
+		}
+	}
+	if (!n) {
+		fprintf(stderr, "usage: %s\n", usage);
+		free(dirs);
+		return EXIT_USAGE;
+	}
+	if (n == 1 && !out) {
+		rc = sweep_load(&s, dirs[0], err, sizeof(err));
+	} else {
+		if (!out) {
+			/* the common parent of the folders */
+			char *slash;
+			snprintf(outbuf, sizeof(outbuf), "%s", dirs[0]);
+			strip_slashes(outbuf);
+			slash = strrchr(outbuf, '/');
+			if (slash)
+				*slash = 0;
+			else
+				snprintf(outbuf, sizeof(outbuf), ".");
+			for (size_t i = 1; i < n; i++) {
+				char other[4096];
+				snprintf(other, sizeof(other), "%s", dirs[i]);
+				strip_slashes(other);
+				slash = strrchr(other, '/');
+				if (slash)
+					*slash = 0;
+				else
+					snprintf(other, sizeof(other), ".");
+				if (strcmp(other, outbuf)) {
+					error("the sweep folders have different parents: give --out DIR");
+					free(dirs);
+					return EXIT_USAGE;
+				}
+			}
+			out = outbuf;
+		}
+		if (mkdir_p(out)) {
+			error("cannot create '%s': %s", out, strerror(errno));
+			free(dirs);
+			return EXIT_FAIL;
+		}
+		rc = sweep_load_many(&s, dirs, n, out, err, sizeof(err));
+	}
+	free(dirs);
+	if (rc) {
 		error("%s", err);
 		return EXIT_FAIL;
 	}

@@ -40,7 +40,8 @@ struct sweep_op {
  * (with units), matching the Lotus reference CSVs where they overlap
  * (batch, gpus, workers, e2e_s, cpu_s, ooo_pct, stall_pct, ...). */
 struct sweep_row {
-	int config;                   /* configuration number, 1.. in plan order */
+	int part;                     /* which sweep folder (struct sweep.parts) */
+	int config;                   /* configuration number, 1.. in plan order (over all parts) */
 	int repeat;                   /* 1.. */
 	char tag[64];                 /* the run's tag: w<W>-b<B>-g<G>-r<R> */
 	char status[16];              /* RUN_* */
@@ -65,13 +66,23 @@ struct sweep_row {
 	struct sweep_op ops[SWEEP_MAX_OPS];
 };
 
-/* A loaded sweep. */
+/* A loaded sweep: one sweep folder, or several judged together (for
+ * example the paper's two experiments, as `make reproduce` runs them). */
+#define SWEEP_MAX_PARTS 8
+struct sweep_part {
+	char dir[2048];               /* the sweep folder */
+	char name[256];               /* its last path component */
+	struct json_t *doc;           /* its sweep.json, owned (NULL when read from a CSV) */
+};
+
 struct sweep {
-	char dir[2048];
-	struct json_t *doc;           /* sweep.json, owned (NULL when loaded from a CSV) */
+	char dir[2048];               /* where summary.csv, figures/ and the report go */
+	struct json_t *doc;           /* parts[0].doc */
+	size_t nparts;
+	struct sweep_part parts[SWEEP_MAX_PARTS];
 	int cpus;                     /* CPUs online where it ran (0: unknown) */
 	size_t nrows;
-	struct sweep_row *rows;       /* plan order */
+	struct sweep_row *rows;       /* plan order, part after part */
 };
 
 /* ---- the table ----------------------------------------------------------*/
@@ -86,6 +97,13 @@ const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name)
 /* Read dir/sweep.json and every run's summary.json (the run folders named
  * in it). s is overwritten; free with sweep_free. */
 int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen);
+/* Several sweep folders as one (configurations numbered on), reported in
+ * out. */
+int sweep_load_many(struct sweep *s, char *const *dirs, size_t n, const char *out,
+		    char *err, size_t errlen);
+/* The path of file in the run folder of r ("" file: the folder). */
+void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char *file,
+		    char *out, size_t n);
 void sweep_free(struct sweep *s);
 
 /* summary.csv: header then one row per run; per-op columns
@@ -180,7 +198,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 /* Write summary.csv, the figures, report.md and report.html into s->dir. */
 int report_write(const struct sweep *s, char *err, size_t errlen);
 
-/* ppbench report DIR  /  ppbench plots DIR */
+/* ppbench report DIR... [--out DIR]  /  ppbench plots DIR */
 int cmd_report(int argc, char **argv);
 int cmd_plots(int argc, char **argv);
 
