@@ -113,8 +113,11 @@ static uint64_t file_number(size_t c, size_t j)
 
 /* ---- the plan of one image ------------------------------------------- */
 
-/* Texture constants, tuned so that file sizes follow ImageNet's. */
-static struct {
+/* Texture constants, tuned so that file sizes follow ImageNet's: with
+ * 2000 images and seed 1, KiB mean 112.0 median 107.0 p25 60.8 p75 146.9
+ * p99 356.8 (ImageNet train: 112.0, 105.5, 59.0, 144.5, 354.4). Changing
+ * them changes the bytes: bump GEN_VERSION. */
+static const struct {
 	float c0, c1, c2;          /* luminance texture octaves 0, 1, 2 (x fine_amp) */
 	float cf1, cf2;            /* chroma texture octaves 1, 2 (x fine_amp) */
 	double fa;                 /* fine_amp: median */
@@ -1238,8 +1241,12 @@ int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen)
 	struct gen_stats st;
 	fprintf(stderr, "ppbench: generating the default dataset (%d images, %d classes, seed %d) in '%s'\n",
 		GEN_DEFAULT_IMAGES, GEN_DEFAULT_CLASSES, GEN_DEFAULT_SEED, path_out);
-	if (dataset_generate(&o, &st, err, errlen))
+	if (dataset_generate(&o, &st, err, errlen)) {
+		/* another process may have made it at the same time */
+		if (dataset_version(path_out) == GEN_VERSION)
+			return 0;
 		return -1;
+	}
 	gen_stats_print(&st, stderr);
 	return 0;
 }

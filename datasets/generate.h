@@ -16,16 +16,19 @@ struct gen_options {
 };
 
 struct gen_stats {
-	size_t images, gray, cmyk, png;
+	size_t images, gray, cmyk, png;      /* all, grayscale and CMYK JPEGs, PNGs */
 	uint64_t total_bytes;
+	/* file sizes in KiB (1024 bytes, as ImageNet's 111.98 KB mean and
+	 * 136.8 GB total); percentiles interpolated as numpy's; std over n */
 	double mean_kb, median_kb, p25_kb, p75_kb, p99_kb, min_kb, max_kb, std_kb;
 	double mean_w, mean_h, pct_500x375;  /* share of images 500 x 375 or 375 x 500 */
-	int min_side, max_side;
-	double seconds;
+	int min_side, max_side;              /* smallest short side, largest long side */
+	double seconds;                      /* wall time */
 };
 
-/* Write the tree; byte-identical output for the same options (threads do not
- * matter). 0, or -1 with err.
+/* Write the tree; byte-identical output for the same options whatever the
+ * thread count (on one machine: libm, libjpeg-turbo and zlib versions are
+ * part of the recipe). 0, or -1 with err.
  *
  * Layout: out/n%08d/n%08d_<k>.JPEG, classes as even as possible, plus
  * out/ppbench-dataset.txt (generator version and options; ImageFolder ignores
