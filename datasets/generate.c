@@ -243,6 +243,7 @@ static int work_reserve(struct work *wk, int w, int h)
 		return 0;
 	/* generous: any image up to px pixels, whatever its shape */
 	size_t half = px / 4 + (size_t)w + (size_t)h + 16 + px / 2;
+	wk->cap = 0;          /* until everything is allocated */
 	float **full[] = { &wk->lum, &wk->t1, &wk->t2, &wk->hb };
 	float **part[] = { &wk->cb, &wk->cr, &wk->mod };
 	for (size_t i = 0; i < sizeof(full) / sizeof(full[0]); i++) {
