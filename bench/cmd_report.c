@@ -542,7 +542,7 @@ static size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], s
 static void put_real(FILE *f, double v)
 {
 	if (isfinite(v))
-		fprintf(f, "%.10g", v);
+		fprintf(f, "%.12g", v);
 }
 
 /* CSV-safe text: commas and newlines become spaces */
@@ -2499,6 +2499,8 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		"against workers (= GPUs), Figs. 4-5 grid");
 	doc_fig(d, st, nst, "paper/grid_ooo_stall_vs_batch", "The paper: out of order and stall "
 		"against batch size");
+	doc_fig(d, st, nst, "paper/ooo_stall_vs_workers", "The paper: out of order and stall "
+		"against workers, Fig. 6 worker sweep (b1024, 4 GPUs)");
 	doc_fig(d, st, nst, "ooo_stall_vs_workers", "This machine: out of order and stall against "
 		"workers");
 	doc_fig(d, st, nst, "ooo_stall_vs_batch", "This machine: out of order and stall against "
@@ -2522,6 +2524,28 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		static const char *const tit[] = { "workers", "E2E (s)", "CPU (s)",
 						   "out of order (%)", "stall (%)" };
 		doc_ref_table(d, top, "lotus_ic_worker_sweep.csv", cols, tit, 5, NULL, NULL);
+	}
+	if (top) {
+		/* the rule of this report applied to the paper's own curve */
+		char path[4096];
+		struct table t;
+		pathf(path, sizeof(path), "%s/datasets/reference/lotus/figures/lotus_ic_worker_sweep.csv",
+		      top);
+		if (!table_read(&t, path, NULL, 0)) {
+			int w[64], cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s");
+			double e[64];
+			size_t k = 0;
+			for (size_t i = 0; i < t.nrows && k < 64; i++) {
+				w[k] = (int)table_num(&t, i, cw);
+				e[k] = table_num(&t, i, ce);
+				k += isfinite(e[k]) && e[k] > 0;
+			}
+			int knee = report_knee(w, e, k, REPORT_KNEE_GAIN_PCT);
+			if (knee)
+				doc_p(d, "Under the rule of this report (below), the paper's own knee is at "
+					 "%d workers.", knee);
+			table_free(&t);
+		}
 	}
 	{
 		static const char *const tit[] = { "configuration", "runs", "E2E (s)",

@@ -18,6 +18,7 @@ set pointsize 0.4
 set style fill solid 0.35 border
 set boxwidth 0.5
 set xtics rotate by -30 left
+set xrange [0.5:nseries + 0.5]
 set key off
 plot IN using (1):"preproc_ms":(0.5):(strcol("series_label")) lt 1
 @finish

@@ -1,0 +1,452 @@
+/* The sweep's table, its verdict rules and its figures.
+ *
+ * Verdicts: each rule on a stored summary.csv built to make one verdict
+ * come out (tests/fixtures/sweep/verdicts/, the reason in each file's
+ * comment). The loader: a real two-run sweep folder with a failed and a
+ * pending run added by hand (tests/fixtures/sweep/tiny/). The schema:
+ * summary.json as results_summary_json writes it, read back into a row. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "analysis.h"
+#include "emit.h"
+#include "report.h"
+
+#define VERDICTS "tests/fixtures/sweep/verdicts/"
+#define TINY "tests/fixtures/sweep/tiny"
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(const char *root)
+{
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc((size_t)n + 1, 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* ---- the knee ---------------------------------------------------------- */
+
+static void test_knee(void **state)
+{
+	static const struct {
+		int w[6];
+		double e[6];
+		size_t n;
+		int knee;
+		int line;
+	} rows[] = {
+		{ { 1, 2, 3, 4 }, { 100, 52, 50, 49.5 }, 4, 2, __LINE__ },
+		{ { 1, 2, 3, 4 }, { 100, 80, 60, 45 }, 4, 0, __LINE__ },
+		/* the paper's Fig. 6a: 16 -> 20 gains 6.2 %, 20 -> 24 5.6 %, 24 -> 28 2.3 % */
+		{ { 8, 12, 16, 20, 24, 28 }, { 1280.77, 903.62, 734.82, 688.91, 650.58, 635.57 }, 6, 24,
+		  __LINE__ },
+		{ { 1, 2 }, { 10, 9.6 }, 2, 1, __LINE__ },
+		{ { 1 }, { 10 }, 1, 0, __LINE__ },
+		{ { 1, 2, 3 }, { 10, 10.5, 9 }, 3, 1, __LINE__ },   /* a slower step is no gain */
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int k = report_knee(rows[i].w, rows[i].e, rows[i].n, REPORT_KNEE_GAIN_PCT);
+		if (k != rows[i].knee)
+			fail_msg("line %d: knee %d, expected %d", rows[i].line, k, rows[i].knee);
+	}
+}
+
+/* ---- verdicts on stored summaries ----------------------------------------*/
+
+enum which { SHORT_OPS, VARIANCE, OOO, KNEE, OVERHEAD };
+
+static void judge(enum which w, const struct sweep *s, int cpus, struct finding *f)
+{
+	switch (w) {
+	case SHORT_OPS:
+		finding_short_ops(s->rows, s->nrows, f);
+		break;
+	case VARIANCE:
+		finding_variance(s->rows, s->nrows, f);
+		break;
+	case OOO:
+		finding_out_of_order(s->rows, s->nrows, f);
+		break;
+	case KNEE:
+		finding_diminishing(s->rows, s->nrows, cpus, f);
+		break;
+	case OVERHEAD:
+		finding_overhead(s->rows, s->nrows, f);
+		break;
+	}
+}
+
+static void test_verdicts(void **state)
+{
+	static const struct {
+		const char *file;
+		enum which w;
+		int cpus;
+		enum verdict v;
+		const char *why;     /* a piece of the reason */
+		int knee;
+		int line;
+	} rows[] = {
+		{ "short_ops_holds.csv", SHORT_OPS, 0, VERDICT_HOLDS, "w1-b128-g1-r1", 0, __LINE__ },
+		{ "short_ops_not_decode.csv", SHORT_OPS, 0, VERDICT_DOES_NOT_HOLD, "decode 60.0 %", 0, __LINE__ },
+		{ "short_ops_not_flip.csv", SHORT_OPS, 0, VERDICT_DOES_NOT_HOLD, "under 100 us: 50.0 %", 0, __LINE__ },
+		{ "short_ops_cannot.csv", SHORT_OPS, 0, VERDICT_CANNOT_JUDGE, "no decode op", 0, __LINE__ },
+		{ "variance_holds.csv", VARIANCE, 0, VERDICT_HOLDS, "IQR is 4.00x from b32 to b128", 0, __LINE__ },
+		{ "variance_not_std.csv", VARIANCE, 0, VERDICT_DOES_NOT_HOLD, "median 0.75 %", 0, __LINE__ },
+		{ "variance_not_iqr.csv", VARIANCE, 0, VERDICT_DOES_NOT_HOLD, "0.33x", 0, __LINE__ },
+		{ "variance_cannot.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "8 or more", 0, __LINE__ },
+		{ "ooo_holds.csv", OOO, 0, VERDICT_HOLDS, "3 configurations", 0, __LINE__ },
+		{ "ooo_not.csv", OOO, 0, VERDICT_DOES_NOT_HOLD, "median 4.5 %", 0, __LINE__ },
+		{ "ooo_not_stall.csv", OOO, 0, VERDICT_DOES_NOT_HOLD, "stall 5.0-10.0 %", 0, __LINE__ },
+		{ "ooo_cannot.csv", OOO, 0, VERDICT_CANNOT_JUDGE, "2 or more workers", 0, __LINE__ },
+		{ "knee_holds.csv", KNEE, 2, VERDICT_HOLDS, "knee is at 2 workers", 2, __LINE__ },
+		{ "knee_holds.csv", KNEE, 0, VERDICT_HOLDS, "CPU seconds rise 30.0 %", 2, __LINE__ },
+		{ "knee_not_still_falling.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "no knee", 0, __LINE__ },
+		{ "knee_not_cpu.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "change by -30.0 %", 2, __LINE__ },
+		{ "knee_flat.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "has 2 CPUs", 8, __LINE__ },
+		{ "knee_flat.csv", KNEE, 32, VERDICT_DOES_NOT_HOLD, "did not help", 8, __LINE__ },
+		{ "knee_cannot_two.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "at most 2", 0, __LINE__ },
+		{ "knee_holds.csv", OVERHEAD, 2, VERDICT_CANNOT_JUDGE, "tracing off and on", 0, __LINE__ },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char path[512], err[512];
+		struct sweep s;
+		struct finding f;
+
+		snprintf(path, sizeof(path), VERDICTS "%s", rows[i].file);
+		if (sweep_read_csv(&s, path, err, sizeof(err)))
+			fail_msg("line %d: %s", rows[i].line, err);
+		judge(rows[i].w, &s, rows[i].cpus, &f);
+		if (f.v != rows[i].v || !strstr(f.why, rows[i].why) ||
+		    (rows[i].w == KNEE && f.knee_workers != rows[i].knee))
+			fail_msg("line %d (%s): %s (knee %d): %s; expected %s with '%s'", rows[i].line,
+				 rows[i].file, verdict_name(f.v), f.knee_workers, f.why,
+				 verdict_name(rows[i].v), rows[i].why);
+		sweep_free(&s);
+	}
+}
+
+/* ---- summary.csv ------------------------------------------------------- */
+
+static void assert_rows_equal(const struct sweep_row *a, const struct sweep_row *b)
+{
+	assert_int_equal(a->config, b->config);
+	assert_int_equal(a->repeat, b->repeat);
+	assert_string_equal(a->tag, b->tag);
+	assert_string_equal(a->status, b->status);
+	assert_int_equal(a->exit_code, b->exit_code);
+	assert_string_equal(a->run_dir, b->run_dir);
+	assert_int_equal(a->workers, b->workers);
+	assert_int_equal(a->batch, b->batch);
+	assert_int_equal(a->gpus, b->gpus);
+	assert_int_equal(a->complete, b->complete);
+	assert_string_equal(a->checksum, b->checksum);
+	for (int k = 0; k < 3; k++) {
+		double x = k == 0 ? a->e2e_s : k == 1 ? a->stall_pct : a->preproc_iqr_ms;
+		double y = k == 0 ? b->e2e_s : k == 1 ? b->stall_pct : b->preproc_iqr_ms;
+		assert_true(isnan(x) == isnan(y));
+		if (!isnan(x))
+			assert_true(fabs(x - y) <= 1e-9 * fabs(x));
+	}
+	assert_int_equal(a->nops, b->nops);
+	for (size_t k = 0; k < a->nops; k++) {
+		assert_string_equal(a->ops[k].name, b->ops[k].name);
+		assert_true(isnan(a->ops[k].cpu_s) == isnan(b->ops[k].cpu_s));
+		if (!isnan(a->ops[k].cpu_s))
+			assert_true(fabs(a->ops[k].cpu_s - b->ops[k].cpu_s) <= 1e-9 * a->ops[k].cpu_s);
+		assert_true(isnan(a->ops[k].under_10ms_pct) == isnan(b->ops[k].under_10ms_pct));
+		if (!isnan(a->ops[k].under_10ms_pct))
+			assert_true(fabs(a->ops[k].under_10ms_pct - b->ops[k].under_10ms_pct) < 1e-9);
+	}
+}
+
+static void test_load_tiny(void **state)
+{
+	struct sweep s, back;
+	char err[512], dir[] = "/tmp/ppbench-report-XXXXXX", path[600];
+	(void)state;
+
+	if (sweep_load(&s, TINY, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(s.nparts, 1);
+	assert_int_equal(s.cpus, 2);
+	assert_int_equal(s.nrows, 4);
+	assert_string_equal(s.rows[0].status, RUN_OK);
+	assert_string_equal(s.rows[1].status, RUN_OK);
+	assert_string_equal(s.rows[2].status, RUN_FAILED);
+	assert_string_equal(s.rows[3].status, RUN_PENDING);
+	assert_int_equal(s.rows[2].exit_code, 2);
+	assert_int_equal(s.rows[3].exit_code, -1);
+	for (int i = 0; i < 2; i++) {
+		const struct sweep_row *r = &s.rows[i];
+		assert_int_equal(r->workers, i + 1);
+		assert_int_equal(r->batch, 8);
+		assert_int_equal(r->complete, 1);
+		assert_true(r->e2e_s > 0);
+		assert_true(r->images == 24);
+		assert_true(r->batches == 3);
+		assert_true(r->stall_pct >= 0 && r->stall_pct <= 100);
+		assert_non_null(sweep_row_op(r, "decode"));
+		assert_non_null(sweep_row_op(r, "random_horizontal_flip"));
+		assert_true(sweep_row_op(r, "decode")->count == 24);
+		assert_int_equal(strlen(r->checksum), 16);
+	}
+	/* the same checksum for every worker count (per-sample seeding) */
+	assert_string_equal(s.rows[0].checksum, s.rows[1].checksum);
+	assert_true(isnan(s.rows[2].e2e_s));
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	if (sweep_write_csv(&s, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	if (sweep_read_csv(&back, path, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(back.nrows, s.nrows);
+	for (size_t i = 0; i < s.nrows; i++)
+		assert_rows_equal(&s.rows[i], &back.rows[i]);
+	sweep_free(&back);
+	sweep_free(&s);
+	rm_tree(dir);
+}
+
+/* summary.json as the emitter writes it reads back into the row */
+static void test_summary_schema(void **state)
+{
+	struct run_metrics m;
+	struct op_metrics ops[2];
+	struct sweep_row r;
+	json_t *j;
+	(void)state;
+
+	memset(&m, 0, sizeof(m));
+	memset(ops, 0, sizeof(ops));
+	m.complete = 1;
+	m.batch_size = 64;
+	m.workers = 3;
+	m.gpus = 2;
+	m.e2e_s = 12.5;
+	m.images = 640;
+	m.batches = 10;
+	m.images_per_s = 51.2;
+	m.checksum = 0x0123456789abcdefull;
+	m.ops_cpu_s = 30.25;
+	m.workers_cpu_s = 31;
+	m.main_cpu_s = 0.5;
+	m.nops = 2;
+	m.ops = ops;
+	snprintf(ops[0].name, sizeof(ops[0].name), "decode");
+	snprintf(ops[0].lotus_name, sizeof(ops[0].lotus_name), "SLoader");
+	ops[0].st.n = 640;
+	ops[0].st.mean = 4.5e6;
+	ops[0].st.p90 = 6e6;
+	ops[0].cpu_s = 2.88;
+	ops[0].under_10ms_pct = 97.5;
+	ops[0].under_100us_pct = 0;
+	snprintf(ops[1].name, sizeof(ops[1].name), "random_horizontal_flip");
+	snprintf(ops[1].lotus_name, sizeof(ops[1].lotus_name), "SRandomHorizontalFlip");
+	ops[1].st.n = 640;
+	ops[1].under_10ms_pct = 100;
+	ops[1].under_100us_pct = 98.25;
+	m.preproc.n = 9;
+	m.preproc.mean = 250e6;
+	m.preproc.p25 = 240e6;
+	m.preproc.p75 = 260e6;
+	m.preproc_std_pct = 6.5;
+	m.preproc_iqr_ns = 20e6;
+	m.ooo_pct = 40;
+	m.stall_pct = 81.5;
+	m.wait_total_s = 10.2;
+	m.wait.mean = 120e6;
+	m.wait_over_500ms_pct = 12.5;
+	m.delay.p50 = 300e6;
+	m.delay_over_500ms_pct = 33.25;
+	m.gpu_busy_s = 2;
+	m.gpu_idle_s = 10.5;
+	m.gpu_util_pct = 16;
+	m.trace_events = 4000;
+	m.trace_cost_ns = 25;
+	m.nskipped = 1;
+
+	j = results_summary_json(&m, NULL, NULL);
+	assert_non_null(j);
+	sweep_row_init(&r);
+	sweep_row_from_summary(&r, j);
+	json_decref(j);
+	assert_int_equal(r.complete, 1);
+	assert_true(r.e2e_s == 12.5);
+	assert_true(r.images == 640 && r.batches == 10);
+	assert_true(r.images_per_s == 51.2);
+	assert_string_equal(r.checksum, "0123456789abcdef");
+	assert_true(r.cpu_s == 30.25);
+	assert_true(r.workers_cpu_s == 31 && r.main_cpu_s == 0.5);
+	assert_true(r.preproc_batches == 9);
+	assert_true(fabs(r.preproc_avg_ms - 250) < 1e-9);
+	assert_true(r.preproc_std_pct == 6.5);
+	assert_true(fabs(r.preproc_p25_ms - 240) < 1e-9 && fabs(r.preproc_p75_ms - 260) < 1e-9);
+	assert_true(fabs(r.preproc_iqr_ms - 20) < 1e-9);
+	assert_true(r.ooo_pct == 40 && r.stall_pct == 81.5);
+	assert_true(r.sum_wait_s == 10.2);
+	assert_true(fabs(r.wait_avg_ms - 120) < 1e-9);
+	assert_true(r.wait_gt_500ms_pct == 12.5);
+	assert_true(fabs(r.delay_p50_ms - 300) < 1e-9);
+	assert_true(r.delay_gt_500ms_pct == 33.25);
+	assert_true(r.gpu_busy_s == 2 && r.gpu_idle_s == 10.5 && r.gpu_util_pct == 16);
+	assert_true(r.trace_events == 4000 && r.trace_cost_ns == 25);
+	assert_true(r.skipped_files == 1);
+	assert_int_equal(r.nops, 2);
+	assert_string_equal(r.ops[0].name, "decode");
+	assert_true(r.ops[0].count == 640);
+	assert_true(fabs(r.ops[0].mean_ms - 4.5) < 1e-9 && fabs(r.ops[0].p90_ms - 6) < 1e-9);
+	assert_true(r.ops[0].cpu_s == 2.88 && r.ops[0].under_10ms_pct == 97.5);
+	assert_true(r.ops[1].under_100us_pct == 98.25);
+}
+
+/* ---- figures and the report ------------------------------------------------*/
+
+static int have_gnuplot(void)
+{
+	return system("gnuplot --version >/dev/null 2>&1") == 0;
+}
+
+static int png_ok(const char *path)
+{
+	unsigned char b[8];
+	FILE *f = fopen(path, "rb");
+	int ok = f && fread(b, 1, 8, f) == 8 && !memcmp(b, "\x89PNG\r\n\x1a\n", 8);
+	if (f)
+		fclose(f);
+	return ok;
+}
+
+static void test_figures_and_report(void **state)
+{
+	static const char *const drawn[] = {
+		"table2_op_cdf", "fig4_preproc_boxplot", "fig5a_wait_per_batch",
+		"fig5b_delay_percentiles", "ooo_stall_vs_workers", "fig6a_e2e_vs_workers",
+		"gpu_util_vs_workers", "fig6b_cpu_vs_workers", "paper/fig6a_e2e_vs_workers",
+		"paper/fig6b_cpu_vs_workers", "paper/ooo_stall_vs_workers",
+		"paper/grid_ooo_stall_vs_workers", "paper/grid_ooo_stall_vs_batch",
+	};
+	struct fig_status st[REPORT_MAX_FIGS];
+	struct sweep s;
+	char err[512], dir[] = "/tmp/ppbench-report-XXXXXX", path[600], top[4096];
+	size_t n = 0;
+	char *md, *html;
+	(void)state;
+
+	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+		skip();
+		return;
+	}
+	if (sweep_load(&s, TINY, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_non_null(mkdtemp(dir));
+	/* write into a scratch folder, read the runs from the fixture */
+	snprintf(s.dir, sizeof(s.dir), "%s", dir);
+	if (report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err)))
+		fail_msg("%s", err);
+	for (size_t k = 0; k < sizeof(drawn) / sizeof(drawn[0]); k++) {
+		const struct fig_status *f = NULL;
+		char *svg;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(st[i].name, drawn[k]))
+				f = &st[i];
+		if (!f || !f->drawn)
+			fail_msg("%s not drawn: %s", drawn[k], f ? f->why : "not listed");
+		snprintf(path, sizeof(path), "%s/figures/%s.png", dir, drawn[k]);
+		assert_true(png_ok(path));
+		snprintf(path, sizeof(path), "%s/figures/%s.svg", dir, drawn[k]);
+		svg = slurp(path);
+		assert_non_null(svg);
+		assert_non_null(strstr(svg, "<svg"));
+		assert_non_null(strstr(svg, "</svg>"));
+		free(svg);
+	}
+	/* one batch size: no chart against batch size, and the reason says so */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(st[i].name, "ooo_stall_vs_batch")) {
+			assert_false(st[i].drawn);
+			assert_non_null(strstr(st[i].why, "one batch size"));
+		}
+
+	if (report_write(&s, err, sizeof(err)))
+		fail_msg("%s", err);
+	snprintf(path, sizeof(path), "%s/report.md", dir);
+	md = slurp(path);
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	html = slurp(path);
+	assert_non_null(md);
+	assert_non_null(html);
+	assert_int_equal(count(md, "**Verdict: "), 5);
+	assert_int_equal(count(html, "<strong>Verdict: "), 5);
+	assert_non_null(strstr(md, "w3-b8-g1-r1: failed, exit code 2"));
+	assert_non_null(strstr(md, "w4-b8-g1-r1: not run"));
+	/* self-contained: figures inline, no external image */
+	assert_true(count(html, "<svg") >= sizeof(drawn) / sizeof(drawn[0]));
+	assert_null(strstr(html, "<img"));
+	assert_non_null(strstr(html, "id='f1-gpDot'"));
+	snprintf(path, sizeof(path), "%s/summary.csv", dir);
+	assert_true(access(path, R_OK) == 0);
+	free(md);
+	free(html);
+	sweep_free(&s);
+	rm_tree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_knee),
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_load_tiny),
+		cmocka_unit_test(test_summary_schema),
+		cmocka_unit_test(test_figures_and_report),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
