@@ -22,18 +22,14 @@ struct apply_cfg {
 
 #define O(f) offsetof(struct apply_cfg, f)
 static const struct opt apply_opts[] = {
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline name (pipelines/NAME.pipe) or file" },
-	{ "until", 0, OPT_STR, O(until), NULL, "OP", "stop after this op (default: the whole pipeline)" },
-	{ "crop", 0, OPT_STR, O(crop), NULL, "TOP,LEFT,HEIGHT,WIDTH",
-	  "force random_resized_crop's box instead of drawing it" },
-	{ "flip", 0, OPT_INT, O(flip), "-1", "0|1", "force random_horizontal_flip (-1: draw)",
-	  .lo = -1, .hi = 1 },
-	{ "seed", 0, OPT_U64, O(seed), "0", "N", "seed of the sample's random stream" },
-	{ "index", 0, OPT_U64, O(index), "0", "N", "sample index the stream is seeded with" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
-	  "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
-	{ "out", 'o', OPT_STR, O(out), NULL, "FILE.npy", "where to write the result (required)" },
+	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline name (pipelines/NAME.pipe) or file" },
+	{ .name = "until", .shortname = 0, .type = OPT_STR, .off = O(until), .def = NULL, .metavar = "OP", .help = "stop after this op (default: the whole pipeline)" },
+	{ .name = "crop", .shortname = 0, .type = OPT_STR, .off = O(crop), .def = NULL, .metavar = "TOP,LEFT,HEIGHT,WIDTH", .help = "force random_resized_crop's box instead of drawing it" },
+	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "0|1", .help = "force random_horizontal_flip (-1: draw)", .lo = -1, .hi = 1 },
+	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
+	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
+	{ .name = "max-pixels", .shortname = 0, .type = OPT_U64, .off = O(max_pixels), .def = "178956970", .metavar = "N", .help = "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
+	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "FILE.npy", .help = "where to write the result (required)" },
 	OPT_END
 };
 #undef O

@@ -18,12 +18,12 @@ struct gen_cfg {
 
 #define O(f) offsetof(struct gen_cfg, f)
 static const struct opt gen_opts[] = {
-	{ "out", 'o', OPT_STR, O(out), NULL, "DIR", "folder to create (required; must not exist or be empty)" },
-	{ "images", 'n', OPT_U64, O(images), "2000", "N", "number of images", .lo = 1, .hi = 1e8 },
-	{ "classes", 'c', OPT_U64, O(classes), "50", "N", "number of class folders", .lo = 1, .hi = 1e6 },
-	{ "seed", 0, OPT_U64, O(seed), "1", "N", "seed: the same seed writes the same bytes" },
-	{ "threads", 'j', OPT_INT, O(threads), "0", "N", "OpenMP threads (0: all cores)", .lo = 0, .hi = 4096 },
-	{ "quiet", 'q', OPT_BOOL, O(quiet), "off", NULL, "no progress and statistics" },
+	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "DIR", .help = "folder to create (required; must not exist or be empty)" },
+	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "2000", .metavar = "N", .help = "number of images", .lo = 1, .hi = 1e8 },
+	{ .name = "classes", .shortname = 'c', .type = OPT_U64, .off = O(classes), .def = "50", .metavar = "N", .help = "number of class folders", .lo = 1, .hi = 1e6 },
+	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "1", .metavar = "N", .help = "seed: the same seed writes the same bytes" },
+	{ .name = "threads", .shortname = 'j', .type = OPT_INT, .off = O(threads), .def = "0", .metavar = "N", .help = "OpenMP threads (0: all cores)", .lo = 0, .hi = 4096 },
+	{ .name = "quiet", .shortname = 'q', .type = OPT_BOOL, .off = O(quiet), .def = "off", .metavar = NULL, .help = "no progress and statistics" },
 	OPT_END
 };
 #undef O

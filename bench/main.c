@@ -1,3 +1,60 @@
-/* STUB: being written. */
+/* ppbench: a benchmark of CPU-side ML preprocessing (the Lotus study in C). */
 #include <stdio.h>
-int main(void) { puts("ppbench"); return 0; }
+#include <string.h>
+#include "commands.h"
+#include "report.h"
+#include "run.h"
+#include "sweep.h"
+
+#define PPBENCH_VERSION "0.1.0"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
+	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
+	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
+	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
+	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
+	{ "dataset", cmd_dataset, "generate a synthetic ImageNet-like dataset, or describe one" },
+	{ "bench", cmd_bench, "speed and overhead benchmark (make bench)" },
+	{ "info", cmd_info, "the machine: CPU, topology, counters that open, the clock" },
+	{ "map", cmd_map, "which library functions each op spends its time in (Table I)" },
+	{ "ops", cmd_ops, "list the ops and their arguments" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ppbench <command> [options]   (ppbench <command> --help for its options)\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "  %-10s %s\n", "version", "print the version");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "--help") || !strcmp(c, "-h") || !strcmp(c, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
+		printf("ppbench %s\n", PPBENCH_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(c, commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "ppbench: error: unknown command '%s'\n", c);
+	usage(stderr);
+	return EXIT_USAGE;
+}
