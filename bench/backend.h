@@ -84,6 +84,7 @@ struct loader {
 	int W;
 	int64_t wall_off;          /* wall-clock ns - monotonic ns */
 	int tf_first, tf_last;     /* the per-sample ops that STransform spans, or -1 */
+	int random;                /* some op draws (OP_RANDOM): seed a stream per sample */
 
 	struct shared *sh;         /* shared mapping: control, error log, worker events */
 	size_t sh_bytes;

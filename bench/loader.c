@@ -976,6 +976,9 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
 	int nsops;
 	transform_span(c->pipe, &L->tf_first, &L->tf_last, &nsops);
+	for (int i = 0; i < c->pipe->nops; i++)
+		if (c->pipe->op[i].ops->flags & OP_RANDOM)
+			L->random = 1;
 	/* measured once here, so every process and thread uses the same offset */
 	L->wall_off = clock_wall_offset_ns();
 	r->trace_cost_ns = loader_trace_cost_ns(100000);

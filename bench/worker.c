@@ -65,7 +65,7 @@ struct wstate {
 	struct scratch scr;
 	struct sample *smp;        /* [B] */
 	struct sample **ok;        /* [B]: the samples that made it */
-	struct rng srng;           /* per-sample stream, reseeded for each sample */
+	struct rng srng;           /* per-sample stream, reseeded for each sample (if L->random) */
 	struct rng wrng;           /* the worker's torch stream */
 	int64_t epoch;             /* of wrng's seed, -1 none */
 };
@@ -129,7 +129,9 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 		if (c->rng == RNG_TORCH) {
 			s->rng = &st->wrng;
 		} else {
-			rng_seed(&st->srng, rng_sample_seed(c->seed, tk->epoch, di));
+			/* seeding costs about 2 us: only when an op draws */
+			if (L->random)
+				rng_seed(&st->srng, rng_sample_seed(c->seed, tk->epoch, di));
 			s->rng = &st->srng;
 		}
 		int rc = pipeline_run_sample(p, s, t);
@@ -207,6 +209,7 @@ void worker_loop(struct loader *L, int wid)
 	st->wid = wid;
 	st->ws = &L->sh->w[wid];
 	st->epoch = -1;
+	rng_seed(&st->srng, c->seed);
 	st->smp = calloc((size_t)c->batch, sizeof(*st->smp));
 	st->ok = calloc((size_t)c->batch, sizeof(*st->ok));
 	if (st->smp && st->ok) {
