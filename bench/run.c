@@ -173,6 +173,21 @@ static int add_loader_block(const char *dir, json_t *block, char *err, size_t er
 	return 0;
 }
 
+/* The human summary's last lines: what the harness itself cost. */
+static void print_harness(FILE *f, const struct run_opts *o, const struct loader_result *r)
+{
+	fprintf(f, "harness: %s backend, %s, trace event %.1f ns, checksum %.3f s (%.1f GB/s), "
+		"in flight max %u of %ld", backend_names[o->backend], order_names[o->order],
+		r->trace_cost_ns, (double)r->hash_ns / 1e9,
+		r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0.0, r->max_inflight,
+		o->prefetch * o->workers);
+	if (r->pin_locked >= 0)
+		fprintf(f, ", pinned buffers %s", r->pin_locked ? "locked" : "NOT locked (mlock failed)");
+	if (r->trace_dropped)
+		fprintf(f, ", %" PRIu64 " trace events DROPPED (raise --trace-capacity)", r->trace_dropped);
+	fputc('\n', f);
+}
+
 static int write_results(const struct run_opts *o, const struct loader_result *r,
 			 uint64_t step_ns, const char *tmp, const char *name, char *final,
 			 size_t finallen)
@@ -224,8 +239,10 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 		rc = results_dir_commit(root, tmp, name, final, finallen, err, sizeof(err));
 	if (rc)
 		error("%s", err);
-	else
+	else {
 		results_print_human(stdout, &m);
+		print_harness(stdout, o, r);
+	}
 	json_decref(options);
 	json_decref(machine);
 	json_decref(block);
