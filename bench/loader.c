@@ -226,10 +226,19 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 {
 	const struct pipeline *p = c->pipe;
 	memset(pl, 0, sizeof(*pl));
+	size_t B = (size_t)c->batch, W = (size_t)c->workers, P = (size_t)c->prefetch;
+	if (!c->data->n) {
+		snprintf(err, errlen, "the dataset '%s' has no images", c->data->root);
+		return -1;
+	}
+	if (c->drop_last && c->data->n < B) {
+		snprintf(err, errlen, "no batch to run: the dataset has %zu images, fewer than one batch "
+			 "of %zu, and --drop-last drops it", c->data->n, B);
+		return -1;
+	}
 	size_t peak = 0;
 	if (probe(c, &pl->sample_h, &pl->sample_w, &peak, err, errlen))
 		return -1;
-	size_t B = (size_t)c->batch, W = (size_t)c->workers, P = (size_t)c->prefetch;
 	size_t bytes = B * sizeof(int64_t);
 	if (p->batch_op >= 0 && p->op[p->batch_op].ops->batch_bytes)
 		bytes = p->op[p->batch_op].ops->batch_bytes(p->op[p->batch_op].cfg, B,

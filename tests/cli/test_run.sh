@@ -63,6 +63,7 @@ too many in flight@at most 8192 batches can be in flight@--workers 1024 --prefet
 positional argument@unexpected argument 'extra'@extra
 unknown pipeline@no pipeline named 'nope'@--pipeline nope
 missing dataset@/nonexistent@--data /nonexistent
+no batch with drop-last@fewer than one batch of 100, and --drop-last drops it@--pipeline null --batch 100 --drop-last
 EOF
 check_cli "a run that cannot fit in memory is refused with the figures" 2 \
 	'needs .* GiB but only .* available: .* batch slots .*lower --batch, --workers or --prefetch-factor, or use --pin-memory off' \
