@@ -742,7 +742,7 @@ static int setup(struct run *R, char *err, size_t errlen)
 	if (R->pin) {
 		R->pinned_bytes = (size_t)pl->npinned * pl->slot_bytes;
 		void *p = mmap(NULL, R->pinned_bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 		if (p == MAP_FAILED) {
 			snprintf(err, errlen, "cannot map %zu bytes for pinned buffers: %s",
 				 R->pinned_bytes, strerror(errno));

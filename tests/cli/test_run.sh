@@ -143,6 +143,19 @@ check_cli "--trace off: no trace files" 0 'results: ' -- run "${base[@]}" --pipe
 if [ ! -e "$(ls -d "$out"/*-notrace)/lotustrace" ]; then echo "ok - --trace off writes no LotusTrace"
 else echo "not ok - --trace off writes no LotusTrace"; fi
 
+# pinned memory that cannot be locked: a warning, and the results say so
+if command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
+	o=$(setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock bash -c \
+		"ulimit -l 64; \"\$0\" \"\$@\"" "$PPBENCH" run "${base[@]}" --pipeline "$TMP/big.pipe" \
+		--batch 4 --max-batches 2 --tag nolock 2>&1)
+	if printf '%s\n' "$o" | grep -q "warning: cannot lock the pinned buffers in memory (mlock" &&
+	   grep -q '"pinned_locked": false' "$(ls -d "$out"/*-nolock)/summary.json"; then
+		echo "ok - mlock refused: warned, run continues, recorded"
+	else echo "not ok - mlock refused: warned, run continues, recorded"; fi
+else
+	skip "mlock refused" "needs root and setpriv to drop CAP_IPC_LOCK"
+fi
+
 # data errors
 check_cli "--on-error skip: the sample is left out, the file named" 0 \
 	"skipped '.*/c0/x16.jpg': op synth: synthetic failure" \
