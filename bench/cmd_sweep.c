@@ -396,11 +396,25 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	argv[k] = NULL;
 
 	nbefore = list_runs(runs, &before);
+	/* no signal between the last look at stop_signal and the fork: one that
+	 * comes later is passed on to the run */
+	sigset_t stop, old;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		free(argv);
+		free_list(before, nbefore);
+		return -1;
+	}
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	fflush(NULL);
 	t0 = clock_now_ns();
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		error("cannot start a run: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -410,6 +424,9 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	}
 	if (pid == 0) {
 		int nul = open("/dev/null", O_RDONLY);
+		/* its own process group: a terminal's ^C reaches the sweep, which
+		 * passes it on once (the run would take a second one as the same) */
+		setpgid(0, 0);
 		if (nul >= 0)
 			dup2(nul, 0);
 		if (fd >= 0) {
@@ -418,10 +435,12 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		execv("/proc/self/exe", argv);
 		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
 		_exit(127);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd >= 0)
 		close(fd);
 	for (;;) {
@@ -434,16 +453,14 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 			break;
 		}
 		if (stop_signal) {
-			/* a terminal's ^C reached the run too; a signal sent to the
-			 * sweep alone is passed on */
-			if (!forwarded)
+			/* the run is in its own process group: pass the signal on,
+			 * then, if it does not stop within a minute, kill its group */
+			if (!forwarded) {
 				forwarded = now;
-			else if (now - forwarded > 2000000000ull && now - forwarded < 2100000000ull)
 				kill(pid, stop_signal == SIGINT ? SIGINT : SIGTERM);
-			else if (now - forwarded > 60000000000ull)
-				kill(pid, SIGKILL);
-			if (stop_signal == SIGTERM && now - forwarded < 100000000ull)
-				kill(pid, SIGTERM);
+			} else if (now - forwarded > 60000000000ull) {
+				kill(-pid, SIGKILL);
+			}
 		}
 		if (pr->tty && now - last >= 1000000000ull) {
 			progress_line(pr, index, tag, t0);
@@ -878,6 +895,8 @@ int cmd_sweep(int argc, char **argv)
 			continue;
 		}
 		double res = sweep_page_cache(&ds, !c.warm);
+		if (stop_signal)
+			break;
 		json_object_set_new(e, "page_cache", json_string(c.warm ? "warm" : "dropped"));
 		json_object_set_new(e, "page_cache_resident_pct", res >= 0 ? json_real(res) : json_null());
 		if (pr.tty)
@@ -886,7 +905,8 @@ int cmd_sweep(int argc, char **argv)
 		else
 			info("sweep: run %zu of %zu (%s) starting", i + 1, pr.total,
 			     json_string_value(json_object_get(e, "tag")));
-		run_one(dir, e, base, nbase, &pr, i + 1);
+		if (run_one(dir, e, base, nbase, &pr, i + 1) < 0 && stop_signal)
+			break;
 		s = json_string_value(json_object_get(e, "status"));
 		if (s && !strcmp(s, RUN_OK))
 			nok++;
