@@ -916,9 +916,11 @@ static int write_jpeg(const char *path, int w, int h, char *err, size_t errlen)
 			int disk = (u - 0.6) * (u - 0.6) + (v - 0.45) * (v - 0.45) < 0.04;
 			double t = (double)(x & 63) / 63.0 - 0.5;
 			unsigned char *p = rgb + ((size_t)y * (size_t)w + (size_t)i) * 3;
-			double r = base + 0.12 * t + (disk ? 0.25 : 0);
-			double g = 0.8 * base + 0.10 * t + 0.1 * sin(40 * u);
-			double b = 1 - base + 0.08 * t - (disk ? 0.2 : 0);
+			/* fine texture, not white noise: photos compress */
+			t *= 0.3 + 0.3 * sin(60 * u + 45 * v);
+			double r = base + 0.06 * t + (disk ? 0.25 : 0);
+			double g = 0.8 * base + 0.05 * t + 0.1 * sin(40 * u);
+			double b = 1 - base + 0.04 * t - (disk ? 0.2 : 0);
 			p[0] = (unsigned char)(fmin(fmax(r, 0), 1) * 255);
 			p[1] = (unsigned char)(fmin(fmax(g, 0), 1) * 255);
 			p[2] = (unsigned char)(fmin(fmax(b, 0), 1) * 255);

@@ -14,6 +14,7 @@ pkgs=(
 	libpfm4-dev                             # counter event names
 	libjansson-dev                          # JSON results
 	libcmocka-dev                           # unit tests
+	valgrind                                # ppbench map (callgrind), its test
 	libzstd-dev liblz4-dev                  # compressed storage formats
 	gnuplot-nox                             # figures
 )
