@@ -36,7 +36,7 @@ struct sweep_cfg {
 
 #define O(f) offsetof(struct sweep_cfg, f)
 static const struct opt sweep_opts[] = {
-	{ "workers", 'w', OPT_LIST, O(workers), "1 2 3", "LIST",
+	{ "workers", 'w', OPT_LIST, O(workers), "1 2 3 4", "LIST",
 	  "worker counts, e.g. \"8 12 16\"; \"gpus\": workers = GPUs (the paper's grid)",
 	  .choices = NULL },
 	{ "batch", 'b', OPT_LIST, O(batch), "32 128", "LIST", "batch sizes", .choices = NULL },
@@ -252,9 +252,25 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
 		return -1;
 	}
-	if (mkdir(out, 0777) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot create '%s': %s", out, strerror(errno));
-		return -1;
+	{
+		/* mkdir -p */
+		char p[PATH_MAX];
+		size_t n = strlen(out);
+		if (n >= sizeof(p)) {
+			snprintf(err, errlen, "--out: the path is too long");
+			return -1;
+		}
+		memcpy(p, out, n + 1);
+		for (size_t i = 1; i <= n; i++) {
+			if (p[i] != '/' && p[i])
+				continue;
+			p[i] = 0;
+			if (mkdir(p, 0777) && errno != EEXIST) {
+				pathf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+				return -1;
+			}
+			p[i] = out[i];
+		}
 	}
 	utc_stamp(stamp, sizeof(stamp), "%Y%m%d-%H%M%S");
 	snprintf(base, sizeof(base), "%s/sweep-%s%s%.200s", out, stamp, tag && *tag ? "-" : "",
