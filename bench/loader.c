@@ -20,6 +20,7 @@
 #include "consumer.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "npy.h"
 #include "pipeline.h"
 #include "rng.h"
 
@@ -910,6 +911,42 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+/* --dump-batches: batch id as .npy files, from the memory the consumer
+ * read (the pinned copy, or the slot). A failure is a warning. */
+static void dump_batch(struct run *R, int64_t id)
+{
+	const struct loader_cfg *c = R->L.cfg;
+	const struct result_msg *m = &R->msg[id];
+	const struct loader_batch *b = &R->r->b[id];
+	size_t sb = R->L.plan->slot_bytes, n = b->n;
+	size_t h = (size_t)R->L.plan->sample_h, w = (size_t)R->L.plan->sample_w;
+	size_t img = n * 3 * h * w * sizeof(float);
+	const unsigned char *mem = !R->pin ? R->L.slots + (size_t)m->slot * sb :
+				   m->pinned >= 0 ? R->pinned + (size_t)m->pinned * sb : NULL;
+	char path[4096], err[4200] = "";
+	float *lab = malloc((n ? n : 1) * sizeof(float));
+	if (!mem || !lab || b->bytes != img + n * sizeof(int64_t)) {
+		warn("cannot dump batch %" PRId64 ": %s", id,
+		     !lab ? "out of memory" : "not a collated [n, 3, h, w] batch");
+		free(lab);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t l;
+		memcpy(&l, mem + img + i * sizeof(l), sizeof(l));
+		lab[i] = (float)l;
+	}
+	size_t shape[4] = { n, 3, h, w };
+	snprintf(path, sizeof(path), "%s/batch_%" PRId64 ".npy", c->dump_dir, id);
+	int rc = npy_write(path, "<f4", shape, 4, mem, err, sizeof(err));
+	snprintf(path, sizeof(path), "%s/labels_%" PRId64 ".npy", c->dump_dir, id);
+	if (!rc)
+		rc = npy_write(path, "<f4", shape, 1, lab, err, sizeof(err));
+	if (rc)
+		warn("%s", err);
+	free(lab);
+}
+
 static int run_epochs(struct run *R)
 {
 	struct loader *L = &R->L;
@@ -949,6 +986,8 @@ static int run_epochs(struct run *R)
 			}
 			int rc = gpu_consume(&R->gpu, b->bytes, id, &R->gpu_tp, L->wall_off,
 					     &sig_attention, check_now, R);
+			if (c->dump_dir && (uint64_t)b->yield_pos < c->dump_batches)
+				dump_batch(R, id);
 			release(R, id);
 			if (rc)
 				return -1;

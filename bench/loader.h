@@ -55,6 +55,12 @@ struct loader_cfg {
 	uint64_t max_pixels;           /* decode refuses larger images; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */
 	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
+	/* The first dump_batches batches handed over are written to dump_dir
+	 * as batch_<id>.npy (float32 [n, 3, h, w]) and labels_<id>.npy
+	 * (float32 [n]), after their step. For fidelity checks (compare): the
+	 * writes fall inside the run's wall time. 0 / NULL: none. */
+	uint64_t dump_batches;
+	const char *dump_dir;
 	/* Called in the main thread after each consumed batch (NULL: none). */
 	void (*progress)(void *arg, uint64_t batches, uint64_t total, uint64_t images);
 	void *progress_arg;

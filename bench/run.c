@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
@@ -5,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "analysis.h"
 #include "clock.h"
@@ -23,7 +25,7 @@
 struct run_opts {
 	const char *data, *pipeline, *tag, *out;
 	long workers, batch, gpus, prefetch, epochs;
-	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity;
+	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
 	double h2d;
 	int pin, shuffle, drop_last, trace, backend, order, rng, on_error;
 };
@@ -69,6 +71,9 @@ static const struct opt run_opts_table[] = {
 	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
 	{ "trace-capacity", 0, OPT_U64, O(trace_capacity), "0", "N",
 	  "events per worker buffer (0: what the run needs); more are counted as dropped", .choices = NULL },
+	{ "dump-batches", 0, OPT_U64, O(dump_batches), "0", "N",
+	  "write the first N batches handed over as batches/batch_<id>.npy (for checks, not timing)",
+	  .choices = NULL },
 	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
 	  "name of the results folder after the time (default: PIPELINE-bB-wW-gG)", .choices = NULL },
 	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made", .choices = NULL },
@@ -361,6 +366,18 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
+	char dump_dir[PATH_MAX + 16];
+	if (o.dump_batches) {
+		snprintf(dump_dir, sizeof(dump_dir), "%s/batches", tmp);
+		if (mkdir(dump_dir, 0777)) {
+			error("cannot create '%s': %s", dump_dir, strerror(errno));
+			rmdir(tmp);
+			goto out;
+		}
+		lc.dump_batches = o.dump_batches;
+		lc.dump_dir = dump_dir;
+	}
+
 	struct progress prog = { .start = clock_now_ns() };
 	prog.last = prog.start;
 	if (isatty(STDERR_FILENO)) {
@@ -370,6 +387,8 @@ int cmd_run(int argc, char **argv)
 	struct loader_result r;
 	if (loader_run(&lc, &plan, &r, err, sizeof(err))) {
 		error("%s", err);
+		if (lc.dump_dir)
+			rmdir(lc.dump_dir);
 		rmdir(tmp);
 		rc = EXIT_FAIL;
 		goto out;
