@@ -220,7 +220,7 @@ struct rcol {
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CR(wall_s), CI(workers), CI(batch), CI(gpus), CI(complete),
+	CR(cache_resident_pct), CR(wall_s), CI(workers), CI(batch), CI(gpus), CI(complete),
 	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
 	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
 	CR(preproc_batches), CR(preproc_avg_ms), CR(preproc_std_pct), CR(preproc_p25_ms),
@@ -479,6 +479,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		r->wall_s = jnum(e, "wall_s");
+		r->cache_resident_pct = jnum(e, "page_cache_resident_pct");
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -2245,10 +2246,22 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		       "that order (repeats outermost): %zu runs: %zu ok, %zu failed, %zu incomplete, "
 		       "%zu not run.", pre, tied ? "= GPUs" : a, b, c, jint(doc, "repeat", 1),
 		       jint(doc, "repeat", 1) == 1 ? "" : "s", nrun, nok, nfail, ninc, npend);
-		doc_li(d, "%sdataset %s; page cache before each run: %s.", pre, jstr(doc, "data", "?"),
+		double res = 0;
+		int nres = 0;
+		for (i = 0; i < s->nrows; i++)
+			if (s->rows[i].part == (int)p && isfinite(s->rows[i].cache_resident_pct)) {
+				res += s->rows[i].cache_resident_pct;
+				nres++;
+			}
+		if (nres)
+			snprintf(c, sizeof(c), " (then %.1f %% of the dataset was in the page cache, "
+				 "mean over the runs, by mincore)", res / nres);
+		else
+			c[0] = 0;
+		doc_li(d, "%sdataset %s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"),
 		       !strcmp(cache, "warm") ? "kept warm (--warm)" :
 		       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
-		       "paper evicted with vmtouch -e)");
+		       "paper evicted with vmtouch -e)", c);
 		args = json_object_get(doc, "run_args");
 		buf[0] = 0;
 		json_array_foreach(args, i, v) {

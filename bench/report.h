@@ -48,6 +48,7 @@ struct sweep_row {
 	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
 	char run_dir[256];            /* relative to the sweep folder; "" if none */
 	char cache[16];               /* page cache before the run: "dropped" or "warm" */
+	double cache_resident_pct;    /* share of the dataset in the page cache then (mincore) */
 	double wall_s;                /* wall time of the run process, seen by the sweep */
 	int workers, batch, gpus;
 	int complete;                 /* summary.json "complete" (0 if none) */
