@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "backend.h"
 #include "clock.h"
+#include "commands.h"
 #include "consumer.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -408,6 +409,14 @@ static int check_now(void *arg)
 	return R->L.be->check(&R->L);
 }
 
+/* A message names a batch in flight, a slot and a worker that exist. */
+static int msg_ok(const struct loader *L, const struct result_msg *m)
+{
+	return m->batch >= 0 && (size_t)m->batch < L->sched.nbatches &&
+	       m->slot < (uint32_t)L->plan->nslots && m->worker >= 0 && m->worker < L->W &&
+	       m->bytes <= L->plan->slot_bytes && m->pinned < L->plan->npinned;
+}
+
 /* Next message from the data queue, watching signals and workers. 0, or -1
  * when the run must stop. */
 static int receive(struct run *R, struct result_msg *m)
@@ -418,7 +427,7 @@ static int receive(struct run *R, struct result_msg *m)
 		struct pollfd pf[2] = { { R->data_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		int n = poll(pf, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {
-			set_stop(R, EXIT_FAILURE, "cannot wait for the workers: %s", strerror(errno));
+			set_stop(R, EXIT_FAIL, "cannot wait for the workers: %s", strerror(errno));
 			return -1;
 		}
 		if (n <= 0 || (pf[1].revents & POLLIN)) {
@@ -429,10 +438,15 @@ static int receive(struct run *R, struct result_msg *m)
 		if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		int rc = read_msg(R->data_fd, m);
+		if (!rc && !msg_ok(&R->L, m)) {
+			set_stop(R, EXIT_FAIL, "internal error: a bad result message (batch %" PRId64
+				 ", slot %u, worker %d)", m->batch, m->slot, m->worker);
+			return -1;
+		}
 		if (!rc)
 			return 0;
 		if (!check_now(R))
-			set_stop(R, 3, "the result queue closed: %s",
+			set_stop(R, EXIT_WORKER, "the result queue closed: %s",
 				 R->pin ? "the pin memory thread exited unexpectedly" :
 					  "every worker exited");
 		return -1;
@@ -449,7 +463,7 @@ static int dispatch(struct run *R)
 	const struct sched_batch *sb = &L->sched.b[id];
 	int w = (int)((id - R->epoch_first) % L->W);
 	if (R->nfree <= 0) {
-		set_stop(R, EXIT_FAILURE, "internal error: no free batch slot for batch %" PRId64, id);
+		set_stop(R, EXIT_FAIL, "internal error: no free batch slot for batch %" PRId64, id);
 		return -1;
 	}
 	uint32_t slot = R->free_slots[--R->nfree];
@@ -458,7 +472,7 @@ static int dispatch(struct run *R)
 	uint64_t now = clock_now_ns();
 	if (write_all(L->idx_wr[w], &t, sizeof(t))) {
 		if (!check_now(R))
-			set_stop(R, 3, "cannot send batch %" PRId64 " to worker %d: %s", id, w,
+			set_stop(R, EXIT_WORKER, "cannot send batch %" PRId64 " to worker %d: %s", id, w,
 				 strerror(errno));
 		return -1;
 	}
@@ -569,15 +583,15 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 	    atomic_load_explicit(&R->L.sh->err[m->err].ready, memory_order_acquire))
 		e = &R->L.sh->err[m->err];
 	if (!e) {
-		set_stop(R, EXIT_FAILURE, "batch %" PRId64 " failed in worker %d", id, m->worker);
+		set_stop(R, EXIT_FAIL, "batch %" PRId64 " failed in worker %d", id, m->worker);
 		return;
 	}
 	const char *op = e->op >= 0 ? c->pipe->op[e->op].ops->name : "?";
 	if (e->index >= 0)
-		set_stop(R, EXIT_FAILURE, "cannot process '%s' (op %s, in worker %d): %s",
+		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
 			 c->data->items[e->index].path, op, e->worker, e->reason);
 	else
-		set_stop(R, EXIT_FAILURE, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
+		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
 }
 
@@ -601,7 +615,7 @@ static void *pin_main(void *arg)
 		if (read_msg(L->res_rd, &m))
 			break;
 		uint64_t t0 = clock_now_ns();
-		if (m.status == RES_OK) {
+		if (m.status == RES_OK && msg_ok(L, &m)) {
 			pthread_mutex_lock(&R->pmu);
 			while (!R->npfree && !R->pin_stop)
 				pthread_cond_wait(&R->pcv, &R->pmu);
@@ -1069,7 +1083,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		int rc = pthread_create(&R->pin_thr, NULL, pin_main, R);
 		pthread_sigmask(SIG_SETMASK, &prev, NULL);
 		if (rc)
-			set_stop(R, EXIT_FAILURE, "cannot start the pin memory thread: %s", strerror(rc));
+			set_stop(R, EXIT_FAIL, "cannot start the pin memory thread: %s", strerror(rc));
 		else
 			R->pin_started = 1;
 		R->data_fd = R->pin_out[0];
@@ -1089,7 +1103,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	pin_stop(R);
 	int unclean = L->be->stop(L, !rc, r->worker_cpu_s, r->worker_maxrss_kib);
 	if (rc && !L->stop_code)
-		set_stop(R, EXIT_FAILURE, "stopped");
+		set_stop(R, EXIT_FAIL, "stopped");
 	r->exit_code = L->stop_code;
 	snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", L->stop_reason);
 	if (sigs)
