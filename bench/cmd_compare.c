@@ -1,0 +1,1693 @@
+/* ppbench compare: the same configuration through ppbench and through the
+ * real PyTorch DataLoader (scripts/torch_side.py), side by side (compare.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "analysis.h"
+#include "commands.h"
+#include "compare.h"
+#include "emit.h"
+#include "log.h"
+#include "machine.h"
+#include "npy.h"
+#include "pipeline.h"
+#include "report.h"
+#include "stats.h"
+
+#define DEFAULT_PYTHON "/usr/bin/python3"
+#define INSTALL_HINT "scripts/install-deps.sh --oracle"
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(out, n, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- reading one side ---------------------------------------------------- */
+
+void compare_trace_ops(struct trace *t, const struct pipeline *p)
+{
+	size_t max = sizeof(t->op_names) / sizeof(t->op_names[0]);
+
+	t->nops = 0;
+	for (int i = 0; i < p->nops && t->nops < max; i++) {
+		const struct op_ops *o = p->op[i].ops;
+		snprintf(t->op_names[t->nops], sizeof(t->op_names[0]), "%s",
+			 o->lotus_name ? o->lotus_name : o->name);
+		snprintf(t->op_ids[t->nops], sizeof(t->op_ids[0]), "%s", o->name);
+		t->nops++;
+	}
+}
+
+/* dir/lotustrace/<the one folder in it> */
+static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size_t errlen)
+{
+	char lt[PATH_MAX];
+	DIR *d;
+	struct dirent *de;
+	int found = 0;
+
+	pathf(lt, sizeof(lt), "%s/lotustrace", dir);
+	d = opendir(lt);
+	if (!d) {
+		set_err(err, errlen, "cannot open '%s': %s", lt, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+		if (de->d_name[0] == '.')
+			continue;
+		pathf(out, n, "%s/%s", lt, de->d_name);
+		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+			found = 1;
+			break;
+		}
+	}
+	closedir(d);
+	if (!found) {
+		set_err(err, errlen, "no LotusTrace folder in '%s'", lt);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *load_json(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	json_error_t je;
+	json_t *j;
+
+	pathf(path, sizeof(path), "%s/%s", dir, name);
+	j = json_load_file(path, 0, &je);
+	if (!j)
+		set_err(err, errlen, "cannot read '%s': %s", path, je.text);
+	else if (!json_is_object(j)) {
+		set_err(err, errlen, "cannot read '%s': not a JSON object", path);
+		json_decref(j);
+		j = NULL;
+	}
+	return j;
+}
+
+static double jnum(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static long long jint(const json_t *o, const char *key, long long def)
+{
+	const json_t *v = json_object_get(o, key);
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_real(v))
+		return (long long)json_real_value(v);
+	return def;
+}
+
+static const char *jstr(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : def;
+}
+
+/* Read the LotusTrace files of dir and compute the metrics. */
+static int side_measure(const char *dir, const struct pipeline *p, struct compare_side *s,
+			const struct analysis_opts *ao, char *err, size_t errlen)
+{
+	char lt[PATH_MAX], why[PATH_MAX + 256];
+
+	if (find_lotustrace(dir, lt, sizeof(lt), err, errlen))
+		return -1;
+	memset(&s->t, 0, sizeof(s->t));
+	if (p)
+		compare_trace_ops(&s->t, p);
+	if (lotustrace_read(lt, LOTUSTRACE_PREFIX, &s->t, why, sizeof(why))) {
+		set_err(err, errlen, "%s", why);
+		return -1;
+	}
+	if (analysis_compute(&s->t, ao, &s->m, why, sizeof(why))) {
+		set_err(err, errlen, "cannot analyse '%s': %s", lt, why);
+		lotustrace_free(&s->t);
+		return -1;
+	}
+	return 0;
+}
+
+int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compare_side *s,
+			 char *err, size_t errlen)
+{
+	json_t *sum, *cpu, *mem, *opt, *mach, *libs;
+	double *wcpu = NULL;
+	long *wrss = NULL;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "ppbench");
+	s->pin_effective = -1;
+	sum = load_json(dir, "summary.json", err, errlen);
+	if (!sum)
+		return -1;
+	cpu = json_object_get(sum, "cpu");
+	mem = json_object_get(sum, "memory");
+	opt = json_object_get(sum, "options");
+	struct analysis_opts ao = {
+		.start_ns = (uint64_t)jint(sum, "start_wall_ns", 0),
+		.end_ns = (uint64_t)jint(sum, "end_wall_ns", 0),
+		.batch_size = (int)jint(sum, "batch_size", 0),
+		.workers = (int)jint(sum, "workers", 0),
+		.gpus = (int)jint(sum, "gpus", 0),
+		.images = (uint64_t)jint(sum, "images", 0),
+		.batches = (uint64_t)jint(sum, "batches", 0),
+		.main_cpu_s = jnum(cpu, "main_s"),
+		.main_maxrss_kib = (long)jint(mem, "main_max_rss_kib", 0),
+		.complete = json_is_true(json_object_get(sum, "complete")),
+		.trace_cost_ns = jnum(json_object_get(sum, "trace"), "cost_per_event_ns"),
+		.checksum = strtoull(jstr(sum, "checksum", "0"), NULL, 16),
+	};
+	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
+		set_err(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
+		goto out;
+	}
+	if (isnan(ao.main_cpu_s))
+		ao.main_cpu_s = 0;
+	if (isnan(ao.trace_cost_ns))
+		ao.trace_cost_ns = 0;
+	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
+	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
+	if (!wcpu || !wrss) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	json_t *a = json_object_get(cpu, "per_worker_s");
+	json_t *r = json_object_get(mem, "worker_max_rss_kib");
+	for (int w = 0; w < ao.workers; w++) {
+		wcpu[w] = json_number_value(json_array_get(a, (size_t)w));
+		wrss[w] = (long)json_integer_value(json_array_get(r, (size_t)w));
+	}
+	ao.worker_cpu_s = wcpu;
+	ao.worker_maxrss_kib = json_is_array(r) ? wrss : NULL;
+	s->complete = ao.complete;
+	if (json_is_boolean(json_object_get(opt, "pin_memory")))
+		s->pin_effective = json_is_true(json_object_get(opt, "pin_memory"));
+	mach = json_object_get(sum, "machine");
+	libs = json_object_get(mach, "libraries");
+	snprintf(s->versions, sizeof(s->versions), "%s, libjpeg-turbo %s, libpng %s",
+		 jstr(mach, "compiler", "?"), jstr(libs, "libjpeg_turbo", "?"),
+		 jstr(libs, "libpng_runtime", "?"));
+	rc = side_measure(dir, p, s, &ao, err, errlen);
+out:
+	free(wcpu);
+	free(wrss);
+	json_decref(sum);
+	return rc;
+}
+
+int compare_read_torch(const char *dir, const struct pipeline *p, struct compare_side *s,
+		       char *err, size_t errlen)
+{
+	json_t *cfg = NULL, *run = NULL, *ws, *v;
+	double *wcpu = NULL;
+	long *wrss = NULL;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "pytorch");
+	s->pin_effective = -1;
+	cfg = load_json(dir, "config.json", err, errlen);
+	if (cfg)
+		run = load_json(dir, "run.json", err, errlen);
+	if (!run)
+		goto out;
+	struct analysis_opts ao = {
+		.start_ns = (uint64_t)jint(run, "start_wall_ns", 0),
+		.end_ns = (uint64_t)jint(run, "end_wall_ns", 0),
+		.batch_size = (int)jint(cfg, "batch", 0),
+		.workers = (int)jint(cfg, "workers", 0),
+		.gpus = (int)jint(cfg, "gpus", 0),
+		.images = (uint64_t)jint(run, "images", 0),
+		.batches = (uint64_t)jint(run, "batches", 0),
+		.main_cpu_s = jnum(run, "main_cpu_s"),
+		.main_maxrss_kib = (long)jint(run, "main_maxrss_kib", 0),
+		.complete = json_is_true(json_object_get(run, "complete")),
+		.stop_reason = "the PyTorch side did not hand over every batch",
+	};
+	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
+		set_err(err, errlen, "'%s': no workers or no E2E window in config.json/run.json", dir);
+		goto out;
+	}
+	if (isnan(ao.main_cpu_s))
+		ao.main_cpu_s = 0;
+	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
+	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
+	if (!wcpu || !wrss) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	/* a worker id per epoch (non-persistent workers): CPU adds up, RSS peaks */
+	ws = json_object_get(run, "workers");
+	for (size_t i = 0; i < json_array_size(ws); i++) {
+		json_t *w = json_array_get(ws, i);
+		long long id = jint(w, "worker_id", -1);
+		if (id < 0 || id >= ao.workers)
+			continue;
+		wcpu[id] += isnan(jnum(w, "cpu_s")) ? 0 : jnum(w, "cpu_s");
+		if (jint(w, "maxrss_kib", 0) > wrss[id])
+			wrss[id] = (long)jint(w, "maxrss_kib", 0);
+	}
+	ao.worker_cpu_s = wcpu;
+	ao.worker_maxrss_kib = wrss;
+	s->complete = ao.complete;
+	v = json_object_get(run, "pin_memory_effective");
+	if (json_is_boolean(v))
+		s->pin_effective = json_is_true(v);
+	v = json_object_get(run, "versions");
+	snprintf(s->versions, sizeof(s->versions),
+		 "torch %s, torchvision %s, Pillow %s (libjpeg%s %s), numpy %s, Python %s",
+		 jstr(v, "torch", "?"), jstr(v, "torchvision", "?"), jstr(v, "pillow", "?"),
+		 json_is_true(json_object_get(v, "libjpeg_turbo")) ? "-turbo" : "",
+		 jstr(v, "libjpeg", "?"), jstr(v, "numpy", "?"), jstr(v, "python", "?"));
+	snprintf(s->cpu_capability, sizeof(s->cpu_capability), "%s",
+		 jstr(v, "cpu_capability", ""));
+	rc = side_measure(dir, p, s, &ao, err, errlen);
+out:
+	free(wcpu);
+	free(wrss);
+	json_decref(cfg);
+	json_decref(run);
+	return rc;
+}
+
+void compare_side_free(struct compare_side *s)
+{
+	analysis_free(&s->m);
+	lotustrace_free(&s->t);
+}
+
+/* ---- fidelity ------------------------------------------------------------ */
+
+static double npy_get(const struct npy *a, size_t i)
+{
+	const char *p = (const char *)a->data + i * a->itemsize;
+	const char *d = a->dtype + 1;
+	union {
+		float f;
+		double d;
+		int8_t i8;
+		uint8_t u8;
+		int16_t i16;
+		uint16_t u16;
+		int32_t i32;
+		uint32_t u32;
+		int64_t i64;
+		uint64_t u64;
+	} u;
+
+	memcpy(&u, p, a->itemsize);
+	if (!strcmp(d, "f4"))
+		return u.f;
+	if (!strcmp(d, "f8"))
+		return u.d;
+	if (!strcmp(d, "i1"))
+		return u.i8;
+	if (!strcmp(d, "u1"))
+		return u.u8;
+	if (!strcmp(d, "i2"))
+		return u.i16;
+	if (!strcmp(d, "u2"))
+		return u.u16;
+	if (!strcmp(d, "i4"))
+		return u.i32;
+	if (!strcmp(d, "u4"))
+		return u.u32;
+	if (!strcmp(d, "i8"))
+		return (double)u.i64;
+	return (double)u.u64;
+}
+
+int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compare_fidelity *f,
+		    char *err, size_t errlen)
+{
+	memset(f, 0, sizeof(*f));
+	f->first_batch = f->first_sample = -1;
+	f->labels_equal = 1;
+	for (size_t id = 0; id < n; id++) {
+		struct npy a = { 0 }, b = { 0 }, la = { 0 }, lb = { 0 };
+		char pa[PATH_MAX], pb[PATH_MAX], pla[PATH_MAX], plb[PATH_MAX];
+		int rc = -1;
+
+		pathf(pa, sizeof(pa), "%s/batch_%zu.npy", dir_a, id);
+		pathf(pb, sizeof(pb), "%s/batch_%zu.npy", dir_b, id);
+		pathf(pla, sizeof(pla), "%s/labels_%zu.npy", dir_a, id);
+		pathf(plb, sizeof(plb), "%s/labels_%zu.npy", dir_b, id);
+		if (npy_read(pa, &a, err, errlen) || npy_read(pb, &b, err, errlen) ||
+		    npy_read(pla, &la, err, errlen) || npy_read(plb, &lb, err, errlen))
+			goto next;
+		if (strcmp(a.dtype, "<f4") || strcmp(b.dtype, "<f4")) {
+			set_err(err, errlen, "batch %zu: images are %s and %s, not float32", id,
+				a.dtype, b.dtype);
+			goto next;
+		}
+		rc = 0;
+		f->batches++;
+		int same_shape = a.ndim == 4 && b.ndim == 4 && a.count == b.count;
+		for (int k = 0; same_shape && k < 4; k++)
+			same_shape = a.shape[k] == b.shape[k];
+		if (!same_shape || la.count != lb.count || la.count != a.shape[0]) {
+			if (f->first_batch < 0) {
+				f->first_batch = (int64_t)id;
+				snprintf(f->shape_note, sizeof(f->shape_note),
+					 "batch %zu: %zu against %zu values, %zu against %zu labels",
+					 id, a.count, b.count, la.count, lb.count);
+			}
+			f->labels_equal = 0;
+			goto next;
+		}
+		f->images += a.shape[0];
+		size_t per = a.count / (a.shape[0] ? a.shape[0] : 1);
+		const float *x = a.data, *y = b.data;
+		for (size_t i = 0; i < a.count; i++) {
+			double d = fabs((double)x[i] - (double)y[i]);
+			/* bitwise too: NaNs, -0 */
+			if (memcmp(&x[i], &y[i], sizeof(float))) {
+				f->differing++;
+				if (f->first_batch < 0 || (f->first_batch == (int64_t)id &&
+							   f->first_sample < 0)) {
+					f->first_batch = (int64_t)id;
+					f->first_sample = (int64_t)(i / per);
+				}
+			}
+			if (d > f->max_abs || isnan(d))
+				f->max_abs = isnan(d) ? INFINITY : d;
+		}
+		f->values += a.count;
+		for (size_t i = 0; i < la.count; i++)
+			if (npy_get(&la, i) != npy_get(&lb, i)) {
+				f->labels_equal = 0;
+				if (f->first_batch < 0) {
+					f->first_batch = (int64_t)id;
+					f->first_sample = (int64_t)i;
+				}
+				break;
+			}
+next:
+		npy_free(&a);
+		npy_free(&b);
+		npy_free(&la);
+		npy_free(&lb);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+struct row {
+	char metric[96];
+	const char *unit;
+	double a, b;
+};
+
+struct rows {
+	struct row *r;
+	size_t n, cap;
+};
+
+static int add_row(struct rows *t, const char *unit, double a, double b, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int add_row(struct rows *t, const char *unit, double a, double b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct row *r = realloc(t->r, cap * sizeof(*r));
+		if (!r)
+			return -1;
+		t->r = r;
+		t->cap = cap;
+	}
+	struct row *r = &t->r[t->n++];
+	va_start(ap, fmt);
+	vsnprintf(r->metric, sizeof(r->metric), fmt, ap);
+	va_end(ap);
+	r->unit = unit;
+	r->a = a;
+	r->b = b;
+	return 0;
+}
+
+static const struct op_metrics *find_op(const struct run_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->nops; i++)
+		if (!strcmp(m->ops[i].name, name))
+			return &m->ops[i];
+	return NULL;
+}
+
+static double per_image_ms(double s, uint64_t images)
+{
+	return images ? s * 1e3 / (double)images : NAN;
+}
+
+static void rss_stats(const struct run_metrics *m, double *mean_mib, double *max_mib)
+{
+	*mean_mib = *max_mib = NAN;
+	if (!m->worker_maxrss_kib || m->workers <= 0)
+		return;
+	double sum = 0, mx = 0;
+	for (int w = 0; w < m->workers; w++) {
+		double v = (double)m->worker_maxrss_kib[w] / 1024.0;
+		sum += v;
+		if (v > mx)
+			mx = v;
+	}
+	*mean_mib = sum / m->workers;
+	*max_mib = mx;
+}
+
+/* An op is per batch (collation) or per image. */
+static int op_per_batch(const char *lotus_name)
+{
+	return !strcmp(lotus_name, "SCollation");
+}
+
+static int build_rows(const struct compare_side *sa, const struct compare_side *sb, struct rows *t)
+{
+	const struct run_metrics *a = &sa->m, *b = &sb->m;
+	int bad = 0;
+
+	bad |= add_row(t, "s", a->e2e_s, b->e2e_s, "E2E time");
+	bad |= add_row(t, "images/s", a->images_per_s, b->images_per_s, "throughput");
+	bad |= add_row(t, "", (double)a->images, (double)b->images, "images");
+	bad |= add_row(t, "", (double)a->batches, (double)b->batches, "batches");
+	/* ops: ppbench's order, then any op only the other side has */
+	for (int pass = 0; pass < 2; pass++) {
+		const struct run_metrics *x = pass ? b : a, *y = pass ? a : b;
+		for (size_t i = 0; i < x->nops; i++) {
+			const struct op_metrics *ox = &x->ops[i], *oy = find_op(y, ox->name);
+			if (pass && oy)
+				continue;
+			const struct op_metrics *oa = pass ? oy : ox, *ob = pass ? ox : oy;
+			const char *unit = op_per_batch(ox->lotus_name) ? "ms/batch" : "ms/image";
+			bad |= add_row(t, unit, oa ? oa->st.mean / 1e6 : NAN, ob ? ob->st.mean / 1e6 : NAN,
+				       "%s mean", ox->name);
+			bad |= add_row(t, unit, oa ? oa->st.p90 / 1e6 : NAN, ob ? ob->st.p90 / 1e6 : NAN,
+				       "%s p90", ox->name);
+		}
+	}
+	bad |= add_row(t, "ms/image", per_image_ms(a->ops_cpu_s, a->images),
+		       per_image_ms(b->ops_cpu_s, b->images), "CPU per image, sum of op spans");
+	bad |= add_row(t, "ms/image", per_image_ms(a->workers_cpu_s, a->images),
+		       per_image_ms(b->workers_cpu_s, b->images), "CPU per image, workers' rusage");
+	bad |= add_row(t, "s", a->ops_cpu_s, b->ops_cpu_s, "CPU total, sum of op spans");
+	bad |= add_row(t, "s", a->workers_cpu_s, b->workers_cpu_s, "CPU total, workers' rusage");
+	bad |= add_row(t, "s", a->main_cpu_s, b->main_cpu_s, "CPU, main process (during the run)");
+	bad |= add_row(t, "ms", a->preproc.mean / 1e6, b->preproc.mean / 1e6,
+		       "batch preprocessing mean");
+	bad |= add_row(t, "%", a->preproc_std_pct, b->preproc_std_pct, "batch preprocessing std");
+	bad |= add_row(t, "ms", a->preproc_iqr_ns / 1e6, b->preproc_iqr_ns / 1e6,
+		       "batch preprocessing IQR");
+	bad |= add_row(t, "%", a->ooo_pct, b->ooo_pct, "out-of-order batches");
+	bad |= add_row(t, "%", a->stall_pct, b->stall_pct, "stall (wait / E2E)");
+	bad |= add_row(t, "ms", a->wait.p50 / 1e6, b->wait.p50 / 1e6, "wait p50");
+	bad |= add_row(t, "ms", a->wait.p90 / 1e6, b->wait.p90 / 1e6, "wait p90");
+	bad |= add_row(t, "ms", a->wait.max / 1e6, b->wait.max / 1e6, "wait max");
+	bad |= add_row(t, "%", a->wait_over_500ms_pct, b->wait_over_500ms_pct,
+		       "batches waited for > 500 ms");
+	bad |= add_row(t, "ms", a->delay.p50 / 1e6, b->delay.p50 / 1e6, "delay p50");
+	bad |= add_row(t, "ms", a->delay.p90 / 1e6, b->delay.p90 / 1e6, "delay p90");
+	bad |= add_row(t, "ms", a->delay.max / 1e6, b->delay.max / 1e6, "delay max");
+	bad |= add_row(t, "%", a->delay_over_500ms_pct, b->delay_over_500ms_pct,
+		       "batches delayed > 500 ms");
+	bad |= add_row(t, "%", a->gpu_util_pct, b->gpu_util_pct, "GPU utilization");
+	double am, ax, bm, bx;
+	rss_stats(a, &am, &ax);
+	rss_stats(b, &bm, &bx);
+	bad |= add_row(t, "MiB", am, bm, "worker max RSS, mean");
+	bad |= add_row(t, "MiB", ax, bx, "worker max RSS, max");
+	bad |= add_row(t, "MiB", (double)a->main_maxrss_kib / 1024.0,
+		       (double)b->main_maxrss_kib / 1024.0, "main process max RSS");
+	return bad ? -1 : 0;
+}
+
+static double ratio(double a, double b)
+{
+	if (!isfinite(a) || !isfinite(b) || b == 0)
+		return NAN;
+	return a / b;
+}
+
+static void fmt_md(char *out, size_t n, double v)
+{
+	if (!isfinite(v))
+		snprintf(out, n, "-");
+	else if (fabs(v) >= 1000 || v == floor(v))
+		snprintf(out, n, "%.0f", v);
+	else if (fabs(v) >= 1)
+		snprintf(out, n, "%.3g", v);
+	else
+		snprintf(out, n, "%.3f", v);
+}
+
+static void fmt_csv(char *out, size_t n, double v)
+{
+	if (!isfinite(v))
+		out[0] = 0;
+	else
+		snprintf(out, n, "%.9g", v);
+}
+
+static void print_md(FILE *f, const struct rows *t)
+{
+	fprintf(f, "| metric | unit | ppbench | PyTorch | ppbench / PyTorch |\n");
+	fprintf(f, "|---|---|---:|---:|---:|\n");
+	for (size_t i = 0; i < t->n; i++) {
+		const struct row *r = &t->r[i];
+		char a[32], b[32], q[32];
+		fmt_md(a, sizeof(a), r->a);
+		fmt_md(b, sizeof(b), r->b);
+		double x = ratio(r->a, r->b);
+		if (isfinite(x))
+			snprintf(q, sizeof(q), "%.2f", x);
+		else
+			snprintf(q, sizeof(q), "-");
+		fprintf(f, "| %s | %s | %s | %s | %s |\n", r->metric, r->unit, a, b, q);
+	}
+}
+
+int compare_write_table(const struct compare_side *a, const struct compare_side *b,
+			const char *md_path, const char *csv_path, FILE *echo,
+			char *err, size_t errlen)
+{
+	struct rows t = { 0 };
+	int rc = -1;
+	FILE *f;
+
+	if (build_rows(a, b, &t)) {
+		set_err(err, errlen, "out of memory");
+		goto out;
+	}
+	if (echo)
+		print_md(echo, &t);
+	if (md_path) {
+		f = fopen(md_path, "w");
+		if (!f) {
+			set_err(err, errlen, "cannot write '%s': %s", md_path, strerror(errno));
+			goto out;
+		}
+		fprintf(f, "# ppbench and PyTorch side by side\n\n");
+		fprintf(f, "- ppbench: %s\n- PyTorch: %s%s%s\n\n", a->versions, b->versions,
+			b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
+		print_md(f, &t);
+		if (ferror(f) | fclose(f)) {
+			set_err(err, errlen, "cannot write '%s'", md_path);
+			goto out;
+		}
+	}
+	if (csv_path) {
+		f = fopen(csv_path, "w");
+		if (!f) {
+			set_err(err, errlen, "cannot write '%s': %s", csv_path, strerror(errno));
+			goto out;
+		}
+		fprintf(f, "metric,unit,ppbench,pytorch,ratio\n");
+		for (size_t i = 0; i < t.n; i++) {
+			char x[32], y[32], q[32];
+			fmt_csv(x, sizeof(x), t.r[i].a);
+			fmt_csv(y, sizeof(y), t.r[i].b);
+			fmt_csv(q, sizeof(q), ratio(t.r[i].a, t.r[i].b));
+			fprintf(f, "%s,%s,%s,%s,%s\n", t.r[i].metric, t.r[i].unit, x, y, q);
+		}
+		if (ferror(f) | fclose(f)) {
+			set_err(err, errlen, "cannot write '%s'", csv_path);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	free(t.r);
+	return rc;
+}
+
+/* ---- figures ------------------------------------------------------------- */
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* series,series_label,x_ms,cum_pct: the CDF of a batch figure per side.
+ * what: 0 in-order wait, 1 delay, 2 batch preprocessing. */
+static int write_cdf(const char *path, const struct compare_side *const *side, int what)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "series,series_label,x_ms,cum_pct\n");
+	for (int s = 0; s < 2; s++) {
+		const struct run_metrics *m = &side[s]->m;
+		double *v = malloc((m->nbatches ? m->nbatches : 1) * sizeof(*v));
+		size_t n = 0;
+		if (!v) {
+			fclose(f);
+			return -1;
+		}
+		for (size_t i = 0; i < m->nbatches; i++) {
+			const struct batch_row *r = &m->rows[i];
+			if (what == 0 && r->wait_ns != BATCH_NONE && !r->out_of_order)
+				v[n++] = (double)r->wait_ns / 1e6;
+			else if (what == 1 && r->delay_ns != BATCH_NONE)
+				v[n++] = (double)r->delay_ns / 1e6;
+			else if (what == 2 && r->started != BATCH_NONE && r->finished != BATCH_NONE)
+				v[n++] = (double)(r->finished - r->started) / 1e6;
+		}
+		qsort(v, n, sizeof(*v), cmp_double);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%d,%s,%.6f,%.4f\n", s + 1, s ? "PyTorch" : "ppbench", v[i],
+				100.0 * (double)(i + 1) / (double)n);
+		free(v);
+	}
+	return ferror(f) | fclose(f) ? -1 : 0;
+}
+
+static int write_ops_data(const char *path, const struct compare_side *a,
+			  const struct compare_side *b)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "op,ppbench_mean_ms,ppbench_p90_ms,pytorch_mean_ms,pytorch_p90_ms\n");
+	for (size_t i = 0; i < a->m.nops; i++) {
+		const struct op_metrics *x = &a->m.ops[i], *y = find_op(&b->m, x->name);
+		if (op_per_batch(x->lotus_name))
+			continue;   /* per batch: another scale */
+		fprintf(f, "%s,%.6f,%.6f,", x->name, x->st.mean / 1e6, x->st.p90 / 1e6);
+		if (y)
+			fprintf(f, "%.6f,%.6f\n", y->st.mean / 1e6, y->st.p90 / 1e6);
+		else
+			fprintf(f, ",\n");
+	}
+	return ferror(f) | fclose(f) ? -1 : 0;
+}
+
+static int write_batches_data(const char *path, const struct compare_side *const *side)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fprintf(f, "series,series_label,batch,preproc_ms,wait_ms\n");
+	for (int s = 0; s < 2; s++) {
+		const struct run_metrics *m = &side[s]->m;
+		for (size_t i = 0; i < m->nbatches; i++) {
+			const struct batch_row *r = &m->rows[i];
+			if (r->started == BATCH_NONE || r->finished == BATCH_NONE)
+				continue;
+			fprintf(f, "%d,%s,%" PRId64 ",%.6f,", s + 1, s ? "PyTorch" : "ppbench", r->id,
+				(double)(r->finished - r->started) / 1e6);
+			if (r->wait_ns != BATCH_NONE && !r->out_of_order)
+				fprintf(f, "%.6f\n", (double)r->wait_ns / 1e6);
+			else
+				fprintf(f, "\n");
+		}
+	}
+	return ferror(f) | fclose(f) ? -1 : 0;
+}
+
+/* gnuplot -c plots/script data out title; 0, or -1 (why in the log) */
+static int gnuplot(const char *top, const char *script, const char *data, const char *out,
+		   const char *title, const char *log)
+{
+	char sp[PATH_MAX];
+	int st;
+
+	pathf(sp, sizeof(sp), "%s/plots/%s", top, script);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0666);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		execlp("gnuplot", "gnuplot", "-c", sp, data, out, title, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The figures' data, and the figures when gnuplot and plots/ are there.
+ * Returns how many figures could not be drawn. */
+static int draw_figures(const char *dir, const struct compare_side *a,
+			const struct compare_side *b, const char *subtitle)
+{
+	const struct compare_side *side[2] = { a, b };
+	char fig[PATH_MAX], data[PATH_MAX], out[PATH_MAX], log[PATH_MAX], top[PATH_MAX];
+	static const struct {
+		const char *data, *script, *out, *title;
+		int what;
+	} figs[] = {
+		{ "ops.csv", "compare_ops.gp", "ops", "Per-op time per image", -1 },
+		{ "wait_cdf.csv", "compare_cdf.gp", "wait_cdf",
+		  "Main-process wait for the next in-order batch", 0 },
+		{ "delay_cdf.csv", "compare_cdf.gp", "delay_cdf",
+		  "Delay: batch ready until consumed", 1 },
+		{ "preproc_cdf.csv", "compare_cdf.gp", "preproc_cdf", "Batch preprocessing time", 2 },
+		{ "batches.csv", "compare_batches.gp", "batches", "Batch preprocessing time per batch",
+		  -2 },
+	};
+	int failed = 0, have_top = report_find_top(top, sizeof(top)) == 0;
+
+	pathf(fig, sizeof(fig), "%s/figures", dir);
+	if (mkdir(fig, 0777) && errno != EEXIST) {
+		warn("cannot create '%s': %s", fig, strerror(errno));
+		return 1;
+	}
+	pathf(log, sizeof(log), "%s/gnuplot.log", fig);
+	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+		int rc;
+		char title[1024];
+		pathf(data, sizeof(data), "%s/%s", fig, figs[i].data);
+		if (figs[i].what == -1)
+			rc = write_ops_data(data, a, b);
+		else if (figs[i].what == -2)
+			rc = write_batches_data(data, side);
+		else
+			rc = write_cdf(data, side, figs[i].what);
+		if (rc) {
+			warn("cannot write '%s'", data);
+			failed++;
+			continue;
+		}
+		if (!have_top) {
+			failed++;
+			continue;
+		}
+		pathf(out, sizeof(out), "%s/%s", fig, figs[i].out);
+		snprintf(title, sizeof(title), "%s\n%s", figs[i].title, subtitle);
+		if (gnuplot(top, figs[i].script, data, out, title, log))
+			failed++;
+	}
+	if (!have_top)
+		warn("figures not drawn: plots/ not found next to the executable (data in %s)", fig);
+	else if (failed)
+		warn("%d figure%s not drawn (see %s)", failed, failed == 1 ? "" : "s", log);
+	return failed;
+}
+
+/* ---- children ------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Run argv[0] (a path) with stdout to out_fd (-1: ours) in its own process
+ * group; pass SIGINT/SIGTERM on. Returns its exit code, 128 + signal if a
+ * signal ended it, 127 if it could not start. */
+static int spawn(char *const argv[], int out_fd)
+{
+	sigset_t stop, old;
+	int st = 0, forwarded = 0;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return 128 + stop_signal;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		error("cannot start '%s': %s", argv[0], strerror(errno));
+		return 127;
+	}
+	if (pid == 0) {
+		int nul = open("/dev/null", O_RDONLY);
+		setpgid(0, 0);
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (out_fd >= 0)
+			dup2(out_fd, 1);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execv(argv[0], argv);
+		fprintf(stderr, "ppbench: error: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return 127;
+		if (stop_signal && !forwarded) {
+			kill(-pid, stop_signal);
+			forwarded = 1;
+		}
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* spawn with stdout into a file (created) */
+static int spawn_logged(char *const argv[], const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd < 0)
+		warn("cannot create '%s': %s", log, strerror(errno));
+	int rc = spawn(argv, fd);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i])
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+/* The one entry of dir whose name ends with suffix, into out. */
+static int find_entry(const char *dir, const char *suffix, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t sl = strlen(suffix);
+	int found = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (de->d_name[0] != '.' && l > sl && !strcmp(de->d_name + l - sl, suffix)) {
+			pathf(out, n, "%s/%s", dir, de->d_name);
+			found = 1;
+			break;
+		}
+	}
+	closedir(d);
+	return found ? 0 : -1;
+}
+
+/* Remove the .npy files of dir, then dir (the dumps: big, and checked). */
+static void remove_dumps(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l > 4 && !strcmp(de->d_name + l - 4, ".npy")) {
+			pathf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			unlink(p);
+		}
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+struct cargs {
+	long fidelity;
+	const char *python, *out, *tag;
+	int keep_dumps, help;
+	/* peeked from the run options (also passed on) */
+	const char *pipeline, *rng, *order, *trace;
+	int dump;
+	char **fwd;             /* run options passed on */
+	int nfwd;
+};
+
+static const char usage[] =
+	"usage: ppbench compare [compare options] [run options]\n"
+	"\n"
+	"Runs one configuration with `ppbench run` and with the real PyTorch DataLoader\n"
+	"(scripts/torch_side.py on Debian's python3-torch 1.13 and torchvision 0.14): the\n"
+	"same ImageFolder, transforms, workers, batch, prefetch factor, pin memory, shuffle,\n"
+	"drop_last, seed and simulated GPU step. Both sides write LotusTrace files that\n"
+	"ppbench's analysis reads, so every figure is computed by the same code. Then, with\n"
+	"--rng torch, the first batches' tensors of both are compared. Leaves\n"
+	"OUT/compare-<UTC time>-<tag>/ with both results folders, compare.md, compare.csv\n"
+	"and figures/.\n"
+	"\n"
+	"compare options:\n"
+	"      --fidelity N        batches whose tensors are compared, with --rng torch, in\n"
+	"                          a short extra run of both sides (0: none) (default: 2)\n"
+	"      --keep-dumps        keep the compared batches as .npy files in fidelity/\n"
+	"      --python PATH       the Python with torch, torchvision, PIL\n"
+	"                          (default: " DEFAULT_PYTHON ")\n"
+	"  -t, --tag TAG           name of the compare folder after the time\n"
+	"                          (default: PIPELINE-bB-wW-gG)\n"
+	"  -o, --out DIR           where the compare folder is made (default: results)\n"
+	"  -h, --help              show this help\n"
+	"\n"
+	"Run options are those of `ppbench run` (below), passed on; compare's default for\n"
+	"--rng is torch (the same crops and flips as PyTorch's workers). Not supported:\n"
+	"--order arrival (PyTorch 1.13 has no in_order=False), --trace off (compare reads\n"
+	"both sides' events), --dump-batches (compare uses it). Without python3-torch:\n"
+	"" INSTALL_HINT ".\n"
+	"\n";
+
+/* --name VALUE / --name=VALUE / -x VALUE: the value, advancing *i; NULL if argv[*i] is not it */
+static const char *match_opt(int argc, char **argv, int *i, const char *name, char shortname,
+			     int *missing)
+{
+	const char *a = argv[*i];
+	size_t l = strlen(name);
+
+	*missing = 0;
+	if (a[0] == '-' && a[1] == '-' && !strncmp(a + 2, name, l)) {
+		if (a[2 + l] == '=')
+			return a + 3 + l;
+		if (a[2 + l])
+			return NULL;
+	} else if (!(shortname && a[0] == '-' && a[1] == shortname && !a[2])) {
+		return NULL;
+	}
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct cargs *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->fidelity = 2;
+	c->python = DEFAULT_PYTHON;
+	c->out = "results";
+	c->fwd = calloc((size_t)argc + 1, sizeof(char *));
+	if (!c->fwd) {
+		error("out of memory");
+		return -1;
+	}
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int miss = 0;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			c->help = 1;
+			return 0;
+		}
+		if (!strcmp(a, "--keep-dumps")) {
+			c->keep_dumps = 1;
+			continue;
+		}
+		if ((v = match_opt(argc, argv, &i, "fidelity", 0, &miss))) {
+			char *end;
+			errno = 0;
+			c->fidelity = strtol(v, &end, 10);
+			if (errno || *end || end == v || c->fidelity < 0 || c->fidelity > 1000) {
+				error("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
+				return -1;
+			}
+			continue;
+		}
+		if (!miss && (v = match_opt(argc, argv, &i, "python", 0, &miss))) {
+			c->python = v;
+			continue;
+		}
+		if (!miss && (v = match_opt(argc, argv, &i, "out", 'o', &miss))) {
+			c->out = v;
+			continue;
+		}
+		if (!miss && (v = match_opt(argc, argv, &i, "tag", 't', &miss))) {
+			c->tag = v;
+			continue;
+		}
+		if (miss) {
+			error("%s needs a value", a);
+			return -1;
+		}
+		/* run options: passed on, a few looked at */
+		int start = i;
+		if ((v = match_opt(argc, argv, &i, "pipeline", 'p', &miss)))
+			c->pipeline = v;
+		else if ((v = match_opt(argc, argv, &i, "rng", 0, &miss)))
+			c->rng = v;
+		else if ((v = match_opt(argc, argv, &i, "order", 0, &miss)))
+			c->order = v;
+		else if (!strncmp(a, "--dump-batches", 14))
+			c->dump = 1;
+		else if (!strcmp(a, "--no-trace"))
+			c->trace = "off";
+		else if (!strncmp(a, "--trace=", 8))
+			c->trace = a + 8;
+		else if (!strcmp(a, "--trace") && i + 1 < argc &&
+			 (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
+			c->trace = argv[++i];
+		for (int k = start; k <= i; k++)
+			c->fwd[c->nfwd++] = argv[k];
+	}
+	if (c->dump) {
+		error("--dump-batches: compare dumps the batches it compares itself (see --fidelity)");
+		return -1;
+	}
+	if (c->order && strcmp(c->order, "inorder")) {
+		error("--order %s: PyTorch 1.13 (Debian's python3-torch) hands batches over in order "
+		      "only (in_order=False came in 2.6); compare runs --order inorder", c->order);
+		return -1;
+	}
+	if (c->trace && (!strcmp(c->trace, "off") || !strcmp(c->trace, "no") ||
+			 !strcmp(c->trace, "0"))) {
+		error("--trace off: compare reads both sides' per-sample events; leave tracing on");
+		return -1;
+	}
+	if (!*c->out) {
+		error("--out: empty folder name");
+		return -1;
+	}
+	return 0;
+}
+
+static int print_run_help(void)
+{
+	char *argv[] = { "/proc/self/exe", "run", "--help", NULL };
+	printf("%s", usage);
+	return spawn(argv, -1) ? EXIT_FAIL : EXIT_OK;
+}
+
+static const char *const torch_ops[] = {
+	"decode", "random_resized_crop", "random_horizontal_flip", "resize", "center_crop",
+	"to_tensor", "normalize", "collate",
+};
+
+/* The pipeline as torch_side.py takes it, or NULL with why (no equivalent). */
+static json_t *torch_pipeline(const struct pipeline *p, char *why, size_t whylen)
+{
+	json_t *ops = json_array();
+	char list[256] = "";
+
+	for (size_t k = 0; k < sizeof(torch_ops) / sizeof(torch_ops[0]); k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", k ? ", " : "",
+			 torch_ops[k]);
+	for (int i = 0; i < p->nops; i++) {
+		const char *name = p->op[i].ops->name;
+		int known = 0;
+		for (size_t k = 0; k < sizeof(torch_ops) / sizeof(torch_ops[0]); k++)
+			known |= !strcmp(name, torch_ops[k]);
+		if (!known) {
+			set_err(why, whylen, "pipeline '%s': op '%s' has no torchvision equivalent "
+				"(compare knows %s)", p->name, name, list);
+			goto bad;
+		}
+		if (!strcmp(name, "decode") != (i == 0) ||
+		    !strcmp(name, "collate") != (i == p->nops - 1)) {
+			set_err(why, whylen, "pipeline '%s': compare needs decode first and collate "
+				"last, as ImageFolder and default_collate do", p->name);
+			goto bad;
+		}
+		json_t *o = json_object(), *args = json_object();
+		char line[sizeof(p->op[i].line)], *save = NULL, *tok;
+		snprintf(line, sizeof(line), "%s", p->op[i].line);
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = 0;
+		tok = strtok_r(line, " \t\r\n", &save);   /* the op's name */
+		while (tok && (tok = strtok_r(NULL, " \t\r\n", &save))) {
+			char *eq = strchr(tok, '=');
+			if (!eq)
+				continue;
+			*eq = 0;
+			json_object_set_new(args, tok, json_string(eq + 1));
+		}
+		json_object_set_new(o, "op", json_string(name));
+		json_object_set_new(o, "lotus_name", json_string(p->op[i].ops->lotus_name ?
+								 p->op[i].ops->lotus_name : name));
+		json_object_set_new(o, "args", args);
+		json_array_append_new(ops, o);
+	}
+	return ops;
+bad:
+	json_decref(ops);
+	return NULL;
+}
+
+/* python torch_side.py --probe: 0 with the versions in info, or -1 with why. */
+static int probe_python(const char *python, const char *script, char *info, size_t infolen,
+			char *why, size_t whylen)
+{
+	char *argv[] = { (char *)python, (char *)script, "--probe", NULL };
+	char buf[4096];
+	size_t got = 0;
+	int fds[2];
+
+	if (access(python, X_OK)) {
+		set_err(why, whylen, "'%s': %s", python, strerror(errno));
+		return -1;
+	}
+	if (pipe(fds)) {
+		set_err(why, whylen, "cannot make a pipe: %s", strerror(errno));
+		return -1;
+	}
+	/* the probe's output is a few hundred bytes: the pipe holds it */
+	int rc = spawn(argv, fds[1]);
+	close(fds[1]);
+	for (;;) {
+		ssize_t r = read(fds[0], buf + got, sizeof(buf) - 1 - got);
+		if (r > 0 && got + (size_t)r < sizeof(buf) - 1) {
+			got += (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	close(fds[0]);
+	buf[got] = 0;
+	json_error_t je;
+	json_t *j = json_loads(buf, 0, &je);
+	const char *e = json_string_value(json_object_get(j, "error"));
+	if (rc || !j || e) {
+		set_err(why, whylen, "%s", e ? e : rc == 127 ? "cannot run it" : "its probe failed");
+		json_decref(j);
+		return -1;
+	}
+	snprintf(info, infolen, "torch %s, torchvision %s, Pillow %s, ATen CPU capability %s%s%s",
+		 jstr(j, "torch", "?"), jstr(j, "torchvision", "?"), jstr(j, "pillow", "?"),
+		 jstr(j, "cpu_capability", "?"),
+		 jstr(j, "aten_cpu_capability_env", "")[0] ? " (ATEN_CPU_CAPABILITY=" : "",
+		 jstr(j, "aten_cpu_capability_env", "")[0] ? jstr(j, "aten_cpu_capability_env", "") : "");
+	if (jstr(j, "aten_cpu_capability_env", "")[0])
+		snprintf(info + strlen(info), infolen - strlen(info), ")");
+	json_decref(j);
+	return 0;
+}
+
+/* `ppbench run` with the user's options plus extra ones, into out_root;
+ * its folder renamed to dest. Returns run's exit code. */
+static int run_ppbench(const struct cargs *c, const char *const *extra, const char *out_root,
+		       const char *dest, const char *log)
+{
+	char **argv = calloc((size_t)c->nfwd + 24, sizeof(char *));
+	char found[PATH_MAX];
+	int k = 0, rc;
+
+	if (!argv) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	argv[k++] = "/proc/self/exe";
+	argv[k++] = "run";
+	for (int i = 0; i < c->nfwd; i++)
+		argv[k++] = c->fwd[i];
+	if (!c->rng) {
+		argv[k++] = "--rng";
+		argv[k++] = "torch";
+	}
+	for (int i = 0; extra && extra[i]; i++)
+		argv[k++] = (char *)extra[i];
+	argv[k++] = "--out";
+	argv[k++] = (char *)out_root;
+	argv[k++] = "--tag";
+	argv[k++] = "ppbench";
+	argv[k] = NULL;
+	rc = spawn_logged(argv, log);
+	free(argv);
+	if (rc)
+		return rc;
+	if (find_entry(out_root, "-ppbench", found, sizeof(found)) || rename(found, dest)) {
+		error("cannot find the results of `ppbench run` in '%s'", out_root);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* Write the PyTorch side's config.json from ppbench's resolved options. */
+static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, int gpus,
+			      uint64_t max_batches, int fidelity, char *err, size_t errlen)
+{
+	char path[PATH_MAX], lt[PATH_MAX], dump[PATH_MAX];
+	json_t *c = json_object();
+	long long batch = jint(opt, "batch", 0);
+
+	pathf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
+	pathf(dump, sizeof(dump), "%s/batches", dir);
+	if (mkdir_p(lt) || (fidelity && mkdir_p(dump))) {
+		set_err(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
+		json_decref(c);
+		return -1;
+	}
+	json_object_set_new(c, "data", json_string(jstr(opt, "data", "")));
+	json_object_set_new(c, "pipeline", json_string(jstr(opt, "pipeline", "")));
+	json_object_set(c, "ops", ops);
+	json_object_set_new(c, "workers", json_integer(jint(opt, "workers", 1)));
+	json_object_set_new(c, "batch", json_integer(batch));
+	json_object_set_new(c, "gpus", json_integer(gpus));
+	json_object_set_new(c, "prefetch_factor", json_integer(jint(opt, "prefetch_factor", 2)));
+	json_object_set_new(c, "pin_memory", json_boolean(json_is_true(json_object_get(opt, "pin_memory"))));
+	json_object_set_new(c, "shuffle", json_boolean(json_is_true(json_object_get(opt, "shuffle"))));
+	json_object_set_new(c, "drop_last", json_boolean(json_is_true(json_object_get(opt, "drop_last"))));
+	json_object_set_new(c, "seed", json_integer(jint(opt, "seed", 0)));
+	json_object_set_new(c, "epochs", json_integer(jint(opt, "epochs", 1)));
+	json_object_set_new(c, "max_batches", json_integer((json_int_t)max_batches));
+	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : jint(opt, "gpu_step_ns", 0)));
+	json_object_set_new(c, "h2d_bytes_per_s",
+			    json_real(fidelity ? 0.0 : jnum(opt, "h2d_bandwidth_bytes_per_s")));
+	json_object_set_new(c, "max_pixels", json_integer(jint(opt, "max_pixels", 0)));
+	json_object_set_new(c, "trace", json_boolean(!fidelity));
+	json_object_set_new(c, "out", json_string(dir));
+	json_object_set_new(c, "lotustrace_dir", json_string(lt));
+	json_object_set_new(c, "prefix", json_string(LOTUSTRACE_PREFIX));
+	json_object_set_new(c, "dump_batches", json_integer(fidelity ? (json_int_t)max_batches : 0));
+	json_object_set_new(c, "dump_dir", json_string(dump));
+	pathf(path, sizeof(path), "%s/config.json", dir);
+	int rc = json_dump_file(c, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(c);
+	if (rc) {
+		set_err(err, errlen, "cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int run_torch(const struct cargs *c, const char *script, const char *dir, const char *log)
+{
+	char cfg[PATH_MAX];
+	pathf(cfg, sizeof(cfg), "%s/config.json", dir);
+	char *argv[] = { (char *)c->python, (char *)script, cfg, NULL };
+	return spawn_logged(argv, log);
+}
+
+/* The PyTorch side's results files, computed here: summary.json (tool
+ * "pytorch", with a "pytorch" block from run.json), batches.csv, ops.csv,
+ * trace.json. */
+static int write_torch_results(const char *dir, const struct compare_side *s, char *err,
+			       size_t errlen)
+{
+	json_t *cfg = load_json(dir, "config.json", err, errlen);
+	json_t *run = cfg ? load_json(dir, "run.json", err, errlen) : NULL;
+	json_t *mach = machine_json();
+	char path[PATH_MAX];
+	int rc = -1;
+
+	if (!run)
+		goto out;
+	struct results_in in = { .m = &s->m, .t = &s->t, .options = cfg, .machine = mach,
+				 .lotustrace = 0, .chrome = 1 };
+	if (results_write(dir, &in, err, errlen))
+		goto out;
+	json_t *sum = load_json(dir, "summary.json", err, errlen);
+	if (!sum)
+		goto out;
+	json_object_set_new(sum, "tool", json_string("pytorch"));
+	json_object_del(sum, "checksum");
+	json_t *blk = json_object();
+	json_object_set(blk, "versions", json_object_get(run, "versions"));
+	json_object_set(blk, "pin_memory_requested", json_object_get(run, "pin_memory_requested"));
+	json_object_set(blk, "pin_memory_effective", json_object_get(run, "pin_memory_effective"));
+	json_object_set(blk, "workers", json_object_get(run, "workers"));
+	json_object_set_new(sum, "pytorch", blk);
+	pathf(path, sizeof(path), "%s/summary.json", dir);
+	if (json_dump_file(sum, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)))
+		set_err(err, errlen, "cannot write '%s'", path);
+	else
+		rc = 0;
+	json_decref(sum);
+out:
+	json_decref(cfg);
+	json_decref(run);
+	json_decref(mach);
+	return rc;
+}
+
+static void print_fidelity(FILE *f, const struct compare_fidelity *fd)
+{
+	if (fd->first_batch < 0 && fd->labels_equal) {
+		fprintf(f, "fidelity: tensors identical (first %zu batch%s: %zu images, %" PRIu64
+			" values; labels identical)\n", fd->batches, fd->batches == 1 ? "" : "es",
+			fd->images, fd->values);
+		return;
+	}
+	if (fd->shape_note[0]) {
+		fprintf(f, "fidelity: tensors differ: %s\n", fd->shape_note);
+		return;
+	}
+	fprintf(f, "fidelity: tensors differ: max abs difference %.9g, %" PRIu64 " of %" PRIu64
+		" values differ; first differing batch %" PRId64 " (sample %" PRId64 ")%s\n",
+		fd->max_abs, fd->differing, fd->values, fd->first_batch, fd->first_sample,
+		fd->labels_equal ? "; labels identical" : "; LABELS DIFFER");
+}
+
+static int fidelity_pass(const struct cargs *c, const char *script, const char *dir,
+			 const json_t *opt, json_t *ops, int gpus, struct compare_fidelity *fd)
+{
+	char fdir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX], nb[32];
+	char a[PATH_MAX], b[PATH_MAX], err[PATH_MAX + 512];
+	uint64_t n = (uint64_t)c->fidelity, user_max = (uint64_t)jint(opt, "max_batches", 0);
+
+	if (user_max && user_max < n)
+		n = user_max;
+	snprintf(nb, sizeof(nb), "%" PRIu64, n);
+	pathf(fdir, sizeof(fdir), "%s/fidelity", dir);
+	pathf(pdir, sizeof(pdir), "%s/ppbench", fdir);
+	pathf(tdir, sizeof(tdir), "%s/pytorch", fdir);
+	if (mkdir_p(fdir)) {
+		error("cannot create '%s': %s", fdir, strerror(errno));
+		return EXIT_FAIL;
+	}
+	const char *extra[] = { "--rng", "torch", "--max-batches", nb, "--dump-batches", nb,
+				"--gpu-step", "0", "--trace", "off", NULL };
+	pathf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
+	int rc = run_ppbench(c, extra, fdir, pdir, log);
+	if (rc) {
+		error("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
+		return rc;
+	}
+	if (write_torch_config(tdir, opt, ops, gpus, n, 1, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	pathf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
+	rc = run_torch(c, script, tdir, log);
+	if (rc) {
+		error("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
+		return rc >= 128 ? rc : EXIT_FAIL;
+	}
+	pathf(a, sizeof(a), "%s/batches", pdir);
+	pathf(b, sizeof(b), "%s/batches", tdir);
+	if (compare_tensors(a, b, (size_t)n, fd, err, sizeof(err))) {
+		error("fidelity: %s", err);
+		return EXIT_FAIL;
+	}
+	json_t *j = json_object();
+	json_object_set_new(j, "rng", json_string("torch"));
+	json_object_set_new(j, "batches", json_integer((json_int_t)fd->batches));
+	json_object_set_new(j, "images", json_integer((json_int_t)fd->images));
+	json_object_set_new(j, "values", json_integer((json_int_t)fd->values));
+	json_object_set_new(j, "differing_values", json_integer((json_int_t)fd->differing));
+	json_object_set_new(j, "max_abs_difference", json_real(isfinite(fd->max_abs) ? fd->max_abs : -1));
+	json_object_set_new(j, "identical", json_boolean(fd->first_batch < 0 && fd->labels_equal));
+	json_object_set_new(j, "labels_identical", json_boolean(fd->labels_equal));
+	json_object_set_new(j, "first_differing_batch", fd->first_batch < 0 ? json_null() :
+			    json_integer(fd->first_batch));
+	json_object_set_new(j, "first_differing_sample", fd->first_sample < 0 ? json_null() :
+			    json_integer(fd->first_sample));
+	if (fd->shape_note[0])
+		json_object_set_new(j, "note", json_string(fd->shape_note));
+	pathf(a, sizeof(a), "%s/fidelity.json", fdir);
+	if (json_dump_file(j, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+		warn("cannot write '%s'", a);
+	json_decref(j);
+	if (!c->keep_dumps) {
+		pathf(a, sizeof(a), "%s/batches", pdir);
+		remove_dumps(a);
+		remove_dumps(b);
+	}
+	return 0;
+}
+
+static void print_notes(FILE *f, const struct compare_side *a, const struct compare_side *b,
+			const json_t *opt)
+{
+	fprintf(f, "notes:\n");
+	if (a->pin_effective == 1 && b->pin_effective == 0)
+		fprintf(f, "  - pin memory: ppbench on (a pin thread copies each batch into "
+			   "page-locked memory); PyTorch off: without CUDA the DataLoader silently "
+			   "disables pin_memory (torch.cuda.is_available() is False; spec 2.9)\n");
+	else if (a->pin_effective != b->pin_effective)
+		fprintf(f, "  - pin memory: ppbench %s, PyTorch %s\n",
+			a->pin_effective ? "on" : "off", b->pin_effective == 1 ? "on" :
+			b->pin_effective == 0 ? "off" : "unknown");
+	if (!strcmp(jstr(opt, "backend", "process"), "thread"))
+		fprintf(f, "  - ppbench ran thread workers; PyTorch's workers are processes\n");
+	if (strcmp(jstr(opt, "rng", "torch"), "torch"))
+		fprintf(f, "  - --rng %s: ppbench drew other crops and flips than PyTorch\n",
+			jstr(opt, "rng", "?"));
+	fprintf(f, "  - PyTorch side: %s%s%s\n", b->versions,
+		b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
+	fprintf(f, "  - ppbench: %s\n", a->versions);
+	fprintf(f, "  - per-op figures are LotusTrace spans (wall time inside each call); "
+		   "\"workers' rusage\" is the workers' user + system CPU time\n");
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cargs c;
+	struct pipeline pipe;
+	int have_pipe = 0, rc = EXIT_USAGE;
+	char err[2 * PATH_MAX + 512], top[PATH_MAX], script[PATH_MAX], info[512];
+	char tmp[PATH_MAX], dir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX];
+	char stamp[32], tagbuf[256], final[2 * PATH_MAX];
+	json_t *ops = NULL, *psum = NULL;
+	struct compare_side sa, sb;
+	int have_a = 0, have_b = 0;
+	struct compare_fidelity fd;
+	int fid_done = 0;
+
+	if (parse_args(argc, argv, &c)) {
+		free(c.fwd);
+		return EXIT_USAGE;
+	}
+	if (c.help) {
+		free(c.fwd);
+		return print_run_help();
+	}
+	if (pipeline_load(&pipe, c.pipeline ? c.pipeline : "imagenet_train", err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	have_pipe = 1;
+	ops = torch_pipeline(&pipe, err, sizeof(err));
+	if (!ops) {
+		error("%s", err);
+		goto out;
+	}
+	if (report_find_top(top, sizeof(top))) {
+		error("cannot find scripts/torch_side.py: run the ppbench of a source tree");
+		goto out;
+	}
+	pathf(script, sizeof(script), "%s/scripts/torch_side.py", top);
+	if (access(script, R_OK)) {
+		error("cannot read '%s': %s", script, strerror(errno));
+		goto out;
+	}
+	if (probe_python(c.python, script, info, sizeof(info), err, sizeof(err))) {
+		if (stop_signal) {
+			rc = 128 + stop_signal;
+			goto out;
+		}
+		error("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
+		      "for %s (%s); install them with: %s (about 650 MB)", c.python, err,
+		      INSTALL_HINT);
+		goto out;
+	}
+
+	struct sigaction sa_stop = { .sa_handler = on_stop }, old_int, old_term;
+	sigemptyset(&sa_stop.sa_mask);
+	sigaction(SIGINT, &sa_stop, &old_int);
+	sigaction(SIGTERM, &sa_stop, &old_term);
+
+	/* the compare folder, built under a temporary name */
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	pathf(tmp, sizeof(tmp), "%s/.compare-%s-%d.tmp", c.out, stamp, (int)getpid());
+	pathf(log, sizeof(log), "%s/logs", tmp);
+	if (mkdir_p(log)) {
+		error("cannot create '%s': %s", log, strerror(errno));
+		rc = EXIT_FAIL;
+		goto restore;
+	}
+	pathf(dir, sizeof(dir), "%s", tmp);
+	pathf(pdir, sizeof(pdir), "%s/ppbench", dir);
+	pathf(tdir, sizeof(tdir), "%s/pytorch", dir);
+
+	printf("compare: %s; PyTorch side: %s\n", pipe.name, info);
+	printf("ppbench: running `ppbench run` (log: logs/ppbench.log)\n");
+	pathf(log, sizeof(log), "%s/logs/ppbench.log", dir);
+	rc = run_ppbench(&c, NULL, dir, pdir, log);
+	if (rc) {
+		if (rc == EXIT_USAGE) {
+			/* refused before it ran: nothing to keep */
+			unlink(log);
+			pathf(log, sizeof(log), "%s/logs", dir);
+			rmdir(log);
+			rmdir(dir);
+		} else {
+			error("`ppbench run` failed (exit %d; see %s)", rc, log);
+		}
+		goto restore;
+	}
+	psum = load_json(pdir, "summary.json", err, sizeof(err));
+	if (!psum) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		goto restore;
+	}
+	const json_t *opt = json_object_get(psum, "options");
+	int gpus = (int)jint(psum, "gpus", 1);
+	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
+	       jint(psum, "images", 0), jint(psum, "batches", 0), jnum(psum, "e2e_s"),
+	       jnum(psum, "images_per_s"));
+
+	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)jint(opt, "max_batches", 0), 0,
+			       err, sizeof(err))) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		goto restore;
+	}
+	printf("pytorch: running %s (log: logs/pytorch.log)\n", script);
+	pathf(log, sizeof(log), "%s/logs/pytorch.log", dir);
+	rc = run_torch(&c, script, tdir, log);
+	if (rc) {
+		error("the PyTorch side failed (exit %d; see %s)", rc, log);
+		rc = rc >= 128 ? rc : EXIT_FAIL;
+		goto restore;
+	}
+
+	if (c.fidelity > 0) {
+		printf("fidelity: first %ld batches of both sides, --rng torch\n", c.fidelity);
+		rc = fidelity_pass(&c, script, dir, opt, ops, gpus, &fd);
+		if (rc)
+			goto restore;
+		fid_done = 1;
+	}
+
+	rc = EXIT_FAIL;
+	if (compare_read_ppbench(pdir, &pipe, &sa, err, sizeof(err))) {
+		error("%s", err);
+		goto restore;
+	}
+	have_a = 1;
+	if (compare_read_torch(tdir, &pipe, &sb, err, sizeof(err))) {
+		error("%s", err);
+		goto restore;
+	}
+	have_b = 1;
+	if (write_torch_results(tdir, &sb, err, sizeof(err))) {
+		error("%s", err);
+		goto restore;
+	}
+	char md[PATH_MAX], csv[PATH_MAX], sub[512];
+	pathf(md, sizeof(md), "%s/compare.md", dir);
+	pathf(csv, sizeof(csv), "%s/compare.csv", dir);
+	printf("\n");
+	if (compare_write_table(&sa, &sb, md, csv, stdout, err, sizeof(err))) {
+		error("%s", err);
+		goto restore;
+	}
+	printf("\n");
+	if (!sa.complete || !sb.complete)
+		warn("incomplete: %s%s%s", sa.complete ? "" : "ppbench", !sa.complete &&
+		     !sb.complete ? " and " : "", sb.complete ? "" : "PyTorch");
+	print_notes(stdout, &sa, &sb, opt);
+	if (fid_done)
+		print_fidelity(stdout, &fd);
+	FILE *mf = fopen(md, "a");
+	if (mf) {
+		fprintf(mf, "\n");
+		print_notes(mf, &sa, &sb, opt);
+		if (fid_done)
+			print_fidelity(mf, &fd);
+		fclose(mf);
+	}
+	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa.m.workers,
+		 sa.m.batch_size, (long long)sa.m.images);
+	draw_figures(dir, &sa, &sb, sub);
+
+	if (c.tag)
+		snprintf(tagbuf, sizeof(tagbuf), "%s", c.tag);
+	else
+		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa.m.batch_size,
+			 sa.m.workers, gpus);
+	pathf(final, sizeof(final), "%s/compare-%s-%s", c.out, stamp, tagbuf);
+	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
+		pathf(final, sizeof(final), "%s/compare-%s-%s-%d", c.out, stamp, tagbuf, k);
+	if (rename(tmp, final)) {
+		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		goto restore;
+	}
+	pathf(dir, sizeof(dir), "%s", final);
+	printf("results: %s\n", final);
+	rc = EXIT_OK;
+restore:
+	if (rc && rc != EXIT_USAGE && access(dir, F_OK) == 0)
+		fprintf(stderr, "ppbench: what was done is in %s\n", dir);
+	if (stop_signal && (rc == EXIT_OK || rc < 128))
+		rc = 128 + stop_signal;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+out:
+	if (have_a)
+		compare_side_free(&sa);
+	if (have_b)
+		compare_side_free(&sb);
+	json_decref(psum);
+	json_decref(ops);
+	if (have_pipe)
+		pipeline_release(&pipe);
+	free(c.fwd);
+	return rc;
+}

@@ -1,0 +1,90 @@
+/* ppbench compare: one configuration through ppbench and through the real
+ * PyTorch DataLoader with torchvision (scripts/torch_side.py, run with
+ * Debian's /usr/bin/python3), measured by the same code.
+ *
+ * A compare folder, OUT/compare-<UTC time>-<tag>/, holds
+ *   ppbench/     the `ppbench run` results folder (summary.json, batches.csv,
+ *                ops.csv, lotustrace/b<B>_gpu<G>/, trace.json)
+ *   pytorch/     config.json (what the PyTorch side was asked to run),
+ *                run.json (what it measured that is not an event: E2E window,
+ *                images, rusage of the main process and of every worker,
+ *                versions), worker_<pid>.json, lotustrace/b<B>_gpu<G>/ (its
+ *                LotusTrace files), and, computed here from those files,
+ *                summary.json, batches.csv, ops.csv, trace.json
+ *   fidelity/    the first batches' tensors from both sides (with --rng
+ *                torch): fidelity.json (and the .npy files with --keep-dumps)
+ *   logs/        each child's stdout
+ *   compare.md, compare.csv   the table, both systems side by side, and the
+ *                ratio ppbench / PyTorch of each figure
+ *   figures/     the figures' data (CSV), PNG and SVG (plots/compare_*.gp)
+ *
+ * Both sides' LotusTrace files are read with lotustrace_read and measured
+ * with analysis_compute: every metric comes from the same code. */
+#ifndef PPBENCH_COMPARE_H
+#define PPBENCH_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis.h"
+#include "trace.h"
+
+struct pipeline;
+
+/* argv[0] = "compare". Exit codes: 0 done (tensors that differ are a
+ * finding, reported, not an error); 1 a side failed, or its results could
+ * not be read or written; 2 a bad option, a pipeline with no torchvision
+ * equivalent, or no python3-torch (nothing ran); 3 a worker died (ppbench
+ * side); 130 / 143 interrupted. */
+int cmd_compare(int argc, char **argv);
+
+/* One side of a comparison, read back from its folder. */
+struct compare_side {
+	char name[16];          /* "ppbench" or "pytorch" */
+	struct trace t;         /* its LotusTrace files */
+	struct run_metrics m;   /* analysis_compute of t */
+	int complete;
+	int pin_effective;      /* pin memory as it ran: 1, 0, -1 unknown */
+	char versions[512];     /* one line: what ran (library versions) */
+	char cpu_capability[32];/* PyTorch: ATen's CPU capability ("AVX2"); "" for ppbench */
+};
+
+/* Set t's op names (LotusTrace names and ppbench op ids) from the pipeline,
+ * in pipeline order, so that both sides key their ops alike. */
+void compare_trace_ops(struct trace *t, const struct pipeline *p);
+
+/* Read a `ppbench run` results folder (summary.json and lotustrace/<one
+ * folder>/) or the PyTorch side's folder (config.json, run.json,
+ * lotustrace/<one folder>/) into s, and compute its metrics. p gives the op
+ * names (NULL: as found in the files). 0, or -1 with err. */
+int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compare_side *s,
+			 char *err, size_t errlen);
+int compare_read_torch(const char *dir, const struct pipeline *p, struct compare_side *s,
+		       char *err, size_t errlen);
+void compare_side_free(struct compare_side *s);
+
+/* The tensors of the first n batches, from two folders of batch_<id>.npy
+ * and labels_<id>.npy (ids 0..n-1; float32 images, labels of any integer
+ * or float dtype). */
+struct compare_fidelity {
+	size_t batches;         /* batches compared */
+	size_t images;          /* samples compared */
+	uint64_t values;        /* image values compared */
+	uint64_t differing;     /* of which differ */
+	double max_abs;         /* largest |a - b| */
+	int64_t first_batch;    /* first batch that differs (images, labels or shape), -1: none */
+	int64_t first_sample;   /* its first differing sample, -1: shape differs */
+	int labels_equal;
+	char shape_note[160];   /* a shape or count mismatch, "" if none */
+};
+int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compare_fidelity *f,
+		    char *err, size_t errlen);
+
+/* The table, both sides and the ratio a / b, as markdown and CSV (header
+ * "metric,unit,ppbench,pytorch,ratio"). Either path may be NULL. The
+ * markdown also goes to echo when not NULL. 0, or -1 with err. */
+int compare_write_table(const struct compare_side *a, const struct compare_side *b,
+			const char *md_path, const char *csv_path, FILE *echo,
+			char *err, size_t errlen);
+
+#endif
