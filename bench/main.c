@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "compare.h"
 #include "report.h"
 #include "run.h"
 #include "sweep.h"
@@ -19,6 +20,7 @@ static const struct command commands[] = {
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
+	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
 	{ "dataset", cmd_dataset, "generate a synthetic ImageNet-like dataset, or describe one" },
 	{ "bench", cmd_bench, "speed and overhead benchmark (make bench)" },
