@@ -293,10 +293,11 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		s->pin_effective = json_is_true(v);
 	v = json_object_get(run, "versions");
 	snprintf(s->versions, sizeof(s->versions),
-		 "torch %s, torchvision %s, Pillow %s (libjpeg%s %s), numpy %s, Python %s",
+		 "torch %s, torchvision %s, Pillow %s (libjpeg%s, API %s%s%s), numpy %s, Python %s",
 		 jstr(v, "torch", "?"), jstr(v, "torchvision", "?"), jstr(v, "pillow", "?"),
 		 json_is_true(json_object_get(v, "libjpeg_turbo")) ? "-turbo" : "",
-		 jstr(v, "libjpeg", "?"), jstr(v, "numpy", "?"), jstr(v, "python", "?"));
+		 jstr(v, "libjpeg", "?"), jstr(v, "libjpeg_so", "")[0] ? ", " : "",
+		 jstr(v, "libjpeg_so", ""), jstr(v, "numpy", "?"), jstr(v, "python", "?"));
 	snprintf(s->cpu_capability, sizeof(s->cpu_capability), "%s",
 		 jstr(v, "cpu_capability", ""));
 	rc = side_measure(dir, p, s, &ao, err, errlen);
@@ -528,12 +529,12 @@ static int build_rows(const struct compare_side *sa, const struct compare_side *
 		}
 	}
 	bad |= add_row(t, "ms/image", per_image_ms(a->ops_cpu_s, a->images),
-		       per_image_ms(b->ops_cpu_s, b->images), "CPU per image, sum of op spans");
+		       per_image_ms(b->ops_cpu_s, b->images), "CPU per image (sum of op spans)");
 	bad |= add_row(t, "ms/image", per_image_ms(a->workers_cpu_s, a->images),
-		       per_image_ms(b->workers_cpu_s, b->images), "CPU per image, workers' rusage");
-	bad |= add_row(t, "s", a->ops_cpu_s, b->ops_cpu_s, "CPU total, sum of op spans");
-	bad |= add_row(t, "s", a->workers_cpu_s, b->workers_cpu_s, "CPU total, workers' rusage");
-	bad |= add_row(t, "s", a->main_cpu_s, b->main_cpu_s, "CPU, main process (during the run)");
+		       per_image_ms(b->workers_cpu_s, b->images), "CPU per image (workers' rusage)");
+	bad |= add_row(t, "s", a->ops_cpu_s, b->ops_cpu_s, "CPU total (sum of op spans)");
+	bad |= add_row(t, "s", a->workers_cpu_s, b->workers_cpu_s, "CPU total (workers' rusage)");
+	bad |= add_row(t, "s", a->main_cpu_s, b->main_cpu_s, "CPU of the main process (during the run)");
 	bad |= add_row(t, "ms", a->preproc.mean / 1e6, b->preproc.mean / 1e6,
 		       "batch preprocessing mean");
 	bad |= add_row(t, "%", a->preproc_std_pct, b->preproc_std_pct, "batch preprocessing std");
@@ -555,8 +556,8 @@ static int build_rows(const struct compare_side *sa, const struct compare_side *
 	double am, ax, bm, bx;
 	rss_stats(a, &am, &ax);
 	rss_stats(b, &bm, &bx);
-	bad |= add_row(t, "MiB", am, bm, "worker max RSS, mean");
-	bad |= add_row(t, "MiB", ax, bx, "worker max RSS, max");
+	bad |= add_row(t, "MiB", am, bm, "worker max RSS (mean of the workers)");
+	bad |= add_row(t, "MiB", ax, bx, "worker max RSS (largest)");
 	bad |= add_row(t, "MiB", (double)a->main_maxrss_kib / 1024.0,
 		       (double)b->main_maxrss_kib / 1024.0, "main process max RSS");
 	return bad ? -1 : 0;
@@ -648,7 +649,10 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
 			fmt_csv(x, sizeof(x), t.r[i].a);
 			fmt_csv(y, sizeof(y), t.r[i].b);
 			fmt_csv(q, sizeof(q), ratio(t.r[i].a, t.r[i].b));
-			fprintf(f, "%s,%s,%s,%s,%s\n", t.r[i].metric, t.r[i].unit, x, y, q);
+			/* metric names hold no comma or quote; quote them if one ever does */
+			int quote = strpbrk(t.r[i].metric, ",\"") != NULL;
+			fprintf(f, "%s%s%s,%s,%s,%s,%s\n", quote ? "\"" : "", t.r[i].metric,
+				quote ? "\"" : "", t.r[i].unit, x, y, q);
 		}
 		if (ferror(f) | fclose(f)) {
 			set_err(err, errlen, "cannot write '%s'", csv_path);

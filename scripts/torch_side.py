@@ -73,7 +73,22 @@ def cpu_capability(torch):
     return "unknown"
 
 
+def mapped_library(stem):
+    """The file of a shared library this process has mapped (Pillow's libjpeg)."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if "/" + stem in path:
+                    return os.path.realpath(path)
+    except OSError:
+        pass
+    return ""
+
+
 def versions(torch, torchvision, PIL, numpy, features):
+    from PIL import Image
+    Image.init()   # loads the plugins, and _imaging with its libjpeg
     return {
         "python": sys.version.split()[0],
         "torch": torch.__version__,
@@ -82,6 +97,7 @@ def versions(torch, torchvision, PIL, numpy, features):
         "numpy": numpy.__version__,
         "libjpeg": features.version("jpg"),
         "libjpeg_turbo": bool(features.check_feature("libjpeg_turbo")),
+        "libjpeg_so": mapped_library("libjpeg.so"),
         "cpu_capability": cpu_capability(torch),
         "aten_cpu_capability_env": os.environ.get("ATEN_CPU_CAPABILITY", ""),
         "cuda_available": bool(torch.cuda.is_available()),

@@ -1,0 +1,123 @@
+# Contract tests of `ppbench compare`: its options and refusals (no PyTorch
+# needed: they stop before anything runs, nothing is left behind), the
+# message when python3-torch is missing, and, when Debian's python3-torch is
+# installed (scripts/install-deps.sh --oracle; CI does not install it), a
+# small comparison end to end (W=2) with identical tensors in the fidelity
+# check, on the train and the val chain.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=$TMP/compare_out
+
+if "$PPBENCH" compare --help 2>&1 | grep -q "unknown command 'compare'"; then
+	skip "compare" "this ppbench does not dispatch the compare command (bench/main.c)"
+	exit 0
+fi
+
+# ---- options and refusals: exit 2, nothing run, no folder ----------------------
+check_cli "compare --help: its options" 0 '--fidelity N' -- compare --help
+check_cli "compare --help: the run options too" 0 '--prefetch-factor P' -- compare --help
+check_cli "compare --help: how to install the oracle" 0 'install-deps.sh --oracle' -- compare --help
+check_cli "refused: --order arrival (PyTorch 1.13 has no in_order=False)" 2 \
+	'--order arrival: PyTorch 1.13' -- compare --order arrival --out "$out"
+check_cli "refused: --trace off" 2 '--trace off: compare reads' -- compare --trace off --out "$out"
+check_cli "refused: --no-trace" 2 '--trace off' -- compare --no-trace --out "$out"
+check_cli "refused: --dump-batches" 2 '--dump-batches: compare' -- compare --dump-batches 2 --out "$out"
+check_cli "refused: --fidelity x" 2 "--fidelity: 'x' is not" -- compare --fidelity x --out "$out"
+check_cli "refused: a pipeline with no torchvision equivalent" 2 \
+	"op 'synth' has no torchvision equivalent" -- \
+	compare --pipeline "$top/tests/fixtures/pipelines/synth.pipe" --out "$out"
+check_cli "refused: an unknown pipeline" 2 'pipeline' -- compare --pipeline nope --out "$out"
+
+# no python3-torch: says how to install it, exit 2
+check_cli "no such python: how to install the oracle" 2 \
+	'python3-torch.*install-deps.sh --oracle' -- compare --python "$TMP/no-python" --out "$out"
+cat >"$TMP/fakepython" <<'EOF'
+#!/bin/sh
+echo '{"error": "ModuleNotFoundError: No module named '"'"'torch'"'"'"}'
+exit 3
+EOF
+chmod +x "$TMP/fakepython"
+check_cli "python without torch: the import error and the install command" 2 \
+	"No module named 'torch'.*install-deps.sh --oracle" -- \
+	compare --python "$TMP/fakepython" --out "$out"
+if [ -e "$out" ]; then echo "not ok - refusals leave no folder"; else echo "ok - refusals leave no folder"; fi
+
+# a bad run option is refused by `ppbench run` itself: exit 2, nothing kept
+if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
+	check_cli "a bad run option: exit 2 from run" 2 "--workers: 'x' is not an integer" -- \
+		compare --workers x --out "$out"
+	n=$(find "$out" -mindepth 1 2>/dev/null | wc -l)
+	if [ "$n" -eq 0 ]; then echo "ok - a refused run leaves nothing"
+	else echo "not ok - a refused run leaves nothing ($n entries)"; fi
+fi
+
+# ---- end to end, with Debian's python3-torch --------------------------------------
+if ! /usr/bin/python3 -c 'import torch, torchvision, PIL' 2>/dev/null; then
+	skip "compare end to end (W=2, fidelity)" \
+		"python3-torch is not installed for /usr/bin/python3 (scripts/install-deps.sh --oracle)"
+	exit 0
+fi
+ds=$TMP/compare_ds
+"$PPBENCH" dataset generate --out "$ds" --images 40 --classes 4 --quiet on >/dev/null 2>&1 ||
+	echo "not ok - generate the test dataset"
+
+log=$TMP/compare.log
+"$PPBENCH" compare --data "$ds" --workers 2 --batch 4 --max-batches 6 --gpu-step 5ms \
+	--fidelity 3 --tag t1 --out "$out" >"$log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then echo "ok - compare W=2 B=4 runs end to end"
+else echo "not ok - compare W=2 B=4 runs end to end: exit $rc"; sed 's/^/#   /' "$log" | tail -20; fi
+dir=$(ls -d "$out"/compare-*-t1 2>/dev/null | head -1)
+if [ -n "$dir" ]; then echo "ok - folder compare-<UTC>-<tag>"; else echo "not ok - folder compare-<UTC>-<tag>"; dir=$out/none; fi
+if grep -q '^fidelity: tensors identical (first 3 batches: 12 images' "$log"; then
+	echo "ok - fidelity: tensors identical on the test dataset (--rng torch)"
+else
+	echo "not ok - fidelity: tensors identical on the test dataset"
+	grep '^fidelity' "$log" | sed 's/^/#   /'
+fi
+check "fidelity.json says identical" grep -q '"identical": true' "$dir/fidelity/fidelity.json"
+check "dumps removed after the check" test ! -e "$dir/fidelity/ppbench/batches/batch_0.npy"
+for f in compare.md compare.csv ppbench/summary.json ppbench/batches.csv pytorch/summary.json \
+	 pytorch/batches.csv pytorch/ops.csv pytorch/trace.json pytorch/run.json pytorch/config.json \
+	 logs/ppbench.log logs/pytorch.log; do
+	check "compare folder has $f" test -s "$dir/$f"
+done
+n=$(ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_worker_pid_* 2>/dev/null | wc -l)
+if [ "$n" -eq 2 ]; then echo "ok - PyTorch side: one LotusTrace file per worker"
+else echo "not ok - PyTorch side: one LotusTrace file per worker ($n)"; fi
+check "PyTorch side: a main LotusTrace file" ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_main_pid_*
+# the same batches on both sides: 6 batches, 24 images
+check "both sides: 24 images" grep -q '^images,,24,24,1$' "$dir/compare.csv"
+check "both sides: 6 batches" grep -q '^batches,,6,6,1$' "$dir/compare.csv"
+for op in decode random_resized_crop random_horizontal_flip to_tensor normalize; do
+	check "table: $op mean on both sides, with a ratio" \
+		grep -Eq "^$op mean,ms/image,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$" "$dir/compare.csv"
+done
+for m in 'E2E time' 'throughput' 'out-of-order batches' 'stall \(wait / E2E\)' \
+	 'CPU total \(workers. rusage\)' 'worker max RSS \(largest\)' 'wait p90' 'delay p90'; do
+	check "table: $m" grep -Eq "^$m," "$dir/compare.csv"
+done
+check "PyTorch summary: tool pytorch" grep -q '"tool": "pytorch"' "$dir/pytorch/summary.json"
+check "PyTorch side: pin memory requested, not effective" \
+	grep -q '"pin_memory_effective": false' "$dir/pytorch/run.json"
+check "output says pin memory is off on the PyTorch side" \
+	grep -q 'silently disables pin_memory' "$log"
+check "output names the ATen CPU capability" grep -q 'ATen CPU capability' "$log"
+if command -v gnuplot >/dev/null; then
+	for f in ops wait_cdf delay_cdf preproc_cdf batches; do
+		check "figure $f.png and .svg" test -s "$dir/figures/$f.png" -a -s "$dir/figures/$f.svg"
+	done
+else
+	skip "figures" "gnuplot is not installed"
+fi
+
+# the val chain: Resize(256), CenterCrop(224), no random op
+"$PPBENCH" compare --data "$ds" --pipeline imagenet_val --workers 2 --batch 5 --max-batches 2 \
+	--gpu-step 0 --fidelity 2 --tag val --out "$out" >"$log" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^fidelity: tensors identical (first 2 batches: 10 images' "$log"; then
+	echo "ok - imagenet_val: tensors identical"
+else
+	echo "not ok - imagenet_val: tensors identical (exit $rc)"
+	sed 's/^/#   /' "$log" | tail -8
+fi
