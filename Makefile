@@ -66,6 +66,13 @@ run: bench/ppbench
 bench: bench/ppbench
 	bench/ppbench bench
 
+# The same configuration through ppbench and through the real PyTorch
+# DataLoader (needs Debian's python3-torch: scripts/install-deps.sh --oracle).
+# Options of `ppbench compare` / `ppbench run` go in COMPARE_ARGS.
+.PHONY: compare
+compare: bench/ppbench
+	bench/ppbench compare $(COMPARE_ARGS)
+
 # ---- sweeps, the paper's figures, the findings report ----------------------
 # make sweep [WORKERS="8 12 16"] [BATCH="1024"] [GPUS="4"] [DATA=DIR] [PIPELINE=NAME]
 #            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
