@@ -51,6 +51,7 @@ struct loader_cfg {
 	enum loader_on_error on_error;
 	int pin_memory;
 	int trace;                     /* 1: per-sample and per-op events too */
+	int checksum;                  /* 1: hash every sample (checksum.h); 0: checksum stays 0 */
 	uint64_t trace_capacity;       /* events per worker buffer; 0: what the run needs */
 	uint64_t max_pixels;           /* decode refuses larger images; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */

@@ -3,7 +3,9 @@
  * task's shared slot, and send the result. Events go to the worker's own
  * buffer; between two clock reads there is only the op (pipeline.c), and
  * everything the harness adds (events, seeding, checksum) is outside the op
- * spans. */
+ * spans. The checksum of a sample is taken right after its last op, while
+ * its data is in cache (about 8 GB/s, against 3 GB/s from the collated
+ * slot): it is inside the batch span, and its time is reported. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	uint64_t off = (uint64_t)L->wall_off;
 	struct op_time t[PIPE_MAX_OPS];
 	size_t nok = 0;
+	uint64_t sum = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->batch = tk->batch;
@@ -139,6 +142,18 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 			trace_sample(st, t, rc ? rc : p->nops, tk->batch, k);
 		if (!rc) {
 			st->ok[nok++] = s;
+			/* the checksum, while the sample's data is still in cache */
+			size_t nb = c->checksum ? sample_bytes(s) : 0;
+			if (!c->checksum) {
+				/* no proof asked for */
+			} else if (nb) {
+				uint64_t h0 = clock_now_ns();
+				sum += checksum_sample(s->data.p, nb, s->label);
+				st->ws->hash_ns += clock_now_ns() - h0;
+				st->ws->hash_bytes += nb;
+			} else {
+				sum += checksum_sample(NULL, 0, s->label);
+			}
 			continue;
 		}
 		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err);
@@ -177,17 +192,6 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	}
 	uint64_t t1 = clock_now_ns();
 	trace_add(tp, EV_BATCH_PREPROC, 0, tk->batch, UINT32_MAX, t0 + off, t1 - t0);
-
-	/* the checksum, outside the batch span */
-	uint64_t sum = 0, bytes = 0;
-	for (size_t i = 0; i < nok; i++) {
-		size_t nb = sample_bytes(st->ok[i]);
-		sum += checksum_sample(st->ok[i]->data.p, nb, st->ok[i]->label);
-		bytes += nb;
-	}
-	uint64_t t2 = clock_now_ns();
-	st->ws->hash_ns += t2 - t1;
-	st->ws->hash_bytes += bytes;
 	st->ws->batches++;
 	st->ws->samples += nok;
 	st->ws->skipped += m->nskipped;

@@ -32,7 +32,7 @@ check_cli "run --help: gpu-step auto, h2d 12GB/s, pin on, inorder" 0 \
 	'gpu-step TIME\|auto .*default: auto' -- run --help
 for o in data pipeline workers batch gpus gpu-step h2d-bandwidth prefetch-factor pin-memory \
 	 epochs max-batches shuffle drop-last seed backend order rng on-error max-pixels trace \
-	 trace-capacity tag out; do
+	 checksum trace-capacity tag out; do
 	if "$PPBENCH" run --help | grep -q -- "--$o "; then echo "ok - --help shows --$o"
 	else echo "not ok - --help shows --$o"; fi
 done
@@ -157,6 +157,9 @@ c3=$(sum --workers 3 --pin-memory off)
 if [ -n "$c1" ] && [ "$c1" = "$c2" ] && [ "$c1" = "$c3" ]; then
 	echo "ok - checksum independent of W, backend and order ($c1)"
 else echo "not ok - checksum independent of W, backend and order ($c1 $c2 $c3)"; fi
+c0=$(sum --workers 2 --checksum off)
+if [ "$c0" = 0000000000000000 ]; then echo "ok - --checksum off: no checksum"
+else echo "not ok - --checksum off: no checksum ($c0)"; fi
 t1=$(sum --workers 1 --rng torch)
 t2=$(sum --workers 2 --rng torch)
 if [ -n "$t1" ] && [ "$t1" != "$t2" ]; then echo "ok - --rng torch: the stream follows the workers"

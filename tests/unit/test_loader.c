@@ -151,6 +151,7 @@ static void base_cfg(struct loader_cfg *c, const struct pipeline *p, const struc
 	c->on_error = ON_ERROR_SKIP;
 	c->pin_memory = 1;
 	c->trace = 1;
+	c->checksum = 1;
 	c->h2d_bytes_per_s = 12e9;
 }
 
