@@ -211,12 +211,15 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 	}
 	json_t *a = json_object_get(cpu, "per_worker_s");
 	json_t *r = json_object_get(mem, "worker_max_rss_kib");
+	long rss_any = 0;
 	for (int w = 0; w < ao.workers; w++) {
 		wcpu[w] = json_number_value(json_array_get(a, (size_t)w));
 		wrss[w] = (long)json_integer_value(json_array_get(r, (size_t)w));
+		rss_any |= wrss[w];
 	}
 	ao.worker_cpu_s = wcpu;
-	ao.worker_maxrss_kib = json_is_array(r) ? wrss : NULL;
+	/* thread workers have no RSS of their own */
+	ao.worker_maxrss_kib = rss_any ? wrss : NULL;
 	s->complete = ao.complete;
 	if (json_is_boolean(json_object_get(opt, "pin_memory")))
 		s->pin_effective = json_is_true(json_object_get(opt, "pin_memory"));
