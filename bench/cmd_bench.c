@@ -5,6 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <jansson.h>
 #include <turbojpeg.h>
 #include "clock.h"
 #include "commands.h"
@@ -23,6 +28,9 @@ struct bench_cfg {
 	uint64_t images;
 	long rounds;
 	uint64_t batch;
+	long repeats;
+	uint64_t loader_batches;
+	const char *sections;
 };
 
 #define O(f) offsetof(struct bench_cfg, f)
@@ -32,6 +40,9 @@ static const struct opt bench_opts[] = {
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "1000", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "5", .metavar = "N", .help = "interleaved rounds of the decode comparison", .lo = 1, .hi = 1000 },
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
+	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "3", .metavar = "N", .help = "interleaved pairs of runs in the loader sections", .lo = 1, .hi = 100 },
+	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "16", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
 	OPT_END
 };
 #undef O
@@ -241,6 +252,164 @@ static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size
 	return 0;
 }
 
+/* Run `ppbench run ARGS --out DIR` as a child (its own process, as a user
+ * would) and return its summary.json, or NULL. */
+static json_t *run_child(const char *data, const char *const *args, const char *tmp, int k)
+{
+	char out[4200];
+	snprintf(out, sizeof(out), "%s/r%d", tmp, k);
+	const char *argv[64];
+	int n = 0;
+	argv[n++] = "ppbench";
+	argv[n++] = "run";
+	argv[n++] = "--data";
+	argv[n++] = data;
+	argv[n++] = "--out";
+	argv[n++] = out;
+	for (int i = 0; args[i] && n < 62; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	pid_t pid = fork();
+	if (pid < 0)
+		return NULL;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execv("/proc/self/exe", (char *const *)argv);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		warn("bench: 'ppbench run' failed (%s ...)", args[0]);
+		return NULL;
+	}
+	DIR *d = opendir(out);
+	json_t *j = NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)) && !j) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[4600];
+		snprintf(path, sizeof(path), "%s/%s/summary.json", out, e->d_name);
+		j = json_load_file(path, 0, NULL);
+	}
+	if (d)
+		closedir(d);
+	return j;
+}
+
+static double jnum(json_t *j, const char *a, const char *b)
+{
+	json_t *v = json_object_get(j, a);
+	if (b)
+		v = json_object_get(v, b);
+	return json_number_value(v);
+}
+
+/* Section 3: tracing overhead, trace off and on, interleaved pairs. */
+static void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp)
+{
+	char nb[32];
+	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)c->loader_batches);
+	const char *common[] = { "--workers", "2", "--batch", "64", "--gpu-step", "0", "--max-batches", nb,
+				 "--trace", "off", NULL };
+	double *ratio = calloc((size_t)c->repeats, sizeof(double));
+	double sum_on = 0, sum_off = 0;
+	int ok = 0;
+	for (long r = 0; r < c->repeats; r++) {
+		double e2e[2] = { 0, 0 };
+		for (int side = 0; side < 2; side++) {
+			int on = (side == 0) == (r % 2 == 0);
+			common[9] = on ? "on" : "off";
+			json_t *j = run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
+			if (j)
+				e2e[on] = jnum(j, "e2e_s", NULL);
+			json_decref(j);
+		}
+		if (e2e[0] > 0 && e2e[1] > 0) {
+			ratio[ok++] = e2e[1] / e2e[0];
+			sum_on += e2e[1];
+			sum_off += e2e[0];
+		}
+	}
+	struct stats st;
+	stats_compute(ratio, (size_t)ok, &st);
+	printf("\n## 3. tracing overhead: imagenet_train, 2 workers, batch 64, %s batches, GPU step 0, "
+	       "trace off/on in %d interleaved pairs\n\n", nb, ok);
+	printf("| trace | mean E2E s |\n|---|---:|\n| off | %.3f |\n| on | %.3f |\n",
+	       ok ? sum_off / ok : 0, ok ? sum_on / ok : 0);
+	printf("\nE2E on / off: median %.4f (min %.4f, max %.4f); overhead %+.2f %%; target <= +1 %%: %s\n",
+	       st.p50, st.min, st.max, (st.p50 - 1) * 100, st.p50 <= 1.01 ? "met" : "NOT met");
+	free(ratio);
+}
+
+/* Section 4: pool efficiency (W = cores against W = 1 x cores) and per-worker memory. */
+static void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char nb[32], w[32];
+	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)c->loader_batches);
+	snprintf(w, sizeof(w), "%ld", ncpu);
+	const char *args[] = { "--workers", "1", "--batch", "64", "--gpu-step", "0", "--max-batches", nb, NULL };
+	double *eff = calloc((size_t)c->repeats, sizeof(double));
+	double ips1 = 0, ipsn = 0, rss = 0, main_rss = 0;
+	int ok = 0;
+	for (long r = 0; r < c->repeats; r++) {
+		double ips[2] = { 0, 0 };
+		for (int side = 0; side < 2; side++) {
+			int many = (side == 0) == (r % 2 == 0);
+			args[1] = many ? w : "1";
+			json_t *j = run_child(data, args, tmp, (int)(r * 2 + side) + 2000);
+			if (j) {
+				ips[many] = jnum(j, "images_per_s", NULL);
+				if (many) {
+					json_t *a = json_object_get(json_object_get(j, "memory"), "worker_max_rss_kib");
+					size_t i;
+					json_t *v;
+					double m = 0;
+					json_array_foreach(a, i, v)
+						if (json_number_value(v) > m)
+							m = json_number_value(v);
+					if (m > rss)
+						rss = m;
+					double mm = jnum(j, "memory", "main_max_rss_kib");
+					if (mm > main_rss)
+						main_rss = mm;
+				}
+			}
+			json_decref(j);
+		}
+		if (ips[0] > 0 && ips[1] > 0) {
+			eff[ok++] = ips[1] / (ips[0] * (double)ncpu);
+			ips1 += ips[0];
+			ipsn += ips[1];
+		}
+	}
+	struct stats st;
+	stats_compute(eff, (size_t)ok, &st);
+	printf("\n## 4. pool efficiency: imagenet_train, batch 64, %s batches, GPU step 0, W = 1 and W = %ld "
+	       "(cores), %d interleaved pairs\n\n", nb, ncpu, ok);
+	printf("| workers | images/s (mean) |\n|---:|---:|\n| 1 | %.1f |\n| %ld | %.1f |\n",
+	       ok ? ips1 / ok : 0, ncpu, ok ? ipsn / ok : 0);
+	printf("\nefficiency = images/s(W=%ld) / (%ld x images/s(W=1)): median %.3f (min %.3f, max %.3f); "
+	       "target >= 0.90: %s\n", ncpu, ncpu, st.p50, st.min, st.max, st.p50 >= 0.90 ? "met" : "NOT met");
+	printf("memory (process backend, W = %ld): largest worker max RSS %.0f MiB, main process %.0f MiB "
+	       "(RSS counts the shared batch-slot pages a process touched)\n", ncpu, rss / 1024, main_rss / 1024);
+	free(eff);
+}
+
+static int has_section(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 int cmd_bench(int argc, char **argv)
 {
 	static const char usage[] = "ppbench bench [options]";
@@ -277,8 +446,24 @@ int cmd_bench(int argc, char **argv)
 	uname(&u);
 	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n",
 	       d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns());
-	bench_ops(&c, &d, n);
-	bench_decode(&c, &d, n);
+	if (has_section(c.sections, "ops"))
+		bench_ops(&c, &d, n);
+	if (has_section(c.sections, "decode"))
+		bench_decode(&c, &d, n);
+	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {
+		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
+		if (!mkdtemp(tmp))
+			die("cannot create a temporary folder: %m");
+		fflush(stdout);
+		if (has_section(c.sections, "trace"))
+			bench_trace(&c, c.data, tmp);
+		if (has_section(c.sections, "pool"))
+			bench_pool(&c, c.data, tmp);
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+		if (system(cmd))
+			warn("cannot remove %s", tmp);
+	}
 	dataset_release(&d);
 	return EXIT_OK;
 }
