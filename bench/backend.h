@@ -7,7 +7,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "counters.h"
 #include "loader.h"
+#include "pipeline.h"
 #include "sampler.h"
 #include "trace.h"
 
@@ -63,6 +65,10 @@ struct worker_shared {
 	uint64_t batches, samples, skipped;
 	uint64_t hash_ns, hash_bytes;
 	double cpu_s;              /* thread backend: RUSAGE_THREAD at exit */
+	int pinned;                /* 1 bound as the pin plan says, 0 not, -1 not started */
+	int counted;               /* 1 its counter group opened, 0 not, -1 not started */
+	/* its counter sums by pipeline op index (cfg->counters; zero otherwise) */
+	struct counter_acc cacc[PIPE_MAX_OPS];
 };
 
 struct shared {

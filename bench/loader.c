@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +20,13 @@
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
+#include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "rng.h"
+#include "topology.h"
 
 #define PAGE 4096u
 #define POLL_MS 200           /* worker deaths are looked for at least this often */
@@ -332,6 +335,7 @@ struct run {
 	int pin_stop;              /* under pmu */
 	pthread_t pin_thr;
 	int pin_started;
+	int pin_bound;             /* the pin thread's pin_apply_self: 1 bound, 0 not, -1 */
 	int pin_out[2];            /* pin thread -> main */
 	int pin_wake[2];           /* main -> pin thread: stop */
 
@@ -602,6 +606,13 @@ static void *pin_main(void *arg)
 	struct run *R = arg;
 	struct loader *L = &R->L;
 	size_t sb = L->plan->slot_bytes;
+	if (L->cfg->pin_plan) {
+		char why[256] = "";
+		int rc = pin_apply_self(L->cfg->pin_plan, ROLE_PIN, 0, why, sizeof(why));
+		if (rc < 0)
+			warn("pin thread: %s", why);
+		R->pin_bound = rc == 0;
+	}
 	for (;;) {
 		struct pollfd pf[2] = { { L->res_rd, POLLIN, 0 }, { R->pin_wake[0], POLLIN, 0 } };
 		if (poll(pf, 2, -1) < 0) {
@@ -714,10 +725,14 @@ static int setup(struct run *R, char *err, size_t errlen)
 	R->free_slots = calloc((size_t)pl->nslots, sizeof(*R->free_slots));
 	r->worker_cpu_s = calloc((size_t)W, sizeof(double));
 	r->worker_maxrss_kib = calloc((size_t)W, sizeof(long));
+	r->worker_pinned = calloc((size_t)W, sizeof(int));
+	if (c->counters && c->counters->n)
+		r->cacc = calloc(PIPE_MAX_OPS, sizeof(*r->cacc));
 	L->idx_rd = malloc((size_t)W * sizeof(int));
 	L->idx_wr = malloc((size_t)W * sizeof(int));
 	if (!r->b || !r->yield_order || !R->msg || !R->have || !R->free_slots || !r->worker_cpu_s ||
-	    !r->worker_maxrss_kib || !L->idx_rd || !L->idx_wr ||
+	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && !r->cacc) ||
+	    !L->idx_rd || !L->idx_wr ||
 	    alloc_proc(&R->main_tp, ROLE_MAIN, 0, nb * 4 + 16) ||
 	    alloc_proc(&R->pin_tp, ROLE_PIN, 0, c->pin_memory ? nb + 16 : 0) ||
 	    alloc_proc(&R->gpu_tp, ROLE_GPU, 0, nb * 2 + 16)) {
@@ -746,6 +761,8 @@ static int setup(struct run *R, char *err, size_t errlen)
 	}
 	for (int w = 0; w < W; w++) {
 		struct trace_proc *tp = &L->sh->w[w].tp;
+		L->sh->w[w].pinned = -1;
+		L->sh->w[w].counted = -1;
 		tp->role = ROLE_WORKER;
 		tp->id = w;
 		tp->cap = pl->trace_events;
@@ -1034,6 +1051,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	L->res_rd = L->res_wr = -1;
 	L->be = c->backend == BACKEND_THREAD ? &backend_thread : &backend_process;
 	R->r = r;
+	r->main_pinned = r->pin_pinned = -1;
+	R->pin_bound = -1;
 	R->pin = c->pin_memory;
 	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
 	int nsops;
@@ -1070,6 +1089,20 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		return -1;
 	}
 	L->be->after_start(L);
+	/* the main thread (and the GPU in it) after the workers started, so
+	 * that they do not inherit its placement; the pin thread inherits it
+	 * until it binds itself */
+	cpu_set_t main_cpus;
+	int main_restore = 0;
+	if (c->pin_plan) {
+		char why[256] = "";
+		int saved = !pthread_getaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
+		int prc = pin_apply_self(c->pin_plan, ROLE_MAIN, 0, why, sizeof(why));
+		if (prc < 0)
+			warn("main process: %s", why);
+		r->main_pinned = prc == 0;
+		main_restore = saved && prc == 0;
+	}
 	struct sig_saved old;
 	int sigs = !signals_install(&old);
 	if (!sigs)
@@ -1106,6 +1139,10 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		set_stop(R, EXIT_FAIL, "stopped");
 	r->exit_code = L->stop_code;
 	snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", L->stop_reason);
+	if (main_restore)
+		pthread_setaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
+	if (c->pin_plan && R->pin)
+		r->pin_pinned = R->pin_bound;
 	if (sigs)
 		signals_restore(&old);
 
@@ -1123,8 +1160,16 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		r->worker_maxrss_kib = NULL;
 	}
 	for (int w = 0; w < L->W; w++) {
-		r->hash_ns += L->sh->w[w].hash_ns;
-		r->hash_bytes += L->sh->w[w].hash_bytes;
+		const struct worker_shared *ws = &L->sh->w[w];
+		r->hash_ns += ws->hash_ns;
+		r->hash_bytes += ws->hash_bytes;
+		r->samples_done += ws->samples;
+		r->worker_pinned[w] = c->pin_plan ? ws->pinned : -1;
+		if (r->cacc && ws->counted == 1) {
+			r->workers_counted++;
+			for (int i = 0; i < PIPE_MAX_OPS; i++)
+				counters_acc_add(&r->cacc[i], &ws->cacc[i]);
+		}
 	}
 	collect_errors(R);
 	int mrc = merge_trace(R, unclean || rc);
@@ -1154,6 +1199,8 @@ void loader_result_free(struct loader_result *r)
 	free(r->yield_order);
 	free(r->worker_cpu_s);
 	free(r->worker_maxrss_kib);
+	free(r->worker_pinned);
+	free(r->cacc);
 	for (size_t i = 0; i < r->nerrors; i++) {
 		free(r->err_path[i]);
 		free(r->err_reason[i]);

@@ -31,6 +31,9 @@
 
 struct pipeline;
 struct dataset;
+struct counter_spec;
+struct counter_acc;
+struct pin_plan;
 
 enum loader_backend { BACKEND_PROCESS, BACKEND_THREAD };
 enum loader_order { ORDER_INORDER, ORDER_ARRIVAL };
@@ -65,6 +68,15 @@ struct loader_cfg {
 	/* Called in the main thread after each consumed batch (NULL: none). */
 	void (*progress)(void *arg, uint64_t batches, uint64_t total, uint64_t images);
 	void *progress_arg;
+	/* Counters around each op (counters.h): a probed spec, borrowed; each
+	 * worker opens its own group for itself (process or thread). NULL or
+	 * no event: ops are not counted. */
+	const struct counter_spec *counters;
+	/* Where the workers, the main thread (and the simulated GPU in it) and
+	 * the pin thread run (topology.h), borrowed. NULL: nobody is bound.
+	 * The main thread is bound after the workers start and gets its
+	 * previous placement back at the end. */
+	const struct pin_plan *pin_plan;
 };
 
 /* What a run needs, computed before it starts. */
@@ -122,6 +134,15 @@ struct loader_result {
 	uint64_t hash_ns, hash_bytes;  /* checksum cost, summed over workers */
 	uint64_t trace_dropped;
 	int pin_locked;            /* pinned buffers are mlock-ed: 1, 0 (mlock failed), -1 (no pin) */
+	/* Counters (cfg->counters): sums over all workers by pipeline op index
+	 * [PIPE_MAX_OPS], NULL when off; workers whose group opened. */
+	struct counter_acc *cacc;
+	int workers_counted;
+	uint64_t samples_done;     /* samples through every op, in all workers */
+	/* Pinning (cfg->pin_plan): 1 bound, 0 not bound (the plan leaves it, or
+	 * binding failed: warned), -1 unknown (never started, or no plan). */
+	int *worker_pinned;        /* [workers] */
+	int main_pinned, pin_pinned;
 	struct loader_plan plan;
 	void *shm;                 /* owned: the shared area holding the workers' events */
 	size_t shm_bytes;

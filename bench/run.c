@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
+#include "counted.h"
+#include "counters.h"
 #include "emit.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -21,14 +24,21 @@
 #include "options.h"
 #include "pipeline.h"
 #include "run.h"
+#include "topology.h"
 
 struct run_opts {
-	const char *data, *pipeline, *tag, *out;
+	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
 	long workers, batch, gpus, prefetch, epochs;
 	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
 	double h2d;
 	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;
 };
+
+/* The --counters default. sw costs one group read per op boundary (about
+ * 0.4 us here), measured against imagenet_train in BENCHMARKS.md. */
+#define COUNTERS_DEFAULT "sw"
+#define COUNTERS_DEFAULT_WHY "sw by default: it gives on-CPU vs wall time per op for under 1 % " \
+	"of imagenet_train's time (none: nothing counted)"
 
 #define O(f) offsetof(struct run_opts, f)
 static const struct opt run_opts_table[] = {
@@ -67,6 +77,17 @@ static const struct opt run_opts_table[] = {
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
 	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
+	  .metavar = "LIST", .help = "events counted around each op: presets "
+	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
+	  COUNTERS_DEFAULT_WHY },
+	/* as PIN_OPT of topology.h (whose parameter `type` also replaces the
+	 * .type designator, so the macro cannot be used) */
+	{ .name = "pin", .type = OPT_STR, .off = O(pin_cpus), .def = "none",
+	  .metavar = "none|compact|scatter|CPULIST",
+	  .help = "bind workers to CPUs: compact (fill cores), scatter (spread over packages "
+	  "and cores), or OS CPU numbers as taskset -c; main process and pin thread take "
+	  "the next free CPUs" },
 	{ "trace", 0, OPT_BOOL, O(trace), "on", NULL,
 	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
@@ -165,8 +186,249 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	return j;
 }
 
-/* summary.json gets a "loader" block: figures the results model does not hold. */
-static int add_loader_block(const char *dir, json_t *block, char *err, size_t errlen)
+/* ---- counters and placement --------------------------------------------- */
+
+/* What the run knows about counters and where it runs. */
+struct run_ctx {
+	const struct pipeline *pipe;
+	struct counter_spec *spec;       /* parsed, then probed; n == 0: off */
+	struct counted_overhead null_ov;
+	int null_ok;
+	struct pin_req *req;
+	struct topo topo;
+	int have_topo;
+	struct pin_plan plan;
+	int have_plan;
+};
+
+/* Results keys of the pipeline's ops, as summary.json's "ops" makes them
+ * ("name", then "name#2" for a second op of the same name). */
+static void op_key(const struct pipeline *p, int i, char *key, size_t n)
+{
+	int k = 1;
+	for (int j = 0; j < i; j++)
+		k += !strcmp(p->op[j].ops->name, p->op[i].ops->name);
+	if (k == 1)
+		snprintf(key, n, "%s", p->op[i].ops->name);
+	else
+		snprintf(key, n, "%s#%d", p->op[i].ops->name, k);
+}
+
+static json_t *jnum(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+/* summary.json "counters": the events and their status, the overheads, and
+ * per op the sums, per-image means, derived figures, on-CPU vs wall. */
+static json_t *counters_block(const struct run_ctx *x, const struct loader_result *r)
+{
+	const struct pipeline *p = x->pipe;
+	json_t *j = counters_spec_json(x->spec);
+	if (!j)
+		return NULL;
+	json_object_set_new(j, "workers_counted", json_integer(r->workers_counted));
+	if (x->null_ok) {
+		json_t *n = json_object();
+		json_object_set_new(n, "plain_ns_per_sample", json_real(x->null_ov.plain_ns));
+		json_object_set_new(n, "counted_ns_per_sample", json_real(x->null_ov.counted_ns));
+		json_object_set_new(n, "per_op_ns", json_real(x->null_ov.per_op_ns));
+		json_object_set_new(n, "samples", json_integer((json_int_t)x->null_ov.samples));
+		json_object_set_new(j, "null_op_overhead", n);
+	}
+	json_t *ops = json_object();
+	for (int i = 0; r->cacc && i < p->nops; i++) {
+		char key[64];
+		op_key(p, i, key, sizeof(key));
+		json_object_set_new(ops, key, counters_op_json(x->spec, &r->cacc[i], r->samples_done));
+	}
+	json_object_set_new(j, "ops", ops);
+	return j;
+}
+
+/* Per op of summary.json's "ops": on-CPU and descheduled seconds beside
+ * cpu_s (the wall durations, as Lotus's CPU seconds). */
+static void add_oncpu_to_ops(json_t *root, const struct run_ctx *x, const struct loader_result *r)
+{
+	json_t *ops = json_object_get(root, "ops");
+	if (!r->cacc || !json_is_object(ops))
+		return;
+	for (int i = 0; i < x->pipe->nops; i++) {
+		char key[64];
+		op_key(x->pipe, i, key, sizeof(key));
+		json_t *op = json_object_get(ops, key);
+		if (!json_is_object(op) || !r->cacc[i].regions)
+			continue;
+		struct counter_derived d;
+		counters_derived(x->spec, &r->cacc[i], &d);
+		json_object_set_new(op, "oncpu_s", jnum(d.oncpu_ns / 1e9));
+		json_object_set_new(op, "descheduled_s", jnum(d.descheduled_ns / 1e9));
+		json_object_set_new(op, "oncpu_pct", jnum(d.oncpu_pct));
+	}
+}
+
+/* ops.csv gets the counter columns (counters_csv_header/row): op rows are
+ * matched to pipeline ops by name, in order; rows of no pipeline op (the
+ * STransform row) get empty fields; a counted op without a row (--trace
+ * off) gets one, with only its count. */
+static int add_counter_columns(const char *dir, const struct run_ctx *x,
+			       const struct loader_result *r, char *err, size_t errlen)
+{
+	const struct pipeline *p = x->pipe;
+	if (!x->spec->n || !r->cacc)
+		return 0;
+	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/ops.csv", dir);
+	snprintf(tmp, sizeof(tmp), "%s/.ops.csv.tmp", dir);
+	char *hdr = NULL, *line = NULL;
+	size_t hlen = 0, lcap = 0;
+	FILE *in = NULL, *out = NULL, *h = open_memstream(&hdr, &hlen);
+	int rc = -1, used[PIPE_MAX_OPS] = { 0 }, ncols = 0;
+	if (!h) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	counters_csv_header(x->spec, h);
+	fclose(h);
+	for (const char *c = hdr; c && *c; c++)
+		ncols += *c == ',';
+	in = fopen(path, "r");
+	out = in ? fopen(tmp, "w") : NULL;
+	if (!in || !out) {
+		snprintf(err, errlen, "cannot %s '%s': %s", in ? "create" : "read", in ? tmp : path,
+			 strerror(errno));
+		goto out;
+	}
+	ssize_t len;
+	int first = 1;
+	while ((len = getline(&line, &lcap, in)) > 0) {
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		fputs(line, out);
+		if (first) {
+			fputs(hdr, out);
+		} else {
+			size_t nl = strcspn(line, ",");
+			int k = -1;
+			for (int i = 0; i < p->nops && k < 0; i++)
+				if (!used[i] && strlen(p->op[i].ops->name) == nl &&
+				    !strncmp(p->op[i].ops->name, line, nl))
+					k = i;
+			if (k >= 0) {
+				used[k] = 1;
+				counters_csv_row(x->spec, &r->cacc[k], out);
+			} else {
+				for (int c = 0; c < ncols; c++)
+					fputc(',', out);
+			}
+		}
+		fputc('\n', out);
+		first = 0;
+	}
+	for (int i = 0; i < p->nops; i++) {
+		if (used[i] || !r->cacc[i].regions)
+			continue;
+		fprintf(out, "%s,%s,%" PRIu64 ",,,,,,,,", p->op[i].ops->name, p->op[i].ops->lotus_name,
+			r->cacc[i].regions);
+		counters_csv_row(x->spec, &r->cacc[i], out);
+		fputc('\n', out);
+	}
+	if (ferror(in) || ferror(out)) {
+		snprintf(err, errlen, "cannot rewrite '%s'", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (in)
+		fclose(in);
+	if (out && fclose(out) && !rc) {
+		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
+		rc = -1;
+	}
+	if (!rc && rename(tmp, path)) {
+		snprintf(err, errlen, "cannot rename '%s': %s", tmp, strerror(errno));
+		rc = -1;
+	}
+	if (rc && out)
+		unlink(tmp);
+	free(hdr);
+	free(line);
+	return rc;
+}
+
+static const char *oncpu_source_name(enum oncpu_source s)
+{
+	return s == ONCPU_TASK_CLOCK ? "task-clock" : s == ONCPU_THREAD_CLOCK ? "thread CPU clock" :
+									   "none";
+}
+
+/* The human summary's counters section: per op, on-CPU vs wall time (and
+ * IPC, misses per kilo-instruction where hardware events count). */
+static void print_counters(FILE *f, const struct run_ctx *x, const struct loader_result *r)
+{
+	const struct counter_spec *sp = x->spec;
+	const struct pipeline *p = x->pipe;
+	if (!sp->n) {
+		fprintf(f, "counters: none (--counters sw gives on-CPU vs wall time per op)\n");
+		return;
+	}
+	fprintf(f, "counters: %s; on-CPU time from %s; %d of %d workers counted", sp->list,
+		oncpu_source_name(sp->oncpu), r->workers_counted, r->workers);
+	if (sp->has_overhead)
+		fprintf(f, "; a read costs %.0f ns", sp->ov.read_ns);
+	if (x->null_ok)
+		fprintf(f, " (null op: %.0f ns per sample counted, %.0f plain)", x->null_ov.counted_ns,
+			x->null_ov.plain_ns);
+	fputc('\n', f);
+	int hw = 0;
+	for (int i = 0; i < sp->n; i++)
+		hw |= sp->ev[i].hw && sp->ev[i].slot >= 0;
+	fprintf(f, "  %-22s %10s %12s %12s %8s", "op", "regions", "wall ms", "on-CPU ms", "off-CPU");
+	if (hw)
+		fprintf(f, " %6s %11s %12s", "IPC", "cache MPKI", "branch MPKI");
+	fputc('\n', f);
+	for (int i = 0; r->cacc && i < p->nops; i++) {
+		const struct counter_acc *a = &r->cacc[i];
+		if (!a->regions)
+			continue;
+		struct counter_derived d;
+		char key[64];
+		counters_derived(sp, a, &d);
+		op_key(p, i, key, sizeof(key));
+		double n = (double)a->regions;
+		fprintf(f, "  %-22s %10" PRIu64 " %12.4f %12.4f %7.1f%%", key, a->regions,
+			d.wall_ns / n / 1e6, d.oncpu_ns / n / 1e6,
+			d.wall_ns > 0 ? 100.0 * d.descheduled_ns / d.wall_ns : NAN);
+		if (hw)
+			fprintf(f, " %6.2f %11.2f %12.2f", d.ipc, d.cache_mpki, d.branch_mpki);
+		fputc('\n', f);
+	}
+	fprintf(f, "  (ms per region: wall = on-CPU + off-CPU, the time the op was descheduled)\n");
+	if (sp->note[0])
+		fprintf(f, "  %s\n", sp->note);
+	else if (!sp->have_pmu)
+		fprintf(f, "  counters: hardware events are not supported here (no hardware PMU%s); "
+			"software events only\n", sp->forced_no_pmu ? ": PPBENCH_FORCE_NO_PMU=1" : "");
+}
+
+/* One line on where things ran, when a plan binds anything. */
+static void print_placement(FILE *f, const struct run_ctx *x, const struct loader_result *r)
+{
+	if (!x->have_plan || x->plan.policy == PIN_NONE)
+		return;
+	char line[512];
+	int pinned = 0;
+	pin_plan_format(&x->plan, line, sizeof(line));
+	for (int w = 0; w < r->workers; w++)
+		pinned += r->worker_pinned[w] == 1;
+	fprintf(f, "placement: --pin %s: %s; %d of %d workers bound%s\n", x->plan.text, line, pinned,
+		r->workers, x->plan.oversubscribed ? " (oversubscribed)" : "");
+}
+
+/* summary.json gets a "loader" block (figures the results model does not
+ * hold), "counters", "pin", and on-CPU times in "ops". */
+static int add_blocks(const char *dir, json_t *block, const struct run_ctx *x,
+		      const struct loader_result *r, char *err, size_t errlen)
 {
 	char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
@@ -177,6 +439,13 @@ static int add_loader_block(const char *dir, json_t *block, char *err, size_t er
 		return -1;
 	}
 	json_object_set(root, "loader", block);
+	json_t *cb = counters_block(x, r);
+	if (cb)
+		json_object_set_new(root, "counters", cb);
+	add_oncpu_to_ops(root, x, r);
+	if (x->have_plan)
+		json_object_set_new(root, "pin", pin_plan_json(&x->plan, r->worker_pinned,
+							      r->main_pinned, r->pin_pinned));
 	int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 	json_decref(root);
 	if (rc) {
@@ -205,8 +474,8 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 }
 
 static int write_results(const struct run_opts *o, const struct loader_result *r,
-			 uint64_t step_ns, const char *tmp, const char *name, char *final,
-			 size_t finallen)
+			 uint64_t step_ns, const struct run_ctx *x, const char *tmp, const char *name,
+			 char *final, size_t finallen)
 {
 	char err[PATH_MAX + 1024] = "";
 	struct analysis_opts ao = {
@@ -250,13 +519,22 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	const char *root = o->out;
 	int rc = results_write(tmp, &in, err, sizeof(err));
 	if (!rc)
-		rc = add_loader_block(tmp, block, err, sizeof(err));
+		rc = add_blocks(tmp, block, x, r, err, sizeof(err));
+	if (!rc)
+		rc = add_counter_columns(tmp, x, r, err, sizeof(err));
+	if (!rc && x->have_topo) {
+		char xml[PATH_MAX + 16];
+		snprintf(xml, sizeof(xml), "%s/topology.xml", tmp);
+		rc = topo_export_xml(&x->topo, xml, err, sizeof(err));
+	}
 	if (!rc)
 		rc = results_dir_commit(root, tmp, name, final, finallen, err, sizeof(err));
 	if (rc)
 		error("%s", err);
 	else {
 		results_print_human(stdout, &m);
+		print_counters(stdout, x, r);
+		print_placement(stdout, x, r);
 		print_harness(stdout, o, r);
 	}
 	json_decref(options);
@@ -264,6 +542,70 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	json_decref(block);
 	analysis_free(&m);
 	return rc;
+}
+
+/* Before anything runs: the counters (parse, probe, what a read costs) and
+ * the pin plan on this machine's topology. 0, or an exit status. */
+static int prepare_ctx(struct run_ctx *x, const struct run_opts *o)
+{
+	char err[1024] = "";
+	x->spec = calloc(1, sizeof(*x->spec));
+	x->req = calloc(1, sizeof(*x->req));
+	if (!x->spec || !x->req) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	if (counters_parse(o->counters, x->spec, err, sizeof(err))) {
+		error("--counters: %s", err);
+		return EXIT_USAGE;
+	}
+	if (pin_parse(o->pin_cpus, x->req, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (topo_load(&x->topo, err, sizeof(err))) {
+		if (x->req->policy != PIN_NONE) {
+			error("--pin %s: %s", o->pin_cpus, err);
+			return EXIT_FAIL;
+		}
+		warn("%s: no topology.xml in the results", err);
+	} else {
+		x->have_topo = 1;
+		if (pin_plan_compute(&x->topo, x->req, (int)o->workers, &x->plan, err, sizeof(err))) {
+			error("%s", err);
+			return EXIT_USAGE;
+		}
+		x->have_plan = 1;
+	}
+	return 0;
+}
+
+/* The counters, once the run is known to go ahead: probe (and say so when
+ * hardware events fall back), and measure what counting costs. */
+static void probe_counters(struct run_ctx *x)
+{
+	char err[1024] = "";
+	counters_probe(x->spec);
+	if (x->spec->note[0])
+		info("%s", x->spec->note);
+	if (!x->spec->n)
+		return;
+	if (counters_measure_overhead(x->spec, err, sizeof(err)))
+		warn("cannot measure the cost of a counter read: %s", err);
+	if (counted_null_overhead(x->spec, &x->null_ov, err, sizeof(err)))
+		warn("cannot measure counting on the null op: %s", err);
+	else
+		x->null_ok = 1;
+}
+
+static void release_ctx(struct run_ctx *x)
+{
+	if (x->have_plan)
+		pin_plan_free(&x->plan);
+	if (x->have_topo)
+		topo_release(&x->topo);
+	free(x->spec);
+	free(x->req);
 }
 
 static void report_errors(const struct loader_result *r)
@@ -286,6 +628,8 @@ int cmd_run(int argc, char **argv)
 	struct pipeline pipe;
 	struct dataset data;
 	int have_pipe = 0, have_data = 0;
+	struct run_ctx ctx;
+	memset(&ctx, 0, sizeof(ctx));
 	char data_path[PATH_MAX], tag[256], tmp[PATH_MAX], name[PATH_MAX], final[PATH_MAX];
 	tmp[0] = 0;
 
@@ -321,12 +665,17 @@ int cmd_run(int argc, char **argv)
 		error("--out: empty folder name");
 		return EXIT_USAGE;
 	}
+	rc = prepare_ctx(&ctx, &o);
+	if (rc)
+		goto out;
+	rc = EXIT_USAGE;
 
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
 		error("%s", err);
 		return EXIT_USAGE;
 	}
 	have_pipe = 1;
+	ctx.pipe = &pipe;
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
 			error("%s", err);
@@ -363,6 +712,7 @@ int cmd_run(int argc, char **argv)
 		.max_pixels = o.max_pixels,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o.h2d,
+		.pin_plan = ctx.have_plan ? &ctx.plan : NULL,
 	};
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
@@ -390,6 +740,10 @@ int cmd_run(int argc, char **argv)
 		lc.dump_dir = dump_dir;
 	}
 
+	probe_counters(&ctx);
+	if (ctx.spec->n)
+		lc.counters = ctx.spec;
+
 	struct progress prog = { .start = clock_now_ns() };
 	prog.last = prog.start;
 	if (isatty(STDERR_FILENO)) {
@@ -410,7 +764,7 @@ int cmd_run(int argc, char **argv)
 	report_errors(&r);
 	if (!r.complete)
 		error("%s", r.stop_reason);
-	int wr = write_results(&o, &r, step_ns, tmp, name, final, sizeof(final));
+	int wr = write_results(&o, &r, step_ns, &ctx, tmp, name, final, sizeof(final));
 	if (!wr)
 		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
 	rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
@@ -420,5 +774,6 @@ out:
 		dataset_release(&data);
 	if (have_pipe)
 		pipeline_release(&pipe);
+	release_ctx(&ctx);
 	return rc;
 }

@@ -5,7 +5,13 @@
  * everything the harness adds (events, seeding, checksum) is outside the op
  * spans. The checksum of a sample is taken right after its last op, while
  * its data is in cache (about 8 GB/s, against 3 GB/s from the collated
- * slot): it is inside the batch span, and its time is reported. */
+ * slot): it is inside the batch span, and its time is reported.
+ *
+ * Counters (cfg->counters): each worker opens one group for itself when it
+ * starts (a group counts the thread that opened it, so after the fork or
+ * at thread start) and reads it at every op boundary (counted.h); the
+ * sums go to its shared accumulators. Pinning (cfg->pin_plan): each
+ * worker binds itself at start; a binding that fails is a warning. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +20,12 @@
 #include "backend.h"
 #include "checksum.h"
 #include "clock.h"
+#include "counted.h"
 #include "imagefolder.h"
+#include "log.h"
 #include "pipeline.h"
 #include "rng.h"
+#include "topology.h"
 
 static int read_task(int fd, struct task_msg *t)
 {
@@ -64,6 +73,7 @@ struct wstate {
 	struct loader *L;
 	int wid;
 	struct worker_shared *ws;
+	struct counter_group *cg;  /* NULL: not counted */
 	struct scratch scr;
 	struct sample *smp;        /* [B] */
 	struct sample **ok;        /* [B]: the samples that made it */
@@ -137,7 +147,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 				rng_seed(&st->srng, rng_sample_seed(c->seed, tk->epoch, di));
 			s->rng = &st->srng;
 		}
-		int rc = pipeline_run_sample(p, s, t);
+		int rc = pipeline_run_sample_counted(p, s, t, st->cg, st->ws->cacc);
 		if (c->trace)
 			trace_sample(st, t, rc ? rc : p->nops, tk->batch, k);
 		if (!rc) {
@@ -168,15 +178,14 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 
 	unsigned char *slot = L->slots + (size_t)tk->slot * L->plan->slot_bytes;
 	if (m->status == RES_OK && p->batch_op >= 0) {
-		const struct pipe_op *bo = &p->op[p->batch_op];
 		struct batch_out out = { .mem = slot, .capacity = L->plan->slot_bytes, .n = nok };
 		char why[256] = "";
-		uint64_t c0 = clock_now_ns();
-		int rc = bo->ops->run_batch(bo->cfg, st->ok, nok, &out, why, sizeof(why));
-		uint64_t c1 = clock_now_ns();
+		struct op_time ct;
+		int rc = counted_run_batch(p, st->ok, nok, &out, why, sizeof(why), &ct, st->cg,
+					   st->ws->cacc);
 		if (c->trace)
 			trace_add(tp, EV_COLLATE, (uint16_t)p->batch_op, tk->batch, UINT32_MAX,
-				  c0 + off, c1 - c0);
+				  ct.start_ns + off, ct.dur_ns);
 		if (rc) {
 			m->status = RES_BATCH_ERROR;
 			m->err = log_error(L->sh, st->wid, p->batch_op, tk->batch, -1, why);
@@ -213,6 +222,19 @@ void worker_loop(struct loader *L, int wid)
 	st->wid = wid;
 	st->ws = &L->sh->w[wid];
 	st->epoch = -1;
+	char why[256] = "";
+	if (c->pin_plan) {
+		int rc = pin_apply_self(c->pin_plan, ROLE_WORKER, wid, why, sizeof(why));
+		if (rc < 0)
+			warn("worker %d: %s", wid, why);
+		st->ws->pinned = rc == 0;
+	}
+	if (c->counters && c->counters->n) {
+		st->cg = counters_open_thread(c->counters, why, sizeof(why));
+		if (!st->cg)
+			warn("worker %d: %s; its ops are not counted", wid, why);
+		st->ws->counted = st->cg != NULL;
+	}
 	rng_seed(&st->srng, c->seed);
 	st->smp = calloc((size_t)c->batch, sizeof(*st->smp));
 	st->ok = calloc((size_t)c->batch, sizeof(*st->ok));
@@ -230,6 +252,7 @@ void worker_loop(struct loader *L, int wid)
 	if (st->smp)
 		for (int i = 0; i < c->batch; i++)
 			sample_release(&st->smp[i]);
+	counters_close(st->cg);
 	scratch_release(&st->scr);
 	free(st->smp);
 	free(st->ok);
