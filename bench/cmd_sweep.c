@@ -44,7 +44,7 @@ static const struct opt sweep_opts[] = {
 	{ "repeat", 'r', OPT_INT, O(repeat), "1", "N", "runs of each configuration",
 	  .lo = 1, .hi = 1000 },
 	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
-	  "keep the page cache (default: drop the dataset's pages before each run)",
+	  "keep the page cache between runs (off: drop the dataset's pages before each run)",
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
