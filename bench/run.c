@@ -403,7 +403,9 @@ static void print_counters(FILE *f, const struct run_ctx *x, const struct loader
 			fprintf(f, " %6.2f %11.2f %12.2f", d.ipc, d.cache_mpki, d.branch_mpki);
 		fputc('\n', f);
 	}
-	fprintf(f, "  (ms per region: wall = on-CPU + off-CPU, the time the op was descheduled)\n");
+	fprintf(f, "  (ms per region; off-CPU = wall - on-CPU: the time the op was descheduled; "
+		"within about one read cost, %.1f us, of 0 it is noise)\n",
+		sp->has_overhead ? sp->ov.read_ns / 1e3 : NAN);
 	if (sp->note[0])
 		fprintf(f, "  %s\n", sp->note);
 	else if (!sp->have_pmu)
@@ -556,7 +558,7 @@ static int prepare_ctx(struct run_ctx *x, const struct run_opts *o)
 		return EXIT_FAIL;
 	}
 	if (counters_parse(o->counters, x->spec, err, sizeof(err))) {
-		error("--counters: %s", err);
+		error("%s", err);
 		return EXIT_USAGE;
 	}
 	if (pin_parse(o->pin_cpus, x->req, err, sizeof(err))) {
