@@ -674,7 +674,7 @@ int cmd_run(int argc, char **argv)
 
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
 		error("%s", err);
-		return EXIT_USAGE;
+		goto out;
 	}
 	have_pipe = 1;
 	ctx.pipe = &pipe;
