@@ -1095,6 +1095,18 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 	for (size_t i = 0; i < bestn; i++)
 		if (w[i] == f->knee_workers)
 			ki = i;
+	if (cpus > 0 && w[0] >= cpus) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"this machine has %d CPU%s and the smallest worker count of the sweep is %d: "
+			"every run has at least as many workers as CPUs, so what E2E does is not the "
+			"parallel speed-up the finding is about (the paper's machine had 32 hardware "
+			"threads and its knee was near 20 workers); observed at b%d and %d GPU%s: E2E "
+			"%.2f s at %d workers, %.2f s at %d", cpus, cpus == 1 ? "" : "s", w[0],
+			g[0].batch, g[0].gpus, g[0].gpus == 1 ? "" : "s", e[0], w[0], e[last], w[last]);
+		if (f->knee_workers)
+			why_add(f, ", knee by the rule at %d", f->knee_workers);
+		goto out;
+	}
 	if (!f->knee_workers) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
@@ -1103,19 +1115,10 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 		goto out;
 	}
 	if (ki == 0) {
-		if (cpus > 0 && w[0] >= cpus)
-			verdict(f, VERDICT_CANNOT_JUDGE,
-				"this machine has %d CPU%s and the smallest worker count of the sweep is "
-				"%d: E2E cannot fall when workers are added beyond the CPUs, so the knee "
-				"lies below the sweep's range (the paper's machine had 32 hardware threads "
-				"and its knee was near 20 workers); E2E %.2f s at %d workers, %.2f s at %d",
-				cpus, cpus == 1 ? "" : "s", w[0], e[0], w[0], e[last], w[last]);
-		else
-			verdict(f, VERDICT_DOES_NOT_HOLD,
-				"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of "
-				"E2E (%.2f s -> %.2f s): adding workers did not help at all", g[0].batch,
-				g[0].gpus, g[0].gpus == 1 ? "" : "s", w[0], w[1], REPORT_KNEE_GAIN_PCT,
-				e[0], e[1]);
+		verdict(f, VERDICT_DOES_NOT_HOLD,
+			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
+			"(%.2f s -> %.2f s): adding workers did not help at all", g[0].batch, g[0].gpus,
+			g[0].gpus == 1 ? "" : "s", w[0], w[1], REPORT_KNEE_GAIN_PCT, e[0], e[1]);
 		goto out;
 	}
 	double drop = 100 * (e[0] - e[ki]) / e[0];

@@ -151,6 +151,8 @@ static void test_verdicts(void **state)
 		{ "knee_flat.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "has 2 CPUs", 8, __LINE__ },
 		{ "knee_flat.csv", KNEE, 32, VERDICT_DOES_NOT_HOLD, "did not help", 8, __LINE__ },
 		{ "knee_cannot_two.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "at most 2", 0, __LINE__ },
+		/* a knee by the rule, but on 1 CPU every worker count is oversubscribed */
+		{ "knee_holds.csv", KNEE, 1, VERDICT_CANNOT_JUDGE, "knee by the rule at 2", 2, __LINE__ },
 		{ "knee_holds.csv", OVERHEAD, 2, VERDICT_CANNOT_JUDGE, "tracing off and on", 0, __LINE__ },
 	};
 	(void)state;
