@@ -109,8 +109,10 @@ static const char usage[] = "ppbench run [options]";
 static const char description[] =
 	"Run one configuration: W workers following PyTorch's DataLoader protocol run the\n"
 	"pipeline on the dataset, batch after batch, into a simulated GPU. Leaves\n"
-	"OUT/<UTC time>-<tag>/ with summary.json, batches.csv, ops.csv, LotusTrace files and\n"
-	"a Chrome trace, and prints a summary.\n"
+	"OUT/<UTC time>-<tag>/ with summary.json, batches.csv, ops.csv, LotusTrace files,\n"
+	"a Chrome trace and the machine's topology (topology.xml), and prints a summary.\n"
+	"Counters (--counters) are read around every op in each worker: per op, their sums,\n"
+	"the time on a CPU beside the wall time, and the difference, the time descheduled.\n"
 	"Exit status: 0 done; 1 the run failed (a data error with --on-error fail); 2 a bad\n"
 	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130 and\n"
 	"143 SIGINT and SIGTERM. A run that stopped early still leaves its results folder,\n"
