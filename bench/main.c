@@ -5,6 +5,7 @@
 #include "compare.h"
 #include "report.h"
 #include "run.h"
+#include "strategies.h"
 #include "sweep.h"
 
 #define PPBENCH_VERSION "0.1.0"
@@ -21,6 +22,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
 	{ "dataset", cmd_dataset, "generate a synthetic ImageNet-like dataset, or describe one" },
 	{ "bench", cmd_bench, "speed and overhead benchmark (make bench)" },
