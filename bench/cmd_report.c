@@ -220,7 +220,7 @@ struct rcol {
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CR(cache_resident_pct), CR(wall_s), CI(workers), CI(batch), CI(gpus), CI(complete),
+	CR(cache_resident_pct), CR(wall_s), CR(other_cpu_pct), CI(workers), CI(batch), CI(gpus), CI(complete),
 	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
 	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
 	CR(preproc_batches), CR(preproc_avg_ms), CR(preproc_std_pct), CR(preproc_p25_ms),
@@ -480,6 +480,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		r->wall_s = jnum(e, "wall_s");
 		r->cache_resident_pct = jnum(e, "page_cache_resident_pct");
+		r->other_cpu_pct = jnum(e, "other_cpu_pct");
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -2274,6 +2275,33 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
 		       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
 		       s->parts[p].dir);
+	}
+	/* was the machine idle? */
+	{
+		double sum = 0, max = -1;
+		size_t k = 0, imax = 0;
+		for (i = 0; i < s->nrows; i++)
+			if (isfinite(s->rows[i].other_cpu_pct)) {
+				sum += s->rows[i].other_cpu_pct;
+				k++;
+				if (s->rows[i].other_cpu_pct > max) {
+					max = s->rows[i].other_cpu_pct;
+					imax = i;
+				}
+			}
+		if (k)
+			doc_li(d, "Other processes took %.1f %% of the machine's CPU time during the runs "
+			       "on average, %.1f %% at most (run %s).", sum / (double)k, max,
+			       s->rows[imax].tag);
+		if (k && max > REPORT_BUSY_PCT) {
+			doc_list_end(d);
+			doc_lead(d, "nothold", "Warning: the machine was not idle.",
+				 "Other processes took over %.0f %% of the CPUs during some runs (up to "
+				 "%.1f %%, run %s): their timings, and the verdicts that rest on them, are "
+				 "not this machine's; rerun on an idle machine (ppbench sweep --resume "
+				 "does not redo finished runs: start a new sweep).", REPORT_BUSY_PCT, max,
+				 s->rows[imax].tag);
+		}
 	}
 	/* the resolved options, from the first finished run */
 	for (i = 0; i < s->nrows; i++) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <dirent.h>
@@ -291,6 +292,28 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 
 /* ---- running ------------------------------------------------------------*/
 
+/* Busy CPU seconds of the whole machine so far (/proc/stat: all but idle
+ * and iowait), or -1. */
+static double machine_busy_s(void)
+{
+	unsigned long long v[10] = { 0 }, busy = 0;
+	long hz = sysconf(_SC_CLK_TCK);
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 5 || hz <= 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (i != 3 && i != 4)   /* idle, iowait */
+			busy += v[i];
+	return (double)busy / (double)hz;
+}
+
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -412,6 +435,9 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	argv[k] = NULL;
 
 	nbefore = list_runs(runs, &before);
+	double busy0 = machine_busy_s();
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
 	/* no signal between the last look at stop_signal and the fork: one that
 	 * comes later is passed on to the run */
 	sigset_t stop, old;
@@ -460,7 +486,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	if (fd >= 0)
 		close(fd);
 	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		pid_t r = wait4(pid, &st, WNOHANG, &ru);
 		uint64_t now = clock_now_ns();
 		if (r == pid)
 			break;
@@ -486,6 +512,16 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		nanosleep(&ts, NULL);
 	}
 	double wall = (double)(clock_now_ns() - t0) / 1e9;
+	/* what other processes took of the machine meanwhile: its busy CPU time
+	 * minus the run's (with its workers, which it waited for) */
+	double busy1 = machine_busy_s();
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (busy0 >= 0 && busy1 >= 0 && ncpu > 0 && wall > 0) {
+		double mine = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		double other = 100 * (busy1 - busy0 - mine) / (wall * (double)ncpu);
+		json_object_set_new(e, "other_cpu_pct", json_real(other < 0 ? 0 : other));
+	}
 	if (st == -1)
 		rc = -1;
 	else if (WIFEXITED(st))

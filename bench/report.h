@@ -50,6 +50,7 @@ struct sweep_row {
 	char cache[16];               /* page cache before the run: "dropped" or "warm" */
 	double cache_resident_pct;    /* share of the dataset in the page cache then (mincore) */
 	double wall_s;                /* wall time of the run process, seen by the sweep */
+	double other_cpu_pct;         /* CPU time other processes took meanwhile, % of the machine */
 	int workers, batch, gpus;
 	int complete;                 /* summary.json "complete" (0 if none) */
 	double e2e_s, images, batches, images_per_s;
@@ -136,6 +137,8 @@ struct finding {
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
 
 #define REPORT_KNEE_GAIN_PCT 5.0
+/* other processes above this share of the CPUs during a run: the report warns */
+#define REPORT_BUSY_PCT 10.0
 #define REPORT_RULE_SHORT_OPS \
 	"holds when, in the run with the fewest workers (Table II used 1), every per-sample op " \
 	"(all but collation and the whole-transform span) has at least 90 % of its calls under " \
