@@ -1,0 +1,169 @@
+# Contract tests of `ppbench strategies` (PRESTO's preprocessing strategies):
+# refusals (exit 2, nothing left behind); on a tiny generated dataset, every
+# split of imagenet_val and imagenet_train in every format (and the cache)
+# gives the full pipeline's tensors, the same checksum as `ppbench run`;
+# stores removed unless --keep; the table, CSV, JSON and figure; a broken
+# image skipped by every strategy alike.
+. "$(dirname "$0")/lib.sh"
+
+if "$PPBENCH" strategies --help 2>&1 | grep -q "unknown command 'strategies'"; then
+	skip "strategies" "this ppbench does not dispatch the strategies command (bench/main.c)"
+	exit 0
+fi
+
+out=$TMP/strategies_out
+ds=$TMP/strategies_ds
+
+# ---- options and refusals ---------------------------------------------------------
+check_cli "strategies --help: its options" 0 '--offline-weight P' -- strategies --help
+check_cli "strategies --help: exit status" 0 'Exit status' -- strategies --help
+check_cli "refused: an unknown format" 2 "--formats: 'gzip' is not one of raw, zstd, lz4" -- \
+	strategies --formats raw,gzip --out "$out"
+check_cli "refused: a split after a random op" 2 \
+	"'random_horizontal_flip' cannot be done offline in imagenet_train.*none, decode" -- \
+	strategies --splits random_horizontal_flip --out "$out"
+check_cli "refused: an unknown split" 2 "no split 'nope' in imagenet_val; the splits are: none, decode, resize, center_crop, to_tensor, normalize" -- \
+	strategies --pipeline imagenet_val --splits nope --out "$out"
+check_cli "refused: weights over 1" 2 'add up to more than 1' -- \
+	strategies --weight 0.8 --offline-weight 0.5 --out "$out"
+check_cli "refused: --weight out of range" 2 '--weight' -- strategies --weight 2 --out "$out"
+check_cli "refused: an argument" 2 'takes no arguments' -- strategies extra --out "$out"
+check_cli "refused: a missing dataset" 2 'cannot' -- strategies --data "$TMP/nothing" --out "$out"
+if [ -e "$out" ]; then echo "not ok - refusals leave no folder"; else echo "ok - refusals leave no folder"; fi
+
+# 24 images (grayscale, CMYK and PNG-named-JPEG among them) for the train
+# chain; 12 for the val chain, whose 24 strategies each run the full suffix
+small=$TMP/strategies_ds12
+"$PPBENCH" dataset generate --out "$ds" --images 24 --classes 3 >/dev/null 2>&1 &&
+"$PPBENCH" dataset generate --out "$small" --images 12 --classes 3 >/dev/null 2>&1 ||
+	{ echo "not ok - generate the test datasets"; exit 0; }
+
+# col FILE NAME: the values of column NAME, one a line
+col() {
+	awk -F, -v c="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == c) k = i; next} {print $k}' "$1"
+}
+
+# run_checksum DATA PIPELINE SEED: the checksum of one epoch of `ppbench run`
+run_checksum() {
+	local o=$TMP/strategies_run_$2_$3
+	"$PPBENCH" run --data "$1" --pipeline "$2" --seed "$3" --epochs 1 --workers 1 --batch 8 \
+		--gpu-step 0 --trace off --out "$o" >/dev/null 2>&1 || return 1
+	sed -n 's/^  "checksum": "\([0-9a-f]*\)".*/\1/p' "$o"/*/summary.json
+}
+
+# strategies_case NAME DATA PIPELINE SEED ROWS SPLITS ARGS...: run, then check the results
+strategies_case() {
+	local name=$1 data=$2 pipe=$3 seed=$4 rows=$5 splits=$6
+	shift 6
+	local o=$TMP/strategies_$name log=$TMP/strategies_$name.log
+	"$PPBENCH" strategies --data "$data" --pipeline "$pipe" --seed "$seed" --epochs 2 --batch 8 \
+		--out "$o" "$@" >"$log" 2>&1
+	local rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "not ok - $name: exit $rc"
+		tail -5 "$log" | sed 's/^/#   /'
+		return 1
+	fi
+	echo "ok - $name: exit 0"
+	local dir
+	dir=$(ls -d "$o"/2* 2>/dev/null | head -1)
+	local csv=$dir/strategies.csv
+	if [ ! -f "$csv" ]; then echo "not ok - $name: strategies.csv"; return 1; fi
+	local n
+	n=$(col "$csv" strategy | wc -l)
+	if [ "$n" -eq "$rows" ]; then echo "ok - $name: $rows strategies"
+	else echo "not ok - $name: $n strategies, expected $rows"; fi
+	local got
+	got=$(col "$csv" split | sort -u | tr '\n' ' ')
+	if [ "$got" = "$splits" ]; then echo "ok - $name: splits $splits"
+	else echo "not ok - $name: splits '$got', expected '$splits'"; fi
+	if [ "$(col "$csv" tensors | sort -u)" = "same" ]; then
+		echo "ok - $name: every strategy gives the full pipeline's tensors"
+	else
+		echo "not ok - $name: tensors: $(col "$csv" tensors | sort -u | tr '\n' ' ')"
+	fi
+	local sums want
+	sums=$(col "$csv" epoch1_checksum | sort -u)
+	want=$(run_checksum "$data" "$pipe" "$seed")
+	if [ -n "$want" ] && [ "$sums" = "$want" ]; then
+		echo "ok - $name: the checksum of ppbench run ($want) for every strategy"
+	else
+		echo "not ok - $name: checksums '$(echo $sums)', ppbench run '$want'"
+	fi
+	if [ -e "$dir/store" ]; then echo "not ok - $name: stores removed"
+	else echo "ok - $name: stores removed"; fi
+	if ls -a "$o" | grep -q '\.tmp$'; then echo "not ok - $name: no temporary folder left"
+	else echo "ok - $name: no temporary folder left"; fi
+}
+
+strategies_case val "$small" imagenet_val 0 24 "center_crop decode none normalize resize to_tensor " --plot on
+strategies_case train "$ds" imagenet_train 3 8 "decode none " --workers 2 --warm --plot off
+
+# ---- the outputs ------------------------------------------------------------------
+dir=$(ls -d "$TMP"/strategies_val/2* | head -1)
+log=$TMP/strategies_val.log
+for f in strategies.csv strategies.json strategies.md; do
+	if [ -s "$dir/$f" ]; then echo "ok - results: $f"; else echo "not ok - results: $f"; fi
+done
+if grep -q '^| 1 | ' "$log" && grep -q 'score = 0.50 x T + 0.50 x S + 0.00 x P' "$log" &&
+   grep -q 'Best by this weighting' "$log"; then
+	echo "ok - the table, the formula and the best strategy on stdout"
+else
+	echo "not ok - the table, the formula and the best strategy on stdout"
+fi
+csv=$dir/strategies.csv
+if head -1 "$csv" | grep -q 'offline_s,storage_bytes,storage_ratio,epoch1_images_per_s,epoch2_images_per_s,mean_images_per_s,steady_images_per_s,cache_bytes'; then
+	echo "ok - csv columns with units"
+else
+	echo "not ok - csv columns with units: $(head -1 "$csv")"
+fi
+# the dataset's own files: ratio 1; the cache holds what the raw store holds
+r=$(awk -F, '$1 == "none/raw" {print $8}' "$csv")
+if [ "$r" = "1.000000" ]; then echo "ok - none/raw is the dataset (ratio 1)"; else echo "not ok - none/raw ratio '$r'"; fi
+c=$(awk -F, '$1 == "center_crop/raw+cache" {print $13}' "$csv")
+if [ -n "$c" ] && [ "$c" -eq $((12 * 224 * 224 * 3)) ]; then
+	echo "ok - center_crop cache: 12 images of 224x224x3 bytes"
+else
+	echo "not ok - center_crop cache: '$c' bytes"
+fi
+ranks=$(col "$csv" rank | sort -n | tr '\n' ' ')
+if [ "$ranks" = "$(seq 1 24 | tr '\n' ' ')" ]; then echo "ok - ranks 1..24"; else echo "not ok - ranks: $ranks"; fi
+if command -v gnuplot >/dev/null; then
+	if [ -s "$dir/figures/strategies.png" ] && [ -s "$dir/figures/strategies.svg" ]; then
+		echo "ok - the figure"
+	else
+		echo "not ok - the figure"
+		tail -3 "$dir/figures/gnuplot.log" 2>/dev/null | sed 's/^/#   /'
+	fi
+else
+	skip "the figure" "gnuplot is not installed"
+fi
+
+# ---- --keep, --store: the stores stay, in the format asked ------------------------
+st=$TMP/strategies_stores
+check_cli "--keep --store DIR" 0 'decode/lz4' -- strategies --data "$ds" --epochs 1 --images 6 \
+	--splits decode --formats lz4 --cache off --plot off --store "$st" --keep \
+	--out "$TMP/strategies_keep"
+if [ -s "$st/decode-lz4/index" ] && ls "$st"/decode-lz4/shard-*.bin >/dev/null 2>&1 &&
+   [ ! -e "$st/decode-raw" ] && [ ! -e "$st/decode-zstd" ]; then
+	echo "ok - --keep: the lz4 store stays in --store DIR"
+else
+	echo "not ok - --keep: the lz4 store stays in --store DIR"
+fi
+
+# ---- a broken image: skipped by every strategy alike ------------------------------
+bad=$TMP/strategies_bad
+cp -r "$small" "$bad"
+f=$(find "$bad" -name '*.JPEG' | sort | head -3 | tail -1)
+head -c 2000 "$f" >"$f.cut" && mv "$f.cut" "$f"
+o=$TMP/strategies_badout
+"$PPBENCH" strategies --data "$bad" --pipeline imagenet_val --splits resize --epochs 1 \
+	--images 6 --formats raw,zstd --plot off --out "$o" >/dev/null 2>&1
+rc=$?
+csv=$(ls -d "$o"/2* 2>/dev/null | head -1)/strategies.csv
+if [ "$rc" -eq 0 ] && [ "$(col "$csv" skipped_per_epoch | sort -u)" = "1" ] &&
+   [ "$(col "$csv" tensors | sort -u)" = "same" ]; then
+	echo "ok - a broken image: skipped once by every strategy, same tensors"
+else
+	echo "not ok - a broken image: exit $rc, skipped '$(col "$csv" skipped_per_epoch | tr '\n' ' ')'"
+fi
