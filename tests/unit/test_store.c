@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "pipeline.h"
+#include "rng.h"
 #include "sample.h"
 #include "store.h"
 
@@ -353,6 +355,117 @@ static void test_format_names(void **state)
 	assert_non_null(strstr(lib, "liblz4 1."));
 }
 
+/* ---- a pipeline split through the store -------------------------------------
+ *
+ * The prefix of the pipeline run on an image, put in a store, read back and
+ * pushed through the rest of the ops gives the bytes of the whole pipeline,
+ * for every split that draws nothing before it and every format (what
+ * `ppbench strategies` relies on; its CLI test checks it through checksums
+ * on a dataset). */
+
+/* Ops [from, to) of p on s (the batch op skipped). 0 or the failing op + 1. */
+static int run_range(const struct pipeline *p, struct sample *s, int from, int to)
+{
+	for (int i = from; i < to; i++)
+		if (i != p->batch_op && p->op[i].ops->run(p->op[i].cfg, s))
+			return i + 1;
+	return 0;
+}
+
+static void sample_start(struct sample *s, struct scratch *scr, struct rng *r, const char *path,
+			 uint64_t index)
+{
+	s->path = path;
+	s->label = 2;
+	s->index = index;
+	s->rng = r;
+	s->fixed = NULL;
+	s->max_pixels = 0;
+	s->kind = PIX_NONE;
+	s->h = s->w = 0;
+	s->scr = scr;
+	/* as ppbench run seeds a sample: (seed, epoch, index) */
+	rng_seed(r, rng_sample_seed(7, 1, index));
+}
+
+static void split_case(struct fixture *f, const char *pipe_name, const char *image,
+		       int expect_splits)
+{
+	struct pipeline p;
+	char err[512];
+	if (pipeline_load(&p, pipe_name, err, sizeof(err)))
+		fail_msg("%s", err);
+	struct scratch scr = { 0 };
+	struct rng r;
+	struct sample full = { 0 }, s = { 0 };
+
+	sample_start(&full, &scr, &r, image, 5);
+	if (run_range(&p, &full, 0, p.nops))
+		fail_msg("%s: %s", image, full.err);
+	size_t nfull = sample_bytes(&full);
+	assert_int_equal(full.kind, PIX_F32_CHW);
+
+	int K = 0;
+	while (K < p.nops && !(p.op[K].ops->flags & (OP_RANDOM | OP_BATCH)))
+		K++;
+	assert_int_equal(K, expect_splits);
+	for (int k = 1; k <= K; k++)
+		for (int fmt = 0; fmt < STORE_NFORMATS; fmt++) {
+			struct store st;
+			struct store_io io = { 0 };
+			struct store_rec rec;
+			sample_start(&s, &scr, &r, image, 5);
+			assert_int_equal(run_range(&p, &s, 0, k), 0);
+			rec = (struct store_rec){ .kind = s.kind, .h = s.h, .w = s.w, .label = s.label,
+						  .index = 5, .bytes = sample_bytes(&s) };
+			assert_int_equal(store_create(&st, f->dir, (enum store_format)fmt, 1, 1, 1,
+						      err, sizeof(err)), 0);
+			assert_int_equal(store_put(&st, &io, 0, 0, &rec, s.data.p, err, sizeof(err)), 0);
+			assert_int_equal(store_finish(&st, err, sizeof(err)), 0);
+
+			/* a fresh sample: only what the store gives */
+			sample_release(&s);
+			memset(&s, 0, sizeof(s));
+			sample_start(&s, &scr, &r, image, 5);
+			assert_int_equal(store_open(&st, f->dir, err, sizeof(err)), 0);
+			if (store_get(&st, &io, 0, &rec, &s.data, err, sizeof(err)))
+				fail_msg("%s", err);
+			store_close(&st);
+			s.kind = (enum pix_kind)rec.kind;
+			s.h = rec.h;
+			s.w = rec.w;
+			if (run_range(&p, &s, k, p.nops))
+				fail_msg("%s split %d: %s", pipe_name, k, s.err);
+			assert_int_equal(s.kind, full.kind);
+			assert_int_equal(s.h, full.h);
+			assert_int_equal(s.w, full.w);
+			assert_int_equal(sample_bytes(&s), nfull);
+			if (memcmp(s.data.p, full.data.p, nfull))
+				fail_msg("%s: split after op %d, %s: other tensor than the full pipeline",
+					 pipe_name, k, store_format_name((enum store_format)fmt));
+			assert_int_equal(store_remove(f->dir, err, sizeof(err)), 0);
+			store_io_release(&io);
+		}
+	sample_release(&s);
+	sample_release(&full);
+	scratch_release(&scr);
+	pipeline_release(&p);
+}
+
+static void test_split_val(void **state)
+{
+	/* decode, resize, center_crop, to_tensor, normalize: five splits */
+	split_case(*state, "imagenet_val", "tests/fixtures/decode/j420.jpg", 5);
+	split_case(*state, "imagenet_val", "tests/fixtures/decode/j37x23_s1.jpg", 5);
+}
+
+static void test_split_train(void **state)
+{
+	/* random_resized_crop draws: only the decoded pixels can be stored */
+	split_case(*state, "imagenet_train", "tests/fixtures/decode/j420.jpg", 1);
+	split_case(*state, "imagenet_train", "tests/fixtures/decode/j444.jpg", 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -364,6 +477,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_errors, setup, teardown),
 		cmocka_unit_test(test_format_names),
+		cmocka_unit_test_setup_teardown(test_split_val, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_split_train, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
