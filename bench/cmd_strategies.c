@@ -89,8 +89,8 @@ static const struct opt strat_opts_table[] = {
 	  "visit the samples in a new random order each epoch (torch RandomSampler)",
 	  .choices = NULL },
 	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
-	  "keep the page cache (default: drop the store's or the dataset's pages before each "
-	  "epoch and the dataset's before the offline pass)", .choices = NULL },
+	  "keep the page cache warm (off: the store's or the dataset's pages are dropped before "
+	  "each epoch, the dataset's before the offline pass)", .choices = NULL },
 	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (order and random ops)",
 	  .choices = NULL },
 	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
