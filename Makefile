@@ -44,8 +44,9 @@ $(eval $(call tree,san,$(SAN)))
 .PHONY: all check test bench clean deps run sweep fixtures
 all: bench/ppbench
 
+# copy then rename: a running bench/ppbench is replaced, not written over (ETXTBSY)
 bench/ppbench: build/opt/ppbench
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 # Tests: unit tests (cmocka) and CLI contract tests, under the sanitizers.
 check: build/san/ppbench $(san_TESTS)
@@ -59,7 +60,7 @@ test: build/opt/ppbench $(opt_TESTS)
 deps:
 	scripts/install-deps.sh
 
-# The main job (until the sweep exists): one pipeline run over the default dataset.
+# One configuration on the default dataset (the main job is `make sweep`).
 run: bench/ppbench
 	bench/ppbench run
 
