@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,8 +214,18 @@ static void set_fatal(struct ctx *c, const char *msg)
 	__atomic_store_n(&c->fatal_set, 1, __ATOMIC_RELEASE);
 }
 
+/* SIGINT / SIGTERM: stop at the next sample, remove the stores, exit 128 + sig. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
 static int has_fatal(struct ctx *c)
 {
+	if (stop_signal && !__atomic_load_n(&c->fatal_set, __ATOMIC_ACQUIRE))
+		set_fatal(c, stop_signal == SIGINT ? "interrupted" : "terminated");
 	return __atomic_load_n(&c->fatal_set, __ATOMIC_ACQUIRE);
 }
 
@@ -811,7 +822,7 @@ static int run_split(struct ctx *c, int si)
 	char err[1024], dir[PATH_MAX + 200], why[200];
 	int failed = 0;
 
-	for (int f = 0; f < STORE_NFORMATS; f++) {
+	for (int f = 0; f < STORE_NFORMATS && !stop_signal; f++) {
 		int baseline = si == 0 && f == STORE_RAW;
 		if (!c->want_format[f] && !baseline)
 			continue;
@@ -1268,7 +1279,8 @@ int cmd_strategies(int argc, char **argv)
 	struct strat_opts o;
 	char err[1024], tag[128], tmp[PATH_MAX], name[256], final[PATH_MAX];
 	char data_path[PATH_MAX];
-	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0;
+	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0, have_sig = 0;
+	struct sigaction old_int, old_term;
 	struct ctx *c = calloc(1, sizeof(*c));
 
 	if (!c) {
@@ -1377,16 +1389,23 @@ int cmd_strategies(int argc, char **argv)
 	     o.epochs == 1 ? "" : "s", c->store_root);
 
 	int failed = 0;
-	for (int si = 0; si < c->nsplits; si++) {
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	have_sig = 1;
+	for (int si = 0; si < c->nsplits && !stop_signal; si++) {
 		if (!c->want_split[si])
 			continue;
 		if (run_split(c, si))
 			failed = 1;
-		if (si == 0 && (c->nst == 0 || !c->st[0].ran)) {
+		if (si == 0 && (c->nst == 0 || !c->st[0].ran) && !stop_signal) {
 			error("the full pipeline (none/raw) failed: nothing to compare with");
 			goto out;
 		}
 	}
+	if (stop_signal)
+		goto out;
 	if (c->made_store_root && !o.keep)
 		rmdir(c->store_root);
 	rank_strategies(c);
@@ -1438,6 +1457,12 @@ int cmd_strategies(int argc, char **argv)
 	print_table(stdout, c, final);
 	rc = failed ? EXIT_FAIL : EXIT_OK;
 out:
+	if (have_sig) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		if (stop_signal)
+			rc = 128 + stop_signal;
+	}
 	if (have_dir) {
 		/* a failed run: remove the stores; the folder stays with what it has */
 		if (c->made_store_root && !o.keep) {
