@@ -167,3 +167,45 @@ if [ "$rc" -eq 0 ] && [ "$(col "$csv" skipped_per_epoch | sort -u)" = "1" ] &&
 else
 	echo "not ok - a broken image: exit $rc, skipped '$(col "$csv" skipped_per_epoch | tr '\n' ' ')'"
 fi
+
+# ---- passthrough ops in the prefix; the splits named apart ------------------------
+cat >"$TMP/strategies_pass.pipe" <<'PIPE'
+null
+decode
+resize size=40
+center_crop size=32
+null
+to_tensor
+collate
+PIPE
+o=$TMP/strategies_passout
+"$PPBENCH" strategies --data "$ds" --pipeline "$TMP/strategies_pass.pipe" --epochs 2 --batch 4 --images 8 \
+	--plot off --out "$o" >"$TMP/strategies_pass.log" 2>&1
+rc=$?
+csv=$(ls -d "$o"/2* 2>/dev/null | head -1)/strategies.csv
+got=$(col "$csv" split | uniq | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$got" = "none null@1 decode resize center_crop null@5 to_tensor " ] &&
+   [ "$(col "$csv" tensors | sort -u)" = "same" ] && [ "$(col "$csv" strategy | wc -l)" -eq 28 ]; then
+	echo "ok - passthrough ops: 7 splits, 28 strategies, the full pipeline's tensors"
+else
+	echo "not ok - passthrough ops: exit $rc, splits '$got', tensors '$(col "$csv" tensors | sort -u | tr '\n' ' ')'"
+	tail -3 "$TMP/strategies_pass.log" | sed 's/^/#   /'
+fi
+
+# ---- SIGINT: stops, removes its stores and its folder, exit 130 --------------------
+printf 'decode\nsleep ms=150\nresize size=40\ncenter_crop size=32\nto_tensor\ncollate\n' \
+	>"$TMP/strategies_slow.pipe"
+o=$TMP/strategies_intout
+"$PPBENCH" strategies --data "$ds" --pipeline "$TMP/strategies_slow.pipe" --epochs 1 \
+	--plot off --out "$o" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+left=$(find "$o" -mindepth 1 2>/dev/null | wc -l)
+if [ "$rc" -eq 130 ] && [ "$left" -eq 0 ]; then
+	echo "ok - SIGINT: exit 130, nothing left"
+else
+	echo "not ok - SIGINT: exit $rc, $left entries left in $o"
+fi
