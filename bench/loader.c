@@ -781,6 +781,10 @@ static int setup(struct run *R, char *err, size_t errlen)
 			return -1;
 		}
 		R->pinned = p;
+		/* the pin thread's memory is the main process's alone: forked
+		 * workers must not map it (nor count it in their RSS) */
+		if (madvise(p, R->pinned_bytes, MADV_DONTFORK))
+			warn("madvise(MADV_DONTFORK) on the pinned buffers: %s", strerror(errno));
 		if (mlock(p, R->pinned_bytes)) {
 			warn("cannot lock the pinned buffers in memory (mlock of %zu bytes: %s): "
 			     "pin memory copies into unlocked memory", R->pinned_bytes, strerror(errno));
