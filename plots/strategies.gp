@@ -10,9 +10,12 @@ load system("dirname '".ARG0."'")."/common.gp"
 
 set title (ARGC >= 3 && strlen(ARG3) ? ARG3 : "PRESTO's preprocessing strategies")
 set xlabel "storage (MB, log scale)"
-set ylabel "online throughput (images/s, steady epochs)"
+set ylabel "online throughput (images/s, steady epochs, log scale)"
 set logscale x
 set format x "%g"
+set logscale y
+set format y "%g"
+set ytics add (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 set xtics add (0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000)
 set key outside right top vertical
 
@@ -24,7 +27,7 @@ dataset_mb = D_mean
 xlo = (X_min < dataset_mb ? X_min : dataset_mb) / 1.6
 xhi = (X_max > dataset_mb ? X_max : dataset_mb) * 2.5
 set xrange [xlo:xhi]
-set yrange [0:Y_max * 1.15]
+set yrange [Y_min / 1.3:Y_max * 1.3]
 
 set arrow 1 from dataset_mb, graph 0 to dataset_mb, graph 1 nohead dt 2 lc rgb "#888888"
 set label 1 "dataset" at dataset_mb, graph 0.97 offset char 0.5, 0 left tc rgb "#666666"
