@@ -1,0 +1,25 @@
+# ppbench merge: one measure against workers, one line per machine (and per
+# batch size and GPU count when the compared configurations have several).
+# usage: gnuplot -c merge_vs_workers.gp machines_vs_workers.csv OUT_PREFIX COLUMN "y label" "title"
+# columns: series, series_label, workers, COLUMN [, COLUMN_min, COLUMN_max]
+#   (the _min/_max columns, when present, are the spread of the repeats)
+IN = ARG1; OUT = ARG2; YCOL = ARG3
+load system("dirname '".ARG0."'")."/common.gp"
+
+set title ARG5
+set xlabel "data-loader workers"
+set ylabel ARG4
+set yrange [0:*]
+set offsets graph 0.03, graph 0.03, graph 0.05, 0
+XCOL = "workers"; @integer_xtics
+set key outside right top
+if (has(YCOL."_min") && has(YCOL."_max")) {
+	plot for [i=1:nseries] IN using "workers":(column("series") == i ? column(YCOL) : NaN):YCOL."_min":YCOL."_max" \
+		with yerrorbars lt i pt 7 notitle, \
+	     for [i=1:nseries] IN using "workers":(column("series") == i ? column(YCOL) : NaN) \
+		with linespoints lt i title label(i)
+} else {
+	plot for [i=1:nseries] IN using "workers":(column("series") == i ? column(YCOL) : NaN) \
+		with linespoints lt i title label(i)
+}
+@finish
