@@ -16,6 +16,7 @@ pkgs=(
 	libcmocka-dev                           # unit tests
 	valgrind                                # ppbench map (callgrind), its test
 	libzstd-dev liblz4-dev                  # compressed storage formats
+	libxxhash-dev                           # checksums of batches and stores
 	gnuplot-nox                             # figures
 )
 if [ "${1:-}" = "--oracle" ]; then
