@@ -231,6 +231,7 @@ static const struct rcol rcols[] = {
 	CR(delay_gt_500ms_pct),
 	CR(gpu_busy_s), CR(gpu_idle_s), CR(gpu_util_pct),
 	CR(trace_events), CR(trace_cost_ns), CR(skipped_files), CS(checksum),
+	CS(counters), CS(hw_events),
 };
 #undef CI
 #undef CIO
@@ -238,15 +239,24 @@ static const struct rcol rcols[] = {
 #undef CS
 #define NRCOLS (sizeof(rcols) / sizeof(rcols[0]))
 
-#define OF(f) { #f, offsetof(struct sweep_op, f) }
+/* path: where the figure is in summary.json "counters" "ops" <op>; NULL:
+ * "ops" <op> <name> */
+#define OF(f) { #f, offsetof(struct sweep_op, f), NULL }
+#define OC(f, p) { #f, offsetof(struct sweep_op, f), p }
 static const struct ocol {
 	const char *name;
 	size_t off;
+	const char *path;
 } ocols[] = {
 	OF(count), OF(cpu_s), OF(mean_ms), OF(p50_ms), OF(p90_ms), OF(p99_ms), OF(max_ms),
-	OF(under_10ms_pct), OF(under_100us_pct),
+	OF(under_10ms_pct), OF(under_100us_pct), OF(oncpu_s), OF(descheduled_s),
+	OC(ipc, "derived.ipc"), OC(cache_mpki, "derived.cache_misses_per_kilo_instructions"),
+	OC(branch_mpki, "derived.branch_misses_per_kilo_instructions"),
+	OC(frontend_stall_pct, "derived.frontend_stall_pct"),
+	OC(backend_stall_pct, "derived.backend_stall_pct"),
 };
 #undef OF
+#undef OC
 #define NOCOLS (sizeof(ocols) / sizeof(ocols[0]))
 
 #define FIELD(base, off, type) ((type *)((char *)(base) + (off)))
@@ -310,6 +320,69 @@ static double jnum(json_t *o, const char *path)
 	return NAN;
 }
 
+/* What the hardware events of a run came to (struct sweep_row hw_events). */
+static void hw_events_status(json_t *events, char *out, size_t n)
+{
+	json_t *e;
+	size_t i;
+	int asked = 0, ok = 0;
+	const char *first = NULL, *why = NULL;
+
+	json_array_foreach(events, i, e) {
+		const char *st = json_string_value(json_object_get(e, "status"));
+		if (!json_is_true(json_object_get(e, "hw")) || !st)
+			continue;
+		asked++;
+		if (!strcmp(st, "ok") || !strcmp(st, "scaled"))
+			ok++;
+		else if (!first) {
+			first = json_string_value(json_object_get(e, "name"));
+			why = json_string_value(json_object_get(e, "reason"));
+			if (!why)
+				why = st;
+		}
+	}
+	if (!asked)
+		snprintf(out, n, "%s", "");
+	else if (ok)
+		snprintf(out, n, "ok");
+	else
+		snprintf(out, n, "not supported: %s: %s", first ? first : "?", why ? why : "?");
+}
+
+/* summary.json "counters": the list, the hardware events' status, and per
+ * op the derived figures (ops counted without op events, as with --trace
+ * off, get a row op too). */
+static void row_counters_from_summary(struct sweep_row *r, json_t *c)
+{
+	json_t *ops, *v;
+	const char *key;
+
+	if (!json_is_object(c))
+		return;
+	snprintf(r->counters, sizeof(r->counters), "%s",
+		 json_is_string(json_object_get(c, "list")) ?
+		 json_string_value(json_object_get(c, "list")) : "");
+	hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
+	ops = json_object_get(c, "ops");
+	json_object_foreach(ops, key, v) {
+		struct sweep_op *o = row_op_add(r, key);
+		if (!o)
+			break;
+		for (size_t i = 0; i < NOCOLS; i++)
+			if (ocols[i].path)
+				*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].path);
+		if (!isfinite(o->count))
+			o->count = jnum(v, "regions");
+		if (!isfinite(o->cpu_s) && isfinite(jnum(v, "wall_ns")))
+			o->cpu_s = jnum(v, "wall_ns") / 1e9;
+		if (!isfinite(o->oncpu_s) && isfinite(jnum(v, "oncpu_ns")))
+			o->oncpu_s = jnum(v, "oncpu_ns") / 1e9;
+		if (!isfinite(o->descheduled_s) && isfinite(jnum(v, "descheduled_ns")))
+			o->descheduled_s = jnum(v, "descheduled_ns") / 1e9;
+	}
+}
+
 void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 {
 	static const struct {
@@ -366,8 +439,10 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 		if (!o)
 			break;
 		for (size_t i = 0; i < NOCOLS; i++)
-			*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].name);
+			if (!ocols[i].path)
+				*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].name);
 	}
+	row_counters_from_summary(r, json_object_get(s, "counters"));
 }
 
 static int row_ok(const struct sweep_row *r)
@@ -724,8 +799,10 @@ static double mean_field(const struct sweep_row *r, size_t n, int config, size_t
 	return k ? sum / k : NAN;
 }
 
-/* Mean CPU seconds of one op over the ok rows of a config. */
-static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const char *op)
+/* Mean of one op's field (offset in struct sweep_op) over the ok rows of a
+ * config. */
+static double mean_op_field(const struct sweep_row *r, size_t n, int config, const char *op,
+			    size_t off)
 {
 	double sum = 0;
 	int k = 0;
@@ -733,12 +810,18 @@ static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const
 	for (size_t i = 0; i < n; i++) {
 		const struct sweep_op *o;
 		if (r[i].config != config || !row_ok(&r[i]) || !(o = sweep_row_op(&r[i], op)) ||
-		    !isfinite(o->cpu_s))
+		    !isfinite(*FIELD(o, off, const double)))
 			continue;
-		sum += o->cpu_s;
+		sum += *FIELD(o, off, const double);
 		k++;
 	}
 	return k ? sum / k : NAN;
+}
+
+/* Mean CPU seconds of one op over the ok rows of a config. */
+static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const char *op)
+{
+	return mean_op_field(r, n, config, op, offsetof(struct sweep_op, cpu_s));
 }
 
 /* One entry per configuration with at least one ok row, in plan order.
@@ -1472,17 +1555,25 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 }
 
 /* cpu_by_op.csv for the configurations of one series (sorted by workers).
+ * When the runs counted on-CPU time (--counters), each op's wall seconds
+ * (Lotus's CPU seconds) are split: cum_oncpu_s is the top of its on-CPU
+ * part in the stack, the rest up to cum_cpu_s the time it was descheduled.
  * Returns the number of ops written. */
 static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s, size_t n)
 {
 	char names[2 * SWEEP_MAX_OPS][40];
 	size_t nn = op_union(sw->rows, sw->nrows, names, 2 * SWEEP_MAX_OPS);
+	size_t on = offsetof(struct sweep_op, oncpu_s);
 	double *cum = calloc(n ? n : 1, sizeof(double));
-	int series = 0;
+	int series = 0, split = 0;
 
 	if (!cum)
 		return -1;
-	fprintf(f, "series,series_label,workers,cpu_s,cum_cpu_s\n");
+	for (size_t k = 0; k < nn; k++)
+		for (size_t i = 0; i < n && strcmp(names[k], "transform"); i++)
+			split |= isfinite(mean_op_field(sw->rows, sw->nrows, s[i].config, names[k], on));
+	fprintf(f, "series,series_label,workers,cpu_s,cum_cpu_s%s\n",
+		split ? ",oncpu_s,descheduled_s,cum_oncpu_s" : "");
 	for (size_t k = 0; k < nn; k++) {
 		int any = 0;
 		if (!strcmp(names[k], "transform"))
@@ -1494,16 +1585,114 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s,
 		series++;
 		for (size_t i = 0; i < n; i++) {
 			double c = mean_op_cpu(sw->rows, sw->nrows, s[i].config, names[k]);
+			double o = mean_op_field(sw->rows, sw->nrows, s[i].config, names[k], on);
+			double below = cum[i];
 			if (isfinite(c))
 				cum[i] += c;
 			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
 			csv_real(f, c);
 			csv_real(f, cum[i]);
+			if (split) {
+				/* on-CPU outside [0, wall] (a short op, within a counter
+				 * read's cost of the wall time) is drawn clamped */
+				double oc = o < 0 ? 0 : o < c ? o : c;
+				double top = isfinite(o) && isfinite(c) ? below + oc : NAN;
+				csv_real(f, o);
+				csv_real(f, isfinite(o) && isfinite(c) ? c - o : NAN);
+				csv_real(f, top);
+			}
 			fputc('\n', f);
 		}
 	}
 	free(cum);
 	return series;
+}
+
+/* The derived counter figures (Figs. 6e-h), drawn per op against workers. */
+static const struct {
+	const char *fig, *col, *title, *ylabel, *needs;
+	size_t off;
+} counter_figs[] = {
+	{ "fig6e_ipc_vs_workers", "ipc", "Instructions per cycle by op against workers (Fig. 6e)",
+	  "instructions per cycle", "cycles and instructions (--counters basic)",
+	  offsetof(struct sweep_op, ipc) },
+	{ "fig6f_cache_mpki_vs_workers", "cache_mpki",
+	  "Cache misses per kilo-instruction by op against workers (Fig. 6f)",
+	  "cache misses per 1000 instructions",
+	  "cache-misses and instructions (--counters basic)",
+	  offsetof(struct sweep_op, cache_mpki) },
+	{ "fig6g_frontend_stall_vs_workers", "frontend_stall_pct",
+	  "Front-end stall cycles by op against workers (Fig. 6g)", "front-end stall cycles (%)",
+	  "front-end stall cycles (--counters topdown)",
+	  offsetof(struct sweep_op, frontend_stall_pct) },
+	{ "fig6h_backend_stall_vs_workers", "backend_stall_pct",
+	  "Back-end stall cycles by op against workers (Fig. 6h)", "back-end stall cycles (%)",
+	  "back-end stall cycles (--counters topdown)",
+	  offsetof(struct sweep_op, backend_stall_pct) },
+};
+#define NCOUNTER_FIGS (sizeof(counter_figs) / sizeof(counter_figs[0]))
+
+/* counter_<col>.csv (series, series_label, workers, value) for one derived
+ * counter and the configurations of one series. Returns the number of
+ * values written (0: the runs do not have it). */
+static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct agg *s, size_t n,
+			       size_t fig)
+{
+	char names[2 * SWEEP_MAX_OPS][40];
+	size_t nn = op_union(sw->rows, sw->nrows, names, 2 * SWEEP_MAX_OPS);
+	int series = 0, vals = 0;
+
+	fprintf(f, "# title: %s\n# ylabel: %s\n", counter_figs[fig].title,
+		counter_figs[fig].ylabel);
+	fprintf(f, "series,series_label,workers,value\n");
+	for (size_t k = 0; k < nn; k++) {
+		int any = 0;
+		if (!strcmp(names[k], "transform"))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			any |= isfinite(mean_op_field(sw->rows, sw->nrows, s[i].config, names[k],
+						      counter_figs[fig].off));
+		if (!any)
+			continue;
+		series++;
+		for (size_t i = 0; i < n; i++) {
+			double v = mean_op_field(sw->rows, sw->nrows, s[i].config, names[k],
+						 counter_figs[fig].off);
+			vals += isfinite(v);
+			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
+			csv_real(f, v);
+			fputc('\n', f);
+		}
+	}
+	return vals;
+}
+
+/* Why a derived counter figure has nothing to draw: what the ok runs say
+ * of their hardware events. */
+static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t n)
+{
+	const struct sweep_row *unsup = NULL, *asked = NULL;
+	int known = 0;
+
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		if (!row_ok(r))
+			continue;
+		known |= r->counters[0] != 0;
+		if (!strncmp(r->hw_events, "not supported", 13) && !unsup)
+			unsup = r;
+		if (!strcmp(r->hw_events, "ok") && !asked)
+			asked = r;
+	}
+	if (unsup && !asked)
+		snprintf(why, n, "hardware events are not supported here (%s); the runs "
+			 "fell back to software events, so there is no %s to draw",
+			 unsup->hw_events + (unsup->hw_events[13] == ':' ? 15 : 0),
+			 counter_figs[fig].ylabel);
+	else if (!known)
+		snprintf(why, n, "the runs did not count events (ppbench run --counters)");
+	else
+		snprintf(why, n, "the runs did not count %s", counter_figs[fig].needs);
 }
 
 static void config_label(const struct sweep *s, const struct sweep_row *r, char *out, size_t n)
@@ -1817,11 +2006,11 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	else
 		draw(top, figdir, log, f, "gpu_util_vs_workers.gp", p, NULL);
 	f = fig_add(st, max, nst, "fig6b_cpu_vs_workers");
+	size_t from = 0, cnt = 0;
 	if (ptw < 2) {
 		snprintf(f->why, sizeof(f->why), "%s", no_w);
 	} else {
 		/* the series with the most worker counts */
-		size_t from = 0, cnt = 0;
 		int series = 0, prev[NKEY] = { -1, -1, -1, -1 };
 		for (size_t i = 0; i < na; i++) {
 			int k[NKEY];
@@ -1849,6 +2038,29 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			snprintf(f->why, sizeof(f->why), "the runs have no per-op CPU times");
 		else
 			draw(top, figdir, log, f, "fig6b_cpu_vs_workers.gp", p2, sub);
+	}
+	/* Figs. 6e-h: derived counters per op, same series */
+	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
+		f = fig_add(st, max, nst, counter_figs[k].fig);
+		if (ptw < 2) {
+			snprintf(f->why, sizeof(f->why), "%s", no_w);
+			continue;
+		}
+		pathf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
+		fh = fopen(p2, "w");
+		if (!fh) {
+			set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+			goto out;
+		}
+		int nv = write_counter_by_op(fh, s, sw + from, cnt, k);
+		if (fclose(fh)) {
+			set_err(err, errlen, "cannot write '%s'", p2);
+			goto out;
+		}
+		if (!nv)
+			counter_fig_why(s, k, f->why, sizeof(f->why));
+		else
+			draw(top, figdir, log, f, "fig6e_h_counter_vs_workers.gp", p2, sub);
 	}
 
 	/* the paper's data, same scripts */
@@ -2428,6 +2640,57 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 	doc_list_end(d);
 }
 
+/* Lotus's per-op CPU seconds are wall durations: with on-CPU time counted
+ * (--counters), say how much of them was time on a CPU and how much time
+ * descheduled (waiting for a core), per configuration. */
+static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a, size_t na)
+{
+	char names[2 * SWEEP_MAX_OPS][40], c[4][32];
+	const char *cell[4];
+	size_t nn = op_union(s->rows, s->nrows, names, 2 * SWEEP_MAX_OPS);
+	size_t on = offsetof(struct sweep_op, oncpu_s), off = offsetof(struct sweep_op, descheduled_s);
+	int any = 0;
+
+	for (size_t i = 0; i < na; i++)
+		for (size_t k = 0; k < nn; k++)
+			any |= strcmp(names[k], "transform") &&
+			       isfinite(mean_op_field(s->rows, s->nrows, a[i].config, names[k], on));
+	if (!any) {
+		doc_p(d, "The runs did not count on-CPU time (ppbench run --counters none): the "
+			 "per-op CPU seconds below are wall durations, as Lotus's, and cannot tell "
+			 "an op that needs more cycles from one that waits for a core.");
+		return;
+	}
+	static const char *const tit[] = { "configuration", "ops wall (s)", "on a CPU (s)",
+					   "descheduled (s)" };
+	doc_p(d, "Per-op CPU seconds (Lotus's are wall durations) split into time on a CPU "
+		 "(task-clock, or the thread's CPU clock) and time descheduled, summed over ops "
+		 "(mean over repeats):");
+	doc_row(d, tit, 4, 1);
+	for (size_t i = 0; i < na; i++) {
+		double w = 0, o = 0, x = 0;
+		for (size_t k = 0; k < nn; k++) {
+			if (!strcmp(names[k], "transform"))
+				continue;
+			double vw = mean_op_cpu(s->rows, s->nrows, a[i].config, names[k]);
+			double vo = mean_op_field(s->rows, s->nrows, a[i].config, names[k], on);
+			double vx = mean_op_field(s->rows, s->nrows, a[i].config, names[k], off);
+			w += isfinite(vw) ? vw : 0;
+			o += isfinite(vo) ? vo : 0;
+			x += isfinite(vx) ? vx : 0;
+		}
+		agg_label(s, &a[i], c[0], sizeof(c[0]));
+		num(c[1], sizeof(c[1]), w, 2);
+		num(c[2], sizeof(c[2]), o, 2);
+		num(c[3], sizeof(c[3]), x, 2);
+		for (int k = 0; k < 4; k++)
+			cell[k] = c[k];
+		doc_row(d, cell, 4, 0);
+	}
+	doc_table_end(d);
+}
+
+
 static void write_findings(struct doc *d, const struct sweep *s, const char *top,
 			   const struct fig_status *st, size_t nst, const struct finding *fd)
 {
@@ -2560,8 +2823,8 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	doc_p(d, "The paper (b1024, 4 GPUs): from 8 to 28 workers E2E drops about 50 %% (1280.8 s "
 		 "-> 635.6 s) with little gain past 20, while the total CPU seconds rise 53 %% "
 		 "(9402.6 -> 14423.6) and every op's CPU time grows; the front-end-bound share "
-		 "of decode rises from 8.5 %% to 15.9 %% (hardware counters: not measured by a "
-		 "sweep):");
+		 "of decode rises from 8.5 %% to 15.9 %% (hardware counters; ppbench counts them "
+		 "per op where the machine has a PMU, Figs. 6e-h below):");
 	{
 		static const char *const cols[] = { "workers", "e2e_s", "cpu_s", "ooo_pct",
 						    "stall_pct" };
@@ -2630,8 +2893,14 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		"workers (Fig. 6b)");
 	doc_fig(d, st, nst, "fig6a_e2e_vs_workers", "This machine: E2E against workers (bars: "
 		"min-max over repeats)");
+	doc_oncpu(d, s, a, na);
 	doc_fig(d, st, nst, "fig6b_cpu_vs_workers", "This machine: CPU seconds by op against "
-		"workers");
+		"workers (solid: on a CPU; hatched: descheduled, when the runs counted on-CPU time)");
+	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
+		char cap[160];
+		snprintf(cap, sizeof(cap), "This machine: %s", counter_figs[k].title);
+		doc_fig(d, st, nst, counter_figs[k].fig, cap);
+	}
 	doc_fig(d, st, nst, "gpu_util_vs_workers", "This machine: simulated GPU utilization "
 		"against workers");
 	doc_verdict(d, &fd[3], REPORT_RULE_DIMINISHING);

@@ -28,11 +28,16 @@ struct json_t;
 #define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
 #define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
 
-/* One op of a run (summary.json "ops"), times in ms. */
+/* One op of a run (summary.json "ops", and "counters" "ops"), times in ms. */
 struct sweep_op {
 	char name[40];                /* ppbench op id ("decode", "transform", "collate") */
 	double count, mean_ms, p50_ms, p90_ms, p99_ms, max_ms, cpu_s;
 	double under_10ms_pct, under_100us_pct;
+	/* counters (ppbench run --counters): cpu_s split into the time on a
+	 * CPU and the time descheduled (cpu_s - oncpu_s) */
+	double oncpu_s, descheduled_s;
+	/* derived from hardware events (NaN where they do not count) */
+	double ipc, cache_mpki, branch_mpki, frontend_stall_pct, backend_stall_pct;
 };
 
 /* One row of summary.csv: one configuration and repeat. A figure that is
@@ -64,6 +69,10 @@ struct sweep_row {
 	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
 	double trace_events, trace_cost_ns, skipped_files;
 	char checksum[24];
+	char counters[64];            /* --counters of the run ("" unknown) */
+	/* hardware events: "ok" (some count), "not supported: <event>:
+	 * <reason>" (none does), or "" when none was asked for */
+	char hw_events[160];
 	size_t nops;
 	struct sweep_op ops[SWEEP_MAX_OPS];
 };
@@ -110,7 +119,9 @@ void sweep_free(struct sweep *s);
 
 /* summary.csv: header then one row per run; per-op columns
  * op_<id>_{count,cpu_s,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,under_10ms_pct,
- * under_100us_pct} for the union of ops, in order of first appearance. */
+ * under_100us_pct,oncpu_s,descheduled_s,ipc,cache_mpki,branch_mpki,
+ * frontend_stall_pct,backend_stall_pct} for the union of ops, in order of
+ * first appearance. */
 int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen);
 /* Read a summary.csv back into s (no doc; cpus = 0). Unknown columns are
  * ignored, missing ones stay NaN. */
