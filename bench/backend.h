@@ -42,8 +42,30 @@ struct result_msg {
 	uint64_t checksum;
 	uint64_t started, finished;/* wall-clock ns of the batch span */
 	int32_t pinned;            /* pinned buffer holding the copy, or -1 */
+	uint32_t moved;            /* samples of another batch of the schedule (policies) */
+};
+
+/* main -> workers (--policy shared-queue|speedy), one sample per message on
+ * the shared sample pipe (or speedy's slow pipe); 16 bytes, so one write is
+ * atomic and a read of 16 bytes takes one whole message. */
+struct sample_msg {
+	uint64_t off;              /* offset of its dataset index in schedule.idx */
+	uint32_t epoch;
 	uint32_t pad;
 };
+
+/* One finished sample waiting in its batch's staging area (policies). */
+struct stage_meta {
+	uint64_t bytes, checksum;
+	uint64_t started, finished;/* wall-clock ns */
+	int64_t label;
+	int32_t kind, h, w;
+	int32_t ok;                /* 1: through every op; 0: failed (err) */
+	int32_t err;               /* error log entry, or -1 */
+	uint32_t moved;            /* 1: the schedule put it in another batch */
+};
+
+#define WARM_CAP 256
 
 /* One failed sample (or batch), reported by a worker. */
 #define ERR_LOG_CAP 256
@@ -75,6 +97,13 @@ struct shared {
 	_Atomic uint32_t nerr;     /* errors reported; entries past ERR_LOG_CAP are not kept */
 	_Atomic int stop;          /* thread workers: stop at the next sample */
 	struct err_rec err[ERR_LOG_CAP];
+	/* policies: completion positions claimed so far in the run (a sample
+	 * that finishes takes the next position of the schedule's batches) */
+	_Atomic uint64_t claim;
+	/* speedy: warm-up durations, then the timeout (0: not known yet) */
+	_Atomic uint32_t warm_claimed, warm_done;
+	_Atomic uint64_t timeout_ns;
+	uint64_t warm_ns[WARM_CAP];
 	struct worker_shared w[];  /* [workers] */
 };
 
@@ -102,6 +131,19 @@ struct loader {
 
 	const struct backend_ops *be;
 	void *be_priv;
+
+	/* --policy shared-queue|speedy (one shared mapping `pol`) */
+	void *pol;
+	size_t pol_bytes;
+	_Atomic uint32_t *fill;    /* [nbatches] positions of the batch written */
+	_Atomic uint32_t *slot_of; /* [nbatches] set by main before its samples are sent */
+	_Atomic uint32_t *slow;    /* [nsamples] speedy: epoch + 1 from which the sample
+				      takes the slow lane, 0: never */
+	struct stage_meta *meta;   /* [nslots x B] */
+	unsigned char *stage;      /* nslots x B x plan->stage_bytes */
+	uint32_t warm_target;      /* speedy: samples measured before the timeout is set */
+	int sq_rd, sq_wr;          /* the shared sample pipe */
+	int slow_rd, slow_wr;      /* speedy: the slow lane, read by worker W - 1 */
 
 	/* set by a backend when it finds a dead worker */
 	int stop_code;

@@ -39,6 +39,11 @@ static void child(struct loader *L, int w)
 			close(L->idx_rd[i]);
 	}
 	close(L->res_rd);
+	/* policies: the main process alone writes samples (end of file ends them) */
+	if (L->sq_wr >= 0)
+		close(L->sq_wr);
+	if (L->slow_wr >= 0)
+		close(L->slow_wr);
 	L->sh->w[w].pid = getpid();
 	worker_loop(L, w);
 	_exit(0);

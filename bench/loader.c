@@ -139,7 +139,8 @@ static int passthrough(const struct op_ops *o)
 
 /* The output size of one sample: run the ops that change it (not the
  * passthrough ones such as sleep) on the first samples until one works. */
-static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, char *err, size_t errlen)
+static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_t *out,
+		 char *err, size_t errlen)
 {
 	const struct pipeline *p = c->pipe;
 	int any = 0;
@@ -147,7 +148,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, char 
 		if (i != p->batch_op && !passthrough(p->op[i].ops))
 			any = 1;
 	*h = *w = 0;
-	*peak = 0;
+	*peak = *out = 0;
 	if (!any)
 		return 0;
 	struct rng *r = malloc(sizeof(*r));
@@ -183,6 +184,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, char 
 	if (!rc) {
 		*h = s.h;
 		*w = s.w;
+		*out = sample_bytes(&s);
 	} else {
 		snprintf(err, errlen, "cannot find the output size of pipeline '%s': the first %zu "
 			 "samples fail, the first with %s", p->name, tries, first_err);
@@ -241,9 +243,11 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 			 "of %zu, and --drop-last drops it", c->data->n, B);
 		return -1;
 	}
-	size_t peak = 0;
-	if (probe(c, &pl->sample_h, &pl->sample_w, &peak, err, errlen))
+	size_t peak = 0, out = 0;
+	if (probe(c, &pl->sample_h, &pl->sample_w, &peak, &out, err, errlen))
 		return -1;
+	if (c->policy != POLICY_TORCH)
+		pl->stage_bytes = out;
 	size_t bytes = B * sizeof(int64_t);
 	if (p->batch_op >= 0 && p->op[p->batch_op].ops->batch_bytes)
 		bytes = p->op[p->batch_op].ops->batch_bytes(p->op[p->batch_op].cfg, B,
@@ -272,6 +276,10 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 			  (uint64_t)total * 8 * sizeof(struct trace_ev);
 	/* each worker holds B samples until collate, plus its scratch */
 	uint64_t samples = (uint64_t)W * (B + 2) * (uint64_t)peak;
+	/* policies: a worker holds one sample; each slot stages B */
+	if (c->policy != POLICY_TORCH)
+		samples = (uint64_t)W * 3 * (uint64_t)peak +
+			  (uint64_t)pl->nslots * B * (uint64_t)pl->stage_bytes;
 	pl->need_bytes = slots + pinned + events + samples;
 	pl->avail_bytes = meminfo_available();
 	if (pl->avail_bytes && pl->need_bytes > pl->avail_bytes) {
@@ -343,6 +351,7 @@ struct run {
 
 	int64_t epoch_first, epoch_end, send, rcvd, yielded;
 	int64_t outstanding;
+	int64_t arr_low;           /* policies: lowest batch id not arrived yet */
 	struct gpu_sim gpu;
 };
 
@@ -457,6 +466,31 @@ static int receive(struct run *R, struct result_msg *m)
 	}
 }
 
+/* Policies: the batch's samples, one message each, on the shared pipe, or
+ * (speedy) on the slow lane for a sample found slow in an earlier epoch. */
+static int send_samples(struct run *R, const struct sched_batch *sb)
+{
+	struct loader *L = &R->L;
+	for (uint32_t k = 0; k < sb->n; k++) {
+		struct sample_msg m = { .off = sb->first + k, .epoch = sb->epoch };
+		int fd = L->sq_wr;
+		if (L->slow_wr >= 0) {
+			uint32_t mark = atomic_load(&L->slow[L->sched.idx[m.off]]);
+			if (mark && mark - 1 <= sb->epoch) {
+				fd = L->slow_wr;
+				R->r->slow_lane++;
+			}
+		}
+		if (write_all(fd, &m, sizeof(m))) {
+			if (!check_now(R))
+				set_stop(R, EXIT_WORKER, "cannot send a sample to the workers: %s",
+					 strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* _try_put_index: send the next task of the epoch to worker k mod W. */
 static int dispatch(struct run *R)
 {
@@ -474,7 +508,15 @@ static int dispatch(struct run *R)
 	struct task_msg t = { .batch = id, .first = sb->first, .n = sb->n, .slot = slot,
 			      .epoch = sb->epoch };
 	uint64_t now = clock_now_ns();
-	if (write_all(L->idx_wr[w], &t, sizeof(t))) {
+	if (L->cfg->policy != POLICY_TORCH) {
+		/* the batch's slot first: a sample finishing takes a position in
+		 * a batch whose samples were all sent, so its slot is known */
+		atomic_store(&L->fill[id], 0);
+		atomic_store(&L->slot_of[id], slot);
+		w = -1;
+		if (send_samples(R, sb))
+			return -1;
+	} else if (write_all(L->idx_wr[w], &t, sizeof(t))) {
 		if (!check_now(R))
 			set_stop(R, EXIT_WORKER, "cannot send batch %" PRId64 " to worker %d: %s", id, w,
 				 strerror(errno));
@@ -506,6 +548,13 @@ static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
 	b->n = m->n;
 	b->nskipped = m->nskipped;
 	b->status = m->status;
+	b->moved = m->moved;
+	if (L->cfg->policy != POLICY_TORCH) {
+		b->worker = m->worker;
+		b->out_of_order = m->batch > R->arr_low;
+		while (R->arr_low < (int64_t)L->sched.nbatches && R->r->b[R->arr_low].arrived)
+			R->arr_low++;
+	}
 	b->checksum = m->checksum;
 	b->bytes = m->bytes;
 	R->outstanding--;
@@ -705,6 +754,59 @@ static int alloc_proc(struct trace_proc *tp, enum proc_role role, int id, size_t
 	return tp->ev ? 0 : -1;
 }
 
+/* Policies: the shared area of batch assembly, and the sample pipes. */
+static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
+{
+	struct loader *L = &R->L;
+	const struct loader_cfg *c = L->cfg;
+	const struct loader_plan *pl = L->plan;
+	size_t nb = L->sched.nbatches, B = (size_t)c->batch, ns = c->data->n;
+	size_t nstage = (size_t)pl->nslots * B;
+	size_t o_fill = 0, o_slot = o_fill + nb * 4, o_slow = o_slot + nb * 4;
+	size_t o_meta = (o_slow + ns * 4 + 63) / 64 * 64;
+	size_t o_stage = page_round(o_meta + nstage * sizeof(struct stage_meta));
+	L->pol_bytes = page_round(o_stage + nstage * pl->stage_bytes);
+	L->pol = map_shared(L->pol_bytes);
+	if (!L->pol) {
+		snprintf(err, errlen, "cannot map %zu bytes of shared memory for batch assembly: %s",
+			 L->pol_bytes, strerror(errno));
+		return -1;
+	}
+	unsigned char *base = L->pol;
+	L->fill = (_Atomic uint32_t *)(void *)(base + o_fill);
+	L->slot_of = (_Atomic uint32_t *)(void *)(base + o_slot);
+	L->slow = (_Atomic uint32_t *)(void *)(base + o_slow);
+	L->meta = (struct stage_meta *)(void *)(base + o_meta);
+	L->stage = base + o_stage;
+	/* speedy's warm-up: the first P x W x B samples, 8 to WARM_CAP */
+	size_t warm = (size_t)c->prefetch * (size_t)L->W * B;
+	size_t first = L->sched.epoch_first[1] > 0 ?
+		       L->sched.b[L->sched.epoch_first[1] - 1].first + L->sched.b[L->sched.epoch_first[1] - 1].n : 0;
+	if (warm < 8)
+		warm = 8;
+	if (warm > WARM_CAP)
+		warm = WARM_CAP;
+	if (warm > first)
+		warm = first;
+	L->warm_target = (uint32_t)warm;
+
+	int fd[2];
+	if (make_pipe(fd, window * B * sizeof(struct sample_msg), err, errlen))
+		return -1;
+	L->sq_rd = fd[0];
+	L->sq_wr = fd[1];
+	/* workers poll, then read without blocking (another may take it) */
+	fcntl(L->sq_rd, F_SETFL, fcntl(L->sq_rd, F_GETFL) | O_NONBLOCK);
+	if (c->policy == POLICY_SPEEDY && L->W >= 2) {
+		if (make_pipe(fd, window * B * sizeof(struct sample_msg), err, errlen))
+			return -1;
+		L->slow_rd = fd[0];
+		L->slow_wr = fd[1];
+		fcntl(L->slow_rd, F_SETFL, fcntl(L->slow_rd, F_GETFL) | O_NONBLOCK);
+	}
+	return 0;
+}
+
 static int setup(struct run *R, char *err, size_t errlen)
 {
 	struct loader *L = &R->L;
@@ -820,6 +922,8 @@ static int setup(struct run *R, char *err, size_t errlen)
 		return -1;
 	L->res_rd = fd[0];
 	L->res_wr = fd[1];
+	if (c->policy != POLICY_TORCH && setup_policy(R, window, err, errlen))
+		return -1;
 	if (R->pin) {
 		if (make_pipe(R->pin_out, (window + (size_t)W) * sizeof(struct result_msg), err, errlen) ||
 		    make_pipe(R->pin_wake, 0, err, errlen))
@@ -840,6 +944,8 @@ static void close_index_pipes(struct loader *L)
 	for (int w = 0; w < L->W; w++)
 		if (L->idx_wr)
 			close_fd(&L->idx_wr[w]);
+	close_fd(&L->sq_wr);
+	close_fd(&L->slow_wr);
 }
 
 static void teardown(struct run *R)
@@ -851,6 +957,13 @@ static void teardown(struct run *R)
 	}
 	close_fd(&L->res_rd);
 	close_fd(&L->res_wr);
+	close_fd(&L->sq_rd);
+	close_fd(&L->sq_wr);
+	close_fd(&L->slow_rd);
+	close_fd(&L->slow_wr);
+	if (L->pol)
+		munmap(L->pol, L->pol_bytes);
+	L->pol = NULL;
 	close_fd(&R->pin_out[0]);
 	close_fd(&R->pin_out[1]);
 	close_fd(&R->pin_wake[0]);
@@ -1000,8 +1113,8 @@ static int run_epochs(struct run *R)
 		while (R->yielded < R->epoch_end - R->epoch_first) {
 			int64_t id;
 			uint64_t entry = clock_now_ns();
-			if (c->order == ORDER_INORDER ? next_inorder(R, entry, &id) :
-							 next_arrival(R, entry, &id))
+			if (c->order == ORDER_INORDER && c->policy == POLICY_TORCH ?
+			    next_inorder(R, entry, &id) : next_arrival(R, entry, &id))
 				return -1;
 			struct loader_batch *b = &r->b[id];
 			b->yield_pos = (int64_t)(R->epoch_first + R->yielded);
@@ -1030,6 +1143,7 @@ static int run_epochs(struct run *R)
 			r->images += b->n;
 			r->nskipped += b->nskipped;
 			r->checksum += b->checksum;
+			r->samples_moved += b->moved;
 			if (c->progress)
 				c->progress(c->progress_arg, r->batches, r->nbatches, r->images);
 		}
@@ -1053,6 +1167,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	L->plan = &r->plan;
 	L->W = c->workers;
 	L->res_rd = L->res_wr = -1;
+	L->sq_rd = L->sq_wr = L->slow_rd = L->slow_wr = -1;
 	L->be = c->backend == BACKEND_THREAD ? &backend_thread : &backend_process;
 	R->r = r;
 	r->main_pinned = r->pin_pinned = -1;
@@ -1150,6 +1265,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	if (sigs)
 		signals_restore(&old);
 
+	r->timeout_ns = atomic_load(&L->sh->timeout_ns);
 	r->gpu_busy_ns = R->gpu.busy_ns;
 	r->gpu_idle_ns = R->gpu.idle_ns;
 	r->gpu_copy_ns = R->gpu.copy_ns;

@@ -39,6 +39,23 @@ enum loader_backend { BACKEND_PROCESS, BACKEND_THREAD };
 enum loader_order { ORDER_INORDER, ORDER_ARRIVAL };
 enum loader_rng { RNG_PER_SAMPLE, RNG_TORCH };
 enum loader_on_error { ON_ERROR_SKIP, ON_ERROR_FAIL };
+/* torch: batches as tasks, one worker each (above). shared-queue: workers
+ * take SAMPLES from one shared pipe, and a finished sample takes the next
+ * free position of the batches in schedule order (completion order): the
+ * worker that writes a batch's last position collates it from the batch
+ * slot's staging area (B samples per slot, so in-flight memory stays
+ * P x W batches) and sends it; batches are handed over as they arrive.
+ * speedy: shared-queue, plus a warm-up that measures per-sample time; a
+ * sample slower than the timeout (percentile speedy_timeout_pct of the
+ * warm-up) is finished where it runs (no cancellation in C) and, from the
+ * next epoch on, is sent to a slow lane served first by worker W - 1 (the
+ * background worker) while the others take the fast lane. */
+enum loader_policy { POLICY_TORCH, POLICY_SHARED_QUEUE, POLICY_SPEEDY };
+/* The caching ladder (ppbench bottleneck): CACHE_NONE runs the pipeline;
+ * CACHE_SAMPLE: each worker processes one sample once and collates it in
+ * every position of every batch (collate + protocol + copy + step remain;
+ * torch policy only). */
+enum loader_cache { CACHE_NONE, CACHE_SAMPLE };
 
 struct loader_cfg {
 	const struct pipeline *pipe;   /* borrowed */
@@ -52,6 +69,9 @@ struct loader_cfg {
 	enum loader_order order;
 	enum loader_rng rng;
 	enum loader_on_error on_error;
+	enum loader_policy policy;
+	double speedy_timeout_pct;     /* speedy: the timeout's percentile (0: 75) */
+	enum loader_cache cache;
 	int pin_memory;
 	int trace;                     /* 1: per-sample and per-op events too */
 	int checksum;                  /* 1: hash every sample (checksum.h); 0: checksum stays 0 */
@@ -84,6 +104,7 @@ struct loader_plan {
 	int sample_h, sample_w;        /* output size of one sample (probed); 0: no image */
 	size_t slot_bytes;             /* one batch as the batch op collates it (page-rounded) */
 	int nslots, npinned;
+	size_t stage_bytes;            /* policies: one sample's output bytes (0: no image) */
 	uint64_t trace_events;         /* per worker buffer */
 	uint64_t need_bytes;           /* slots + pinned + trace buffers + workers' sample buffers */
 	uint64_t avail_bytes;          /* MemAvailable (or the cgroup's limit, if lower) */
@@ -105,6 +126,7 @@ struct loader_batch {
 	uint64_t queued, started, finished, arrived, consumed;
 	uint64_t wait_ns;          /* in-order wait for it (0: served from the reorder buffer) */
 	int out_of_order;          /* arrived while an earlier batch was awaited */
+	uint32_t moved;            /* policies: its samples that the schedule put in another batch */
 	uint32_t inflight;         /* dispatched - handed over, right after its dispatch */
 	int64_t yield_pos;         /* position in the order batches were handed over, -1 */
 };
@@ -117,6 +139,9 @@ struct loader_result {
 	struct trace trace;        /* procs: main, workers 0..W-1, pin (if on), gpu */
 	uint64_t start_ns, end_ns; /* wall-clock ns: workers started .. last step done */
 	uint64_t images, batches, checksum;    /* consumed */
+	uint64_t samples_moved;    /* consumed samples in another batch than the schedule's */
+	uint64_t slow_lane;        /* speedy: samples sent to the slow lane */
+	uint64_t timeout_ns;       /* speedy: the timeout (0: never set) */
 	size_t nbatches;           /* scheduled */
 	struct loader_batch *b;    /* [nbatches] */
 	int64_t *yield_order;      /* batch ids in the order handed over [batches] */

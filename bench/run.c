@@ -30,7 +30,8 @@ struct run_opts {
 	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
 	long workers, batch, gpus, prefetch, epochs;
 	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
-	double h2d;
+	double h2d, speedy_pct;
+	int policy;
 	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;
 };
 
@@ -70,6 +71,13 @@ static const struct opt run_opts_table[] = {
 	  "workers as forked processes or as threads", .choices = "process|thread" },
 	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL,
 	  "hand batches over by id (reorder buffer) or as they arrive", .choices = "inorder|arrival" },
+	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL,
+	  "torch: a batch per task, one worker each (with --order); shared-queue: workers "
+	  "take samples from one queue, batches form in completion order; speedy: "
+	  "shared-queue plus SpeedyLoader's slow lane", .choices = "torch|shared-queue|speedy" },
+	{ "speedy-timeout-pct", 0, OPT_DOUBLE, O(speedy_pct), "75", "PCT",
+	  "speedy: a sample slower than this percentile of the warm-up goes to the slow lane",
+	  .lo = 1, .hi = 100 },
 	{ "rng", 0, OPT_ENUM, O(rng), "per-sample", NULL,
 	  "random stream per sample (independent of W, B, order) or per worker as torch",
 	  .choices = "per-sample|torch" },
@@ -145,6 +153,41 @@ static void progress_cb(void *arg, uint64_t batches, uint64_t total, uint64_t im
 static const char *const backend_names[] = { "process", "thread" };
 static const char *const order_names[] = { "inorder", "arrival" };
 static const char *const rng_names[] = { "per-sample", "torch" };
+static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
+
+/* What a policy gives and what it costs: the wait of the main process, and
+ * the samples that left the batch the sampler put them in. */
+static json_t *policy_json(const struct run_opts *o, const struct loader_result *r)
+{
+	json_t *j = json_object();
+	uint64_t wait = 0, ooo = 0, n = 0;
+	for (size_t i = 0; i < r->nbatches; i++) {
+		if (r->b[i].yield_pos < 0)
+			continue;
+		n++;
+		wait += r->b[i].wait_ns;
+		ooo += r->b[i].out_of_order != 0;
+	}
+	double e2e = (double)(r->end_ns - r->start_ns) / 1e9;
+	double busy = (double)r->gpu_busy_ns / 1e9, idle = (double)r->gpu_idle_ns / 1e9;
+	json_object_set_new(j, "name", json_string(policy_names[o->policy]));
+	json_object_set_new(j, "e2e_s", json_real(e2e));
+	json_object_set_new(j, "images_per_s", json_real(e2e > 0 ? (double)r->images / e2e : 0));
+	json_object_set_new(j, "gpu_utilization_pct",
+			    json_real(busy + idle > 0 ? 100.0 * busy / (busy + idle) : 0));
+	json_object_set_new(j, "gpu_idle_s", json_real(idle));
+	json_object_set_new(j, "main_wait_s", json_real((double)wait / 1e9));
+	json_object_set_new(j, "out_of_order_pct", json_real(n ? 100.0 * (double)ooo / (double)n : 0));
+	json_object_set_new(j, "samples_reordered_across_batches", json_boolean(r->samples_moved > 0));
+	json_object_set_new(j, "samples_reordered_count", json_integer((json_int_t)r->samples_moved));
+	if (o->policy == 2) {
+		json_object_set_new(j, "speedy_timeout_pct", json_real(o->speedy_pct));
+		json_object_set_new(j, "speedy_timeout_s",
+				    r->timeout_ns ? json_real((double)r->timeout_ns / 1e9) : json_null());
+		json_object_set_new(j, "speedy_slow_lane_samples", json_integer((json_int_t)r->slow_lane));
+	}
+	return j;
+}
 
 static json_t *loader_json(const struct run_opts *o, const struct loader_result *r,
 			   uint64_t step_ns)
@@ -152,6 +195,7 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	json_t *j = json_object();
 	json_object_set_new(j, "backend", json_string(backend_names[o->backend]));
 	json_object_set_new(j, "order", json_string(order_names[o->order]));
+	json_object_set_new(j, "policy", policy_json(o, r));
 	json_object_set_new(j, "rng", json_string(rng_names[o->rng]));
 	json_object_set_new(j, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
@@ -709,6 +753,8 @@ int cmd_run(int argc, char **argv)
 		.order = o.order ? ORDER_ARRIVAL : ORDER_INORDER,
 		.rng = o.rng ? RNG_TORCH : RNG_PER_SAMPLE,
 		.on_error = o.on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.policy = (enum loader_policy)o.policy,
+		.speedy_timeout_pct = o.speedy_pct,
 		.pin_memory = o.pin,
 		.trace = o.trace,
 		.checksum = o.checksum,

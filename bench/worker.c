@@ -13,6 +13,7 @@
  * sums go to its shared accumulators. Pinning (cfg->pin_plan): each
  * worker binds itself at start; a binding that fails is a warning. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,10 @@ struct wstate {
 	struct rng srng;           /* per-sample stream, reseeded for each sample (if L->random) */
 	struct rng wrng;           /* the worker's torch stream */
 	int64_t epoch;             /* of wrng's seed, -1 none */
+	struct sample csmp;        /* CACHE_SAMPLE: the processed sample, once */
+	uint64_t chash;
+	int have_cached;
+	struct sample *stg;        /* [B] policies: views of a batch's staged samples */
 };
 
 /* Events of one sample: each op that ran, then STransform. */
@@ -98,6 +103,25 @@ static void trace_sample(struct wstate *st, const struct op_time *t, int nran, i
 	int last = L->tf_last < nran - 1 ? L->tf_last : nran - 1;
 	uint64_t s = t[L->tf_first].start_ns, e = t[last].start_ns + t[last].dur_ns;
 	trace_add(tp, EV_TRANSFORM, 0, batch, k, s + off, e - s);
+}
+
+/* CACHE_SAMPLE: keep a copy of the first sample that worked. */
+static void keep_cached(struct wstate *st, const struct sample *s)
+{
+	size_t nb = sample_bytes(s);
+	if (st->have_cached || (nb && buf_reserve(&st->csmp.data, nb)))
+		return;
+	if (nb)
+		memcpy(st->csmp.data.p, s->data.p, nb);
+	st->csmp.kind = s->kind;
+	st->csmp.h = s->h;
+	st->csmp.w = s->w;
+	st->csmp.label = s->label;
+	st->csmp.index = s->index;
+	st->csmp.path = s->path;
+	st->csmp.scr = &st->scr;
+	st->chash = checksum_sample(nb ? st->csmp.data.p : NULL, nb, s->label);
+	st->have_cached = 1;
 }
 
 static void run_task(struct wstate *st, const struct task_msg *tk, struct result_msg *m)
@@ -128,6 +152,11 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	for (uint32_t k = 0; k < tk->n; k++) {
 		if (atomic_load_explicit(&L->sh->stop, memory_order_relaxed))
 			return;
+		if (c->cache == CACHE_SAMPLE && st->have_cached) {
+			st->ok[nok++] = &st->csmp;
+			sum += st->chash;
+			continue;
+		}
 		uint64_t di = L->sched.idx[tk->first + k];
 		struct sample *s = &st->smp[k];
 		s->path = c->data->items[di].path;
@@ -164,6 +193,8 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 			} else {
 				sum += checksum_sample(NULL, 0, s->label);
 			}
+			if (c->cache == CACHE_SAMPLE)
+				keep_cached(st, s);
 			continue;
 		}
 		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err);
@@ -212,6 +243,261 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	atomic_store_explicit(&st->ws->published, tp->n, memory_order_release);
 }
 
+/* ---- policies shared-queue and speedy ----------------------------------- */
+
+/* The batch of the schedule holding offset off of schedule.idx. */
+static int64_t batch_of(const struct schedule *sc, uint64_t off)
+{
+	size_t lo = 0, hi = sc->nbatches;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (sc->b[mid].first <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* speedy: record one sample's time in the warm-up, or compare it with the
+ * timeout and send the sample to the slow lane from the next epoch on. */
+static void speedy_note(struct wstate *st, uint64_t di, uint32_t epoch, uint64_t ns)
+{
+	struct loader *L = st->L;
+	struct shared *sh = L->sh;
+	uint64_t to = atomic_load(&sh->timeout_ns);
+	if (to) {
+		if (ns > to)
+			atomic_store(&L->slow[di], epoch + 2);
+		return;
+	}
+	uint32_t k = atomic_fetch_add(&sh->warm_claimed, 1);
+	if (k >= L->warm_target)
+		return;
+	sh->warm_ns[k] = ns;
+	if (atomic_fetch_add(&sh->warm_done, 1) + 1 != L->warm_target)
+		return;
+	/* the last of the warm-up: the timeout is its percentile */
+	uint64_t v[WARM_CAP];
+	uint32_t n = L->warm_target;
+	memcpy(v, sh->warm_ns, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	double pct = L->cfg->speedy_timeout_pct > 0 ? L->cfg->speedy_timeout_pct : 75;
+	size_t i = (size_t)(pct / 100.0 * (double)(n - 1) + 0.5);
+	if (i >= n)
+		i = n - 1;
+	atomic_store(&sh->timeout_ns, v[i] ? v[i] : 1);
+}
+
+/* The worker that wrote the last position of batch j collates it. */
+static void complete_batch(struct wstate *st, int64_t j, uint32_t slot)
+{
+	struct loader *L = st->L;
+	const struct loader_cfg *c = L->cfg;
+	const struct pipeline *p = c->pipe;
+	const struct sched_batch *sb = &L->sched.b[j];
+	size_t B = (size_t)c->batch, nok = 0;
+	struct result_msg m;
+	memset(&m, 0, sizeof(m));
+	m.batch = j;
+	m.slot = slot;
+	m.worker = st->wid;
+	m.err = -1;
+	m.pinned = -1;
+	m.started = UINT64_MAX;
+	for (uint32_t k = 0; k < sb->n; k++) {
+		const struct stage_meta *mt = &L->meta[(size_t)slot * B + k];
+		if (mt->started < m.started)
+			m.started = mt->started;
+		m.moved += mt->moved;
+		if (!mt->ok) {
+			m.nskipped++;
+			if (c->on_error == ON_ERROR_FAIL && m.status == RES_OK) {
+				m.status = RES_DATA_ERROR;
+				m.err = mt->err;
+			}
+			continue;
+		}
+		struct sample *s = &st->stg[nok];
+		s->data.p = L->stage + ((size_t)slot * B + k) * L->plan->stage_bytes;
+		s->data.cap = L->plan->stage_bytes;
+		s->kind = (enum pix_kind)mt->kind;
+		s->h = mt->h;
+		s->w = mt->w;
+		s->label = mt->label;
+		s->scr = &st->scr;
+		st->ok[nok++] = s;
+		m.checksum += mt->checksum;
+	}
+	unsigned char *mem = L->slots + (size_t)slot * L->plan->slot_bytes;
+	uint64_t off = (uint64_t)L->wall_off;
+	if (m.status == RES_OK && p->batch_op >= 0) {
+		struct batch_out out = { .mem = mem, .capacity = L->plan->slot_bytes, .n = nok };
+		char why[256] = "";
+		struct op_time ct;
+		int rc = counted_run_batch(p, st->ok, nok, &out, why, sizeof(why), &ct, st->cg,
+					   st->ws->cacc);
+		if (c->trace)
+			trace_add(&st->ws->tp, EV_COLLATE, (uint16_t)p->batch_op, j, UINT32_MAX,
+				  ct.start_ns + off, ct.dur_ns);
+		if (rc) {
+			m.status = RES_BATCH_ERROR;
+			m.err = log_error(L->sh, st->wid, p->batch_op, j, -1, why);
+		} else {
+			m.bytes = out.image_bytes + nok * sizeof(int64_t);
+		}
+	} else if (m.status == RES_OK) {
+		int64_t *labels = (int64_t *)(void *)mem;
+		for (size_t i = 0; i < nok; i++)
+			labels[i] = st->ok[i]->label;
+		m.bytes = nok * sizeof(int64_t);
+	}
+	for (size_t i = 0; i < nok; i++)
+		st->stg[i].data.p = NULL;
+	uint64_t t1 = clock_now_ns() + off;
+	if (m.started == UINT64_MAX || m.started > t1)
+		m.started = t1;
+	m.finished = t1;
+	m.n = (uint32_t)nok;
+	trace_add(&st->ws->tp, EV_BATCH_PREPROC, 0, j, UINT32_MAX, m.started, t1 - m.started);
+	st->ws->batches++;
+	atomic_store_explicit(&st->ws->published, st->ws->tp.n, memory_order_release);
+	if (!atomic_load(&L->sh->stop))
+		write_result(L->res_wr, &m);
+}
+
+/* One sample of the shared queue: run it, take the next completion
+ * position, stage it in that batch's slot, collate if it was the last. */
+static void run_one(struct wstate *st, const struct sample_msg *sm)
+{
+	struct loader *L = st->L;
+	const struct loader_cfg *c = L->cfg;
+	const struct pipeline *p = c->pipe;
+	struct op_time t[PIPE_MAX_OPS];
+	uint64_t di = L->sched.idx[sm->off];
+	struct sample *s = &st->smp[0];
+	s->path = c->data->items[di].path;
+	s->label = c->data->items[di].label;
+	s->index = di;
+	s->fixed = NULL;
+	s->max_pixels = c->max_pixels;
+	s->kind = PIX_NONE;
+	s->h = s->w = 0;
+	s->scr = &st->scr;
+	s->err[0] = 0;
+	if (c->rng == RNG_TORCH) {
+		if (st->epoch != (int64_t)sm->epoch) {
+			rng_seed(&st->wrng, (uint64_t)L->sched.base_seed[sm->epoch] + (uint64_t)st->wid);
+			st->epoch = sm->epoch;
+		}
+		s->rng = &st->wrng;
+	} else {
+		if (L->random)
+			rng_seed(&st->srng, rng_sample_seed(c->seed, sm->epoch, di));
+		s->rng = &st->srng;
+	}
+	uint64_t t0 = clock_now_ns();
+	int rc = pipeline_run_sample_counted(p, s, t, st->cg, st->ws->cacc);
+	uint64_t t1 = clock_now_ns();
+	if (c->policy == POLICY_SPEEDY && !rc)
+		speedy_note(st, di, sm->epoch, t1 - t0);
+	size_t nb = rc ? 0 : sample_bytes(s);
+	uint64_t hash = 0;
+	if (!rc && c->checksum) {
+		uint64_t h0 = clock_now_ns();
+		hash = checksum_sample(nb ? s->data.p : NULL, nb, s->label);
+		st->ws->hash_ns += clock_now_ns() - h0;
+		st->ws->hash_bytes += nb;
+	}
+	char why[256];
+	if (!rc && nb > L->plan->stage_bytes) {
+		snprintf(why, sizeof(why), "a sample of %zu bytes is larger than the first one "
+			 "(%zu bytes): samples of different sizes cannot be batched", nb,
+			 L->plan->stage_bytes);
+		rc = -1;
+	}
+
+	/* the next completion position: batch j, position k */
+	uint64_t pos = atomic_fetch_add(&L->sh->claim, 1);
+	int64_t j = batch_of(&L->sched, pos);
+	uint32_t k = (uint32_t)(pos - L->sched.b[j].first);
+	uint32_t slot = atomic_load(&L->slot_of[j]);
+	size_t B = (size_t)c->batch;
+	struct stage_meta *mt = &L->meta[(size_t)slot * B + k];
+	memset(mt, 0, sizeof(*mt));
+	mt->err = -1;
+	mt->started = t0 + (uint64_t)L->wall_off;
+	mt->finished = t1 + (uint64_t)L->wall_off;
+	mt->moved = batch_of(&L->sched, sm->off) != j;
+	if (c->trace)
+		trace_sample(st, t, rc > 0 ? rc : p->nops, j, k);
+	if (!rc) {
+		mt->ok = 1;
+		mt->bytes = nb;
+		mt->checksum = hash;
+		mt->label = s->label;
+		mt->kind = (int32_t)s->kind;
+		mt->h = s->h;
+		mt->w = s->w;
+		if (nb)
+			memcpy(L->stage + ((size_t)slot * B + k) * L->plan->stage_bytes, s->data.p, nb);
+		st->ws->samples++;
+	} else {
+		mt->err = log_error(L->sh, st->wid, rc > 0 ? rc - 1 : p->batch_op, j, (int64_t)di,
+				    rc > 0 ? s->err : why);
+		st->ws->skipped++;
+	}
+	if (atomic_fetch_add_explicit(&L->fill[j], 1, memory_order_acq_rel) + 1 == L->sched.b[j].n)
+		complete_batch(st, j, slot);
+}
+
+/* Read one message without blocking: 1 got one, 0 end of file, -1 none. */
+static int read_sample_nb(int fd, struct sample_msg *m)
+{
+	ssize_t r = read(fd, m, sizeof(*m));
+	if (r == (ssize_t)sizeof(*m))
+		return 1;
+	if (r == 0)
+		return 0;
+	return -1;
+}
+
+static void sample_loop(struct wstate *st)
+{
+	struct loader *L = st->L;
+	/* speedy: the background worker serves the slow lane first, the
+	 * others the fast lane first (then the slow one when it is empty) */
+	int bg = L->slow_rd >= 0 && st->wid == L->W - 1;
+	int fd[2] = { bg ? L->slow_rd : L->sq_rd, bg ? L->sq_rd : L->slow_rd };
+	int open[2] = { fd[0] >= 0, fd[1] >= 0 };
+	while ((open[0] || open[1]) && !atomic_load(&L->sh->stop)) {
+		struct pollfd pf[2];
+		nfds_t n = 0;
+		for (int i = 0; i < 2; i++)
+			if (open[i])
+				pf[n++] = (struct pollfd){ fd[i], POLLIN, 0 };
+		if (poll(pf, n, 200) <= 0)
+			continue;
+		struct sample_msg m;
+		int got = -1;
+		for (int i = 0; i < 2 && got != 1; i++) {
+			if (!open[i])
+				continue;
+			got = read_sample_nb(fd[i], &m);
+			if (!got)
+				open[i] = 0;
+		}
+		if (got == 1)
+			run_one(st, &m);
+	}
+}
+
 void worker_loop(struct loader *L, int wid)
 {
 	const struct loader_cfg *c = L->cfg;
@@ -238,7 +524,10 @@ void worker_loop(struct loader *L, int wid)
 	rng_seed(&st->srng, c->seed);
 	st->smp = calloc((size_t)c->batch, sizeof(*st->smp));
 	st->ok = calloc((size_t)c->batch, sizeof(*st->ok));
-	if (st->smp && st->ok) {
+	st->stg = calloc((size_t)c->batch, sizeof(*st->stg));
+	if (st->smp && st->ok && st->stg && c->policy != POLICY_TORCH) {
+		sample_loop(st);
+	} else if (st->smp && st->ok && st->stg) {
 		struct task_msg tk;
 		struct result_msg m;
 		while (!read_task(L->idx_rd[wid], &tk)) {
@@ -252,8 +541,10 @@ void worker_loop(struct loader *L, int wid)
 	if (st->smp)
 		for (int i = 0; i < c->batch; i++)
 			sample_release(&st->smp[i]);
+	sample_release(&st->csmp);
 	counters_close(st->cg);
 	scratch_release(&st->scr);
+	free(st->stg);
 	free(st->smp);
 	free(st->ok);
 	free(st);
