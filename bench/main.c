@@ -1,6 +1,7 @@
 /* ppbench: a benchmark of CPU-side ML preprocessing (the Lotus study in C). */
 #include <stdio.h>
 #include <string.h>
+#include "bottleneck.h"
 #include "commands.h"
 #include "compare.h"
 #include "report.h"
@@ -22,6 +23,7 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
 	{ "dataset", cmd_dataset, "generate a synthetic ImageNet-like dataset, or describe one" },
