@@ -4,6 +4,7 @@
 #include "bottleneck.h"
 #include "commands.h"
 #include "compare.h"
+#include "merge.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -21,6 +22,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
+	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
 	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
