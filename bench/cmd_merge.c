@@ -1375,7 +1375,8 @@ static void write_compat(struct out *o, const struct merge *m, long ref)
 	for (size_t i = 0; i < m->nfolders; i++)
 		nout += !m->folders[i].compared;
 	if (!nout) {
-		para(o, "All %zu sweep folder%s match.", m->nfolders, m->nfolders == 1 ? "" : "s");
+		if (m->nfolders > 1)
+			para(o, "All %zu sweep folders match.", m->nfolders);
 		return;
 	}
 	para(o, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);

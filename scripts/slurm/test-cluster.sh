@@ -130,7 +130,8 @@ ReturnToService=2
 SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
-MinJobAge=30
+# sbatch --wait polls every 2 s only when MinJobAge is under 6 s (else 2, 8, 32 s)
+MinJobAge=5
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem Features=typea,typeb State=UNKNOWN
 PartitionName=typea Nodes=$node Default=YES MaxTime=INFINITE State=UP
 PartitionName=typeb Nodes=$node MaxTime=INFINITE State=UP
