@@ -18,6 +18,7 @@ pkgs=(
 	libzstd-dev liblz4-dev                  # compressed storage formats
 	libxxhash-dev                           # checksums of batches and stores
 	gnuplot-nox                             # figures
+	slurm-wlm munge                         # a one-node Slurm for tests/cli/test_slurm.sh (18 s)
 )
 if [ "${1:-}" = "--oracle" ]; then
 	pkgs+=(python3 python3-torch python3-torchvision python3-pil python3-numpy)
