@@ -265,13 +265,4 @@ void counters_csv_row(const struct counter_spec *spec, const struct counter_acc 
 
 /* ---- options ------------------------------------------------------------*/
 
-/* The --counters row of a command's option table (bench/options.h), for a
- * config struct with a `const char *` field:
- *   COUNTERS_OPT(struct run_cfg, counters),
- * then counters_parse() the value before anything runs. */
-#define COUNTERS_OPT(type, field) \
-	{ .name = "counters", .type = OPT_LIST, .off = offsetof(type, field), .def = "none", \
-	  .metavar = "LIST", .help = "events counted around each op: presets " \
-	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them)" }
-
 #endif

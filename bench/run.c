@@ -89,13 +89,7 @@ static const struct opt run_opts_table[] = {
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
 	  COUNTERS_DEFAULT_WHY },
-	/* as PIN_OPT of topology.h (whose parameter `type` also replaces the
-	 * .type designator, so the macro cannot be used) */
-	{ .name = "pin", .type = OPT_STR, .off = O(pin_cpus), .def = "none",
-	  .metavar = "none|compact|scatter|CPULIST",
-	  .help = "bind workers to CPUs: compact (fill cores), scatter (spread over packages "
-	  "and cores), or OS CPU numbers as taskset -c; main process and pin thread take "
-	  "the next free CPUs" },
+	PIN_OPT(struct run_opts, pin_cpus),
 	{ "trace", 0, OPT_BOOL, O(trace), "on", NULL,
 	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,

@@ -140,8 +140,8 @@ void pin_plan_format(const struct pin_plan *p, char *out, size_t n);
 /* The --pin row of a command's option table (bench/options.h), for a
  * config struct with a `const char *` field; pin_parse() the value before
  * anything runs. */
-#define PIN_OPT(type, field) \
-	{ .name = "pin", .type = OPT_STR, .off = offsetof(type, field), .def = "none", \
+#define PIN_OPT(cfg_type, field) \
+	{ .name = "pin", .type = OPT_STR, .off = offsetof(cfg_type, field), .def = "none", \
 	  .metavar = "none|compact|scatter|CPULIST", \
 	  .help = "bind workers to CPUs: compact (fill cores), scatter (spread over packages " \
 	  "and cores), or OS CPU numbers as taskset -c; main process and pin thread take " \
