@@ -41,7 +41,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "5", .metavar = "N", .help = "interleaved rounds of the decode comparison", .lo = 1, .hi = 1000 },
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "3", .metavar = "N", .help = "interleaved pairs of runs in the loader sections", .lo = 1, .hi = 100 },
-	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "16", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
+	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "30", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
 	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
 	OPT_END
 };
@@ -317,7 +317,7 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 	const char *common[] = { "--workers", "2", "--batch", "64", "--gpu-step", "0", "--max-batches", nb,
 				 "--trace", "off", NULL };
 	double *ratio = calloc((size_t)c->repeats, sizeof(double));
-	double sum_on = 0, sum_off = 0;
+	double sum_on = 0, sum_off = 0, ev_cost = 0, events = 0, images = 0, cpu = 0;
 	int ok = 0;
 	for (long r = 0; r < c->repeats; r++) {
 		double e2e[2] = { 0, 0 };
@@ -327,6 +327,12 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 			json_t *j = run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
 			if (j)
 				e2e[on] = jnum(j, "e2e_s", NULL);
+			if (j && on) {
+				ev_cost = jnum(j, "trace", "cost_per_event_ns");
+				events += jnum(j, "trace", "events");
+				images += jnum(j, "images", NULL);
+				cpu += jnum(j, "cpu", "workers_total_s");
+			}
 			json_decref(j);
 		}
 		if (e2e[0] > 0 && e2e[1] > 0) {
@@ -343,6 +349,11 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 	       ok ? sum_off / ok : 0, ok ? sum_on / ok : 0);
 	printf("\nE2E on / off: median %.4f (min %.4f, max %.4f); overhead %+.2f %%; target <= +1 %%: %s\n",
 	       st.p50, st.min, st.max, (st.p50 - 1) * 100, st.p50 <= 1.01 ? "met" : "NOT met");
+	if (images > 0 && cpu > 0)
+		printf("from the parts: %.1f trace events per image x %.2f ns per event (measured at start-up) "
+		       "/ %.3f ms of worker CPU per image = %.4f %% of the work\n",
+		       events / images, ev_cost, cpu / images * 1e3,
+		       100.0 * events / images * ev_cost / (cpu / images * 1e9));
 	free(ratio);
 }
 
