@@ -221,6 +221,13 @@ static double jreal(json_t *o, const char *path)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* a count (CPUs): 0 when absent or not a positive number */
+static int jcount(json_t *o, const char *path)
+{
+	double v = jreal(o, path);
+	return v >= 1 && v < 1e9 ? (int)v : 0;
+}
+
 /* commas and line ends would break a CSV field or a table cell */
 static void clean(char *s)
 {
@@ -357,10 +364,9 @@ static void describe(struct folder *f)
 	msg(f->cpu, sizeof(f->cpu), "%s", s ? s : "unknown CPU");
 	clean(f->host);
 	clean(f->cpu);
-	f->cpus = (int)jreal(doc, "machine.cpus_online");
-	if (!(f->cpus > 0))
-		f->cpus = isfinite(jreal(sum, "machine.cpus_online")) ?
-			  (int)jreal(sum, "machine.cpus_online") : 0;
+	f->cpus = jcount(doc, "machine.cpus_online");
+	if (!f->cpus)
+		f->cpus = jcount(sum, "machine.cpus_online");
 	f->cores_known = f->cores > 0;
 	if (!f->cores_known)
 		f->cores = f->cpus;
@@ -874,6 +880,10 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 		goto out;
 	}
 	for (ssize_t len; (len = getline(&line, &cap, in)) > 0;) {
+		if (line[0] == '#') {
+			fputs(line, out);
+			continue;
+		}
 		if (row == 0) {
 			fprintf(out, "host,cpu_model,cpus_online,cores,machine,sweep,compared,in_overlap,%s",
 				line);
@@ -1842,6 +1852,10 @@ int cmd_merge(int argc, char **argv)
 		if (!m.folders[i].compared)
 			warn("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
 	printf("%s/report.md\n%s/report.html\n", m.out, m.out);
+	if (ref < 0) {
+		error("no run of any sweep folder succeeded: nothing to compare");
+		goto out;
+	}
 	rc = EXIT_OK;
 	goto out;
 fail:

@@ -133,7 +133,16 @@ check "the other version is named" grep -q "ppbench 9.9, not (version not record
 check "the other dataset is named" grep -q "dataset '/elsewhere/imagenet', not '" "$O-diff/report.md"
 check "two of four folders compared" test "$(col compared "$O-diff/summary.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 8 0; 8 1;"
 
-# 7. refusals
+# 7. no run succeeded anywhere
+mkdir -p "$TMP/failed"
+cp -r "$F/sweep-node-skx" "$TMP/failed/"
+sed -i 's/"status": "ok"/"status": "failed"/' "$TMP/failed/sweep-node-skx/sweep.json"
+check_cli "no successful run: exit 1" 1 "no run of any sweep folder succeeded" -- \
+	merge "$TMP/failed/sweep-node-skx" --out "$O-failed"
+check "no successful run: the report says so" grep -q "No run of any sweep folder succeeded" \
+	"$O-failed/report.md"
+
+# 8. refusals
 check_cli "a price for an unknown machine" 2 "no machine named 'nohost'" -- merge "$F" \
 	--price nohost=3 --out "$O-x"
 check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" --price node-skx=abc
