@@ -87,6 +87,10 @@ start() {
 	dir=$(cd "$dir" && pwd)
 	mkdir -p "$dir/munge-key" "$dir/munge-run" "$dir/state" "$dir/spool" "$dir/log" ||
 		die3 "cannot make the folders in '$dir'"
+	printf '#!/bin/sh\nexit 0\n' >"$dir/spool/exec-test" && chmod +x "$dir/spool/exec-test" &&
+		"$dir/spool/exec-test" 2>/dev/null ||
+		die3 "cannot run a script from '$dir' (mounted noexec?): slurmd runs the job scripts there"
+	rm -f "$dir/spool/exec-test"
 	chmod 700 "$dir/munge-key"
 	chmod 755 "$dir" "$dir/munge-run"
 	head -c 128 /dev/urandom >"$dir/munge-key/munge.key" && chmod 400 "$dir/munge-key/munge.key" ||
