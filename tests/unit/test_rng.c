@@ -11,107 +11,18 @@
 #include <string.h>
 #include "rng.h"
 #include "rrc.h"
+#include "testutil.h"
 
-#define FIX "tests/fixtures/geometry/"
 /* the seeds of the single-stream fixtures (scripts/fixtures_geometry.py) */
 #define SEED_UNIFORM 7
 #define SEED_RAND 8
 #define SEED_RANDINT 9
-
-/* A private .npy reader (version 1/2, little-endian, C order) so this test
- * does not depend on bench/npy.c. */
-struct npy {
-	char descr[8];     /* "<u4", "|u1", "<f4"... */
-	int ndim;
-	size_t shape[4];
-	size_t count;      /* elements */
-	size_t itemsize;
-	void *data;        /* malloc'd, count * itemsize bytes */
-};
-
-static int npy_load(const char *path, struct npy *n)
-{
-	memset(n, 0, sizeof(*n));
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cannot open '%s'\n", path);
-		return -1;
-	}
-	unsigned char pre[12];
-	char hdr[4096];
-	size_t hlen;
-	int rc = -1;
-	if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6))
-		goto out;
-	if (pre[6] == 1) {
-		hlen = pre[8] | (size_t)pre[9] << 8;
-	} else {
-		if (fread(pre + 10, 1, 2, f) != 2)
-			goto out;
-		hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-	}
-	if (hlen >= sizeof(hdr) || fread(hdr, 1, hlen, f) != hlen)
-		goto out;
-	hdr[hlen] = 0;
-	char *d = strstr(hdr, "'descr': '");
-	char *s = strstr(hdr, "'shape': (");
-	if (!d || !s || !strstr(hdr, "'fortran_order': False"))
-		goto out;
-	d += 10;
-	size_t k = 0;
-	while (d[k] && d[k] != '\'' && k < sizeof(n->descr) - 1) {
-		n->descr[k] = d[k];
-		k++;
-	}
-	n->itemsize = (size_t)atoi(n->descr + 2);
-	s += 10;
-	n->count = 1;
-	while (*s && *s != ')') {
-		char *end;
-		unsigned long long v = strtoull(s, &end, 10);
-		if (end == s) {
-			s++;
-			continue;
-		}
-		if (n->ndim == 4)
-			goto out;
-		n->shape[n->ndim++] = (size_t)v;
-		n->count *= (size_t)v;
-		s = end;
-	}
-	if (!n->itemsize)
-		goto out;
-	n->data = malloc(n->count * n->itemsize + 1);
-	if (!n->data || fread(n->data, n->itemsize, n->count, f) != n->count)
-		goto out;
-	rc = 0;
-out:
-	if (rc) {
-		fprintf(stderr, "cannot read '%s': not a .npy file this test understands\n", path);
-		free(n->data);
-		n->data = NULL;
-	}
-	fclose(f);
-	return rc;
-}
-
-static void npy_free(struct npy *n)
-{
-	free(n->data);
-	n->data = NULL;
-}
 
 static uint32_t bits(float f)
 {
 	uint32_t u;
 	memcpy(&u, &f, sizeof(u));
 	return u;
-}
-
-static void load(const char *path, const char *descr, struct npy *n)
-{
-	assert_int_equal(npy_load(path, n), 0);
-	assert_string_equal(n->descr, descr);
 }
 
 static void test_mt_reference(void **state)

@@ -12,130 +12,7 @@
 #include "op.h"
 #include "rng.h"
 #include "sample.h"
-
-#define FIX "tests/fixtures/geometry/"
-
-/* A private .npy reader (version 1/2, little-endian, C order) so this test
- * does not depend on bench/npy.c. */
-struct npy {
-	char descr[8];     /* "<u4", "|u1", "<f4"... */
-	int ndim;
-	size_t shape[4];
-	size_t count;      /* elements */
-	size_t itemsize;
-	void *data;        /* malloc'd, count * itemsize bytes */
-};
-
-static int npy_load(const char *path, struct npy *n)
-{
-	memset(n, 0, sizeof(*n));
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cannot open '%s'\n", path);
-		return -1;
-	}
-	unsigned char pre[12];
-	char hdr[4096];
-	size_t hlen;
-	int rc = -1;
-	if (fread(pre, 1, 10, f) != 10 || memcmp(pre, "\x93NUMPY", 6))
-		goto out;
-	if (pre[6] == 1) {
-		hlen = pre[8] | (size_t)pre[9] << 8;
-	} else {
-		if (fread(pre + 10, 1, 2, f) != 2)
-			goto out;
-		hlen = pre[8] | (size_t)pre[9] << 8 | (size_t)pre[10] << 16 | (size_t)pre[11] << 24;
-	}
-	if (hlen >= sizeof(hdr) || fread(hdr, 1, hlen, f) != hlen)
-		goto out;
-	hdr[hlen] = 0;
-	char *d = strstr(hdr, "'descr': '");
-	char *s = strstr(hdr, "'shape': (");
-	if (!d || !s || !strstr(hdr, "'fortran_order': False"))
-		goto out;
-	d += 10;
-	size_t k = 0;
-	while (d[k] && d[k] != '\'' && k < sizeof(n->descr) - 1) {
-		n->descr[k] = d[k];
-		k++;
-	}
-	n->itemsize = (size_t)atoi(n->descr + 2);
-	s += 10;
-	n->count = 1;
-	while (*s && *s != ')') {
-		char *end;
-		unsigned long long v = strtoull(s, &end, 10);
-		if (end == s) {
-			s++;
-			continue;
-		}
-		if (n->ndim == 4)
-			goto out;
-		n->shape[n->ndim++] = (size_t)v;
-		n->count *= (size_t)v;
-		s = end;
-	}
-	if (!n->itemsize)
-		goto out;
-	n->data = malloc(n->count * n->itemsize + 1);
-	if (!n->data || fread(n->data, n->itemsize, n->count, f) != n->count)
-		goto out;
-	rc = 0;
-out:
-	if (rc) {
-		fprintf(stderr, "cannot read '%s': not a .npy file this test understands\n", path);
-		free(n->data);
-		n->data = NULL;
-	}
-	fclose(f);
-	return rc;
-}
-
-static void npy_free(struct npy *n)
-{
-	free(n->data);
-	n->data = NULL;
-}
-
-static void *op_make(const struct op_ops *o, const char *argline, char *err, size_t errlen)
-{
-	struct op_args a = { 0 };
-	char tmp[256];
-	snprintf(tmp, sizeof(tmp), "%s", argline ? argline : "");
-	char *save = NULL;
-	for (char *t = strtok_r(tmp, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-		char *eq = strchr(t, '=');
-		assert_non_null(eq);
-		*eq = 0;
-		snprintf(a.key[a.n], sizeof(a.key[0]), "%s", t);
-		snprintf(a.val[a.n], sizeof(a.val[0]), "%s", eq + 1);
-		a.n++;
-	}
-	void *cfg = NULL;
-	err[0] = 0;
-	if (o->init && o->init(&a, &cfg, err, errlen))
-		return NULL;
-	if (op_args_check_used(&a, o->name, err, errlen)) {
-		if (o->release)
-			o->release(cfg);
-		return NULL;
-	}
-	return cfg;
-}
-
-static void sample_set(struct sample *s, struct scratch *scr, const uint8_t *img, int W, int H)
-{
-	struct buf keep = s->data;
-	memset(s, 0, sizeof(*s));
-	s->data = keep;
-	s->scr = scr;
-	assert_int_equal(buf_reserve(&s->data, (size_t)W * H * 3), 0);
-	memcpy(s->data.p, img, (size_t)W * H * 3);
-	s->kind = PIX_U8_HWC;
-	s->w = W;
-	s->h = H;
-}
+#include "testutil.h"
 
 /* 16x16, every value 0..255 in each channel (fixtures_tensor) */
 static void all_values(uint8_t img[16 * 16 * 3])
@@ -149,7 +26,7 @@ static void check_f32(const char *path, const float *got, size_t n)
 {
 	struct npy e;
 	assert_int_equal(npy_load(path, &e), 0);
-	assert_string_equal(e.descr, "<f4");
+	assert_string_equal(e.dtype, "<f4");
 	assert_int_equal(e.count, n);
 	const float *want = e.data;
 	for (size_t i = 0; i < n; i++)
