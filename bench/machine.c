@@ -9,6 +9,7 @@
 #include <jpeglib.h>
 #include "clock.h"
 #include "machine.h"
+#include "version.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -55,6 +56,7 @@ json_t *machine_json(void)
 
 	if (!m)
 		return NULL;
+	set_str(m, "ppbench_version", PPBENCH_VERSION);
 	if (cpu_model(buf, sizeof(buf)) == 0)
 		set_str(m, "cpu_model", buf);
 	if ((v = sysconf(_SC_NPROCESSORS_ONLN)) > 0)

@@ -9,8 +9,8 @@
 #include "run.h"
 #include "strategies.h"
 #include "sweep.h"
+#include "version.h"
 
-#define PPBENCH_VERSION "0.1.0"
 
 struct command {
 	const char *name;
