@@ -3,21 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "analysis.h"
+#include "log.h"
 
 #define MS_500 500000000.0
 #define MS_10 10000000.0
 #define US_100 100000.0
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -99,7 +89,7 @@ static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, 
 
 	memset(acc, 0, sizeof(acc));
 	if (nkeys > sizeof(t->op_names) / sizeof(t->op_names[0])) {
-		set_err(err, errlen, "trace has %zu ops (at most %zu)", nkeys,
+		errf(err, errlen, "trace has %zu ops (at most %zu)", nkeys,
 			sizeof(t->op_names) / sizeof(t->op_names[0]));
 		return -1;
 	}
@@ -126,7 +116,7 @@ static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, 
 			size_t k;
 			if (e->kind == EV_OP) {
 				if (e->op >= t->nops) {
-					set_err(err, errlen, "event of op %u but the trace has %zu ops",
+					errf(err, errlen, "event of op %u but the trace has %zu ops",
 						(unsigned)e->op, t->nops);
 					goto out;
 				}
@@ -139,7 +129,7 @@ static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, 
 				continue;
 			}
 			if (acc_push(&acc[k], (double)e->dur_ns) < 0) {
-				set_err(err, errlen, "out of memory");
+				errf(err, errlen, "out of memory");
 				goto out;
 			}
 		}
@@ -147,7 +137,7 @@ static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, 
 
 	m->ops = calloc(nkeys, sizeof(*m->ops));
 	if (!m->ops) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		goto out;
 	}
 	for (size_t k = 0; k < nkeys; k++) {
@@ -333,7 +323,7 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 	ret = 0;
 	goto out;
 oom:
-	set_err(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 out:
 	free(bv);
 	free(smp);
@@ -346,7 +336,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 {
 	memset(m, 0, sizeof(*m));
 	if (o->end_ns < o->start_ns) {
-		set_err(err, errlen, "run ends before it starts (%llu < %llu)",
+		errf(err, errlen, "run ends before it starts (%llu < %llu)",
 			(unsigned long long)o->end_ns, (unsigned long long)o->start_ns);
 		return -1;
 	}
@@ -425,7 +415,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 		m->gpu_util_pct = 100.0 * m->gpu_busy_s / (m->gpu_busy_s + m->gpu_idle_s);
 	return 0;
 oom:
-	set_err(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 fail:
 	analysis_free(m);
 	return -1;

@@ -30,19 +30,6 @@
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void pathf(char *out, size_t n, const char *fmt, ...)
 {
@@ -80,7 +67,7 @@ static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size
 	pathf(lt, sizeof(lt), "%s/lotustrace", dir);
 	d = opendir(lt);
 	if (!d) {
-		set_err(err, errlen, "cannot open '%s': %s", lt, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", lt, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -95,7 +82,7 @@ static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size
 	}
 	closedir(d);
 	if (!found) {
-		set_err(err, errlen, "no LotusTrace folder in '%s'", lt);
+		errf(err, errlen, "no LotusTrace folder in '%s'", lt);
 		return -1;
 	}
 	return 0;
@@ -110,9 +97,9 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
 	pathf(path, sizeof(path), "%s/%s", dir, name);
 	j = json_load_file(path, 0, &je);
 	if (!j)
-		set_err(err, errlen, "cannot read '%s': %s", path, je.text);
+		errf(err, errlen, "cannot read '%s': %s", path, je.text);
 	else if (!json_is_object(j)) {
-		set_err(err, errlen, "cannot read '%s': not a JSON object", path);
+		errf(err, errlen, "cannot read '%s': not a JSON object", path);
 		json_decref(j);
 		j = NULL;
 	}
@@ -153,11 +140,11 @@ static int side_measure(const char *dir, const struct pipeline *p, struct compar
 	if (p)
 		compare_trace_ops(&s->t, p);
 	if (lotustrace_read(lt, LOTUSTRACE_PREFIX, &s->t, why, sizeof(why))) {
-		set_err(err, errlen, "%s", why);
+		errf(err, errlen, "%s", why);
 		return -1;
 	}
 	if (analysis_compute(&s->t, ao, &s->m, why, sizeof(why))) {
-		set_err(err, errlen, "cannot analyse '%s': %s", lt, why);
+		errf(err, errlen, "cannot analyse '%s': %s", lt, why);
 		lotustrace_free(&s->t);
 		return -1;
 	}
@@ -196,7 +183,7 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 		.checksum = strtoull(jstr(sum, "checksum", "0"), NULL, 16),
 	};
 	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
-		set_err(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
+		errf(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
 		goto out;
 	}
 	if (isnan(ao.main_cpu_s))
@@ -206,7 +193,7 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
 	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
 	if (!wcpu || !wrss) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		goto out;
 	}
 	json_t *a = json_object_get(cpu, "per_worker_s");
@@ -266,7 +253,7 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		.stop_reason = "the PyTorch side did not hand over every batch",
 	};
 	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
-		set_err(err, errlen, "'%s': no workers or no E2E window in config.json/run.json", dir);
+		errf(err, errlen, "'%s': no workers or no E2E window in config.json/run.json", dir);
 		goto out;
 	}
 	if (isnan(ao.main_cpu_s))
@@ -274,7 +261,7 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
 	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
 	if (!wcpu || !wrss) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		goto out;
 	}
 	/* a worker id per epoch (non-persistent workers): CPU adds up, RSS peaks */
@@ -378,7 +365,7 @@ int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compa
 		    npy_read(pla, &la, err, errlen) || npy_read(plb, &lb, err, errlen))
 			goto next;
 		if (strcmp(a.dtype, "<f4") || strcmp(b.dtype, "<f4")) {
-			set_err(err, errlen, "batch %zu: images are %s and %s, not float32", id,
+			errf(err, errlen, "batch %zu: images are %s and %s, not float32", id,
 				a.dtype, b.dtype);
 			goto next;
 		}
@@ -620,7 +607,7 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
 	FILE *f;
 
 	if (build_rows(a, b, &t)) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		goto out;
 	}
 	if (echo)
@@ -628,7 +615,7 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
 	if (md_path) {
 		f = fopen(md_path, "w");
 		if (!f) {
-			set_err(err, errlen, "cannot write '%s': %s", md_path, strerror(errno));
+			errf(err, errlen, "cannot write '%s': %s", md_path, strerror(errno));
 			goto out;
 		}
 		fprintf(f, "# ppbench and PyTorch side by side\n\n");
@@ -636,14 +623,14 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
 			b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
 		print_md(f, &t);
 		if (ferror(f) | fclose(f)) {
-			set_err(err, errlen, "cannot write '%s'", md_path);
+			errf(err, errlen, "cannot write '%s'", md_path);
 			goto out;
 		}
 	}
 	if (csv_path) {
 		f = fopen(csv_path, "w");
 		if (!f) {
-			set_err(err, errlen, "cannot write '%s': %s", csv_path, strerror(errno));
+			errf(err, errlen, "cannot write '%s': %s", csv_path, strerror(errno));
 			goto out;
 		}
 		fprintf(f, "metric,unit,ppbench,pytorch,ratio\n");
@@ -658,7 +645,7 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
 				quote ? "\"" : "", t.r[i].unit, x, y, q);
 		}
 		if (ferror(f) | fclose(f)) {
-			set_err(err, errlen, "cannot write '%s'", csv_path);
+			errf(err, errlen, "cannot write '%s'", csv_path);
 			goto out;
 		}
 	}
@@ -1164,13 +1151,13 @@ static json_t *torch_pipeline(const struct pipeline *p, char *why, size_t whylen
 		for (size_t k = 0; k < sizeof(torch_ops) / sizeof(torch_ops[0]); k++)
 			known |= !strcmp(name, torch_ops[k]);
 		if (!known) {
-			set_err(why, whylen, "pipeline '%s': op '%s' has no torchvision equivalent "
+			errf(why, whylen, "pipeline '%s': op '%s' has no torchvision equivalent "
 				"(compare knows %s)", p->name, name, list);
 			goto bad;
 		}
 		if (!strcmp(name, "decode") != (i == 0) ||
 		    !strcmp(name, "collate") != (i == p->nops - 1)) {
-			set_err(why, whylen, "pipeline '%s': compare needs decode first and collate "
+			errf(why, whylen, "pipeline '%s': compare needs decode first and collate "
 				"last, as ImageFolder and default_collate do", p->name);
 			goto bad;
 		}
@@ -1210,11 +1197,11 @@ static int probe_python(const char *python, const char *script, char *info, size
 	int fds[2];
 
 	if (access(python, X_OK)) {
-		set_err(why, whylen, "'%s': %s", python, strerror(errno));
+		errf(why, whylen, "'%s': %s", python, strerror(errno));
 		return -1;
 	}
 	if (pipe(fds)) {
-		set_err(why, whylen, "cannot make a pipe: %s", strerror(errno));
+		errf(why, whylen, "cannot make a pipe: %s", strerror(errno));
 		return -1;
 	}
 	/* the probe's output is a few hundred bytes: the pipe holds it */
@@ -1236,7 +1223,7 @@ static int probe_python(const char *python, const char *script, char *info, size
 	json_t *j = json_loads(buf, 0, &je);
 	const char *e = json_string_value(json_object_get(j, "error"));
 	if (rc || !j || e) {
-		set_err(why, whylen, "%s", e ? e : rc == 127 ? "cannot run it" : "its probe failed");
+		errf(why, whylen, "%s", e ? e : rc == 127 ? "cannot run it" : "its probe failed");
 		json_decref(j);
 		return -1;
 	}
@@ -1301,7 +1288,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	pathf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
 	pathf(dump, sizeof(dump), "%s/batches", dir);
 	if (mkdir_p(lt) || (fidelity && mkdir_p(dump))) {
-		set_err(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
 		json_decref(c);
 		return -1;
 	}
@@ -1332,7 +1319,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	int rc = json_dump_file(c, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(c);
 	if (rc) {
-		set_err(err, errlen, "cannot write '%s'", path);
+		errf(err, errlen, "cannot write '%s'", path);
 		return -1;
 	}
 	return 0;
@@ -1377,7 +1364,7 @@ static int write_torch_results(const char *dir, const struct compare_side *s, ch
 	json_object_set_new(sum, "pytorch", blk);
 	pathf(path, sizeof(path), "%s/summary.json", dir);
 	if (json_dump_file(sum, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)))
-		set_err(err, errlen, "cannot write '%s'", path);
+		errf(err, errlen, "cannot write '%s'", path);
 	else
 		rc = 0;
 	json_decref(sum);

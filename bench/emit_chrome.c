@@ -5,17 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+#include "log.h"
 
 /* Where a trace_proc is drawn. */
 struct track {
@@ -147,7 +137,7 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 	src = malloc((nall ? nall : 1) * sizeof(*src));
 	dst = malloc((nall ? nall : 1) * sizeof(*dst));
 	if (!tr || !ord || !src || !dst) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		goto out;
 	}
 	/* workers are processes of their own (process backend: their pid;
@@ -165,7 +155,7 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 
 	f = fopen(path, "w");
 	if (!f) {
-		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"ppbench\",", f);
@@ -267,13 +257,13 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 	}
 	fputs("\n]}\n", f);
 	if (ferror(f)) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	ret = 0;
 out:
 	if (f && fclose(f) && ret == 0) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		ret = -1;
 	}
 	free(tr);

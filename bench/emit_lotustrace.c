@@ -7,20 +7,10 @@
 #include <string.h>
 #include "emit.h"
 #include "op.h"
+#include "log.h"
 
 #define MAX_OPS (sizeof(((struct trace *)0)->op_names) / sizeof(((struct trace *)0)->op_names[0]))
 #define NAME_LEN sizeof(((struct trace *)0)->op_names[0])
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* LotusTrace names of the batch events, indexed by enum ev_kind. */
 static const char *const batch_name[] = {
@@ -106,7 +96,7 @@ static int write_proc(const struct trace *t, const struct trace_proc *p, const c
 	file_name(path, sizeof(path), dir, prefix, p, which);
 	f = fopen(path, "wx");
 	if (!f) {
-		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < p->n; i++) {
@@ -114,7 +104,7 @@ static int write_proc(const struct trace *t, const struct trace_proc *p, const c
 		if (ev_file(p, e->kind) != which)
 			continue;
 		if (format_name(t, e, name, sizeof(name)) < 0) {
-			set_err(err, errlen, "cannot write '%s': event of kind %u op %u has no name",
+			errf(err, errlen, "cannot write '%s': event of kind %u op %u has no name",
 				path, (unsigned)e->kind, (unsigned)e->op);
 			fclose(f);
 			return -1;
@@ -122,7 +112,7 @@ static int write_proc(const struct trace *t, const struct trace_proc *p, const c
 		fprintf(f, "%s,%" PRIu64 ",%" PRIu64 "\n", name, e->start_ns, e->dur_ns);
 	}
 	if (ferror(f) | fclose(f)) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -134,12 +124,12 @@ int lotustrace_write(const struct trace *t, const char *dir, const char *prefix,
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct trace_proc *p = &t->procs[i];
 		if ((unsigned)p->role > ROLE_GPU) {
-			set_err(err, errlen, "trace proc %zu has an unknown role %d", i, (int)p->role);
+			errf(err, errlen, "trace proc %zu has an unknown role %d", i, (int)p->role);
 			return -1;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (t->procs[j].role == p->role && t->procs[j].pid == p->pid) {
-				set_err(err, errlen, "two %s traces with pid %d", role_name[p->role],
+				errf(err, errlen, "two %s traces with pid %d", role_name[p->role],
 					p->pid);
 				return -1;
 			}
@@ -260,7 +250,7 @@ static int read_file(struct trace *t, struct trace_proc *p, const char *path,
 	int ret = -1;
 
 	if (!f) {
-		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
@@ -294,16 +284,16 @@ static int read_file(struct trace *t, struct trace_proc *p, const char *path,
 		if (parse_name(t, line, &e, &why) < 0)
 			goto bad;
 		if (push_ev(p, &e) < 0) {
-			set_err(err, errlen, "out of memory");
+			errf(err, errlen, "out of memory");
 			goto out;
 		}
 		continue;
 bad:
-		set_err(err, errlen, "'%s':%zu: %s", path, lineno, why);
+		errf(err, errlen, "'%s':%zu: %s", path, lineno, why);
 		goto out;
 	}
 	if (ferror(f)) {
-		set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -448,7 +438,7 @@ int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
 	t->nprocs = 0;
 	t->procs = NULL;
 	if (!d) {
-		set_err(err, errlen, "cannot open '%s': %s", dir, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	while ((de = readdir(d))) {
@@ -498,7 +488,7 @@ int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
 			goto out;
 	}
 	if (!nlotus) {
-		set_err(err, errlen, "no LotusTrace files '%s_{main,worker}_pid_<pid>' in '%s'",
+		errf(err, errlen, "no LotusTrace files '%s_{main,worker}_pid_<pid>' in '%s'",
 			prefix, dir);
 		goto out;
 	}
@@ -528,7 +518,7 @@ int lotustrace_read(const char *dir, const char *prefix, struct trace *t,
 	ret = 0;
 	goto out;
 oom:
-	set_err(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 out:
 	closedir(d);
 	for (size_t i = 0; i < nnames; i++)

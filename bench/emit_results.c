@@ -10,19 +10,9 @@
 #include <time.h>
 #include <jansson.h>
 #include "emit.h"
+#include "log.h"
 
 #define NS_PER_MS 1e6
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* json_real refuses NaN and infinities: they become null. */
 static json_t *jreal(double x)
@@ -184,7 +174,7 @@ static int close_checked(FILE *f, const char *path, char *err, size_t errlen)
 	int bad = ferror(f);
 
 	if (fclose(f) || bad) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;
@@ -196,7 +186,7 @@ int results_write_batches_csv(const struct run_metrics *m, const char *path,
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	fputs("id,worker,pid,samples,queued_ns,started_ns,finished_ns,arrived_ns,pinned_ns,"
@@ -224,7 +214,7 @@ int results_write_ops_csv(const struct run_metrics *m, const char *path,
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	fputs("op,lotus_name,count,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,cpu_s,"
@@ -247,14 +237,14 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 
 	sum = results_summary_json(in->m, in->options, in->machine);
 	if (!sum) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
 	rc = json_dump_file(sum, path, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
 	json_decref(sum);
 	if (rc < 0) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/batches.csv", dir);
@@ -266,13 +256,13 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 	if (in->t && in->lotustrace) {
 		snprintf(path, sizeof(path), "%s/lotustrace", dir);
 		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
-			set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 			return -1;
 		}
 		snprintf(path, sizeof(path), "%s/lotustrace/b%d_gpu%d", dir, in->m->batch_size,
 			 in->m->gpus);
 		if (mkdir(path, 0777) < 0 && errno != EEXIST) {
-			set_err(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 			return -1;
 		}
 		if (lotustrace_write(in->t, path, LOTUSTRACE_PREFIX, err, errlen) < 0)
@@ -293,7 +283,7 @@ static int make_dirs(const char *path, char *err, size_t errlen)
 	size_t n = strlen(path);
 
 	if (n >= sizeof(buf)) {
-		set_err(err, errlen, "cannot create '%s': %s", path, strerror(ENAMETOOLONG));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(ENAMETOOLONG));
 		return -1;
 	}
 	memcpy(buf, path, n + 1);
@@ -302,7 +292,7 @@ static int make_dirs(const char *path, char *err, size_t errlen)
 			continue;
 		buf[i] = 0;
 		if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
-			set_err(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
 			return -1;
 		}
 		buf[i] = path[i];
@@ -324,7 +314,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	struct tm tm;
 
 	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
-		set_err(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
+		errf(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
 		return -1;
 	}
 	if (make_dirs(root, err, errlen) < 0)
@@ -347,13 +337,13 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 		if (mkdir(tmp, 0777) < 0) {
 			if (errno == EEXIST)
 				continue;
-			set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
 			return -1;
 		}
 		snprintf(name, namelen, "%s", cand);
 		return 0;
 	}
-	set_err(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
+	errf(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
 	return -1;
 }
 
@@ -376,11 +366,11 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 			if (rename(tmp, final_path) == 0)
 				return 0;
 		}
-		set_err(err, errlen, "cannot rename '%s' to '%s': %s", tmp, final_path,
+		errf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, final_path,
 			strerror(errno));
 		return -1;
 	}
-	set_err(err, errlen, "cannot rename '%s': every name is taken", tmp);
+	errf(err, errlen, "cannot rename '%s': every name is taken", tmp);
 	return -1;
 }
 

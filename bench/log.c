@@ -52,3 +52,14 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	exit(2);
 }
+
+void errf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
