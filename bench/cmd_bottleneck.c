@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "bottleneck.h"
+#include "run.h"
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
@@ -21,44 +22,6 @@
 #include "options.h"
 #include "pipeline.h"
 
-struct bn_opts {
-	const char *data, *pipeline;
-	long workers, batch, gpus, prefetch;
-	uint64_t gpu_step, batches, seed, max_pixels;
-	double h2d;
-	int pin, backend;
-};
-
-#define O(f) offsetof(struct bn_opts, f)
-static const struct opt bn_opts_table[] = {
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
-	{ "workers", 'w', OPT_INT, O(workers), "2", "W", "worker processes (or threads)",
-	  .lo = 1, .hi = 1024 },
-	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
-	{ "gpus", 'g', OPT_INT, O(gpus), "2", "G", "simulated GPUs (chooses the auto step time)",
-	  .lo = 1, .hi = 64 },
-	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
-	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
-	  .unit = "ms" },
-	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth", .unit = "B/s" },
-	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
-	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
-	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
-	  "copy each batch into page-locked memory in a pin thread", .choices = NULL },
-	{ "max-batches", 'n', OPT_U64, O(batches), "20", "N",
-	  "batches measured per step (steps 4 and 5: at most one epoch)", .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (torch.manual_seed)", .choices = NULL },
-	{ "backend", 0, OPT_ENUM, O(backend), "process", NULL,
-	  "workers as forked processes or as threads", .choices = "process|thread" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
-	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
-	OPT_END
-};
-#undef O
 
 static const char usage[] = "ppbench bottleneck [options]";
 static const char description[] =
@@ -67,6 +30,7 @@ static const char description[] =
 	"(collate + loader + copy + step), (4) the files' bytes in memory, the page cache\n"
 	"(every op + collate + copy + step), (5) the full pipeline from storage with a cold\n"
 	"page cache. Names the stage whose inclusion causes the largest drop.\n"
+	"Takes the options of ppbench run; --max-batches 0 means 20 batches per step.\n"
 	"Exit status: 0 done; 1 a step failed; 2 a bad option.";
 
 #define NSTEPS 5
@@ -86,17 +50,17 @@ static const char *const stage_name[NSTEPS] = {
 };
 
 /* Steps 1 and 2: the simulated GPU alone, on one batch of `bytes`. */
-static double gpu_only(const struct bn_opts *o, uint64_t step_ns, double h2d, size_t bytes)
+static double gpu_only(const struct run_opts *o, uint64_t step_ns, double h2d, size_t bytes)
 {
 	struct gpu_sim g;
 	uint64_t t0 = clock_now_ns();
 	gpu_init(&g, step_ns, h2d, t0);
-	for (uint64_t i = 0; i < o->batches; i++)
+	for (uint64_t i = 0; i < o->max_batches; i++)
 		gpu_consume(&g, bytes, (int64_t)i, NULL, 0, NULL, NULL, NULL);
 	double s = (double)(clock_now_ns() - t0) / 1e9;
 	if (s <= 0)
 		return 0; /* a step of 0: no GPU bound */
-	return (double)o->batches * (double)o->batch / s;
+	return (double)o->max_batches * (double)o->batch / s;
 }
 
 /* Read every file once (into the page cache), or drop it from there. */
@@ -134,18 +98,18 @@ static int loader_step(struct loader_cfg *lc, double *ips, char *err, size_t err
 
 int cmd_bottleneck(int argc, char **argv)
 {
-	struct bn_opts o;
+	struct run_opts o;
 	struct pipeline pipe;
 	struct dataset data;
 	char err[1024], data_path[4096];
 	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0;
-	if (opts_defaults(bn_opts_table, &o, err, sizeof(err))) {
+	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
 		error("%s", err);
 		return EXIT_FAIL;
 	}
-	int pr = opts_parse(bn_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
+	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
 	if (pr == 1) {
-		opts_help(bn_opts_table, stdout, usage, description);
+		opts_help(run_opts_table, stdout, usage, description);
 		return EXIT_OK;
 	}
 	if (pr < 0) {
@@ -156,10 +120,8 @@ int cmd_bottleneck(int argc, char **argv)
 		error("unexpected argument '%s' (see ppbench bottleneck --help)", argv[1]);
 		return EXIT_USAGE;
 	}
-	if (!o.batches) {
-		error("--max-batches: at least 1 batch per step");
-		return EXIT_USAGE;
-	}
+	if (!o.max_batches)   /* run's "every batch" is too long for five steps */
+		o.max_batches = 20;
 	uint64_t step_ns = o.gpu_step;
 	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
 		error("--gpu-step auto: %s", err);
@@ -191,11 +153,15 @@ int cmd_bottleneck(int argc, char **argv)
 		.batch = (int)o.batch,
 		.prefetch = (int)o.prefetch,
 		.epochs = 1,
-		.max_batches = o.batches,
-		.shuffle = 1,
+		.max_batches = o.max_batches,
+		.shuffle = o.shuffle,
+		.drop_last = o.drop_last,
 		.seed = o.seed,
 		.backend = o.backend ? BACKEND_THREAD : BACKEND_PROCESS,
-		.order = ORDER_INORDER,
+		.order = o.order ? ORDER_ARRIVAL : ORDER_INORDER,
+		.rng = o.rng ? RNG_TORCH : RNG_PER_SAMPLE,
+		.on_error = o.on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.policy = (enum loader_policy)o.policy,
 		.pin_memory = o.pin,
 		.max_pixels = o.max_pixels,
 		.gpu_step_ns = step_ns,
@@ -230,7 +196,7 @@ int cmd_bottleneck(int argc, char **argv)
 
 	printf("caching ladder: pipeline %s, %zu images, B %ld, W %ld, GPU step %.1f ms, "
 	       "%" PRIu64 " batches per step\n", pipe.name, data.n, o.batch, o.workers,
-	       (double)step_ns / 1e6, o.batches);
+	       (double)step_ns / 1e6, o.max_batches);
 	printf("%-48s %12s %10s\n", "step", "images/s", "vs prev");
 	int worst = -1;
 	double worst_ratio = 1;

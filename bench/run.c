@@ -26,14 +26,6 @@
 #include "run.h"
 #include "topology.h"
 
-struct run_opts {
-	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
-	long workers, batch, gpus, prefetch, epochs;
-	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
-	double h2d, speedy_pct;
-	int policy;
-	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;
-};
 
 /* The --counters default. sw costs one group read per op boundary (about
  * 0.4 us here), measured against imagenet_train in BENCHMARKS.md. */
@@ -42,7 +34,7 @@ struct run_opts {
 	"of imagenet_train's time (none: nothing counted)"
 
 #define O(f) offsetof(struct run_opts, f)
-static const struct opt run_opts_table[] = {
+const struct opt run_opts_table[] = {
 	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
 	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
 	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",

@@ -2,11 +2,28 @@
 #ifndef PPBENCH_RUN_H
 #define PPBENCH_RUN_H
 
+#include <stdint.h>
+#include "options.h"
+
 /* argv[0] = "run". Exit codes: 0 done; 1 the run failed (a data error with
  * --on-error fail) or its results could not be written; 2 a bad option or
  * argument, or a run that cannot fit in memory (nothing ran); 3 a worker
  * died; 130 / 143 SIGINT / SIGTERM. Once the run has started, its results
  * are written in every case ("complete": false when it stopped early). */
 int cmd_run(int argc, char **argv);
+
+/* The options of a run: one table (run.c) that `run` and the commands that
+ * take "the same options as run" (bottleneck) parse with. Enum fields hold
+ * the index of the value in the option's choices. */
+struct run_opts {
+	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
+	long workers, batch, gpus, prefetch, epochs;
+	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
+	double h2d, speedy_pct;
+	int policy;
+	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;
+};
+
+extern const struct opt run_opts_table[];
 
 #endif
