@@ -220,7 +220,7 @@ struct rcol {
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CR(cache_resident_pct), CR(wall_s), CR(other_cpu_pct), CI(workers), CI(batch), CI(gpus), CI(complete),
+	CR(cache_resident_pct), CR(wall_s), CR(other_cpu_pct), CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete),
 	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
 	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
 	CR(preproc_batches), CR(preproc_avg_ms), CR(preproc_std_pct), CR(preproc_p25_ms),
@@ -230,6 +230,7 @@ static const struct rcol rcols[] = {
 	CR(delay_avg_ms), CR(delay_p50_ms), CR(delay_p90_ms), CR(delay_max_ms),
 	CR(delay_gt_500ms_pct),
 	CR(gpu_busy_s), CR(gpu_idle_s), CR(gpu_util_pct),
+	CIO(samples_reordered_across_batches), CR(samples_reordered_count), CR(main_wait_s),
 	CR(trace_events), CR(trace_cost_ns), CR(skipped_files), CS(checksum),
 	CS(counters), CS(hw_events),
 };
@@ -268,6 +269,7 @@ void sweep_row_init(struct sweep_row *r)
 		if (rcols[i].type == CT_REAL)
 			*FIELD(r, rcols[i].off, double) = NAN;
 	r->exit_code = -1;
+	r->samples_reordered_across_batches = -1;
 	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
 }
 
@@ -422,13 +424,23 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 		{ offsetof(struct sweep_row, trace_events), "trace.events" },
 		{ offsetof(struct sweep_row, trace_cost_ns), "trace.cost_per_event_ns" },
 		{ offsetof(struct sweep_row, skipped_files), "skipped.count" },
+		{ offsetof(struct sweep_row, samples_reordered_count),
+		  "loader.policy.samples_reordered_count" },
+		{ offsetof(struct sweep_row, main_wait_s), "loader.policy.main_wait_s" },
 	};
+	json_t *pol = json_object_get(json_object_get(s, "loader"), "policy");
 	json_t *ops, *v;
 	const char *key;
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		*FIELD(r, map[i].off, double) = jnum(s, map[i].path);
 	r->complete = json_is_true(json_object_get(s, "complete"));
+	v = json_object_get(pol, "name");
+	if (json_is_string(v))
+		snprintf(r->policy, sizeof(r->policy), "%s", json_string_value(v));
+	v = json_object_get(pol, "samples_reordered_across_batches");
+	if (json_is_boolean(v))
+		r->samples_reordered_across_batches = json_is_true(v);
 	v = json_object_get(s, "checksum");
 	if (json_is_string(v))
 		snprintf(r->checksum, sizeof(r->checksum), "%s", json_string_value(v));
@@ -448,6 +460,37 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 static int row_ok(const struct sweep_row *r)
 {
 	return !strcmp(r->status, RUN_OK);
+}
+
+const char *sweep_row_policy(const struct sweep_row *r)
+{
+	return r->policy[0] ? r->policy : "torch";
+}
+
+/* The rows' loader policies in order of first appearance. */
+#define MAX_POLICIES 8
+static size_t policy_list(const struct sweep_row *r, size_t n, char (*names)[16])
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = sweep_row_policy(&r[i]);
+		size_t m;
+		for (m = 0; m < k; m++)
+			if (!strcmp(names[m], p))
+				break;
+		if (m == k && k < MAX_POLICIES)
+			snprintf(names[k++], 16, "%s", p);
+	}
+	return k;
+}
+
+static int policy_index(char (*names)[16], size_t k, const char *p)
+{
+	for (size_t m = 0; m < k; m++)
+		if (!strcmp(names[m], p))
+			return (int)m;
+	return 0;
 }
 
 /* ---- loading a sweep ------------------------------------------------------*/
@@ -548,6 +591,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		r->workers = jint(e, "workers", 0);
 		r->batch = jint(e, "batch_size", 0);
 		r->gpus = jint(e, "gpus", 0);
+		snprintf(r->policy, sizeof(r->policy), "%s", jstr(e, "policy", ""));
 		r->exit_code = jint(e, "exit_code", -1);
 		snprintf(r->tag, sizeof(r->tag), "%s", jstr(e, "tag", ""));
 		snprintf(r->status, sizeof(r->status), "%s", jstr(e, "status", RUN_PENDING));
@@ -764,6 +808,10 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 
 struct agg {
 	int part, config, workers, batch, gpus, n;
+	int pol;                      /* index in the sweep's policies (policy_list) */
+	char policy[16];
+	int reordered;                /* samples left their batch in a run: 1, 0, -1 unknown */
+	double gpu_idle_s, main_wait_s, samples_reordered_count;
 	size_t first;                 /* its first ok row */
 	double e2e_s, e2e_min_s, e2e_max_s, cpu_s, images_per_s, ooo_pct, stall_pct;
 	double gpu_util_pct, wait_gt_500ms_pct, delay_gt_500ms_pct;
@@ -779,7 +827,8 @@ static const struct {
 	AGG_MEAN(stall_pct), AGG_MEAN(gpu_util_pct), AGG_MEAN(wait_gt_500ms_pct),
 	AGG_MEAN(delay_gt_500ms_pct), AGG_MEAN(preproc_batches), AGG_MEAN(preproc_avg_ms),
 	AGG_MEAN(preproc_std_pct), AGG_MEAN(preproc_iqr_ms), AGG_MEAN(workers_cpu_s),
-	AGG_MEAN(trace_events), AGG_MEAN(trace_cost_ns),
+	AGG_MEAN(trace_events), AGG_MEAN(trace_cost_ns), AGG_MEAN(gpu_idle_s),
+	AGG_MEAN(main_wait_s), AGG_MEAN(samples_reordered_count),
 };
 #undef AGG_MEAN
 
@@ -829,7 +878,8 @@ static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const
 static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 {
 	struct agg *a = calloc(n ? n : 1, sizeof(*a));
-	size_t k = 0;
+	char pols[MAX_POLICIES][16];
+	size_t k = 0, npol = policy_list(r, n, pols);
 
 	*out = NULL;
 	if (!a)
@@ -850,6 +900,9 @@ static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 		a[k].workers = r[i].workers;
 		a[k].batch = r[i].batch;
 		a[k].gpus = r[i].gpus;
+		snprintf(a[k].policy, sizeof(a[k].policy), "%s", sweep_row_policy(&r[i]));
+		a[k].pol = policy_index(pols, npol, a[k].policy);
+		a[k].reordered = -1;
 		a[k].n = 1;
 		a[k].first = i;
 		k++;
@@ -867,6 +920,10 @@ static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 			}
 		if (!isfinite(a[j].e2e_min_s))
 			a[j].e2e_min_s = a[j].e2e_max_s = NAN;
+		for (size_t i = 0; i < n; i++)
+			if (r[i].config == a[j].config && row_ok(&r[i]) &&
+			    r[i].samples_reordered_across_batches > a[j].reordered)
+				a[j].reordered = r[i].samples_reordered_across_batches;
 	}
 	if (!k) {
 		free(a);
@@ -1394,23 +1451,35 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
 struct seriesing {
 	int by_batch;                 /* 1: x = batch */
 	int nparts;                   /* > 1: labels name the part */
+	int npol;                     /* > 1: a series per policy, labels name it */
 	int tied[SWEEP_MAX_PARTS];    /* the part's configurations all have workers ==
 					 gpus, with several GPU counts */
 };
 
-#define NKEY 4
+/* k[0..NKEY-2] name the series, k[NKEY-1] is x */
+#define NKEY 5
 static void series_key(const struct seriesing *z, const struct agg *a, int k[NKEY])
 {
 	k[0] = a->part;
+	k[3] = a->pol;
 	if (z->by_batch) {
 		k[1] = a->workers;
 		k[2] = a->gpus;
-		k[3] = a->batch;
+		k[4] = a->batch;
 	} else {
 		k[1] = a->batch;
 		k[2] = z->tied[a->part] ? 0 : a->gpus;
-		k[3] = a->workers;
+		k[4] = a->workers;
 	}
+}
+
+/* k starts another series than prev (and prev becomes k) */
+static int new_series(const int k[NKEY], int prev[NKEY])
+{
+	if (!memcmp(k, prev, (NKEY - 1) * sizeof(int)))
+		return 0;
+	memcpy(prev, k, NKEY * sizeof(int));
+	return 1;
 }
 
 static int cmp_series(const void *x, const void *y, void *ctx)
@@ -1442,6 +1511,10 @@ static void series_label(const struct seriesing *z, const struct agg *a, char *o
 	} else {
 		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch, a->gpus, a->gpus == 1 ? "" : "s");
 	}
+	if (z->npol > 1) {
+		size_t l = strlen(out);
+		snprintf(out + l, n - l, " / %s", a->policy);
+	}
 }
 
 /* every configuration of the part has workers == gpus, with several GPU counts */
@@ -1466,6 +1539,9 @@ static void seriesing_init(struct seriesing *z, int by_batch, const struct sweep
 	memset(z, 0, sizeof(*z));
 	z->by_batch = by_batch;
 	z->nparts = (int)s->nparts;
+	for (size_t i = 0; i < n; i++)
+		if (a[i].pol + 1 > z->npol)
+			z->npol = a[i].pol + 1;
 	for (size_t p = 0; p < s->nparts && p < SWEEP_MAX_PARTS; p++)
 		z->tied[p] = is_tied(a, n, (int)p);
 }
@@ -1492,7 +1568,7 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 {
 	struct agg *s = malloc((n ? n : 1) * sizeof(*s));
 	int *size = calloc(n + 2, sizeof(int));
-	int series = 0, out = 0, maxpts = 0, pts = 0, prev[NKEY] = { -1, -1, -1, -1 };
+	int series = 0, out = 0, maxpts = 0, pts = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
 	char label[128];
 
 	*sorted = s;
@@ -1506,24 +1582,22 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 	for (size_t i = 0; i < n; i++) {
 		int k[NKEY];
 		series_key(z, &s[i], k);
-		if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
+		if (new_series(k, prev))
 			series++;
-			memcpy(prev, k, sizeof(prev));
-		}
 		size[series]++;
 	}
 	series = 0;
-	prev[0] = prev[1] = prev[2] = prev[3] = -1;
+	for (int i = 0; i < NKEY; i++)
+		prev[i] = -1;
 	fprintf(f, "series,series_label,workers,batch,gpus,runs,e2e_s,e2e_min_s,e2e_max_s,cpu_s,"
 		   "ooo_pct,stall_pct,gpu_util_pct,images_per_s,wait_gt_500ms_pct,"
-		   "delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct\n");
+		   "delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct,policy\n");
 	for (size_t i = 0; i < n; i++) {
 		int k[NKEY];
 		series_key(z, &s[i], k);
-		if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
+		if (new_series(k, prev)) {
 			series++;
 			pts = 0;
-			memcpy(prev, k, sizeof(prev));
 			out += size[series] > 1;
 		}
 		pts++;
@@ -1548,10 +1622,90 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 		csv_real(f, s[i].delay_gt_500ms_pct);
 		csv_real(f, s[i].preproc_avg_ms);
 		csv_real(f, s[i].preproc_std_pct);
-		fputc('\n', f);
+		fprintf(f, ",%s\n", s[i].policy);
 	}
 	free(size);
 	return maxpts;
+}
+
+/* The configurations the policy comparison shows: those of the part, batch
+ * size and GPU count with the most policies (the last such in plan order).
+ * Returns the number of policies there; *pick is one of its aggs. */
+static int policy_group(const struct agg *a, size_t n, size_t *pick)
+{
+	int best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned seen = 0;
+		int np = 0;
+		for (size_t j = 0; j < n; j++)
+			if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			    a[j].gpus == a[i].gpus && a[j].pol < 32 && !(seen & (1u << a[j].pol))) {
+				seen |= 1u << a[j].pol;
+				np++;
+			}
+		if (np >= best) {
+			best = np;
+			*pick = i;
+		}
+	}
+	return best;
+}
+
+static int in_group(const struct agg *x, const struct agg *g)
+{
+	return x->part == g->part && x->batch == g->batch && x->gpus == g->gpus;
+}
+
+static int cmp_int(const void *x, const void *y)
+{
+	int a = *(const int *)x, b = *(const int *)y;
+	return (a > b) - (a < b);
+}
+
+/* policies.csv: per policy (series) and worker count of the group of g, the
+ * figures a policy changes; xi is the index of the worker count (the bar
+ * group). Returns the number of rows. */
+static int write_policies(FILE *f, const struct agg *a, size_t n, const struct agg *g, int npol)
+{
+	int *w = malloc((n ? n : 1) * sizeof(*w)), nw = 0, rows = 0;
+
+	if (!w)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (in_group(&a[i], g))
+			w[nw++] = a[i].workers;
+	qsort(w, (size_t)nw, sizeof(*w), cmp_int);
+	fprintf(f, "series,series_label,workers,xi,batch,gpus,runs,e2e_s,images_per_s,"
+		   "gpu_util_pct,gpu_idle_s,main_wait_s,ooo_pct,stall_pct,samples_reordered_count\n");
+	for (int p = 0; p < npol; p++) {
+		int xi = -1, last = -1;
+		for (int k = 0; k < nw; k++) {
+			if (w[k] == last)
+				continue;
+			last = w[k];
+			xi++;
+			for (size_t i = 0; i < n; i++) {
+				if (!in_group(&a[i], g) || a[i].pol != p || a[i].workers != w[k])
+					continue;
+				fprintf(f, "%d,%s,%d,%d,%d,%d,%d", p + 1, a[i].policy, a[i].workers, xi,
+					a[i].batch, a[i].gpus, a[i].n);
+				csv_real(f, a[i].e2e_s);
+				csv_real(f, a[i].images_per_s);
+				csv_real(f, a[i].gpu_util_pct);
+				csv_real(f, a[i].gpu_idle_s);
+				csv_real(f, a[i].main_wait_s);
+				csv_real(f, a[i].ooo_pct);
+				csv_real(f, a[i].stall_pct);
+				csv_real(f, a[i].samples_reordered_count);
+				fputc('\n', f);
+				rows++;
+				break;
+			}
+		}
+	}
+	free(w);
+	return rows;
 }
 
 /* cpu_by_op.csv for the configurations of one series (sorted by workers).
@@ -2005,20 +2159,49 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		snprintf(f->why, sizeof(f->why), "%s", no_w);
 	else
 		draw(top, figdir, log, f, "gpu_util_vs_workers.gp", p, NULL);
+	/* the loader policies side by side */
+	f = fig_add(st, max, nst, "policies_compare");
+	{
+		size_t pick = 0;
+		int np = na ? policy_group(a, na, &pick) : 0;
+		if (zw.npol < 2) {
+			snprintf(f->why, sizeof(f->why), "the sweep has one loader policy (compare them "
+				 "with sweep --policy \"torch speedy shared-queue\")");
+		} else if (np < 2) {
+			snprintf(f->why, sizeof(f->why), "no batch size and GPU count finished with "
+				 "two policies");
+		} else {
+			pathf(p2, sizeof(p2), "%s/policies.csv", datadir);
+			fh = fopen(p2, "w");
+			if (!fh) {
+				set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+				goto out;
+			}
+			int rows = write_policies(fh, a, na, &a[pick], zw.npol);
+			if (fclose(fh) || rows < 0) {
+				set_err(err, errlen, "cannot write '%s'", p2);
+				goto out;
+			}
+			char part[32] = "";
+			if (s->nparts > 1)
+				snprintf(part, sizeof(part), "sweep %d: ", a[pick].part + 1);
+			snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch,
+				 a[pick].gpus, a[pick].gpus == 1 ? "" : "s");
+			draw(top, figdir, log, f, "policies.gp", p2, sub);
+		}
+	}
 	f = fig_add(st, max, nst, "fig6b_cpu_vs_workers");
 	size_t from = 0, cnt = 0;
 	if (ptw < 2) {
 		snprintf(f->why, sizeof(f->why), "%s", no_w);
 	} else {
 		/* the series with the most worker counts */
-		int series = 0, prev[NKEY] = { -1, -1, -1, -1 };
+		int series = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
 		for (size_t i = 0; i < na; i++) {
 			int k[NKEY];
 			series_key(&zw, &sw[i], k);
-			if (k[0] != prev[0] || k[1] != prev[1] || k[2] != prev[2]) {
+			if (new_series(k, prev))
 				series++;
-				memcpy(prev, k, sizeof(prev));
-			}
 			if (series == best_w && !cnt++)
 				from = i;
 		}
@@ -2920,6 +3103,120 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	free(a);
 }
 
+/* "Loader policies": a table per policy, the comparison figure, what a
+ * user gives up, and whether the checksums agree across policies. */
+static void write_policies_section(struct doc *d, const struct sweep *s,
+				   const struct fig_status *st, size_t nst)
+{
+	char pols[MAX_POLICIES][16];
+	size_t npol = policy_list(s->rows, s->nrows, pols);
+	struct agg *a = NULL;
+	size_t na = aggregate(s->rows, s->nrows, &a);
+	static const char *const hdr[] = { "workers", "batch", "GPUs", "runs", "E2E (s)",
+					   "images/s", "GPU util (%)", "GPU idle (s)",
+					   "main wait (s)", "out of order (%)",
+					   "reordered across batches" };
+
+	if (npol < 2)
+		goto out;
+	doc_h(d, 2, "Loader policies");
+	doc_p(d, "The sweep compared %zu loader policies (ppbench run --policy). torch is "
+		 "PyTorch's DataLoader: each batch is the sampler's batch, delivered in order; "
+		 "shared-queue forms batches from finished samples in completion order; speedy "
+		 "moves samples that run past the warm-up's timeout to a slow lane. What a user "
+		 "gives up with the last two: samples are reordered across batches (a sample may "
+		 "arrive in another batch than the one the sampler put it in); every sample of the "
+		 "epoch is still seen exactly once.", npol);
+	doc_fig(d, st, nst, "policies_compare", "E2E, images/s, GPU utilization and idle, "
+		"main-process wait and out-of-order batches per policy");
+	for (size_t p = 0; p < npol; p++) {
+		char title[64], c[11][48];
+		const char *cell[11];
+		snprintf(title, sizeof(title), "Policy %s", pols[p]);
+		doc_h(d, 3, title);
+		doc_row(d, hdr, 11, 1);
+		for (size_t i = 0; i < na; i++) {
+			if (a[i].pol != (int)p)
+				continue;
+			snprintf(c[0], 48, "%d", a[i].workers);
+			snprintf(c[1], 48, "%d", a[i].batch);
+			snprintf(c[2], 48, "%d", a[i].gpus);
+			snprintf(c[3], 48, "%d", a[i].n);
+			num(c[4], 48, a[i].e2e_s, 3);
+			num(c[5], 48, a[i].images_per_s, 1);
+			num(c[6], 48, a[i].gpu_util_pct, 1);
+			num(c[7], 48, a[i].gpu_idle_s, 3);
+			num(c[8], 48, a[i].main_wait_s, 3);
+			num(c[9], 48, a[i].ooo_pct, 1);
+			if (a[i].reordered < 0)
+				snprintf(c[10], 48, "n/a");
+			else if (a[i].reordered && isfinite(a[i].samples_reordered_count))
+				snprintf(c[10], 48, "yes (%.0f samples)", a[i].samples_reordered_count);
+			else
+				snprintf(c[10], 48, "%s", a[i].reordered ? "yes" : "no");
+			for (int k = 0; k < 11; k++)
+				cell[k] = c[k];
+			doc_row(d, cell, 11, 0);
+		}
+		doc_table_end(d);
+	}
+	/* the checksum of the samples of each configuration, across policies */
+	{
+		size_t groups = 0, same = 0, nodata = 0;
+		char diff[1024] = "";
+		for (size_t i = 0; i < s->nrows; i++) {
+			const struct sweep_row *r = &s->rows[i], *q;
+			int first = 1, policies = 1, equal = 1, known = r->checksum[0] != 0;
+			if (!row_ok(r))
+				continue;
+			for (size_t j = 0; j < i && first; j++)
+				first = !(row_ok(&s->rows[j]) && s->rows[j].part == r->part &&
+					  s->rows[j].batch == r->batch && s->rows[j].gpus == r->gpus &&
+					  s->rows[j].workers == r->workers &&
+					  s->rows[j].repeat == r->repeat);
+			if (!first)
+				continue;
+			for (size_t j = i + 1; j < s->nrows; j++) {
+				q = &s->rows[j];
+				if (!row_ok(q) || q->part != r->part || q->batch != r->batch ||
+				    q->gpus != r->gpus || q->workers != r->workers ||
+				    q->repeat != r->repeat)
+					continue;
+				policies++;
+				known &= q->checksum[0] != 0;
+				equal &= !strcmp(q->checksum, r->checksum);
+			}
+			if (policies < 2)
+				continue;
+			groups++;
+			if (!known)
+				nodata++;
+			else if (equal)
+				same++;
+			else if (strlen(diff) < sizeof(diff) - 64) {
+				size_t l = strlen(diff);
+				snprintf(diff + l, sizeof(diff) - l, "%sw%d b%d g%d r%d", l ? ", " : "",
+					 r->workers, r->batch, r->gpus, r->repeat);
+			}
+		}
+		if (!groups)
+			doc_p(d, "Checksum: no configuration finished with two policies, so the "
+				 "samples seen cannot be compared.");
+		else if (same == groups)
+			doc_p(d, "Checksum: identical across policies in all %zu configurations "
+				 "(same workers, batch size, GPUs and repeat): each policy saw the same "
+				 "samples over the run, possibly in other batches.", groups);
+		else
+			doc_p(d, "Checksum: identical across policies in %zu of %zu configurations%s%s"
+				 "%s. A policy forms batches in another order, so with --max-batches "
+				 "(part of an epoch) the samples seen can differ; over whole epochs "
+				 "they must not.", same, groups, nodata ? " (some runs have no "
+				 "checksum)" : "", diff[0] ? "; it differs in " : "", diff);
+	}
+out:
+	free(a);
+}
+
 int report_write(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
@@ -2944,11 +3241,31 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		return -1;
 	if (report_figures(s, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		return -1;
-	finding_short_ops(s->rows, s->nrows, &fd[0]);
-	finding_variance(s->rows, s->nrows, &fd[1]);
-	finding_out_of_order(s->rows, s->nrows, &fd[2]);
-	finding_diminishing(s->rows, s->nrows, s->cpus, &fd[3]);
-	finding_overhead(s->rows, s->nrows, &fd[4]);
+	/* with several loader policies, the findings judge the first one's runs
+	 * (torch when it was swept: the paper's DataLoader) */
+	char pols[MAX_POLICIES][16];
+	size_t npol = policy_list(s->rows, s->nrows, pols);
+	const char *judged = npol ? pols[0] : "torch";
+	struct sweep fs = *s;
+	if (npol > 1) {
+		for (size_t p = 0; p < npol; p++)
+			if (!strcmp(pols[p], "torch"))
+				judged = "torch";
+		fs.rows = calloc(s->nrows ? s->nrows : 1, sizeof(*fs.rows));
+		if (!fs.rows) {
+			set_err(err, errlen, "out of memory");
+			return -1;
+		}
+		fs.nrows = 0;
+		for (size_t i = 0; i < s->nrows; i++)
+			if (!strcmp(sweep_row_policy(&s->rows[i]), judged))
+				fs.rows[fs.nrows++] = s->rows[i];
+	}
+	finding_short_ops(fs.rows, fs.nrows, &fd[0]);
+	finding_variance(fs.rows, fs.nrows, &fd[1]);
+	finding_out_of_order(fs.rows, fs.nrows, &fd[2]);
+	finding_diminishing(fs.rows, fs.nrows, s->cpus, &fd[3]);
+	finding_overhead(fs.rows, fs.nrows, &fd[4]);
 
 	snprintf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
 	snprintf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
@@ -2992,12 +3309,16 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		doc_table_end(&d);
 	}
 	write_sweep_section(&d, s, st, nst);
+	write_policies_section(&d, s, st, nst);
 	doc_h(&d, 2, "Findings");
+	if (npol > 1)
+		doc_p(&d, "The sweep has %zu loader policies: the findings judge the runs of %s "
+			  "only.", npol, judged);
 	doc_p(&d, "How to read: the paper measured one epoch of ImageNet (1.28 M images) on a "
 		  "32-thread Xeon with 4 V100s; a sweep here usually runs fewer images on fewer "
 		  "cores with a simulated GPU, so compare shapes and shares (percentages, ratios, "
 		  "where the curve flattens), not seconds.");
-	write_findings(&d, s, top, st, nst, fd);
+	write_findings(&d, &fs, top, st, nst, fd);
 	write_runs_section(&d, s);
 	fputs("</body>\n</html>\n", d.html);
 	{
@@ -3030,6 +3351,8 @@ out:
 		unlink(mdt);
 		unlink(htt);
 	}
+	if (fs.rows != s->rows)
+		free(fs.rows);
 	return rc;
 }
 

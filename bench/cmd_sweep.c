@@ -29,7 +29,7 @@
 #include "sweep.h"
 
 struct sweep_cfg {
-	const char *workers, *batch, *gpus;  /* lists */
+	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
 	int warm, report;
 	const char *resume, *tag, *out, *data;
@@ -42,6 +42,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "batch", 'b', OPT_LIST, O(batch), "32 128", "LIST", "batch sizes", .choices = NULL },
 	{ "gpus", 'g', OPT_LIST, O(gpus), "1", "LIST", "simulated GPU counts", .choices = NULL },
+	{ "policy", 0, OPT_LIST, O(policy), "torch", "LIST",
+	  "loader policies compared, e.g. \"torch speedy shared-queue\" (see ppbench run --policy)",
+	  .choices = NULL },
 	{ "repeat", 'r', OPT_INT, O(repeat), "1", "N", "runs of each configuration",
 	  .lo = 1, .hi = 1000 },
 	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
@@ -63,11 +66,12 @@ static const struct opt sweep_opts[] = {
 
 static const char usage[] = "ppbench sweep [options] [run options]";
 static const char description[] =
-	"Runs every configuration of workers x batch x GPUs (and repeats) as its own\n"
-	"`ppbench run` process, in a stable order (repeats outermost, then batch, GPUs,\n"
-	"workers), dropping the dataset's pages from the page cache before each run\n"
-	"unless --warm. Any other option is passed to every run (see ppbench run --help):\n"
-	"--pipeline, --max-batches, --epochs, --seed, --gpu-step, ...\n"
+	"Runs every configuration of workers x batch x GPUs x loader policy (and\n"
+	"repeats) as its own `ppbench run` process, in a stable order (repeats\n"
+	"outermost, then batch, GPUs, policy, workers), dropping the dataset's pages\n"
+	"from the page cache before each run unless --warm. Any other option is passed\n"
+	"to every run (see ppbench run --help): --pipeline, --max-batches, --epochs,\n"
+	"--seed, --gpu-step, ...\n"
 	"Leaves OUT/sweep-<UTC time>[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
@@ -185,6 +189,50 @@ fail:
 	return -1;
 }
 
+static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
+#define NPOLICIES (sizeof(policy_names) / sizeof(policy_names[0]))
+
+/* "torch speedy" -> indexes into policy_names, in the order given. 0, or -1
+ * with err. */
+static int parse_policies(const char *s, int *out, size_t *n, char *err, size_t errlen)
+{
+	char *copy = strdup(s ? s : ""), *save = NULL, *tok;
+	size_t k = 0;
+
+	*n = 0;
+	if (!copy) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(copy, " ,\t", &save); tok; tok = strtok_r(NULL, " ,\t", &save)) {
+		size_t p;
+		for (p = 0; p < NPOLICIES; p++)
+			if (!strcmp(tok, policy_names[p]))
+				break;
+		if (p == NPOLICIES) {
+			snprintf(err, errlen, "--policy: '%.64s' is not a loader policy (torch, "
+				 "shared-queue, speedy)", tok);
+			goto fail;
+		}
+		for (size_t j = 0; j < k; j++)
+			if (out[j] == (int)p) {
+				snprintf(err, errlen, "--policy: %s is listed twice", tok);
+				goto fail;
+			}
+		out[k++] = (int)p;
+	}
+	if (!k) {
+		snprintf(err, errlen, "--policy: the list is empty");
+		goto fail;
+	}
+	free(copy);
+	*n = k;
+	return 0;
+fail:
+	free(copy);
+	return -1;
+}
+
 static json_t *int_array(const int *v, size_t n)
 {
 	json_t *a = json_array();
@@ -201,9 +249,10 @@ static void utc_stamp(char *out, size_t n, const char *fmt)
 	strftime(out, n, fmt, &tm);
 }
 
-/* The planned runs: repeats outermost, then batch, GPUs, workers. */
+/* The planned runs: repeats outermost, then batch, GPUs, policy, workers.
+ * With one policy the tags do not name it (as before policies were swept). */
 static json_t *make_plan(const int *w, size_t nw, int tied, const int *b, size_t nb,
-			 const int *g, size_t ng, long repeat)
+			 const int *g, size_t ng, const int *pol, size_t np, long repeat)
 {
 	json_t *runs = json_array();
 
@@ -211,17 +260,25 @@ static json_t *make_plan(const int *w, size_t nw, int tied, const int *b, size_t
 		int config = 0;
 		for (size_t ib = 0; ib < nb; ib++)
 			for (size_t ig = 0; ig < ng; ig++)
+				for (size_t ip = 0; ip < np; ip++)
 				for (size_t iw = 0; iw < (tied ? 1 : nw); iw++) {
 					int W = tied ? g[ig] : w[iw];
+					const char *pn = policy_names[pol[ip]];
 					char tag[64];
 					json_t *e = json_object();
-					snprintf(tag, sizeof(tag), "w%d-b%d-g%d-r%ld", W, b[ib], g[ig], r);
+					if (np > 1)
+						snprintf(tag, sizeof(tag), "w%d-b%d-g%d-%s-r%ld", W, b[ib],
+							 g[ig], pn, r);
+					else
+						snprintf(tag, sizeof(tag), "w%d-b%d-g%d-r%ld", W, b[ib],
+							 g[ig], r);
 					json_object_set_new(e, "config", json_integer(++config));
 					json_object_set_new(e, "repeat", json_integer(r));
 					json_object_set_new(e, "tag", json_string(tag));
 					json_object_set_new(e, "workers", json_integer(W));
 					json_object_set_new(e, "batch_size", json_integer(b[ib]));
 					json_object_set_new(e, "gpus", json_integer(g[ig]));
+					json_object_set_new(e, "policy", json_string(pn));
 					json_object_set_new(e, "status", json_string(RUN_PENDING));
 					json_array_append_new(runs, e);
 				}
@@ -415,7 +472,9 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
 	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
 	snprintf(g, sizeof(g), "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
-	argv = calloc(nbase + 16, sizeof(*argv));
+	/* sweep.json of a sweep made before policies were swept: no "policy" */
+	const char *pol = json_string_value(json_object_get(e, "policy"));
+	argv = calloc(nbase + 18, sizeof(*argv));
 	if (!argv)
 		return -1;
 	argv[k++] = "ppbench";
@@ -428,6 +487,10 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	argv[k++] = b;
 	argv[k++] = "--gpus";
 	argv[k++] = g;
+	if (pol) {
+		argv[k++] = "--policy";
+		argv[k++] = (char *)pol;
+	}
 	argv[k++] = "--tag";
 	argv[k++] = (char *)tag;
 	argv[k++] = "--out";
@@ -721,8 +784,8 @@ int cmd_sweep(int argc, char **argv)
 	char err[1024], dir[PATH_MAX], path[PATH_MAX + 64], data[PATH_MAX];
 	char **mine = NULL, **pass = NULL, **base = NULL;
 	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
-	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0;
-	int *w = NULL, *b = NULL, *g = NULL;
+	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0, np = 0;
+	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
 	json_t *doc = NULL, *runs;
 	struct dataset ds;
 	struct sigaction sa, old_int, old_term;
@@ -798,13 +861,15 @@ int cmd_sweep(int argc, char **argv)
 	} else {
 		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
 		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
-		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err))) {
+		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err)) ||
+		    parse_policies(c.policy, pol, &np, err, sizeof(err))) {
 			error("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < npass; i++) {
 			static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
-							   "--out", "-w", "-b", "-g", "-t", "-o" };
+							   "--out", "--policy", "-w", "-b", "-g", "-t",
+							   "-o" };
 			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
 				if (!strcmp(pass[i], own[k])) {
 					error("'%s' is set by the sweep", pass[i]);
@@ -854,6 +919,8 @@ int cmd_sweep(int argc, char **argv)
 			chk[k++] = sb;
 			chk[k++] = "--gpus";
 			chk[k++] = sg;
+			chk[k++] = "--policy";
+			chk[k++] = (char *)policy_names[pol[0]];
 			int bad = check_run_args(chk, k, err, sizeof(err));
 			free(chk);
 			if (bad) {
@@ -883,10 +950,17 @@ int cmd_sweep(int argc, char **argv)
 		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
 		json_object_set_new(doc, "batch_size", int_array(b, nb));
 		json_object_set_new(doc, "gpus", int_array(g, ng));
+		{
+			json_t *pa = json_array();
+			for (size_t i = 0; i < np; i++)
+				json_array_append_new(pa, json_string(policy_names[pol[i]]));
+			json_object_set_new(doc, "policy", pa);
+		}
 		json_object_set_new(doc, "repeat", json_integer(c.repeat));
 		json_object_set_new(doc, "run_args", ra);
 		json_object_set_new(doc, "machine", machine_json());
-		json_object_set_new(doc, "runs", make_plan(w, nw, tied, b, nb, g, ng, c.repeat));
+		json_object_set_new(doc, "runs", make_plan(w, nw, tied, b, nb, g, ng, pol, np,
+								  c.repeat));
 	}
 
 	lockfd = lock_dir(dir);

@@ -57,6 +57,8 @@ struct sweep_row {
 	double wall_s;                /* wall time of the run process, seen by the sweep */
 	double other_cpu_pct;         /* CPU time other processes took meanwhile, % of the machine */
 	int workers, batch, gpus;
+	char policy[16];              /* loader policy (summary.json loader.policy.name;
+					 "" unknown: a run before policies, torch's) */
 	int complete;                 /* summary.json "complete" (0 if none) */
 	double e2e_s, images, batches, images_per_s;
 	double cpu_s;                 /* sum of per-op CPU seconds (Lotus's cpu_s) */
@@ -67,6 +69,11 @@ struct sweep_row {
 	double wait_avg_ms, wait_p50_ms, wait_p90_ms, wait_max_ms, wait_gt_500ms_pct;
 	double delay_avg_ms, delay_p50_ms, delay_p90_ms, delay_max_ms, delay_gt_500ms_pct;
 	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
+	/* loader.policy: what the policy cost: samples that left the batch the
+	 * sampler put them in (1 yes, 0 no, -1 unknown), how many, and the
+	 * main process's total wait for batches */
+	int samples_reordered_across_batches;
+	double samples_reordered_count, main_wait_s;
 	double trace_events, trace_cost_ns, skipped_files;
 	char checksum[24];
 	char counters[64];            /* --counters of the run ("" unknown) */
@@ -185,6 +192,9 @@ void finding_overhead(const struct sweep_row *r, size_t n, struct finding *f);
  * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
  * every step gains more (or n < 2). */
 int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
+
+/* The loader policy of r ("torch" when the run did not say). */
+const char *sweep_row_policy(const struct sweep_row *r);
 
 /* ---- figures and report ---------------------------------------------------*/
 
