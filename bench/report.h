@@ -4,7 +4,8 @@
  *   sweep.json    the plan and the state of every run (status, folder, time)
  *   runs/         one `ppbench run` results folder per configuration and repeat
  *   logs/         each run's stdout and stderr
- *   summary.csv   one row per configuration and repeat (struct sweep_row)
+ *   summary.csv   one row per configuration and repeat (struct sweep_row); a
+ *                 configuration is workers x batch x GPUs x loader policy
  *   figures/      data/ (the CSVs the plots/ scripts draw), PNG and SVG files,
  *                 paper/ (the Lotus paper's data drawn by the same scripts)
  *   report.md, report.html
