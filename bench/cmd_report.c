@@ -22,19 +22,6 @@
 #include "stats.h"
 #include "trace.h"
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 /* snprintf for paths: a too long path is cut (and then not found) */
 static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void pathf(char *out, size_t n, const char *fmt, ...)
@@ -97,7 +84,7 @@ static int table_read(struct table *t, const char *path, char *err, size_t errle
 
 	memset(t, 0, sizeof(*t));
 	if (!f) {
-		set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	for (;;) {
@@ -113,7 +100,7 @@ static int table_read(struct table *t, const char *path, char *err, size_t errle
 			break;
 	}
 	if (ferror(f)) {
-		set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
 		goto fail;
 	}
 	fclose(f);
@@ -141,7 +128,7 @@ static int table_read(struct table *t, const char *path, char *err, size_t errle
 		break;
 	}
 	if (!line) {
-		set_err(err, errlen, "'%s': no header line", path);
+		errf(err, errlen, "'%s': no header line", path);
 		goto fail;
 	}
 	t->ncols = 1;
@@ -167,7 +154,7 @@ static int table_read(struct table *t, const char *path, char *err, size_t errle
 	}
 	return 0;
 oom:
-	set_err(err, errlen, "cannot read '%s': out of memory", path);
+	errf(err, errlen, "cannot read '%s': out of memory", path);
 fail:
 	if (f)
 		fclose(f);
@@ -543,7 +530,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 	int config0 = 0;
 
 	if (s->nparts == SWEEP_MAX_PARTS) {
-		set_err(err, errlen, "at most %d sweep folders in one report", SWEEP_MAX_PARTS);
+		errf(err, errlen, "at most %d sweep folders in one report", SWEEP_MAX_PARTS);
 		return -1;
 	}
 	pt = &s->parts[s->nparts];
@@ -557,9 +544,9 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 	pt->doc = json_load_file(path, 0, &je);
 	if (!pt->doc) {
 		if (!file_exists(path))
-			set_err(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
+			errf(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
 		else
-			set_err(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
 		return -1;
 	}
 	s->nparts++;
@@ -567,13 +554,13 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
 	runs = json_object_get(pt->doc, "runs");
 	if (!json_is_array(runs)) {
-		set_err(err, errlen, "'%s': no \"runs\" array", path);
+		errf(err, errlen, "'%s': no \"runs\" array", path);
 		return -1;
 	}
 	n = json_array_size(runs);
 	struct sweep_row *rows = realloc(s->rows, (base + n + 1) * sizeof(*rows));
 	if (!rows) {
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	s->rows = rows;
@@ -683,7 +670,7 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f) {
-		set_err(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
 		return -1;
 	}
 	for (size_t c = 0; c < NRCOLS; c++)
@@ -725,7 +712,7 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 		fputc('\n', f);
 	}
 	if (ferror(f) | fclose(f) || rename(tmp, path)) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
 		return -1;
 	}
@@ -752,7 +739,7 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
 	if (!s->rows) {
 		table_free(&t);
-		set_err(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	s->nrows = t.nrows;
@@ -1407,7 +1394,7 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		set_err(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+		errf(why, whylen, "cannot start gnuplot: %s", strerror(errno));
 		return -1;
 	}
 	if (pid == 0) {
@@ -1424,19 +1411,19 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
 	}
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR) {
-			set_err(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
+			errf(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
 			return -1;
 		}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		set_err(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
+		errf(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
 		return -1;
 	}
 	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		set_err(why, whylen, "gnuplot failed on plots/%s (see figures/gnuplot.log)", script);
+		errf(why, whylen, "gnuplot failed on plots/%s (see figures/gnuplot.log)", script);
 		return -1;
 	}
 	if (!figure_ok(out)) {
-		set_err(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
+		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
 			"(see figures/gnuplot.log)", script);
 		return -1;
 	}
@@ -1875,7 +1862,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 	pathf(p, sizeof(p), "%s/percentiles.csv", datadir);
 	fp = fopen(p, "w");
 	if (!fb || !fx || !fp) {
-		set_err(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 		goto out;
 	}
 	fprintf(fb, "series,series_label,id,wait_ms,delay_ms,preproc_ms,out_of_order\n");
@@ -1901,7 +1888,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			free(del);
 			free(wai);
 			table_free(&t);
-			set_err(err, errlen, "out of memory");
+			errf(err, errlen, "out of memory");
 			goto out;
 		}
 		series++;
@@ -1945,7 +1932,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 out:
 	if ((fb && fclose(fb)) | (fx && fclose(fx)) | (fp && fclose(fp)))
 		if (rc >= 0) {
-			set_err(err, errlen, "cannot write the data files in '%s'", datadir);
+			errf(err, errlen, "cannot write the data files in '%s'", datadir);
 			rc = -1;
 		}
 	free(a);
@@ -1976,12 +1963,12 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 		sweep_run_path(s, r, sub, dir, sizeof(dir));
 	}
 	if (lotustrace_read(dir, LOTUSTRACE_PREFIX, &t, err, sizeof(err))) {
-		set_err(why, whylen, "no LotusTrace files in run %s (--trace off?): %s", r->tag, err);
+		errf(why, whylen, "no LotusTrace files in run %s (--trace off?): %s", r->tag, err);
 		return 0;
 	}
 	f = fopen(path, "w");
 	if (!f) {
-		set_err(why, whylen, "cannot create '%s': %s", path, strerror(errno));
+		errf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	fprintf(f, "series,series_label,dur_us,cum_pct\n");
@@ -2019,11 +2006,11 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 		free(v);
 	}
 	if (fclose(f)) {
-		set_err(why, whylen, "cannot write '%s'", path);
+		errf(why, whylen, "cannot write '%s'", path);
 		series = 0;
 	}
 	if (!series)
-		set_err(why, whylen, "the trace of run %s has no op events", r->tag);
+		errf(why, whylen, "the trace of run %s has no op events", r->tag);
 out:
 	lotustrace_free(&t);
 	return series;
@@ -2071,7 +2058,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	snprintf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
 	snprintf(p, sizeof(p), "%s/figures/paper", s->dir);
 	if (mkdir_p(datadir) || mkdir_p(p)) {
-		set_err(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
 	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
@@ -2116,23 +2103,23 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
 	fh = fopen(p, "w");
 	if (!fh) {
-		set_err(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 		goto out;
 	}
 	ptw = write_vs(fh, a, na, &zw, &best_w, &sw);
 	if (fclose(fh) || ptw < 0) {
-		set_err(err, errlen, "cannot write '%s'", p);
+		errf(err, errlen, "cannot write '%s'", p);
 		goto out;
 	}
 	pathf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
 	fh = fopen(p2, "w");
 	if (!fh) {
-		set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
 		goto out;
 	}
 	ptb = write_vs(fh, a, na, &zb, &best_b, &sb);
 	if (fclose(fh) || ptb < 0) {
-		set_err(err, errlen, "cannot write '%s'", p2);
+		errf(err, errlen, "cannot write '%s'", p2);
 		goto out;
 	}
 	static const char no_w[] = "the sweep has one worker count per batch size and GPU count: "
@@ -2174,12 +2161,12 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			pathf(p2, sizeof(p2), "%s/policies.csv", datadir);
 			fh = fopen(p2, "w");
 			if (!fh) {
-				set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+				errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
 				goto out;
 			}
 			int rows = write_policies(fh, a, na, &a[pick], zw.npol);
 			if (fclose(fh) || rows < 0) {
-				set_err(err, errlen, "cannot write '%s'", p2);
+				errf(err, errlen, "cannot write '%s'", p2);
 				goto out;
 			}
 			char part[32] = "";
@@ -2208,12 +2195,12 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
 		fh = fopen(p2, "w");
 		if (!fh) {
-			set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
 			goto out;
 		}
 		int nops = write_cpu_by_op(fh, s, sw + from, cnt);
 		if (fclose(fh) || nops < 0) {
-			set_err(err, errlen, "cannot write '%s'", p2);
+			errf(err, errlen, "cannot write '%s'", p2);
 			goto out;
 		}
 		series_label(&zw, &sw[from], sub, sizeof(sub));
@@ -2232,12 +2219,12 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		pathf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
 		fh = fopen(p2, "w");
 		if (!fh) {
-			set_err(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
 			goto out;
 		}
 		int nv = write_counter_by_op(fh, s, sw + from, cnt, k);
 		if (fclose(fh)) {
-			set_err(err, errlen, "cannot write '%s'", p2);
+			errf(err, errlen, "cannot write '%s'", p2);
 			goto out;
 		}
 		if (!nv)
@@ -3253,7 +3240,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 				judged = "torch";
 		fs.rows = calloc(s->nrows ? s->nrows : 1, sizeof(*fs.rows));
 		if (!fs.rows) {
-			set_err(err, errlen, "out of memory");
+			errf(err, errlen, "out of memory");
 			return -1;
 		}
 		fs.nrows = 0;
@@ -3272,7 +3259,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	d.md = fopen(mdt, "w");
 	d.html = fopen(htt, "w");
 	if (!d.md || !d.html) {
-		set_err(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
 		goto out;
 	}
 	gmtime_r(&now, &tm);
@@ -3327,18 +3314,18 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		bad |= fclose(d.html);
 		d.md = d.html = NULL;
 		if (bad) {
-			set_err(err, errlen, "cannot write the report in '%s'", s->dir);
+			errf(err, errlen, "cannot write the report in '%s'", s->dir);
 			goto out;
 		}
 	}
 	snprintf(path, sizeof(path), "%s/report.md", s->dir);
 	if (rename(mdt, path)) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/report.html", s->dir);
 	if (rename(htt, path)) {
-		set_err(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	rc = 0;

@@ -992,6 +992,14 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	have_data = 1;
+	/* what merge checks before it compares sweeps of several machines */
+	json_object_set_new(doc, "dataset", json_pack("{s:s, s:I, s:I}", "path", ds.root,
+			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
+	if (save_json(doc, dir, err, sizeof(err))) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
