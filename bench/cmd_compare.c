@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "compare.h"
+#include "plot.h"
 #include "emit.h"
 #include "log.h"
 #include "machine.h"
@@ -744,30 +745,10 @@ static int write_batches_data(const char *path, const struct compare_side *const
 static int gnuplot(const char *top, const char *script, const char *data, const char *out,
 		   const char *title, const char *log)
 {
-	char sp[PATH_MAX];
-	int st;
+	const char *args[] = { data, out, title, NULL };
+	char why[256];
 
-	pathf(sp, sizeof(sp), "%s/plots/%s", top, script);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0666);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execlp("gnuplot", "gnuplot", "-c", sp, data, out, title, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return plot_run(top, script, args, log, why, sizeof(why));
 }
 
 /* The figures' data, and the figures when gnuplot and plots/ are there.

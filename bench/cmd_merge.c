@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "log.h"
 #include "merge.h"
+#include "plot.h"
 #include "report.h"
 
 #define MAX_OPS (2 * SWEEP_MAX_OPS)
@@ -1073,54 +1074,14 @@ static int starts_with_magic(const char *path, const char *magic, size_t n, size
 static int run_gnuplot(const char *top, const char *script, const char *log, const char *out,
 		       char *const *args, char *why, size_t whylen)
 {
-	char sp[4096], png[4096], svg[4096];
-	char *argv[12];
-	size_t n = 0;
-	pid_t pid;
-	int st;
+	char png[4096], svg[4096];
 
-	msg(sp, sizeof(sp), "%s/plots/%s", top, script);
 	msg(png, sizeof(png), "%s.png", out);
 	msg(svg, sizeof(svg), "%s.svg", out);
 	unlink(png);
 	unlink(svg);
-	argv[n++] = "gnuplot";
-	argv[n++] = "-c";
-	argv[n++] = sp;
-	for (; *args && n < 11; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		msg(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+	if (plot_run(top, script, (const char *const *)args, log, why, whylen))
 		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0666);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execvp("gnuplot", argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			msg(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
-			return -1;
-		}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		msg(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		msg(why, whylen, "gnuplot failed on plots/%s (see figures/gnuplot.log)", script);
-		return -1;
-	}
 	if (!starts_with_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
 	    !starts_with_magic(svg, "<svg", 4, 1024)) {
 		msg(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "

@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "emit.h"
 #include "log.h"
+#include "plot.h"
 #include "report.h"
 #include "stats.h"
 #include "trace.h"
@@ -1378,50 +1379,20 @@ static int figure_ok(const char *out)
 	return has_magic(p, "<svg", 4, 1024);
 }
 
-/* gnuplot -c script data out [arg3], output appended to log. 0, or -1 with why. */
+/* gnuplot -c script data out [arg3], output appended to log; then OUT.png
+ * and OUT.svg must be valid. 0, or -1 with why. */
 static int gnuplot(const char *top, const char *script, const char *data, const char *out,
 		   const char *arg3, const char *log, char *why, size_t whylen)
 {
-	char sp[4096], p[4096];
-	pid_t pid;
-	int st;
+	char p[4096];
+	const char *args[] = { data, out, arg3 ? arg3 : "", NULL };
 
-	snprintf(sp, sizeof(sp), "%s/plots/%s", top, script);
 	pathf(p, sizeof(p), "%s.png", out);
 	unlink(p);
 	pathf(p, sizeof(p), "%s.svg", out);
 	unlink(p);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		errf(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+	if (plot_run(top, script, args, log, why, whylen))
 		return -1;
-	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0666);
-		int nul = open("/dev/null", O_RDONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execlp("gnuplot", "gnuplot", "-c", sp, data, out, arg3 ? arg3 : "", (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			errf(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
-			return -1;
-		}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		errf(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
-		return -1;
-	}
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-		errf(why, whylen, "gnuplot failed on plots/%s (see figures/gnuplot.log)", script);
-		return -1;
-	}
 	if (!figure_ok(out)) {
 		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
 			"(see figures/gnuplot.log)", script);

@@ -49,6 +49,7 @@
 #include "sampler.h"
 #include "store.h"
 #include "strategies.h"
+#include "plot.h"
 
 #define STRAT_SCHEMA_VERSION 1
 
@@ -1204,31 +1205,12 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 /* gnuplot -c plots/strategies.gp data out title, output in log. 0, or -1. */
 static int draw(const char *data, const char *out, const char *title, const char *log)
 {
-	char top[PATH_MAX], sp[PATH_MAX + 32];
-	int st;
+	char top[PATH_MAX], why[256];
+	const char *args[] = { data, out, title, NULL };
+
 	if (report_find_top(top, sizeof(top)))
 		return -1;
-	snprintf(sp, sizeof(sp), "%s/plots/strategies.gp", top);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execlp("gnuplot", "gnuplot", "-c", sp, data, out, title, (char *)NULL);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+	return plot_run(top, "strategies.gp", args, log, why, sizeof(why));
 }
 
 /* ---- the command ----------------------------------------------------------------*/
