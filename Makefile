@@ -42,6 +42,8 @@ $(eval $(call tree,opt,$(OPT)))
 $(eval $(call tree,san,$(SAN)))
 
 .PHONY: all check test bench clean deps run sweep fixtures
+# keep the test objects (no "rm ..." after the test count, which must be the last line)
+.SECONDARY:
 all: bench/ppbench
 
 # copy then rename: a running bench/ppbench is replaced, not written over (ETXTBSY)
