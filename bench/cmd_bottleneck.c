@@ -146,27 +146,10 @@ int cmd_bottleneck(int argc, char **argv)
 	}
 	have_data = 1;
 
-	struct loader_cfg lc = {
-		.pipe = &pipe,
-		.data = &data,
-		.workers = (int)o.workers,
-		.batch = (int)o.batch,
-		.prefetch = (int)o.prefetch,
-		.epochs = 1,
-		.max_batches = o.max_batches,
-		.shuffle = o.shuffle,
-		.drop_last = o.drop_last,
-		.seed = o.seed,
-		.backend = o.backend ? BACKEND_THREAD : BACKEND_PROCESS,
-		.order = o.order ? ORDER_ARRIVAL : ORDER_INORDER,
-		.rng = o.rng ? RNG_TORCH : RNG_PER_SAMPLE,
-		.on_error = o.on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
-		.policy = (enum loader_policy)o.policy,
-		.pin_memory = o.pin,
-		.max_pixels = o.max_pixels,
-		.gpu_step_ns = step_ns,
-		.h2d_bytes_per_s = o.h2d,
-	};
+	struct loader_cfg lc = run_loader_cfg(&o, &pipe, &data, step_ns);
+	lc.epochs = 1;     /* each step measures at most one epoch */
+	lc.trace = 0;      /* throughput only */
+	lc.checksum = 0;
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
 		error("%s", err);

@@ -654,6 +654,39 @@ static void report_errors(const struct loader_result *r)
 		     r->nerrors);
 }
 
+/* The loader configuration of a run's options; pipe, data and the GPU step
+ * are resolved by the caller. */
+struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline *pipe,
+				 const struct dataset *data, uint64_t step_ns)
+{
+	struct loader_cfg lc = {
+		.pipe = pipe,
+		.data = data,
+		.workers = (int)o->workers,
+		.batch = (int)o->batch,
+		.prefetch = (int)o->prefetch,
+		.epochs = (int)o->epochs,
+		.max_batches = o->max_batches,
+		.shuffle = o->shuffle,
+		.drop_last = o->drop_last,
+		.seed = o->seed,
+		.backend = o->backend ? BACKEND_THREAD : BACKEND_PROCESS,
+		.order = o->order ? ORDER_ARRIVAL : ORDER_INORDER,
+		.rng = o->rng ? RNG_TORCH : RNG_PER_SAMPLE,
+		.on_error = o->on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.policy = (enum loader_policy)o->policy,
+		.speedy_timeout_pct = o->speedy_pct,
+		.pin_memory = o->pin,
+		.trace = o->trace,
+		.checksum = o->checksum,
+		.trace_capacity = o->trace_capacity,
+		.max_pixels = o->max_pixels,
+		.gpu_step_ns = step_ns,
+		.h2d_bytes_per_s = o->h2d,
+	};
+	return lc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -724,32 +757,8 @@ int cmd_run(int argc, char **argv)
 	}
 	have_data = 1;
 
-	struct loader_cfg lc = {
-		.pipe = &pipe,
-		.data = &data,
-		.workers = (int)o.workers,
-		.batch = (int)o.batch,
-		.prefetch = (int)o.prefetch,
-		.epochs = (int)o.epochs,
-		.max_batches = o.max_batches,
-		.shuffle = o.shuffle,
-		.drop_last = o.drop_last,
-		.seed = o.seed,
-		.backend = o.backend ? BACKEND_THREAD : BACKEND_PROCESS,
-		.order = o.order ? ORDER_ARRIVAL : ORDER_INORDER,
-		.rng = o.rng ? RNG_TORCH : RNG_PER_SAMPLE,
-		.on_error = o.on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
-		.policy = (enum loader_policy)o.policy,
-		.speedy_timeout_pct = o.speedy_pct,
-		.pin_memory = o.pin,
-		.trace = o.trace,
-		.checksum = o.checksum,
-		.trace_capacity = o.trace_capacity,
-		.max_pixels = o.max_pixels,
-		.gpu_step_ns = step_ns,
-		.h2d_bytes_per_s = o.h2d,
-		.pin_plan = ctx.have_plan ? &ctx.plan : NULL,
-	};
+	struct loader_cfg lc = run_loader_cfg(&o, &pipe, &data, step_ns);
+	lc.pin_plan = ctx.have_plan ? &ctx.plan : NULL;
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
 		error("%s", err);

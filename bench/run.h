@@ -3,6 +3,7 @@
 #define PPBENCH_RUN_H
 
 #include <stdint.h>
+#include "loader.h"
 #include "options.h"
 
 /* argv[0] = "run". Exit codes: 0 done; 1 the run failed (a data error with
@@ -25,5 +26,12 @@ struct run_opts {
 };
 
 extern const struct opt run_opts_table[];
+
+struct pipeline;
+struct dataset;
+/* The loader configuration of the options o (pipe, data and the GPU step
+ * resolved by the caller; no pin plan). */
+struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline *pipe,
+				 const struct dataset *data, uint64_t step_ns);
 
 #endif
