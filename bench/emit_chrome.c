@@ -13,20 +13,6 @@ struct track {
 	const struct trace_proc *p;
 };
 
-static const char *const kind_name[] = {
-	[EV_TRANSFORM] = "STransform",
-	[EV_COLLATE] = "SCollation",
-	[EV_BATCH_PREPROC] = "SBatchPreprocessed_",
-	[EV_BATCH_QUEUED] = "SBatchQueued_",
-	[EV_BATCH_WAIT] = "SBatchWait_",
-	[EV_BATCH_CONSUMED] = "SBatchConsumed_",
-	[EV_BATCH_ARRIVED] = "SBatchArrived_",
-	[EV_BATCH_PINNED] = "SBatchPinned_",
-	[EV_GPU_COPY] = "SGpuCopy_",
-	[EV_GPU_STEP] = "SGpuStep_",
-};
-#define NKINDS (sizeof(kind_name) / sizeof(kind_name[0]))
-
 static const char *cat_of(unsigned kind)
 {
 	switch (kind) {
@@ -198,11 +184,11 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 			fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat_of(e->kind));
 			if (e->kind == EV_OP) {
 				put_str(f, e->op < t->nops ? t->op_names[e->op] : "SUnknownOp");
-			} else if (e->kind < NKINDS && kind_name[e->kind]) {
-				if (e->kind == EV_TRANSFORM || e->kind == EV_COLLATE)
-					put_str(f, kind_name[e->kind]);
+			} else if (trace_kind_name(e->kind)) {
+				if (!trace_kind_per_batch(e->kind))
+					put_str(f, trace_kind_name(e->kind));
 				else
-					fprintf(f, "\"%s%" PRId64 "\"", kind_name[e->kind], e->batch);
+					fprintf(f, "\"%s%" PRId64 "\"", trace_kind_name(e->kind), e->batch);
 			} else {
 				fprintf(f, "\"kind%u\"", (unsigned)e->kind);
 			}

@@ -12,19 +12,6 @@
 #define MAX_OPS (sizeof(((struct trace *)0)->op_names) / sizeof(((struct trace *)0)->op_names[0]))
 #define NAME_LEN sizeof(((struct trace *)0)->op_names[0])
 
-/* LotusTrace names of the batch events, indexed by enum ev_kind. */
-static const char *const batch_name[] = {
-	[EV_BATCH_PREPROC] = "SBatchPreprocessed_",
-	[EV_BATCH_QUEUED] = "SBatchQueued_",
-	[EV_BATCH_WAIT] = "SBatchWait_",
-	[EV_BATCH_CONSUMED] = "SBatchConsumed_",
-	[EV_BATCH_ARRIVED] = "SBatchArrived_",
-	[EV_BATCH_PINNED] = "SBatchPinned_",
-	[EV_GPU_COPY] = "SGpuCopy_",
-	[EV_GPU_STEP] = "SGpuStep_",
-};
-#define NKINDS (sizeof(batch_name) / sizeof(batch_name[0]))
-
 static const char *const role_name[] = {
 	[ROLE_MAIN] = "main", [ROLE_WORKER] = "worker", [ROLE_PIN] = "pin", [ROLE_GPU] = "gpu",
 };
@@ -70,12 +57,10 @@ static int format_name(const struct trace *t, const struct trace_ev *e, char *ou
 		if (e->op >= t->nops || !t->op_names[e->op][0])
 			return -1;
 		snprintf(out, n, "%s", t->op_names[e->op]);
-	} else if (e->kind == EV_TRANSFORM) {
-		snprintf(out, n, "STransform");
-	} else if (e->kind == EV_COLLATE) {
-		snprintf(out, n, "SCollation");
-	} else if (e->kind < NKINDS && batch_name[e->kind]) {
-		snprintf(out, n, "%s%" PRId64, batch_name[e->kind], e->batch);
+	} else if (trace_kind_per_batch(e->kind)) {
+		snprintf(out, n, "%s%" PRId64, trace_kind_name(e->kind), e->batch);
+	} else if (trace_kind_name(e->kind)) {
+		snprintf(out, n, "%s", trace_kind_name(e->kind));
 	} else {
 		return -1;
 	}
@@ -190,13 +175,11 @@ static int parse_name(struct trace *t, const char *name, struct trace_ev *e, con
 	e->batch = -1;
 	e->sample = UINT32_MAX;
 	e->op = 0;
-	for (unsigned k = 0; k < NKINDS; k++) {
+	for (unsigned k = EV_BATCH_PREPROC; trace_kind_per_batch(k); k++) {
 		size_t len;
 		uint64_t id;
-		if (!batch_name[k])
-			continue;
-		len = strlen(batch_name[k]);
-		if (strncmp(name, batch_name[k], len))
+		len = strlen(trace_kind_name(k));
+		if (strncmp(name, trace_kind_name(k), len))
 			continue;
 		if (parse_u64(name + len, name + strlen(name), &id) < 0 || id > INT64_MAX) {
 			*why = "bad batch id";

@@ -30,6 +30,17 @@ enum ev_kind {
 };
 
 #define TRACE_MARKER_NS 1000u   /* LotusTrace: "no duration" */
+#define EV_KIND_LAST EV_GPU_STEP
+
+/* The LotusTrace name of an event kind other than EV_OP: "STransform",
+ * "SCollation", or a per-batch prefix ("SBatchWait_": the batch id follows,
+ * see trace_kind_per_batch); NULL for EV_OP and unknown kinds. */
+const char *trace_kind_name(unsigned kind);
+/* 1 when the kind's LotusTrace name is followed by a batch id. */
+static inline int trace_kind_per_batch(unsigned kind)
+{
+	return kind >= EV_BATCH_PREPROC && kind <= EV_KIND_LAST;
+}
 
 struct trace_ev {
 	uint64_t start_ns;    /* wall-clock ns (clock_now_ns() + clock_wall_offset_ns()) */
