@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "compare.h"
+#include "fsutil.h"
 #include "plot.h"
 #include "emit.h"
 #include "log.h"
@@ -889,25 +890,6 @@ static int spawn_logged(char *const argv[], const char *log)
 
 /* ---- files --------------------------------------------------------------- */
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i])
-			continue;
-		buf[i] = 0;
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -1;
-		buf[i] = path[i];
-	}
-	return 0;
-}
-
 /* The one entry of dir whose name ends with suffix, into out. */
 static int find_entry(const char *dir, const char *suffix, char *out, size_t n)
 {
@@ -1268,7 +1250,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 
 	pathf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
 	pathf(dump, sizeof(dump), "%s/batches", dir);
-	if (mkdir_p(lt) || (fidelity && mkdir_p(dump))) {
+	if (mkdir_p(lt, 0777) || (fidelity && mkdir_p(dump, 0777))) {
 		errf(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
 		json_decref(c);
 		return -1;
@@ -1387,7 +1369,7 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 	pathf(fdir, sizeof(fdir), "%s/fidelity", dir);
 	pathf(pdir, sizeof(pdir), "%s/ppbench", fdir);
 	pathf(tdir, sizeof(tdir), "%s/pytorch", fdir);
-	if (mkdir_p(fdir)) {
+	if (mkdir_p(fdir, 0777)) {
 		error("cannot create '%s': %s", fdir, strerror(errno));
 		return EXIT_FAIL;
 	}
@@ -1530,7 +1512,7 @@ int cmd_compare(int argc, char **argv)
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	pathf(tmp, sizeof(tmp), "%s/.compare-%s-%d.tmp", c.out, stamp, (int)getpid());
 	pathf(log, sizeof(log), "%s/logs", tmp);
-	if (mkdir_p(log)) {
+	if (mkdir_p(log, 0777)) {
 		error("cannot create '%s': %s", log, strerror(errno));
 		rc = EXIT_FAIL;
 		goto restore;

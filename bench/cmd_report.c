@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "emit.h"
 #include "log.h"
+#include "fsutil.h"
 #include "plot.h"
 #include "report.h"
 #include "stats.h"
@@ -1333,25 +1334,6 @@ int report_find_top(char *out, size_t n)
 	return -1;
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i])
-			continue;
-		buf[i] = 0;
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -1;
-		buf[i] = path[i];
-	}
-	return 0;
-}
-
 static int has_magic(const char *path, const char *magic, size_t n, size_t within)
 {
 	char buf[1024];
@@ -2028,7 +2010,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	snprintf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	snprintf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
 	snprintf(p, sizeof(p), "%s/figures/paper", s->dir);
-	if (mkdir_p(datadir) || mkdir_p(p)) {
+	if (mkdir_p(datadir, 0777) || mkdir_p(p, 0777)) {
 		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
@@ -3407,7 +3389,7 @@ int cmd_report(int argc, char **argv)
 			}
 			out = outbuf;
 		}
-		if (mkdir_p(out)) {
+		if (mkdir_p(out, 0777)) {
 			error("cannot create '%s': %s", out, strerror(errno));
 			free(dirs);
 			return EXIT_FAIL;

@@ -49,6 +49,7 @@
 #include "sampler.h"
 #include "store.h"
 #include "strategies.h"
+#include "fsutil.h"
 #include "plot.h"
 
 #define STRAT_SCHEMA_VERSION 1
@@ -1215,20 +1216,6 @@ static int draw(const char *data, const char *out, const char *title, const char
 
 /* ---- the command ----------------------------------------------------------------*/
 
-static int mkdir_p(const char *path)
-{
-	char b[PATH_MAX];
-	snprintf(b, sizeof(b), "%s", path);
-	for (char *p = b + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(b, 0777) && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	return mkdir(b, 0777) && errno != EEXIST ? -1 : 0;
-}
-
 static void ctx_free(struct ctx *c)
 {
 	int nt = c->W > c->T ? c->W : c->T;
@@ -1354,7 +1341,7 @@ int cmd_strategies(int argc, char **argv)
 	have_dir = 1;
 	if (o.store) {
 		snprintf(c->store_root, sizeof(c->store_root), "%s", o.store);
-		if (mkdir_p(c->store_root)) {
+		if (mkdir_p(c->store_root, 0777)) {
 			error("cannot create '%s': %s", c->store_root, strerror(errno));
 			goto out;
 		}

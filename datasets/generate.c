@@ -25,6 +25,7 @@
 #include <jpeglib.h>
 #include <png.h>
 #include <turbojpeg.h>
+#include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "clock.h"
@@ -858,26 +859,6 @@ static void rm_tree(const char *root)
 	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS);
 }
 
-static int mkdir_p(const char *path)
-{
-	char tmp[PATH_MAX];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *s = tmp + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -1;
-		*s = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -1;
-	return 0;
-}
-
 /* 1 if the folder has entries, 0 if empty, -1 if it cannot be read. */
 static int dir_has_entries(const char *path)
 {
@@ -1024,7 +1005,7 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 		*slash = 0;
 	else
 		snprintf(parent, sizeof(parent), ".");
-	if (mkdir_p(parent)) {
+	if (mkdir_p(parent, 0755)) {
 		snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
 		return -1;
 	}
