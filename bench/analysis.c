@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +82,28 @@ static int64_t rel(uint64_t t, uint64_t origin)
 	return (int64_t)(t - origin);
 }
 
-static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, size_t errlen)
+/* The counters of trace op k (a pipeline op), when counted. */
+static void op_counters(struct op_metrics *om, const struct analysis_opts *o, size_t k, size_t nops)
+{
+	om->regions = om->oncpu_s = om->descheduled_s = om->oncpu_pct = NAN;
+	om->ipc = om->cache_mpki = om->branch_mpki = NAN;
+	om->frontend_stall_pct = om->backend_stall_pct = NAN;
+	if (!o->op_counted || !o->op_regions || k >= nops || !o->op_regions[k])
+		return;
+	const struct counter_derived *d = &o->op_counted[k];
+	om->regions = (double)o->op_regions[k];
+	om->oncpu_s = d->oncpu_ns / 1e9;
+	om->descheduled_s = d->descheduled_ns / 1e9;
+	om->oncpu_pct = d->oncpu_pct;
+	om->ipc = d->ipc;
+	om->cache_mpki = d->cache_mpki;
+	om->branch_mpki = d->branch_mpki;
+	om->frontend_stall_pct = d->frontend_stall_pct;
+	om->backend_stall_pct = d->backend_stall_pct;
+}
+
+static int compute_ops(const struct trace *t, const struct analysis_opts *o, struct run_metrics *m,
+		       char *err, size_t errlen)
 {
 	size_t nkeys = t->nops, collate = SIZE_MAX, transform;
 	struct op_acc acc[sizeof(t->op_names) / sizeof(t->op_names[0]) + 2];
@@ -140,26 +162,40 @@ static int compute_ops(const struct trace *t, struct run_metrics *m, char *err, 
 		errf(err, errlen, "out of memory");
 		goto out;
 	}
+	m->ops_oncpu_s = NAN;
 	for (size_t k = 0; k < nkeys; k++) {
 		struct op_acc *a = &acc[k];
 		struct op_metrics *om;
 		size_t u10 = 0, u100 = 0;
+		int counted = o->op_regions && k < t->nops && o->op_regions[k];
 
-		if (!a->n)
+		/* an op counted without op events (--trace off) still gets a row */
+		if (!a->n && !counted)
 			continue;
 		om = &m->ops[m->nops++];
 		memcpy(om->name, a->name, sizeof(om->name));
 		memcpy(om->lotus_name, a->lotus_name, sizeof(om->lotus_name));
+		om->trace_op = k < t->nops ? (int)k : -1;
 		for (size_t i = 0; i < a->n; i++) {
 			u10 += a->v[i] < MS_10;
 			u100 += a->v[i] < US_100;
 		}
 		stats_compute(a->v, a->n, &om->st);
-		om->cpu_s = om->st.sum / 1e9;
-		om->under_10ms_pct = 100.0 * (double)u10 / (double)a->n;
-		om->under_100us_pct = 100.0 * (double)u100 / (double)a->n;
-		if (k != transform)
-			m->ops_cpu_s += om->cpu_s;
+		om->span_s = om->st.sum / 1e9;
+		om->under_10ms_pct = a->n ? 100.0 * (double)u10 / (double)a->n : NAN;
+		om->under_100us_pct = a->n ? 100.0 * (double)u100 / (double)a->n : NAN;
+		op_counters(om, o, k, t->nops);
+		if (!a->n) {
+			/* no events: nothing but the counted figures is known */
+			om->st.mean = om->st.std = om->st.min = om->st.max = NAN;
+			om->st.p25 = om->st.p50 = om->st.p75 = om->st.p90 = om->st.p99 = NAN;
+			om->span_s = NAN;
+		}
+		if (k != transform) {
+			m->ops_span_s += a->n ? om->span_s : 0;
+			if (!isnan(om->oncpu_s))
+				m->ops_oncpu_s = (isnan(m->ops_oncpu_s) ? 0 : m->ops_oncpu_s) + om->oncpu_s;
+		}
 	}
 	ret = 0;
 out:
@@ -285,7 +321,41 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 		m->preproc_iqr_ns = m->preproc.p75 - m->preproc.p25;
 	}
 
-	/* waits: markers are out-of-order arrivals, the rest in-order waits */
+	/* out of order: arrived before a batch with a smaller id. From the
+	 * arrival events where the trace has them (rows are sorted by id: a
+	 * batch is out of order when an earlier id arrived later); else from
+	 * the SBatchWait markers (set above). */
+	{
+		int64_t latest = INT64_MIN;
+		size_t arrivals = 0;
+		for (size_t i = 0; i < m->nbatches; i++)
+			arrivals += m->rows[i].arrived != BATCH_NONE;
+		if (arrivals) {
+			/* the latest arrival among smaller ids, from the right */
+			for (size_t i = 0; i < m->nbatches; i++) {
+				struct batch_row *r = &m->rows[i];
+				if (r->arrived == BATCH_NONE) {
+					r->out_of_order = 0;
+					continue;
+				}
+				r->out_of_order = r->arrived < latest;
+				if (r->arrived > latest)
+					latest = r->arrived;
+				m->ooo_batches += (size_t)r->out_of_order;
+			}
+			m->ooo_pct = 100.0 * (double)m->ooo_batches / (double)arrivals;
+		} else {
+			size_t records = 0;
+			for (size_t i = 0; i < m->nbatches; i++) {
+				records += m->rows[i].wait_ns != BATCH_NONE;
+				m->ooo_batches += (size_t)m->rows[i].out_of_order;
+			}
+			m->ooo_pct = records ? 100.0 * (double)m->ooo_batches / (double)records : 0;
+		}
+	}
+
+	/* waits: the SBatchWait markers (1000 ns) are not waits; the rest are
+	 * the main process's waits for the batch it hands over next */
 	{
 		size_t n = 0, over = 0;
 		double sum = 0;
@@ -294,15 +364,12 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 			if (r->wait_ns == BATCH_NONE)
 				continue;
 			m->wait_events++;
-			if (r->out_of_order) {
-				m->ooo_batches++;
+			if (r->wait_ns == TRACE_MARKER_NS)
 				continue;
-			}
 			v[n++] = (double)r->wait_ns;
 			sum += (double)r->wait_ns;
 			over += (double)r->wait_ns > MS_500;
 		}
-		m->ooo_pct = m->wait_events ? 100.0 * (double)m->ooo_batches / (double)m->wait_events : 0;
 		m->wait_total_s = sum / 1e9;
 		m->stall_pct = m->e2e_s > 0 ? 100.0 * m->wait_total_s / m->e2e_s : 0;
 		m->wait_over_500ms_pct = m->wait_events ?
@@ -365,22 +432,33 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 			m->workers_cpu_s += o->worker_cpu_s[i];
 		}
 	}
+	m->worker_rss_max_kib = m->worker_rss_mean_kib = NAN;
 	if (o->workers > 0 && o->worker_maxrss_kib) {
 		m->worker_maxrss_kib = malloc((size_t)o->workers * sizeof(long));
 		if (!m->worker_maxrss_kib)
 			goto oom;
 		memcpy(m->worker_maxrss_kib, o->worker_maxrss_kib, (size_t)o->workers * sizeof(long));
+		double sum = 0, mx = 0;
+		for (int i = 0; i < o->workers; i++) {
+			sum += (double)o->worker_maxrss_kib[i];
+			mx = fmax(mx, (double)o->worker_maxrss_kib[i]);
+		}
+		m->worker_rss_max_kib = mx;
+		m->worker_rss_mean_kib = sum / o->workers;
 	}
 	m->nskipped = o->nskipped;
 	if (o->skipped && o->nskipped_listed) {
 		m->skipped = calloc(o->nskipped_listed, sizeof(char *));
-		if (!m->skipped)
+		m->skipped_reason = calloc(o->nskipped_listed, sizeof(char *));
+		if (!m->skipped || !m->skipped_reason)
 			goto oom;
 		for (size_t i = 0; i < o->nskipped_listed; i++) {
+			const char *why = o->skipped_reasons ? o->skipped_reasons[i] : NULL;
 			m->skipped[i] = strdup(o->skipped[i] ? o->skipped[i] : "");
-			if (!m->skipped[i])
-				goto oom;
+			m->skipped_reason[i] = strdup(why ? why : "");
 			m->nskipped_listed++;
+			if (!m->skipped[i] || !m->skipped_reason[i])
+				goto oom;
 		}
 	}
 
@@ -388,10 +466,21 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 		m->trace_events += t->procs[p].n;
 		m->trace_dropped += t->procs[p].dropped;
 	}
-	if (compute_ops(t, m, err, errlen) < 0)
+	m->checksum_s = (double)o->checksum_ns / 1e9;
+	m->checksum_bytes = o->checksum_bytes;
+	m->checksum_gb_per_s = o->checksum_ns ? (double)o->checksum_bytes / (double)o->checksum_ns : NAN;
+	m->gpu_copy_s = (double)o->gpu_copy_ns / 1e9;
+	m->inflight_max = o->max_inflight;
+	m->samples_reordered = o->samples_moved;
+	m->speedy_slow_lane = o->slow_lane;
+	m->speedy_timeout_s = o->speedy && o->speedy_timeout_ns ? (double)o->speedy_timeout_ns / 1e9 : NAN;
+
+	if (compute_ops(t, o, m, err, errlen) < 0)
 		goto fail;
 	if (compute_batches(t, o, m, err, errlen) < 0)
 		goto fail;
+	m->workers_cpu_ms_per_image = m->images ? 1e3 * m->workers_cpu_s / (double)m->images : NAN;
+	m->ops_span_ms_per_image = m->images ? 1e3 * m->ops_span_s / (double)m->images : NAN;
 	m->batches = o->batches;
 	if (!m->batches)
 		for (size_t i = 0; i < m->nbatches; i++)
@@ -426,9 +515,13 @@ void analysis_free(struct run_metrics *m)
 	free(m->ops);
 	free(m->worker_cpu_s);
 	free(m->worker_maxrss_kib);
-	for (size_t i = 0; i < m->nskipped_listed; i++)
+	for (size_t i = 0; i < m->nskipped_listed; i++) {
 		free(m->skipped[i]);
+		free(m->skipped_reason ? m->skipped_reason[i] : NULL);
+	}
 	free(m->skipped);
+	free(m->skipped_reason);
+	m->skipped_reason = NULL;
 	free(m->rows);
 	m->ops = NULL;
 	m->nops = 0;

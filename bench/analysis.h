@@ -10,8 +10,10 @@
  *   E2E            o->end_ns - o->start_ns
  *   images/s       o->images / E2E
  *   per op         count/sum/mean/std/min/p50/p90/p99/max of the op's event
- *                  durations over all workers; cpu_s = sum of durations
- *                  (Lotus's per-op CPU time); share of events < 10 ms and
+ *                  durations over all workers; span_s = sum of durations
+ *                  (the sum of the op's wall spans: what Lotus calls the
+ *                  op's "CPU seconds"; the time the op was on a CPU, where
+ *                  counters measured it, is oncpu_s); share of events < 10 ms and
  *                  < 100 us (strictly less, Table II). Ops are keyed by
  *                  LotusTrace name: EV_OP events of op i count as
  *                  t->op_names[i]; EV_TRANSFORM as "STransform"; EV_COLLATE
@@ -22,8 +24,15 @@
  *                  last batch), then mean, std (ddof 0), std % of mean,
  *                  p25/p50/p75 and IQR = p75 - p25. Uncut figures are kept
  *                  too (preproc_all).
- *   out of order   share (%) of EV_BATCH_WAIT events whose duration is
- *                  exactly TRACE_MARKER_NS (1000 ns).
+ *   out of order   share (%) of the batches that arrived before a batch with
+ *                  a smaller id: from EV_BATCH_ARRIVED events, the batches
+ *                  whose arrival precedes the latest arrival of a smaller id
+ *                  (whatever the hand-over order or loader policy); in a
+ *                  trace without arrival events (PyTorch's LotusTrace), the
+ *                  EV_BATCH_WAIT events whose duration is exactly
+ *                  TRACE_MARKER_NS (1000 ns): with in-order hand-over they
+ *                  mark exactly those batches. Denominator: the batches
+ *                  with an arrival (resp. an SBatchWait record).
  *   stall          sum of the in-order waits (markers excluded: they are
  *                  not waits) / E2E, in %. Lotus's script sums the markers
  *                  too (1 us per out-of-order batch): a negligible difference.
@@ -50,6 +59,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "counters.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -73,18 +83,39 @@ struct analysis_opts {
 	const char *stop_reason;       /* why it is incomplete ("worker 2 killed by SIGKILL"), or NULL */
 	uint64_t nskipped;             /* files skipped (--on-error skip) */
 	const char *const *skipped;    /* their paths (may hold fewer than nskipped), or NULL */
+	const char *const *skipped_reasons;  /* why each was skipped, or NULL */
 	size_t nskipped_listed;        /* entries in skipped[] */
 	double trace_cost_ns;          /* measured cost of one trace event, ns (0: unknown) */
+	/* counters (--counters): per trace op index [t->nops], or NULL */
+	const struct counter_derived *op_counted;
+	const uint64_t *op_regions;    /* regions counted per op (0: not counted) */
+	/* the harness and the loader policy (not events) */
+	uint64_t checksum_ns, checksum_bytes;  /* time and bytes hashed (--checksum) */
+	uint64_t gpu_copy_ns;          /* simulated host-to-device copies */
+	unsigned max_inflight;         /* most batches in flight at once */
+	uint64_t samples_moved;        /* samples that left the batch the sampler put them in */
+	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
+	uint64_t speedy_timeout_ns;    /* speedy: its timeout (0: none) */
+	int speedy;                    /* the policy was speedy */
 };
 
 /* Per-op figures. Times in ns. */
 struct op_metrics {
 	char name[40];          /* ppbench op id ("decode", "transform", "collate") */
 	char lotus_name[40];    /* LotusTrace name ("SLoader", "STransform", "SCollation") */
+	int trace_op;           /* its index among the trace's ops (t->op_names), -1: STransform
+				   or a collation the pipeline does not name */
 	struct stats st;        /* durations, ns (n = count, sum, mean, std, min, p25..p99, max) */
-	double cpu_s;           /* st.sum / 1e9 */
+	double span_s;          /* st.sum / 1e9: the sum of the op's wall spans (Lotus's "CPU seconds") */
 	double under_10ms_pct;  /* share of events with dur < 10 ms, % */
 	double under_100us_pct; /* share of events with dur < 100 us, % */
+	/* counters (NaN where not counted; a hardware figure is NaN where the
+	 * event is not supported, never 0) */
+	double regions;         /* calls counted (NaN: not counted) */
+	double oncpu_s;         /* time on a CPU */
+	double descheduled_s;   /* counted regions' wall time - oncpu_s */
+	double oncpu_pct;       /* oncpu / wall of the counted regions, % */
+	double ipc, cache_mpki, branch_mpki, frontend_stall_pct, backend_stall_pct;
 };
 
 #define BATCH_NONE INT64_MIN   /* a batch row time that was not recorded */
@@ -122,13 +153,18 @@ struct run_metrics {
 	 * pipeline op has that name); only ops with at least one event */
 	size_t nops;
 	struct op_metrics *ops;
-	double ops_cpu_s;              /* sum of cpu_s of the pipeline ops + collation
+	double ops_span_s;             /* sum of span_s of the pipeline ops + collation
 					  (STransform excluded: it contains the transforms) */
+	double ops_oncpu_s;            /* the same sum of oncpu_s (NaN: not counted) */
 
 	/* CPU and memory from rusage (copied from the opts) */
 	double *worker_cpu_s;          /* [workers], or NULL */
 	long *worker_maxrss_kib;       /* [workers], or NULL */
 	double workers_cpu_s;          /* sum of worker_cpu_s */
+	double workers_cpu_ms_per_image;  /* workers_cpu_s / images, in ms (NaN: no image) */
+	double ops_span_ms_per_image;  /* ops_span_s / images, in ms (NaN: no image) */
+	double worker_rss_max_kib;     /* the largest worker_maxrss_kib (NaN: unknown) */
+	double worker_rss_mean_kib;    /* their mean */
 	double main_cpu_s;
 	long main_maxrss_kib;
 
@@ -154,6 +190,18 @@ struct run_metrics {
 	/* simulated GPU */
 	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
 
+	/* the harness */
+	double checksum_s;             /* time spent hashing batches (0: --checksum off) */
+	uint64_t checksum_bytes;
+	double checksum_gb_per_s;      /* NaN when nothing was hashed */
+	double gpu_copy_s;             /* simulated host-to-device copies */
+	unsigned inflight_max;         /* most batches in flight at once */
+
+	/* the loader policy */
+	uint64_t samples_reordered;    /* samples that left the batch the sampler put them in */
+	uint64_t speedy_slow_lane;     /* speedy: samples sent to the slow lane */
+	double speedy_timeout_s;       /* speedy: its timeout (NaN: not speedy or none) */
+
 	/* tracing */
 	uint64_t trace_events;         /* events in the trace */
 	uint64_t trace_dropped;        /* sum of trace_proc.dropped */
@@ -163,6 +211,7 @@ struct run_metrics {
 	uint64_t nskipped;
 	size_t nskipped_listed;
 	char **skipped;                /* [nskipped_listed] copies */
+	char **skipped_reason;         /* [nskipped_listed] copies ("" when not known) */
 
 	/* per batch */
 	size_t nbatches;

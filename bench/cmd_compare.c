@@ -24,6 +24,7 @@
 #include "emit.h"
 #include "log.h"
 #include "machine.h"
+#include "metrics.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "report.h"
@@ -469,42 +470,32 @@ static const struct op_metrics *find_op(const struct run_metrics *m, const char 
 	return NULL;
 }
 
-static double per_image_ms(double s, uint64_t images)
-{
-	return images ? s * 1e3 / (double)images : NAN;
-}
-
-static void rss_stats(const struct run_metrics *m, double *mean_mib, double *max_mib)
-{
-	*mean_mib = *max_mib = NAN;
-	if (!m->worker_maxrss_kib || m->workers <= 0)
-		return;
-	double sum = 0, mx = 0;
-	for (int w = 0; w < m->workers; w++) {
-		double v = (double)m->worker_maxrss_kib[w] / 1024.0;
-		sum += v;
-		if (v > mx)
-			mx = v;
-	}
-	*mean_mib = sum / m->workers;
-	*max_mib = mx;
-}
-
 /* An op is per batch (collation) or per image. */
 static int op_per_batch(const char *lotus_name)
 {
 	return !strcmp(lotus_name, "SCollation");
 }
 
+/* The run figures of the table, side by side (names of metric_table). */
+static const char *const compare_metrics[] = {
+	"e2e_s", "images_per_s", "images", "batches",
+	"ops_span_per_image_ms", "workers_cpu_per_image_ms", "ops_span_s", "workers_cpu_s",
+	"main_cpu_s", "preproc_avg_ms", "preproc_std_pct", "preproc_iqr_ms", "ooo_pct",
+	"stall_pct", "wait_p50_ms", "wait_p90_ms", "wait_max_ms", "wait_gt_500ms_pct",
+	"delay_p50_ms", "delay_p90_ms", "delay_max_ms", "delay_gt_500ms_pct", "gpu_util_pct",
+	"worker_rss_mean_kib", "worker_rss_max_kib", "main_max_rss_kib",
+};
+
 static int build_rows(const struct compare_side *sa, const struct compare_side *sb, struct rows *t)
 {
 	const struct run_metrics *a = &sa->m, *b = &sb->m;
+	const struct op_metric *mean = op_metric_find("mean_ms"), *p90 = op_metric_find("p90_ms");
 	int bad = 0;
 
-	bad |= add_row(t, "s", a->e2e_s, b->e2e_s, "E2E time");
-	bad |= add_row(t, "images/s", a->images_per_s, b->images_per_s, "throughput");
-	bad |= add_row(t, "", (double)a->images, (double)b->images, "images");
-	bad |= add_row(t, "", (double)a->batches, (double)b->batches, "batches");
+	for (size_t i = 0; i < 4; i++) {
+		const struct metric *mt = metric_find(compare_metrics[i]);
+		bad |= add_row(t, mt->unit, metric_of_run(mt, a), metric_of_run(mt, b), "%s", mt->name);
+	}
 	/* ops: ppbench's order, then any op only the other side has */
 	for (int pass = 0; pass < 2; pass++) {
 		const struct run_metrics *x = pass ? b : a, *y = pass ? a : b;
@@ -514,44 +505,16 @@ static int build_rows(const struct compare_side *sa, const struct compare_side *
 				continue;
 			const struct op_metrics *oa = pass ? oy : ox, *ob = pass ? ox : oy;
 			const char *unit = op_per_batch(ox->lotus_name) ? "ms/batch" : "ms/image";
-			bad |= add_row(t, unit, oa ? oa->st.mean / 1e6 : NAN, ob ? ob->st.mean / 1e6 : NAN,
-				       "%s mean", ox->name);
-			bad |= add_row(t, unit, oa ? oa->st.p90 / 1e6 : NAN, ob ? ob->st.p90 / 1e6 : NAN,
-				       "%s p90", ox->name);
+			bad |= add_row(t, unit, oa ? op_metric_of(mean, oa) : NAN,
+				       ob ? op_metric_of(mean, ob) : NAN, "op_%s_%s", ox->name, mean->name);
+			bad |= add_row(t, unit, oa ? op_metric_of(p90, oa) : NAN,
+				       ob ? op_metric_of(p90, ob) : NAN, "op_%s_%s", ox->name, p90->name);
 		}
 	}
-	bad |= add_row(t, "ms/image", per_image_ms(a->ops_cpu_s, a->images),
-		       per_image_ms(b->ops_cpu_s, b->images), "CPU per image (sum of op spans)");
-	bad |= add_row(t, "ms/image", per_image_ms(a->workers_cpu_s, a->images),
-		       per_image_ms(b->workers_cpu_s, b->images), "CPU per image (workers' rusage)");
-	bad |= add_row(t, "s", a->ops_cpu_s, b->ops_cpu_s, "CPU total (sum of op spans)");
-	bad |= add_row(t, "s", a->workers_cpu_s, b->workers_cpu_s, "CPU total (workers' rusage)");
-	bad |= add_row(t, "s", a->main_cpu_s, b->main_cpu_s, "CPU of the main process (during the run)");
-	bad |= add_row(t, "ms", a->preproc.mean / 1e6, b->preproc.mean / 1e6,
-		       "batch preprocessing mean");
-	bad |= add_row(t, "%", a->preproc_std_pct, b->preproc_std_pct, "batch preprocessing std");
-	bad |= add_row(t, "ms", a->preproc_iqr_ns / 1e6, b->preproc_iqr_ns / 1e6,
-		       "batch preprocessing IQR");
-	bad |= add_row(t, "%", a->ooo_pct, b->ooo_pct, "out-of-order batches");
-	bad |= add_row(t, "%", a->stall_pct, b->stall_pct, "stall (wait / E2E)");
-	bad |= add_row(t, "ms", a->wait.p50 / 1e6, b->wait.p50 / 1e6, "wait p50");
-	bad |= add_row(t, "ms", a->wait.p90 / 1e6, b->wait.p90 / 1e6, "wait p90");
-	bad |= add_row(t, "ms", a->wait.max / 1e6, b->wait.max / 1e6, "wait max");
-	bad |= add_row(t, "%", a->wait_over_500ms_pct, b->wait_over_500ms_pct,
-		       "batches waited for > 500 ms");
-	bad |= add_row(t, "ms", a->delay.p50 / 1e6, b->delay.p50 / 1e6, "delay p50");
-	bad |= add_row(t, "ms", a->delay.p90 / 1e6, b->delay.p90 / 1e6, "delay p90");
-	bad |= add_row(t, "ms", a->delay.max / 1e6, b->delay.max / 1e6, "delay max");
-	bad |= add_row(t, "%", a->delay_over_500ms_pct, b->delay_over_500ms_pct,
-		       "batches delayed > 500 ms");
-	bad |= add_row(t, "%", a->gpu_util_pct, b->gpu_util_pct, "GPU utilization");
-	double am, ax, bm, bx;
-	rss_stats(a, &am, &ax);
-	rss_stats(b, &bm, &bx);
-	bad |= add_row(t, "MiB", am, bm, "worker max RSS (mean of the workers)");
-	bad |= add_row(t, "MiB", ax, bx, "worker max RSS (largest)");
-	bad |= add_row(t, "MiB", (double)a->main_maxrss_kib / 1024.0,
-		       (double)b->main_maxrss_kib / 1024.0, "main process max RSS");
+	for (size_t i = 4; i < sizeof(compare_metrics) / sizeof(compare_metrics[0]); i++) {
+		const struct metric *mt = metric_find(compare_metrics[i]);
+		bad |= add_row(t, mt->unit, metric_of_run(mt, a), metric_of_run(mt, b), "%s", mt->name);
+	}
 	return bad ? -1 : 0;
 }
 
@@ -1304,34 +1267,26 @@ static int write_torch_results(const char *dir, const struct compare_side *s, ch
 {
 	json_t *cfg = load_json(dir, "config.json", err, errlen);
 	json_t *run = cfg ? load_json(dir, "run.json", err, errlen) : NULL;
-	json_t *mach = machine_json();
-	char path[PATH_MAX];
+	json_t *mach = machine_json(), *blocks = json_object(), *blk = json_object();
 	int rc = -1;
 
 	if (!run)
 		goto out;
-	struct results_in in = { .m = &s->m, .t = &s->t, .options = cfg, .machine = mach,
-				 .lotustrace = 0, .chrome = 1 };
-	if (results_write(dir, &in, err, errlen))
-		goto out;
-	json_t *sum = load_json(dir, "summary.json", err, errlen);
-	if (!sum)
-		goto out;
-	json_object_set_new(sum, "tool", json_string("pytorch"));
-	json_object_del(sum, "checksum");
-	json_t *blk = json_object();
 	json_object_set(blk, "versions", json_object_get(run, "versions"));
 	json_object_set(blk, "pin_memory_requested", json_object_get(run, "pin_memory_requested"));
 	json_object_set(blk, "pin_memory_effective", json_object_get(run, "pin_memory_effective"));
 	json_object_set(blk, "workers", json_object_get(run, "workers"));
-	json_object_set_new(sum, "pytorch", blk);
-	pathf(path, sizeof(path), "%s/summary.json", dir);
-	if (json_dump_file(sum, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)))
-		errf(err, errlen, "cannot write '%s'", path);
-	else
-		rc = 0;
-	json_decref(sum);
+	json_object_set(blocks, "options", cfg);
+	json_object_set(blocks, "machine", mach);
+	json_object_set(blocks, "pytorch", blk);
+	struct results_in in = { .m = &s->m, .t = &s->t, .tool = "pytorch", .no_checksum = 1,
+				 .blocks = blocks, .lotustrace = 0, .chrome = 1 };
+	if (results_write(dir, &in, err, errlen))
+		goto out;
+	rc = 0;
 out:
+	json_decref(blocks);
+	json_decref(blk);
 	json_decref(cfg);
 	json_decref(run);
 	json_decref(mach);

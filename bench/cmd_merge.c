@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "log.h"
 #include "merge.h"
+#include "metrics.h"
 #include "plot.h"
 #include "report.h"
 
@@ -190,35 +191,16 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* the value at a dotted path of a JSON object, or NULL */
-static json_t *jpath(json_t *o, const char *path)
-{
-	char key[128];
-
-	while (o && json_is_object(o)) {
-		const char *dot = strchr(path, '.');
-		size_t n = dot ? (size_t)(dot - path) : strlen(path);
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, path, n);
-		key[n] = 0;
-		o = json_object_get(o, key);
-		if (!dot)
-			return o;
-		path = dot + 1;
-	}
-	return NULL;
-}
 
 static const char *jtext(json_t *o, const char *path)
 {
-	json_t *v = jpath(o, path);
+	json_t *v = json_path(o, path);
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 static double jreal(json_t *o, const char *path)
 {
-	json_t *v = jpath(o, path);
+	json_t *v = json_path(o, path);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -672,8 +654,8 @@ static void point_of(const struct merge *m, const struct machine *mc, const stru
 		}
 		for (size_t k = 0; k < m->nops; k++) {
 			const struct sweep_op *o = sweep_row_op(r, m->ops[k]);
-			if (o && isfinite(o->cpu_s) && r->images > 0) {
-				op[k] += 1e3 * o->cpu_s / r->images;
+			if (o && isfinite(o->span_s) && r->images > 0) {
+				op[k] += 1e3 * o->span_s / r->images;
 				nop[k]++;
 			}
 		}

@@ -19,6 +19,8 @@
 #include "emit.h"
 #include "log.h"
 #include "fsutil.h"
+#include "metrics.h"
+#include "repeats.h"
 #include "plot.h"
 #include "report.h"
 #include "stats.h"
@@ -195,7 +197,9 @@ static double table_num(const struct table *t, size_t row, int col)
 
 /* ---- rows -------------------------------------------------------------- */
 
-enum ctype { CT_INT, CT_INT_OPT, CT_REAL, CT_STR };
+/* The identity columns of summary.csv; the figures follow from the metric
+ * table (bench/metrics.h). */
+enum ctype { CT_INT, CT_INT_OPT, CT_STR };
 
 struct rcol {
 	const char *name;
@@ -205,60 +209,25 @@ struct rcol {
 
 #define CI(f) { #f, CT_INT, offsetof(struct sweep_row, f), 0 }
 #define CIO(f) { #f, CT_INT_OPT, offsetof(struct sweep_row, f), 0 }
-#define CR(f) { #f, CT_REAL, offsetof(struct sweep_row, f), 0 }
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CR(cache_resident_pct), CR(wall_s), CR(other_cpu_pct), CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete),
-	CR(e2e_s), CR(images), CR(batches), CR(images_per_s),
-	CR(cpu_s), CR(workers_cpu_s), CR(main_cpu_s),
-	CR(preproc_batches), CR(preproc_avg_ms), CR(preproc_std_pct), CR(preproc_p25_ms),
-	CR(preproc_p50_ms), CR(preproc_p75_ms), CR(preproc_iqr_ms),
-	CR(ooo_pct), CR(stall_pct), CR(sum_wait_s),
-	CR(wait_avg_ms), CR(wait_p50_ms), CR(wait_p90_ms), CR(wait_max_ms), CR(wait_gt_500ms_pct),
-	CR(delay_avg_ms), CR(delay_p50_ms), CR(delay_p90_ms), CR(delay_max_ms),
-	CR(delay_gt_500ms_pct),
-	CR(gpu_busy_s), CR(gpu_idle_s), CR(gpu_util_pct),
-	CIO(samples_reordered_across_batches), CR(samples_reordered_count), CR(main_wait_s),
-	CR(trace_events), CR(trace_cost_ns), CR(skipped_files), CS(checksum),
-	CS(counters), CS(hw_events),
+	CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
+	CS(hw_events),
 };
 #undef CI
 #undef CIO
-#undef CR
 #undef CS
 #define NRCOLS (sizeof(rcols) / sizeof(rcols[0]))
-
-/* path: where the figure is in summary.json "counters" "ops" <op>; NULL:
- * "ops" <op> <name> */
-#define OF(f) { #f, offsetof(struct sweep_op, f), NULL }
-#define OC(f, p) { #f, offsetof(struct sweep_op, f), p }
-static const struct ocol {
-	const char *name;
-	size_t off;
-	const char *path;
-} ocols[] = {
-	OF(count), OF(cpu_s), OF(mean_ms), OF(p50_ms), OF(p90_ms), OF(p99_ms), OF(max_ms),
-	OF(under_10ms_pct), OF(under_100us_pct), OF(oncpu_s), OF(descheduled_s),
-	OC(ipc, "derived.ipc"), OC(cache_mpki, "derived.cache_misses_per_kilo_instructions"),
-	OC(branch_mpki, "derived.branch_misses_per_kilo_instructions"),
-	OC(frontend_stall_pct, "derived.frontend_stall_pct"),
-	OC(backend_stall_pct, "derived.backend_stall_pct"),
-};
-#undef OF
-#undef OC
-#define NOCOLS (sizeof(ocols) / sizeof(ocols[0]))
 
 #define FIELD(base, off, type) ((type *)((char *)(base) + (off)))
 
 void sweep_row_init(struct sweep_row *r)
 {
 	memset(r, 0, sizeof(*r));
-	for (size_t i = 0; i < NRCOLS; i++)
-		if (rcols[i].type == CT_REAL)
-			*FIELD(r, rcols[i].off, double) = NAN;
+	for (size_t i = 0; i < metric_count; i++)
+		*metric_row_field(&metric_table[i], r) = NAN;
 	r->exit_code = -1;
-	r->samples_reordered_across_batches = -1;
 	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
 }
 
@@ -266,8 +235,8 @@ static void op_init(struct sweep_op *o, const char *name)
 {
 	memset(o, 0, sizeof(*o));
 	snprintf(o->name, sizeof(o->name), "%s", name);
-	for (size_t i = 0; i < NOCOLS; i++)
-		*FIELD(o, ocols[i].off, double) = NAN;
+	for (size_t i = 0; i < op_metric_count; i++)
+		*op_metric_field(&op_metric_table[i], o) = NAN;
 }
 
 const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name)
@@ -290,25 +259,10 @@ static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
 	return o;
 }
 
-/* The number at a dotted path ("main.wait.p50_ms"), NaN if absent. */
+/* The number at a dotted path ("machine.cpus_online"), NaN if absent. */
 static double jnum(json_t *o, const char *path)
 {
-	char key[128];
-	const char *p = path;
-
-	while (o && json_is_object(o)) {
-		const char *dot = strchr(p, '.');
-		size_t n = dot ? (size_t)(dot - p) : strlen(p);
-		if (n >= sizeof(key))
-			return NAN;
-		memcpy(key, p, n);
-		key[n] = 0;
-		o = json_object_get(o, key);
-		if (!dot)
-			return json_is_number(o) ? json_number_value(o) : NAN;
-		p = dot + 1;
-	}
-	return NAN;
+	return metric_json_get(o, path);
 }
 
 /* What the hardware events of a run came to (struct sweep_row hw_events). */
@@ -341,95 +295,18 @@ static void hw_events_status(json_t *events, char *out, size_t n)
 		snprintf(out, n, "not supported: %s: %s", first ? first : "?", why ? why : "?");
 }
 
-/* summary.json "counters": the list, the hardware events' status, and per
- * op the derived figures (ops counted without op events, as with --trace
- * off, get a row op too). */
-static void row_counters_from_summary(struct sweep_row *r, json_t *c)
-{
-	json_t *ops, *v;
-	const char *key;
-
-	if (!json_is_object(c))
-		return;
-	snprintf(r->counters, sizeof(r->counters), "%s",
-		 json_is_string(json_object_get(c, "list")) ?
-		 json_string_value(json_object_get(c, "list")) : "");
-	hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
-	ops = json_object_get(c, "ops");
-	json_object_foreach(ops, key, v) {
-		struct sweep_op *o = row_op_add(r, key);
-		if (!o)
-			break;
-		for (size_t i = 0; i < NOCOLS; i++)
-			if (ocols[i].path)
-				*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].path);
-		if (!isfinite(o->count))
-			o->count = jnum(v, "regions");
-		if (!isfinite(o->cpu_s) && isfinite(jnum(v, "wall_ns")))
-			o->cpu_s = jnum(v, "wall_ns") / 1e9;
-		if (!isfinite(o->oncpu_s) && isfinite(jnum(v, "oncpu_ns")))
-			o->oncpu_s = jnum(v, "oncpu_ns") / 1e9;
-		if (!isfinite(o->descheduled_s) && isfinite(jnum(v, "descheduled_ns")))
-			o->descheduled_s = jnum(v, "descheduled_ns") / 1e9;
-	}
-}
-
 void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 {
-	static const struct {
-		size_t off;
-		const char *path;
-	} map[] = {
-		{ offsetof(struct sweep_row, e2e_s), "e2e_s" },
-		{ offsetof(struct sweep_row, images), "images" },
-		{ offsetof(struct sweep_row, batches), "batches" },
-		{ offsetof(struct sweep_row, images_per_s), "images_per_s" },
-		{ offsetof(struct sweep_row, cpu_s), "cpu.ops_total_s" },
-		{ offsetof(struct sweep_row, workers_cpu_s), "cpu.workers_total_s" },
-		{ offsetof(struct sweep_row, main_cpu_s), "cpu.main_s" },
-		{ offsetof(struct sweep_row, preproc_batches), "batch_preproc.count" },
-		{ offsetof(struct sweep_row, preproc_avg_ms), "batch_preproc.mean_ms" },
-		{ offsetof(struct sweep_row, preproc_std_pct), "batch_preproc.std_pct" },
-		{ offsetof(struct sweep_row, preproc_p25_ms), "batch_preproc.p25_ms" },
-		{ offsetof(struct sweep_row, preproc_p50_ms), "batch_preproc.p50_ms" },
-		{ offsetof(struct sweep_row, preproc_p75_ms), "batch_preproc.p75_ms" },
-		{ offsetof(struct sweep_row, preproc_iqr_ms), "batch_preproc.iqr_ms" },
-		{ offsetof(struct sweep_row, ooo_pct), "main.out_of_order_pct" },
-		{ offsetof(struct sweep_row, stall_pct), "main.stall_pct" },
-		{ offsetof(struct sweep_row, sum_wait_s), "main.wait_total_s" },
-		{ offsetof(struct sweep_row, wait_avg_ms), "main.wait.mean_ms" },
-		{ offsetof(struct sweep_row, wait_p50_ms), "main.wait.p50_ms" },
-		{ offsetof(struct sweep_row, wait_p90_ms), "main.wait.p90_ms" },
-		{ offsetof(struct sweep_row, wait_max_ms), "main.wait.max_ms" },
-		{ offsetof(struct sweep_row, wait_gt_500ms_pct), "main.wait.over_500ms_pct" },
-		{ offsetof(struct sweep_row, delay_avg_ms), "main.delay.mean_ms" },
-		{ offsetof(struct sweep_row, delay_p50_ms), "main.delay.p50_ms" },
-		{ offsetof(struct sweep_row, delay_p90_ms), "main.delay.p90_ms" },
-		{ offsetof(struct sweep_row, delay_max_ms), "main.delay.max_ms" },
-		{ offsetof(struct sweep_row, delay_gt_500ms_pct), "main.delay.over_500ms_pct" },
-		{ offsetof(struct sweep_row, gpu_busy_s), "gpu.busy_s" },
-		{ offsetof(struct sweep_row, gpu_idle_s), "gpu.idle_s" },
-		{ offsetof(struct sweep_row, gpu_util_pct), "gpu.utilization_pct" },
-		{ offsetof(struct sweep_row, trace_events), "trace.events" },
-		{ offsetof(struct sweep_row, trace_cost_ns), "trace.cost_per_event_ns" },
-		{ offsetof(struct sweep_row, skipped_files), "skipped.count" },
-		{ offsetof(struct sweep_row, samples_reordered_count),
-		  "loader.policy.samples_reordered_count" },
-		{ offsetof(struct sweep_row, main_wait_s), "loader.policy.main_wait_s" },
-	};
-	json_t *pol = json_object_get(json_object_get(s, "loader"), "policy");
-	json_t *ops, *v;
+	json_t *ops, *v, *c = json_object_get(s, "counters");
 	const char *key;
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		*FIELD(r, map[i].off, double) = jnum(s, map[i].path);
+	for (size_t i = 0; i < metric_count; i++)
+		if (metric_table[i].src == MSRC_RUN)
+			*metric_row_field(&metric_table[i], r) = metric_from_json(&metric_table[i], s);
 	r->complete = json_is_true(json_object_get(s, "complete"));
-	v = json_object_get(pol, "name");
+	v = json_object_get(json_object_get(s, "options"), "policy");
 	if (json_is_string(v))
 		snprintf(r->policy, sizeof(r->policy), "%s", json_string_value(v));
-	v = json_object_get(pol, "samples_reordered_across_batches");
-	if (json_is_boolean(v))
-		r->samples_reordered_across_batches = json_is_true(v);
 	v = json_object_get(s, "checksum");
 	if (json_is_string(v))
 		snprintf(r->checksum, sizeof(r->checksum), "%s", json_string_value(v));
@@ -439,11 +316,15 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 		struct sweep_op *o = row_op_add(r, key);
 		if (!o)
 			break;
-		for (size_t i = 0; i < NOCOLS; i++)
-			if (!ocols[i].path)
-				*FIELD(o, ocols[i].off, double) = jnum(v, ocols[i].name);
+		for (size_t i = 0; i < op_metric_count; i++)
+			*op_metric_field(&op_metric_table[i], o) =
+				metric_json_get(v, op_metric_table[i].json);
 	}
-	row_counters_from_summary(r, json_object_get(s, "counters"));
+	if (json_is_object(c)) {
+		v = json_object_get(c, "list");
+		snprintf(r->counters, sizeof(r->counters), "%s", json_is_string(v) ? json_string_value(v) : "");
+		hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
+	}
 }
 
 static int row_ok(const struct sweep_row *r)
@@ -586,9 +467,9 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->status, sizeof(r->status), "%s", jstr(e, "status", RUN_PENDING));
 		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
-		r->wall_s = jnum(e, "wall_s");
-		r->cache_resident_pct = jnum(e, "page_cache_resident_pct");
-		r->other_cpu_pct = jnum(e, "other_cpu_pct");
+		for (size_t m = 0; m < metric_count; m++)
+			if (metric_table[m].src == MSRC_SWEEP)
+				*metric_row_field(&metric_table[m], r) = jnum(e, metric_table[m].json);
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -649,12 +530,6 @@ static size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], s
 	return k;
 }
 
-static void put_real(FILE *f, double v)
-{
-	if (isfinite(v))
-		fprintf(f, "%.12g", v);
-}
-
 /* CSV-safe text: commas and newlines become spaces */
 static void put_text(FILE *f, const char *s)
 {
@@ -677,9 +552,11 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 	}
 	for (size_t c = 0; c < NRCOLS; c++)
 		fprintf(f, "%s%s", c ? "," : "", rcols[c].name);
+	for (size_t c = 0; c < metric_count; c++)
+		fprintf(f, ",%s", metric_table[c].name);
 	for (size_t k = 0; k < nn; k++)
-		for (size_t c = 0; c < NOCOLS; c++)
-			fprintf(f, ",op_%s_%s", names[k], ocols[c].name);
+		for (size_t c = 0; c < op_metric_count; c++)
+			fprintf(f, ",op_%s_%s", names[k], op_metric_table[c].name);
 	fputc('\n', f);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
@@ -695,20 +572,21 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 				if (*FIELD(r, rc->off, const int) >= 0)
 					fprintf(f, "%d", *FIELD(r, rc->off, const int));
 				break;
-			case CT_REAL:
-				put_real(f, *FIELD(r, rc->off, const double));
-				break;
 			case CT_STR:
 				put_text(f, FIELD(r, rc->off, const char));
 				break;
 			}
 		}
+		for (size_t c = 0; c < metric_count; c++) {
+			fputc(',', f);
+			metric_put_num(f, metric_row_get(&metric_table[c], r));
+		}
 		for (size_t k = 0; k < nn; k++) {
 			const struct sweep_op *o = sweep_row_op(r, names[k]);
-			for (size_t c = 0; c < NOCOLS; c++) {
+			for (size_t c = 0; c < op_metric_count; c++) {
 				fputc(',', f);
 				if (o)
-					put_real(f, *FIELD(o, ocols[c].off, const double));
+					metric_put_num(f, op_metric_get(&op_metric_table[c], o));
 			}
 		}
 		fputc('\n', f);
@@ -724,7 +602,7 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 {
 	struct table t;
-	int cols[NRCOLS];
+	int cols[NRCOLS], *mcols;
 
 	memset(s, 0, sizeof(*s));
 	if (table_read(&t, path, err, errlen))
@@ -739,7 +617,9 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 	snprintf(s->parts[0].dir, sizeof(s->parts[0].dir), "%s", s->dir);
 	snprintf(s->parts[0].name, sizeof(s->parts[0].name), "%s", "summary.csv");
 	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
-	if (!s->rows) {
+	mcols = calloc(metric_count, sizeof(*mcols));
+	if (!s->rows || !mcols) {
+		free(mcols);
 		table_free(&t);
 		errf(err, errlen, "out of memory");
 		return -1;
@@ -747,6 +627,8 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 	s->nrows = t.nrows;
 	for (size_t c = 0; c < NRCOLS; c++)
 		cols[c] = table_col(&t, rcols[c].name);
+	for (size_t c = 0; c < metric_count; c++)
+		mcols[c] = table_col(&t, metric_table[c].name);
 	for (size_t i = 0; i < t.nrows; i++) {
 		struct sweep_row *r = &s->rows[i];
 		sweep_row_init(r);
@@ -760,106 +642,58 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 			case CT_INT_OPT:
 				*FIELD(r, rc->off, int) = *v ? atoi(v) : (rc->type == CT_INT_OPT ? -1 : 0);
 				break;
-			case CT_REAL:
-				*FIELD(r, rc->off, double) = table_num(&t, i, cols[c]);
-				break;
 			case CT_STR:
 				snprintf(FIELD(r, rc->off, char), rc->size, "%s", v);
 				break;
 			}
 		}
+		for (size_t c = 0; c < metric_count; c++)
+			if (mcols[c] >= 0)
+				*metric_row_field(&metric_table[c], r) = table_num(&t, i, mcols[c]);
 		/* op_<name>_<field> */
 		for (size_t c = 0; c < t.ncols; c++) {
 			const char *h = t.hdr[c];
 			size_t hl = strlen(h);
 			if (strncmp(h, "op_", 3) || !*table_str(&t, i, (int)c))
 				continue;
-			for (size_t k = 0; k < NOCOLS; k++) {
-				size_t sl = strlen(ocols[k].name);
+			for (size_t k = 0; k < op_metric_count; k++) {
+				const char *mn = op_metric_table[k].name;
+				size_t sl = strlen(mn);
 				char name[40];
 				struct sweep_op *o;
-				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' ||
-				    strcmp(h + hl - sl, ocols[k].name))
+				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' || strcmp(h + hl - sl, mn))
 					continue;
 				snprintf(name, sizeof(name), "%.*s", (int)(hl - sl - 4), h + 3);
 				o = row_op_add(r, name);
 				if (o)
-					*FIELD(o, ocols[k].off, double) = table_num(&t, i, (int)c);
+					*op_metric_field(&op_metric_table[k], o) = table_num(&t, i, (int)c);
 				break;
 			}
 		}
 	}
+	free(mcols);
 	table_free(&t);
 	return 0;
 }
 
-/* ---- configurations: repeats averaged --------------------------------------*/
+/* ---- configurations: repeats combined --------------------------------------*/
 
+/* One configuration: its identity, and its repeats combined (bench/repeats.h:
+ * the median of each figure, with its spread). */
 struct agg {
 	int part, config, workers, batch, gpus, n;
 	int pol;                      /* index in the sweep's policies (policy_list) */
 	char policy[16];
-	int reordered;                /* samples left their batch in a run: 1, 0, -1 unknown */
-	double gpu_idle_s, main_wait_s, samples_reordered_count;
 	size_t first;                 /* its first ok row */
-	double e2e_s, e2e_min_s, e2e_max_s, cpu_s, images_per_s, ooo_pct, stall_pct;
-	double gpu_util_pct, wait_gt_500ms_pct, delay_gt_500ms_pct;
-	double preproc_batches, preproc_avg_ms, preproc_std_pct, preproc_iqr_ms;
-	double workers_cpu_s, trace_events, trace_cost_ns;
+	struct combined c;            /* c.r: the combined figures; c.sp: their spreads */
 };
 
-#define AGG_MEAN(f) { offsetof(struct agg, f), offsetof(struct sweep_row, f) }
-static const struct {
-	size_t aoff, roff;
-} agg_fields[] = {
-	AGG_MEAN(e2e_s), AGG_MEAN(cpu_s), AGG_MEAN(images_per_s), AGG_MEAN(ooo_pct),
-	AGG_MEAN(stall_pct), AGG_MEAN(gpu_util_pct), AGG_MEAN(wait_gt_500ms_pct),
-	AGG_MEAN(delay_gt_500ms_pct), AGG_MEAN(preproc_batches), AGG_MEAN(preproc_avg_ms),
-	AGG_MEAN(preproc_std_pct), AGG_MEAN(preproc_iqr_ms), AGG_MEAN(workers_cpu_s),
-	AGG_MEAN(trace_events), AGG_MEAN(trace_cost_ns), AGG_MEAN(gpu_idle_s),
-	AGG_MEAN(main_wait_s), AGG_MEAN(samples_reordered_count),
-};
-#undef AGG_MEAN
-
-/* Mean of the finite values of a field over the ok rows of a config. */
-static double mean_field(const struct sweep_row *r, size_t n, int config, size_t roff)
+/* A figure (its offset in struct sweep_op) of an op in a configuration,
+ * the repeats combined; NaN if the op is not there. */
+static double agg_op(const struct agg *a, const char *op, size_t off)
 {
-	double sum = 0;
-	int k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		double v = *FIELD(&r[i], roff, const double);
-		if (r[i].config != config || !row_ok(&r[i]) || !isfinite(v))
-			continue;
-		sum += v;
-		k++;
-	}
-	return k ? sum / k : NAN;
-}
-
-/* Mean of one op's field (offset in struct sweep_op) over the ok rows of a
- * config. */
-static double mean_op_field(const struct sweep_row *r, size_t n, int config, const char *op,
-			    size_t off)
-{
-	double sum = 0;
-	int k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct sweep_op *o;
-		if (r[i].config != config || !row_ok(&r[i]) || !(o = sweep_row_op(&r[i], op)) ||
-		    !isfinite(*FIELD(o, off, const double)))
-			continue;
-		sum += *FIELD(o, off, const double);
-		k++;
-	}
-	return k ? sum / k : NAN;
-}
-
-/* Mean CPU seconds of one op over the ok rows of a config. */
-static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const char *op)
-{
-	return mean_op_field(r, n, config, op, offsetof(struct sweep_op, cpu_s));
+	const struct sweep_op *o = sweep_row_op(&a->c.r, op);
+	return o ? *(const double *)((const char *)o + off) : NAN;
 }
 
 /* One entry per configuration with at least one ok row, in plan order.
@@ -867,12 +701,16 @@ static double mean_op_cpu(const struct sweep_row *r, size_t n, int config, const
 static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 {
 	struct agg *a = calloc(n ? n : 1, sizeof(*a));
+	const struct sweep_row **rep = calloc(n ? n : 1, sizeof(*rep));
 	char pols[MAX_POLICIES][16];
 	size_t k = 0, npol = policy_list(r, n, pols);
 
 	*out = NULL;
-	if (!a)
+	if (!a || !rep) {
+		free(a);
+		free(rep);
 		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t j;
 		if (!row_ok(&r[i]))
@@ -891,29 +729,22 @@ static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
 		a[k].gpus = r[i].gpus;
 		snprintf(a[k].policy, sizeof(a[k].policy), "%s", sweep_row_policy(&r[i]));
 		a[k].pol = policy_index(pols, npol, a[k].policy);
-		a[k].reordered = -1;
 		a[k].n = 1;
 		a[k].first = i;
 		k++;
 	}
 	for (size_t j = 0; j < k; j++) {
-		a[j].e2e_min_s = INFINITY;
-		a[j].e2e_max_s = -INFINITY;
-		for (size_t f = 0; f < sizeof(agg_fields) / sizeof(agg_fields[0]); f++)
-			*FIELD(&a[j], agg_fields[f].aoff, double) =
-				mean_field(r, n, a[j].config, agg_fields[f].roff);
+		size_t m = 0;
 		for (size_t i = 0; i < n; i++)
-			if (r[i].config == a[j].config && row_ok(&r[i]) && isfinite(r[i].e2e_s)) {
-				a[j].e2e_min_s = fmin(a[j].e2e_min_s, r[i].e2e_s);
-				a[j].e2e_max_s = fmax(a[j].e2e_max_s, r[i].e2e_s);
-			}
-		if (!isfinite(a[j].e2e_min_s))
-			a[j].e2e_min_s = a[j].e2e_max_s = NAN;
-		for (size_t i = 0; i < n; i++)
-			if (r[i].config == a[j].config && row_ok(&r[i]) &&
-			    r[i].samples_reordered_across_batches > a[j].reordered)
-				a[j].reordered = r[i].samples_reordered_across_batches;
+			if (r[i].config == a[j].config && row_ok(&r[i]))
+				rep[m++] = &r[i];
+		if (repeats_combine(rep, m, &a[j].c)) {
+			free(a);
+			free(rep);
+			return 0;
+		}
 	}
+	free(rep);
 	if (!k) {
 		free(a);
 		return 0;
@@ -1054,9 +885,9 @@ void finding_variance(const struct sweep_row *r, size_t n, struct finding *f)
 		goto out;
 	}
 	for (size_t i = 0; i < na; i++) {
-		if (!(a[i].preproc_batches >= 8) || !isfinite(a[i].preproc_std_pct))
+		if (!(a[i].c.r.preproc_batches >= 8) || !isfinite(a[i].c.r.preproc_std_pct))
 			continue;
-		std[k++] = a[i].preproc_std_pct;
+		std[k++] = a[i].c.r.preproc_std_pct;
 		if (!bmin || a[i].batch < bmin)
 			bmin = a[i].batch;
 		if (a[i].batch > bmax)
@@ -1082,9 +913,9 @@ void finding_variance(const struct sweep_row *r, size_t n, struct finding *f)
 		int c[2] = { 0, 0 };
 		for (size_t i = 0; i < na; i++) {
 			int w = a[i].batch == bmin ? 0 : a[i].batch == bmax ? 1 : -1;
-			if (w < 0 || !(a[i].preproc_batches >= 8) || !isfinite(a[i].preproc_iqr_ms))
+			if (w < 0 || !(a[i].c.r.preproc_batches >= 8) || !isfinite(a[i].c.r.preproc_iqr_ms))
 				continue;
-			iq[w] += a[i].preproc_iqr_ms;
+			iq[w] += a[i].c.r.preproc_iqr_ms;
 			c[w]++;
 		}
 		if (c[0] && c[1]) {
@@ -1115,10 +946,10 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f
 		goto out;
 	}
 	for (size_t i = 0; i < na; i++) {
-		if (a[i].workers < 2 || !isfinite(a[i].ooo_pct) || !isfinite(a[i].stall_pct))
+		if (a[i].workers < 2 || !isfinite(a[i].c.r.ooo_pct) || !isfinite(a[i].c.r.stall_pct))
 			continue;
-		ooo[k] = a[i].ooo_pct;
-		stall[k] = a[i].stall_pct;
+		ooo[k] = a[i].c.r.ooo_pct;
+		stall[k] = a[i].c.r.stall_pct;
 		olo = fmin(olo, ooo[k]);
 		ohi = fmax(ohi, ooo[k]);
 		slo = fmin(slo, stall[k]);
@@ -1142,10 +973,10 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f
 		for (size_t i = 0; i < na; i++) {
 			if (a[i].batch != 512 || a[i].workers < 2)
 				continue;
-			wlo = fmin(wlo, a[i].wait_gt_500ms_pct);
-			whi = fmax(whi, a[i].wait_gt_500ms_pct);
-			dlo = fmin(dlo, a[i].delay_gt_500ms_pct);
-			dhi = fmax(dhi, a[i].delay_gt_500ms_pct);
+			wlo = fmin(wlo, a[i].c.r.wait_gt_500ms_pct);
+			whi = fmax(whi, a[i].c.r.wait_gt_500ms_pct);
+			dlo = fmin(dlo, a[i].c.r.delay_gt_500ms_pct);
+			dhi = fmax(dhi, a[i].c.r.delay_gt_500ms_pct);
 		}
 		if (isfinite(wlo) && isfinite(dlo))
 			why_add(f, "; at b512, %.1f-%.1f %% of batches wait over 500 ms (the paper: "
@@ -1183,11 +1014,11 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 	/* the (batch, gpus) group with the most worker counts (ties: the larger batch) */
 	for (size_t i = 0; i < na; i++) {
 		size_t c = 0;
-		if (!isfinite(a[i].e2e_s))
+		if (!isfinite(a[i].c.r.e2e_s))
 			continue;
 		for (size_t j = 0; j < na; j++)
 			c += a[j].part == a[i].part && a[j].batch == a[i].batch &&
-			     a[j].gpus == a[i].gpus && isfinite(a[j].e2e_s);
+			     a[j].gpus == a[i].gpus && isfinite(a[j].c.r.e2e_s);
 		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
 			bestn = c;
 			best = i;
@@ -1209,7 +1040,7 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 		int bb = a[best].batch, bg = a[best].gpus, bp = a[best].part;
 		for (size_t j = 0; j < na; j++)
 			if (a[j].part == bp && a[j].batch == bb && a[j].gpus == bg &&
-			    isfinite(a[j].e2e_s))
+			    isfinite(a[j].c.r.e2e_s))
 				g[k++] = a[j];
 		qsort(g, k, sizeof(*g), cmp_agg_workers);
 		if (k > 256)
@@ -1218,7 +1049,7 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 	}
 	for (size_t i = 0; i < bestn; i++) {
 		w[i] = g[i].workers;
-		e[i] = g[i].e2e_s;
+		e[i] = g[i].c.r.e2e_s;
 	}
 	f->knee_workers = report_knee(w, e, bestn, REPORT_KNEE_GAIN_PCT);
 	size_t last = bestn - 1, ki = 0;
@@ -1252,7 +1083,7 @@ void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct f
 		goto out;
 	}
 	double drop = 100 * (e[0] - e[ki]) / e[0];
-	double c0 = g[0].cpu_s, c1 = g[last].cpu_s;
+	double c0 = g[0].c.r.ops_span_s, c1 = g[last].c.r.ops_span_s;
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
 		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", g[0].batch,
@@ -1489,7 +1320,7 @@ static void seriesing_init(struct seriesing *z, int by_batch, const struct sweep
 static void csv_real(FILE *f, double v)
 {
 	fputc(',', f);
-	put_real(f, v);
+	metric_put_num(f, v);
 }
 
 /* Writes the aggregated configurations as series (a sorted copy). Returns
@@ -1550,18 +1381,18 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 		series_label(z, &s[i], label, sizeof(label));
 		fprintf(f, "%d,%s,%d,%d,%d,%d", out, label, s[i].workers, s[i].batch, s[i].gpus,
 			s[i].n);
-		csv_real(f, s[i].e2e_s);
-		csv_real(f, s[i].e2e_min_s);
-		csv_real(f, s[i].e2e_max_s);
-		csv_real(f, s[i].cpu_s);
-		csv_real(f, s[i].ooo_pct);
-		csv_real(f, s[i].stall_pct);
-		csv_real(f, s[i].gpu_util_pct);
-		csv_real(f, s[i].images_per_s);
-		csv_real(f, s[i].wait_gt_500ms_pct);
-		csv_real(f, s[i].delay_gt_500ms_pct);
-		csv_real(f, s[i].preproc_avg_ms);
-		csv_real(f, s[i].preproc_std_pct);
+		csv_real(f, s[i].c.r.e2e_s);
+		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].min);
+		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].max);
+		csv_real(f, s[i].c.r.ops_span_s);
+		csv_real(f, s[i].c.r.ooo_pct);
+		csv_real(f, s[i].c.r.stall_pct);
+		csv_real(f, s[i].c.r.gpu_util_pct);
+		csv_real(f, s[i].c.r.images_per_s);
+		csv_real(f, s[i].c.r.wait_gt_500ms_pct);
+		csv_real(f, s[i].c.r.delay_gt_500ms_pct);
+		csv_real(f, s[i].c.r.preproc_avg_ms);
+		csv_real(f, s[i].c.r.preproc_std_pct);
 		fprintf(f, ",%s\n", s[i].policy);
 	}
 	free(size);
@@ -1630,14 +1461,14 @@ static int write_policies(FILE *f, const struct agg *a, size_t n, const struct a
 					continue;
 				fprintf(f, "%d,%s,%d,%d,%d,%d,%d", p + 1, a[i].policy, a[i].workers, xi,
 					a[i].batch, a[i].gpus, a[i].n);
-				csv_real(f, a[i].e2e_s);
-				csv_real(f, a[i].images_per_s);
-				csv_real(f, a[i].gpu_util_pct);
-				csv_real(f, a[i].gpu_idle_s);
-				csv_real(f, a[i].main_wait_s);
-				csv_real(f, a[i].ooo_pct);
-				csv_real(f, a[i].stall_pct);
-				csv_real(f, a[i].samples_reordered_count);
+				csv_real(f, a[i].c.r.e2e_s);
+				csv_real(f, a[i].c.r.images_per_s);
+				csv_real(f, a[i].c.r.gpu_util_pct);
+				csv_real(f, a[i].c.r.gpu_idle_s);
+				csv_real(f, a[i].c.r.sum_wait_s);
+				csv_real(f, a[i].c.r.ooo_pct);
+				csv_real(f, a[i].c.r.stall_pct);
+				csv_real(f, a[i].c.r.samples_reordered_count);
 				fputc('\n', f);
 				rows++;
 				break;
@@ -1665,7 +1496,7 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s,
 		return -1;
 	for (size_t k = 0; k < nn; k++)
 		for (size_t i = 0; i < n && strcmp(names[k], "transform"); i++)
-			split |= isfinite(mean_op_field(sw->rows, sw->nrows, s[i].config, names[k], on));
+			split |= isfinite(agg_op(&s[i], names[k], on));
 	fprintf(f, "series,series_label,workers,cpu_s,cum_cpu_s%s\n",
 		split ? ",oncpu_s,descheduled_s,cum_oncpu_s" : "");
 	for (size_t k = 0; k < nn; k++) {
@@ -1673,13 +1504,13 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s,
 		if (!strcmp(names[k], "transform"))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			any |= isfinite(mean_op_cpu(sw->rows, sw->nrows, s[i].config, names[k]));
+			any |= isfinite(agg_op(&s[i], names[k], offsetof(struct sweep_op, span_s)));
 		if (!any)
 			continue;
 		series++;
 		for (size_t i = 0; i < n; i++) {
-			double c = mean_op_cpu(sw->rows, sw->nrows, s[i].config, names[k]);
-			double o = mean_op_field(sw->rows, sw->nrows, s[i].config, names[k], on);
+			double c = agg_op(&s[i], names[k], offsetof(struct sweep_op, span_s));
+			double o = agg_op(&s[i], names[k], on);
 			double below = cum[i];
 			if (isfinite(c))
 				cum[i] += c;
@@ -1744,14 +1575,12 @@ static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct agg
 		if (!strcmp(names[k], "transform"))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			any |= isfinite(mean_op_field(sw->rows, sw->nrows, s[i].config, names[k],
-						      counter_figs[fig].off));
+			any |= isfinite(agg_op(&s[i], names[k], counter_figs[fig].off));
 		if (!any)
 			continue;
 		series++;
 		for (size_t i = 0; i < n; i++) {
-			double v = mean_op_field(sw->rows, sw->nrows, s[i].config, names[k],
-						 counter_figs[fig].off);
+			double v = agg_op(&s[i], names[k], counter_figs[fig].off);
 			vals += isfinite(v);
 			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
 			csv_real(f, v);
@@ -2703,7 +2532,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		snprintf(c[4], sizeof(c[4]), "%d", r->gpus);
 		num(c[5], sizeof(c[5]), r->e2e_s, 2);
 		num(c[6], sizeof(c[6]), r->images_per_s, 1);
-		num(c[7], sizeof(c[7]), r->cpu_s, 2);
+		num(c[7], sizeof(c[7]), r->ops_span_s, 2);
 		num(c[8], sizeof(c[8]), r->ooo_pct, 1);
 		num(c[9], sizeof(c[9]), r->stall_pct, 1);
 		num(c[10], sizeof(c[10]), r->gpu_util_pct, 1);
@@ -2777,7 +2606,7 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a,
 	for (size_t i = 0; i < na; i++)
 		for (size_t k = 0; k < nn; k++)
 			any |= strcmp(names[k], "transform") &&
-			       isfinite(mean_op_field(s->rows, s->nrows, a[i].config, names[k], on));
+			       isfinite(agg_op(&a[i], names[k], on));
 	if (!any) {
 		doc_p(d, "The runs did not count on-CPU time (ppbench run --counters none): the "
 			 "per-op CPU seconds below are wall durations, as Lotus's, and cannot tell "
@@ -2795,9 +2624,9 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a,
 		for (size_t k = 0; k < nn; k++) {
 			if (!strcmp(names[k], "transform"))
 				continue;
-			double vw = mean_op_cpu(s->rows, s->nrows, a[i].config, names[k]);
-			double vo = mean_op_field(s->rows, s->nrows, a[i].config, names[k], on);
-			double vx = mean_op_field(s->rows, s->nrows, a[i].config, names[k], off);
+			double vw = agg_op(&a[i], names[k], offsetof(struct sweep_op, span_s));
+			double vo = agg_op(&a[i], names[k], on);
+			double vx = agg_op(&a[i], names[k], off);
 			w += isfinite(vw) ? vw : 0;
 			o += isfinite(vo) ? vo : 0;
 			x += isfinite(vx) ? vx : 0;
@@ -2879,10 +2708,10 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_row(d, tit, 5, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
-			num(c[1], sizeof(c[1]), a[i].preproc_batches, 0);
-			num(c[2], sizeof(c[2]), a[i].preproc_avg_ms, 2);
-			num(c[3], sizeof(c[3]), a[i].preproc_std_pct, 2);
-			num(c[4], sizeof(c[4]), a[i].preproc_iqr_ms, 2);
+			num(c[1], sizeof(c[1]), a[i].c.r.preproc_batches, 0);
+			num(c[2], sizeof(c[2]), a[i].c.r.preproc_avg_ms, 2);
+			num(c[3], sizeof(c[3]), a[i].c.r.preproc_std_pct, 2);
+			num(c[4], sizeof(c[4]), a[i].c.r.preproc_iqr_ms, 2);
 			for (int k = 0; k < 5; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 5, 0);
@@ -2914,11 +2743,11 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
-			num(c[1], sizeof(c[1]), a[i].ooo_pct, 1);
-			num(c[2], sizeof(c[2]), a[i].stall_pct, 1);
-			num(c[3], sizeof(c[3]), a[i].wait_gt_500ms_pct, 1);
-			num(c[4], sizeof(c[4]), a[i].delay_gt_500ms_pct, 1);
-			num(c[5], sizeof(c[5]), a[i].gpu_util_pct, 1);
+			num(c[1], sizeof(c[1]), a[i].c.r.ooo_pct, 1);
+			num(c[2], sizeof(c[2]), a[i].c.r.stall_pct, 1);
+			num(c[3], sizeof(c[3]), a[i].c.r.wait_gt_500ms_pct, 1);
+			num(c[4], sizeof(c[4]), a[i].c.r.delay_gt_500ms_pct, 1);
+			num(c[5], sizeof(c[5]), a[i].c.r.gpu_util_pct, 1);
 			for (int k = 0; k < 6; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 6, 0);
@@ -2989,7 +2818,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 			for (size_t j = 0; j < na; j++)
 				if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
 				    a[j].gpus == a[i].gpus && a[j].workers > a[i].workers) {
-					double g = 100 * (a[i].e2e_s - a[j].e2e_s) / a[i].e2e_s;
+					double g = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
 					int closer = 1;
 					for (size_t k = 0; k < na; k++)
 						if (a[k].part == a[i].part && a[k].batch == a[i].batch &&
@@ -3001,10 +2830,10 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 				}
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
-			num(c[2], sizeof(c[2]), a[i].e2e_s, 2);
+			num(c[2], sizeof(c[2]), a[i].c.r.e2e_s, 2);
 			num(c[3], sizeof(c[3]), gain, 1);
-			num(c[4], sizeof(c[4]), a[i].cpu_s, 2);
-			num(c[5], sizeof(c[5]), a[i].images_per_s, 1);
+			num(c[4], sizeof(c[4]), a[i].c.r.ops_span_s, 2);
+			num(c[5], sizeof(c[5]), a[i].c.r.images_per_s, 1);
 			for (int k = 0; k < 6; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 6, 0);
@@ -3082,18 +2911,18 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			snprintf(c[1], 48, "%d", a[i].batch);
 			snprintf(c[2], 48, "%d", a[i].gpus);
 			snprintf(c[3], 48, "%d", a[i].n);
-			num(c[4], 48, a[i].e2e_s, 3);
-			num(c[5], 48, a[i].images_per_s, 1);
-			num(c[6], 48, a[i].gpu_util_pct, 1);
-			num(c[7], 48, a[i].gpu_idle_s, 3);
-			num(c[8], 48, a[i].main_wait_s, 3);
-			num(c[9], 48, a[i].ooo_pct, 1);
-			if (a[i].reordered < 0)
+			num(c[4], 48, a[i].c.r.e2e_s, 3);
+			num(c[5], 48, a[i].c.r.images_per_s, 1);
+			num(c[6], 48, a[i].c.r.gpu_util_pct, 1);
+			num(c[7], 48, a[i].c.r.gpu_idle_s, 3);
+			num(c[8], 48, a[i].c.r.sum_wait_s, 3);
+			num(c[9], 48, a[i].c.r.ooo_pct, 1);
+			if (isnan(a[i].c.r.samples_reordered_count))
 				snprintf(c[10], 48, "n/a");
-			else if (a[i].reordered && isfinite(a[i].samples_reordered_count))
-				snprintf(c[10], 48, "yes (%.0f samples)", a[i].samples_reordered_count);
+			else if (a[i].c.r.samples_reordered_count > 0)
+				snprintf(c[10], 48, "yes (%.0f samples)", a[i].c.r.samples_reordered_count);
 			else
-				snprintf(c[10], 48, "%s", a[i].reordered ? "yes" : "no");
+				snprintf(c[10], 48, "no");
 			for (int k = 0; k < 11; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 11, 0);

@@ -932,16 +932,10 @@ json_t *counters_op_json(const struct counter_spec *spec, const struct counter_a
 			 uint64_t images)
 {
 	struct counter_value val[COUNTERS_MAX];
-	struct counter_derived d;
 	counters_values(spec, acc, val);
-	counters_derived(spec, acc, &d);
 	json_t *o = json_object();
 	json_object_set_new(o, "regions", json_integer((json_int_t)acc->regions));
 	json_object_set_new(o, "failed_reads", json_integer((json_int_t)acc->failed));
-	json_object_set_new(o, "wall_ns", num_or_null(d.wall_ns));
-	json_object_set_new(o, "oncpu_ns", num_or_null(d.oncpu_ns));
-	json_object_set_new(o, "descheduled_ns", num_or_null(d.descheduled_ns));
-	json_object_set_new(o, "oncpu_pct", num_or_null(d.oncpu_pct));
 	json_t *evs = json_object();
 	for (int i = 0; i < spec->n; i++) {
 		json_t *j = json_object();
@@ -955,52 +949,30 @@ json_t *counters_op_json(const struct counter_spec *spec, const struct counter_a
 		json_object_set_new(evs, spec->ev[i].name, j);
 	}
 	json_object_set_new(o, "events", evs);
-	json_t *dj = json_object();
-	json_object_set_new(dj, "ipc", num_or_null(d.ipc));
-	json_object_set_new(dj, "branch_misses_per_kilo_instructions", num_or_null(d.branch_mpki));
-	json_object_set_new(dj, "cache_misses_per_kilo_instructions", num_or_null(d.cache_mpki));
-	json_object_set_new(dj, "cache_miss_pct", num_or_null(d.cache_miss_pct));
-	json_object_set_new(dj, "frontend_stall_pct", num_or_null(d.frontend_stall_pct));
-	json_object_set_new(dj, "backend_stall_pct", num_or_null(d.backend_stall_pct));
-	json_object_set_new(o, "derived", dj);
 	return o;
 }
 
 void counters_csv_header(const struct counter_spec *spec, FILE *f)
 {
-	if (!spec->n)
-		return;
 	for (int i = 0; i < spec->n; i++)
 		fprintf(f, ",%s%s", spec->ev[i].name, spec->ev[i].is_time ? "_ns" : "");
-	fputs(",ipc,branch_mpki,cache_mpki,frontend_stall_pct,backend_stall_pct,"
-	      "oncpu_ms,wall_ms,descheduled_ms,oncpu_pct", f);
 }
 
-static void csv_num(FILE *f, double v, int prec)
+/* ",value" with 15 significant digits (METRIC_NUM_FMT), "," for NAN */
+static void csv_num(FILE *f, double v)
 {
 	if (isnan(v) || isinf(v))
 		fputc(',', f);
 	else
-		fprintf(f, ",%.*f", prec, v);
+		fprintf(f, ",%.15g", v);
 }
 
 void counters_csv_row(const struct counter_spec *spec, const struct counter_acc *acc, FILE *f)
 {
+	struct counter_value val[COUNTERS_MAX];
 	if (!spec->n)
 		return;
-	struct counter_value val[COUNTERS_MAX];
-	struct counter_derived d;
 	counters_values(spec, acc, val);
-	counters_derived(spec, acc, &d);
 	for (int i = 0; i < spec->n; i++)
-		csv_num(f, val[i].value, 0);
-	csv_num(f, d.ipc, 4);
-	csv_num(f, d.branch_mpki, 4);
-	csv_num(f, d.cache_mpki, 4);
-	csv_num(f, d.frontend_stall_pct, 3);
-	csv_num(f, d.backend_stall_pct, 3);
-	csv_num(f, d.oncpu_ns / 1e6, 6);
-	csv_num(f, d.wall_ns / 1e6, 6);
-	csv_num(f, d.descheduled_ns / 1e6, 6);
-	csv_num(f, d.oncpu_pct, 3);
+		csv_num(f, val[i].value);
 }

@@ -250,16 +250,16 @@ int counters_measure_overhead(struct counter_spec *spec, char *err, size_t errle
  * "perf_event_paranoid", "forced_no_pmu", "overhead" when measured}.
  * New reference. */
 struct json_t *counters_spec_json(const struct counter_spec *spec);
-/* One op: {"regions", "wall_ns", "oncpu_ns", "descheduled_ns", "oncpu_pct",
- * "events": {name: {"status", "unit", "sum", "per_region", "per_image"}},
- * "derived": {"ipc", "branch_misses_per_kilo_instructions", ...}};
- * images = 0: no per_image. NAN -> null. New reference. */
+/* One op's raw sums: {"regions", "failed_reads", "events": {name:
+ * {"status", "unit", "sum", "per_region", "per_image"}}}; images = 0: no
+ * per_image. NAN -> null. New reference. (The figures derived from them,
+ * on-CPU time and IPC, are op figures of the metric table, computed once
+ * by counters_derived.) */
 struct json_t *counters_op_json(const struct counter_spec *spec, const struct counter_acc *acc,
 				uint64_t images);
-/* ops.csv columns, appended to a row: header writes ",<event>,...,ipc,
- * branch_mpki,cache_mpki,frontend_stall_pct,backend_stall_pct,oncpu_ms,
- * wall_ms,descheduled_ms,oncpu_pct" (no newline); row writes the values
- * (an empty field for NAN). Nothing when spec->n == 0. */
+/* ops.csv's raw event columns, appended to a row: header writes
+ * ",<event>,..." ("<event>_ns" for a time; no newline); row writes the
+ * scaled sums (an empty field for NAN). Nothing when spec->n == 0. */
 void counters_csv_header(const struct counter_spec *spec, FILE *f);
 void counters_csv_row(const struct counter_spec *spec, const struct counter_acc *acc, FILE *f);
 

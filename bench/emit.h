@@ -99,18 +99,42 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 
 /* ---- results -------------------------------------------------------------*/
 
-#define RESULTS_SCHEMA_VERSION 1
+/* 2: the metric table (bench/metrics.h): cpu.ops_span_s and ops.<op>.span_s
+ * (were cpu.ops_total_s and cpu_s), harness and policy blocks, every figure
+ * written once. */
+#define RESULTS_SCHEMA_VERSION 2
 
-/* summary.json as a JSON object (new reference). Keys carry their units;
- * numbers are numbers. Top level: schema_version, tool, complete,
- * stop_reason (only when incomplete), images_per_s, checksum (16 lowercase
- * hex digits as a string: a 64-bit identity, not a quantity), e2e_s,
- * images, batches, batch_size, workers, gpus, then blocks "cpu", "memory",
- * "ops" (keyed by op id, in pipeline order), "batch_preproc", "main"
- * (out-of-order, stall, wait, delay), "gpu", "trace", "skipped", and
- * "options" / "machine" when given (borrowed; a reference is taken). */
-struct json_t *results_summary_json(const struct run_metrics *m, struct json_t *options,
-				    struct json_t *machine);
+struct counter_spec;
+struct counter_acc;
+
+/* What results_write puts in a folder. */
+struct results_in {
+	const struct run_metrics *m;
+	const struct trace *t;          /* NULL: no trace files */
+	const char *tool;               /* "ppbench" when NULL; "pytorch" for compare's other side */
+	int no_checksum;                /* leave "checksum" out (a side that does not hash) */
+	/* descriptive blocks, appended to summary.json in their order (options,
+	 * machine, loader, counters, pin, noise, ...: each a key of summary_keys
+	 * in bench/metrics.c); borrowed, NULL: none */
+	struct json_t *blocks;
+	/* --counters: the raw event sums per pipeline op, as ops.csv columns;
+	 * cacc[i] for trace op i (NULL: none) */
+	const struct counter_spec *spec;
+	const struct counter_acc *cacc;
+	int lotustrace;                 /* write lotustrace/b<B>_gpu<G>/ (needs t) */
+	int chrome;                     /* write trace.json (needs t) */
+	const char *write_error;        /* a folder kept after a failed write: why (NULL: none) */
+};
+
+/* summary.json as a JSON object (new reference), every figure at its
+ * metric-table path (bench/metrics.h), once. Top level: schema_version,
+ * tool, complete, stop_reason (only when incomplete), write_error (only
+ * then), checksum (16 lowercase hex digits as a string: a 64-bit identity,
+ * not a quantity), batch_size, workers, gpus, the E2E window, the figures
+ * ("cpu", "memory", "batch_preproc", "main", "gpu", "harness", "policy",
+ * "trace", "skipped" blocks), "ops" (keyed by op id, in pipeline order),
+ * then in->blocks. */
+struct json_t *results_summary_json(const struct results_in *in);
 
 /* batches.csv: header then one row per batch: id,worker,pid,samples,
  * queued_ns,started_ns,finished_ns,arrived_ns,pinned_ns,consumed_ns,
@@ -118,24 +142,20 @@ struct json_t *results_summary_json(const struct run_metrics *m, struct json_t *
  * an empty field when not recorded). */
 int results_write_batches_csv(const struct run_metrics *m, const char *path,
 			      char *err, size_t errlen);
-/* ops.csv: header then one row per op: op,lotus_name,count,mean_ms,p50_ms,
- * p90_ms,p99_ms,max_ms,cpu_s,under_10ms_pct,under_100us_pct. */
-int results_write_ops_csv(const struct run_metrics *m, const char *path,
-			  char *err, size_t errlen);
-
-/* What results_write puts in a folder. */
-struct results_in {
-	const struct run_metrics *m;
-	const struct trace *t;          /* NULL: no trace files */
-	struct json_t *options;         /* opts_json(), borrowed; NULL: none */
-	struct json_t *machine;         /* machine_json(), borrowed; NULL: none */
-	int lotustrace;                 /* write lotustrace/b<B>_gpu<G>/ (needs t) */
-	int chrome;                     /* write trace.json (needs t) */
-};
+/* ops.csv: header then one row per op: op,lotus_name, one column per row of
+ * op_metric_table (bench/metrics.h), then, with counters, each event's raw
+ * sum (<event> or <event>_ns). */
+int results_write_ops_csv(const struct results_in *in, const char *path, char *err,
+			  size_t errlen);
 
 /* Write summary.json, batches.csv, ops.csv, and the trace files asked for,
  * into dir (which exists: the temporary folder of results_dir_begin). */
 int results_write(const char *dir, const struct results_in *in, char *err, size_t errlen);
+
+/* The bytes a results folder of a run will take, about: for the check of
+ * free space before a run (summary, CSVs, LotusTrace and Chrome trace for
+ * `events` trace events and `batches` batches). */
+uint64_t results_size_estimate(uint64_t events, uint64_t batches, int lotustrace, int chrome);
 
 /* Results folders, never overwritten. begin: creates
  * <root>/.<UTC YYYYmmdd-HHMMSS>-<tag>.tmp (root is created if missing; tag

@@ -9,83 +9,62 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
+#include "counters.h"
 #include "emit.h"
 #include "log.h"
+#include "metrics.h"
 
 #define NS_PER_MS 1e6
-
-/* json_real refuses NaN and infinities: they become null. */
-static json_t *jreal(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
-static void put_real(json_t *o, const char *k, double x)
-{
-	json_object_set_new(o, k, jreal(x));
-}
 
 static void put_int(json_t *o, const char *k, json_int_t x)
 {
 	json_object_set_new(o, k, json_integer(x));
 }
 
-/* count, mean/std/min/p50/p90/p99/max of ns figures, in ms */
-static void put_stats_ms(json_t *o, const struct stats *st)
+json_t *results_summary_json(const struct results_in *in)
 {
-	put_int(o, "count", (json_int_t)st->n);
-	put_real(o, "mean_ms", st->mean / NS_PER_MS);
-	put_real(o, "std_ms", st->std / NS_PER_MS);
-	put_real(o, "min_ms", st->min / NS_PER_MS);
-	put_real(o, "p50_ms", st->p50 / NS_PER_MS);
-	put_real(o, "p90_ms", st->p90 / NS_PER_MS);
-	put_real(o, "p99_ms", st->p99 / NS_PER_MS);
-	put_real(o, "max_ms", st->max / NS_PER_MS);
-}
-
-json_t *results_summary_json(const struct run_metrics *m, json_t *options, json_t *machine)
-{
-	json_t *o = json_object(), *b, *arr;
+	const struct run_metrics *m = in->m;
+	json_t *o = json_object(), *arr, *ops;
 	char hex[32];
+	int bad = 0;
 
 	if (!o)
 		return NULL;
 	put_int(o, "schema_version", RESULTS_SCHEMA_VERSION);
-	json_object_set_new(o, "tool", json_string("ppbench"));
-	json_object_set_new(o, "complete", json_boolean(m->complete));
+	json_object_set_new(o, "tool", json_string(in->tool ? in->tool : "ppbench"));
+	json_object_set_new(o, "complete", json_boolean(m->complete && !in->write_error));
 	if (!m->complete && m->stop_reason[0])
 		json_object_set_new(o, "stop_reason", json_string(m->stop_reason));
-	put_real(o, "images_per_s", m->images_per_s);
-	snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
-	json_object_set_new(o, "checksum", json_string(hex));
-	put_real(o, "e2e_s", m->e2e_s);
-	put_int(o, "images", (json_int_t)m->images);
-	put_int(o, "batches", (json_int_t)m->batches);
+	if (in->write_error)
+		json_object_set_new(o, "write_error", json_string(in->write_error));
+	if (!in->no_checksum) {
+		snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
+		json_object_set_new(o, "checksum", json_string(hex));
+	}
 	put_int(o, "batch_size", m->batch_size);
 	put_int(o, "workers", m->workers);
 	put_int(o, "gpus", m->gpus);
 	put_int(o, "start_wall_ns", (json_int_t)m->start_ns);
 	put_int(o, "end_wall_ns", (json_int_t)m->end_ns);
 
-	b = json_object();
-	put_real(b, "workers_total_s", m->workers_cpu_s);
+	/* every run figure at its path, in the table's order */
+	for (size_t i = 0; i < metric_count; i++) {
+		const struct metric *mt = &metric_table[i];
+		if (mt->src != MSRC_RUN)
+			continue;
+		bad |= metric_json_put(o, mt->json, metric_json_value(mt->ctype, 1, metric_of_run(mt, m)));
+	}
+
 	arr = json_array();
 	for (int i = 0; m->worker_cpu_s && i < m->workers; i++)
-		json_array_append_new(arr, jreal(m->worker_cpu_s[i]));
-	json_object_set_new(b, "per_worker_s", arr);
-	put_real(b, "main_s", m->main_cpu_s);
-	put_real(b, "ops_total_s", m->ops_cpu_s);
-	json_object_set_new(o, "cpu", b);
-
-	b = json_object();
+		json_array_append_new(arr, metric_json_value(MCT_DOUBLE, 1, m->worker_cpu_s[i]));
+	bad |= metric_json_put(o, "cpu.per_worker_s", arr);
 	arr = json_array();
 	for (int i = 0; m->worker_maxrss_kib && i < m->workers; i++)
 		json_array_append_new(arr, json_integer(m->worker_maxrss_kib[i]));
-	json_object_set_new(b, "worker_max_rss_kib", arr);
-	put_int(b, "main_max_rss_kib", m->main_maxrss_kib);
-	json_object_set_new(o, "memory", b);
+	bad |= metric_json_put(o, "memory.worker_max_rss_kib", arr);
 
-	b = json_object();
+	ops = json_object();
 	for (size_t i = 0; i < m->nops; i++) {
 		const struct op_metrics *om = &m->ops[i];
 		json_t *op = json_object();
@@ -93,72 +72,34 @@ json_t *results_summary_json(const struct run_metrics *m, json_t *options, json_
 		int k = 1;
 
 		snprintf(key, sizeof(key), "%s", om->name);
-		while (json_object_get(b, key))
+		while (json_object_get(ops, key))
 			snprintf(key, sizeof(key), "%s#%d", om->name, ++k);
 		json_object_set_new(op, "lotus_name", json_string(om->lotus_name));
-		put_stats_ms(op, &om->st);
-		put_real(op, "cpu_s", om->cpu_s);
-		put_real(op, "under_10ms_pct", om->under_10ms_pct);
-		put_real(op, "under_100us_pct", om->under_100us_pct);
-		json_object_set_new(b, key, op);
+		for (size_t j = 0; j < op_metric_count; j++) {
+			const struct op_metric *mt = &op_metric_table[j];
+			json_object_set_new(op, mt->json,
+					    metric_json_value(mt->ctype, 1, op_metric_of(mt, om)));
+		}
+		json_object_set_new(ops, key, op);
 	}
-	json_object_set_new(o, "ops", b);
+	json_object_set_new(o, "ops", ops);
 
-	b = json_object();
-	put_stats_ms(b, &m->preproc);
-	put_int(b, "low_tail_dropped", (json_int_t)m->preproc_dropped);
-	put_real(b, "std_pct", m->preproc_std_pct);
-	put_real(b, "p25_ms", m->preproc.p25 / NS_PER_MS);
-	put_real(b, "p75_ms", m->preproc.p75 / NS_PER_MS);
-	put_real(b, "iqr_ms", m->preproc_iqr_ns / NS_PER_MS);
-	put_int(b, "all_count", (json_int_t)m->preproc_all.n);
-	put_real(b, "all_mean_ms", m->preproc_all.mean / NS_PER_MS);
-	put_real(b, "all_std_ms", m->preproc_all.std / NS_PER_MS);
-	json_object_set_new(o, "batch_preproc", b);
-
-	b = json_object();
-	put_int(b, "wait_records", (json_int_t)m->wait_events);
-	put_int(b, "out_of_order_batches", (json_int_t)m->ooo_batches);
-	put_real(b, "out_of_order_pct", m->ooo_pct);
-	put_real(b, "stall_pct", m->stall_pct);
-	put_real(b, "wait_total_s", m->wait_total_s);
-	{
-		json_t *w = json_object();
-		put_stats_ms(w, &m->wait);
-		put_real(w, "over_500ms_pct", m->wait_over_500ms_pct);
-		put_real(w, "inorder_over_500ms_pct", m->wait_inorder_over_500ms_pct);
-		json_object_set_new(b, "wait", w);
-		w = json_object();
-		put_stats_ms(w, &m->delay);
-		put_real(w, "over_500ms_pct", m->delay_over_500ms_pct);
-		json_object_set_new(b, "delay", w);
-	}
-	json_object_set_new(o, "main", b);
-
-	b = json_object();
-	put_real(b, "busy_s", m->gpu_busy_s);
-	put_real(b, "idle_s", m->gpu_idle_s);
-	put_real(b, "utilization_pct", m->gpu_util_pct);
-	json_object_set_new(o, "gpu", b);
-
-	b = json_object();
-	put_int(b, "events", (json_int_t)m->trace_events);
-	put_int(b, "dropped_events", (json_int_t)m->trace_dropped);
-	put_real(b, "cost_per_event_ns", m->trace_cost_ns);
-	json_object_set_new(o, "trace", b);
-
-	b = json_object();
-	put_int(b, "count", (json_int_t)m->nskipped);
 	arr = json_array();
 	for (size_t i = 0; i < m->nskipped_listed; i++)
-		json_array_append_new(arr, json_string(m->skipped[i]));
-	json_object_set_new(b, "files", arr);
-	json_object_set_new(o, "skipped", b);
+		json_array_append_new(arr, json_pack("{s:s, s:s}", "path", m->skipped[i], "reason",
+						     m->skipped_reason ? m->skipped_reason[i] : ""));
+	bad |= metric_json_put(o, "skipped.files", arr);
 
-	if (options)
-		json_object_set(o, "options", options);
-	if (machine)
-		json_object_set(o, "machine", machine);
+	if (json_is_object(in->blocks)) {
+		const char *key;
+		json_t *v;
+		json_object_foreach(in->blocks, key, v)
+			json_object_set(o, key, v);
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
@@ -208,25 +149,46 @@ int results_write_batches_csv(const struct run_metrics *m, const char *path,
 	return close_checked(f, path, err, errlen);
 }
 
-int results_write_ops_csv(const struct run_metrics *m, const char *path,
-			  char *err, size_t errlen)
+int results_write_ops_csv(const struct results_in *in, const char *path, char *err,
+			  size_t errlen)
 {
+	const struct run_metrics *m = in->m;
 	FILE *f = fopen(path, "w");
+	int counted = in->spec && in->cacc;
 
 	if (!f) {
 		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	fputs("op,lotus_name,count,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,cpu_s,"
-	      "under_10ms_pct,under_100us_pct\n", f);
+	fputs("op,lotus_name", f);
+	for (size_t j = 0; j < op_metric_count; j++)
+		fprintf(f, ",%s", op_metric_table[j].name);
+	if (counted)
+		counters_csv_header(in->spec, f);
+	fputc('\n', f);
 	for (size_t i = 0; i < m->nops; i++) {
 		const struct op_metrics *om = &m->ops[i];
-		fprintf(f, "%s,%s,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.3f,%.3f\n", om->name,
-			om->lotus_name, om->st.n, om->st.mean / NS_PER_MS, om->st.p50 / NS_PER_MS,
-			om->st.p90 / NS_PER_MS, om->st.p99 / NS_PER_MS, om->st.max / NS_PER_MS,
-			om->cpu_s, om->under_10ms_pct, om->under_100us_pct);
+		fprintf(f, "%s,%s", om->name, om->lotus_name);
+		for (size_t j = 0; j < op_metric_count; j++) {
+			fputc(',', f);
+			metric_put_num(f, op_metric_of(&op_metric_table[j], om));
+		}
+		if (counted && om->trace_op >= 0 && om->regions > 0)
+			counters_csv_row(in->spec, &in->cacc[om->trace_op], f);
+		else if (counted)
+			for (int c = 0; c < in->spec->n; c++)
+				fputc(',', f);
+		fputc('\n', f);
 	}
 	return close_checked(f, path, err, errlen);
+}
+
+uint64_t results_size_estimate(uint64_t events, uint64_t batches, int lotustrace, int chrome)
+{
+	/* measured here: LotusTrace about 40 bytes per event, the Chrome trace
+	 * about 160, batches.csv about 120 per batch; summary, ops.csv and
+	 * topology.xml under 64 KiB */
+	return 65536 + 120 * batches + (lotustrace ? 40 * events : 0) + (chrome ? 160 * events : 0);
 }
 
 int results_write(const char *dir, const struct results_in *in, char *err, size_t errlen)
@@ -235,13 +197,14 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 	json_t *sum;
 	int rc;
 
-	sum = results_summary_json(in->m, in->options, in->machine);
+	sum = results_summary_json(in);
 	if (!sum) {
 		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	rc = json_dump_file(sum, path, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	rc = json_dump_file(sum, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			    JSON_REAL_PRECISION(METRIC_JSON_PRECISION));
 	json_decref(sum);
 	if (rc < 0) {
 		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
@@ -251,7 +214,7 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 	if (results_write_batches_csv(in->m, path, err, errlen) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/ops.csv", dir);
-	if (results_write_ops_csv(in->m, path, err, errlen) < 0)
+	if (results_write_ops_csv(in, path, err, errlen) < 0)
 		return -1;
 	if (in->t && in->lotustrace) {
 		snprintf(path, sizeof(path), "%s/lotustrace", dir);
@@ -396,18 +359,21 @@ void results_print_human(FILE *f, const struct run_metrics *m)
 	fprintf(f, "checksum %016" PRIx64 ", %" PRIu64 " files skipped\n", m->checksum, m->nskipped);
 	if (m->nops) {
 		fprintf(f, "%-24s %9s %9s %9s %9s %9s %9s %9s %7s %7s\n", "op", "count", "mean ms",
-			"p50 ms", "p90 ms", "p99 ms", "max ms", "cpu s", "<10ms%", "<100us%");
+			"p50 ms", "p90 ms", "p99 ms", "max ms", "span s", "<10ms%", "<100us%");
 		for (size_t i = 0; i < m->nops; i++) {
 			const struct op_metrics *om = &m->ops[i];
 			fprintf(f, "%-24s %9zu %9.3f %9.3f %9.3f %9.3f %9.3f %9.3f %7.1f %7.1f\n",
 				om->name, om->st.n, om->st.mean / NS_PER_MS, om->st.p50 / NS_PER_MS,
 				om->st.p90 / NS_PER_MS, om->st.p99 / NS_PER_MS,
-				om->st.max / NS_PER_MS, om->cpu_s, om->under_10ms_pct,
+				om->st.max / NS_PER_MS, om->span_s, om->under_10ms_pct,
 				om->under_100us_pct);
 		}
 	}
-	fprintf(f, "cpu: workers %.3f s (rusage), ops %.3f s (sum of spans), main %.3f s\n",
-		m->workers_cpu_s, m->ops_cpu_s, m->main_cpu_s);
+	fprintf(f, "cpu: workers %.3f s on a CPU (rusage), main %.3f s; ops' wall spans %.3f s",
+		m->workers_cpu_s, m->main_cpu_s, m->ops_span_s);
+	if (!isnan(m->ops_oncpu_s))
+		fprintf(f, ", of which on a CPU %.3f s", m->ops_oncpu_s);
+	fputc('\n', f);
 	if (m->preproc_all.n) {
 		human_time(a, sizeof(a), m->preproc.mean);
 		human_time(b, sizeof(b), m->preproc_iqr_ns);

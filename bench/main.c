@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "merge.h"
+#include "metrics.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -33,6 +34,7 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "the machine: CPU, topology, counters that open, the clock" },
 	{ "map", cmd_map, "which library functions each op spends its time in (Table I)" },
 	{ "ops", cmd_ops, "list the ops and their arguments" },
+	{ "metrics", cmd_metrics, "list every figure of a run: JSON path, CSV column, unit, definition" },
 };
 
 static void usage(FILE *f)

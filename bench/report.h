@@ -29,22 +29,36 @@ struct json_t;
 #define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
 #define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
 
-/* One op of a run (summary.json "ops", and "counters" "ops"), times in ms. */
+/* One op of a run: its figures, one field per row of op_metric_table
+ * (bench/metrics.h) with the row's name; NaN where not known. */
 struct sweep_op {
 	char name[40];                /* ppbench op id ("decode", "transform", "collate") */
-	double count, mean_ms, p50_ms, p90_ms, p99_ms, max_ms, cpu_s;
-	double under_10ms_pct, under_100us_pct;
-	/* counters (ppbench run --counters): cpu_s split into the time on a
-	 * CPU and the time descheduled (cpu_s - oncpu_s) */
-	double oncpu_s, descheduled_s;
-	/* derived from hardware events (NaN where they do not count) */
-	double ipc, cache_mpki, branch_mpki, frontend_stall_pct, backend_stall_pct;
+	double count;
+	double mean_ms;
+	double std_ms;
+	double min_ms;
+	double p50_ms;
+	double p90_ms;
+	double p99_ms;
+	double max_ms;
+	double span_s;
+	double under_10ms_pct;
+	double under_100us_pct;
+	double regions;
+	double oncpu_s;
+	double descheduled_s;
+	double oncpu_pct;
+	double ipc;
+	double cache_mpki;
+	double branch_mpki;
+	double frontend_stall_pct;
+	double backend_stall_pct;
 };
 
-/* One row of summary.csv: one configuration and repeat. A figure that is
- * not known is NaN (an empty CSV field). Column names are the field names
- * (with units), matching the Lotus reference CSVs where they overlap
- * (batch, gpus, workers, e2e_s, cpu_s, ooo_pct, stall_pct, ...). */
+/* One row of summary.csv: one configuration and repeat. The identity and
+ * settings of the run, then one field per row of metric_table
+ * (bench/metrics.h) with the row's name; a figure that is not known is NaN
+ * (an empty CSV field). */
 struct sweep_row {
 	int part;                     /* which sweep folder (struct sweep.parts) */
 	int config;                   /* configuration number, 1.. in plan order (over all parts) */
@@ -54,33 +68,87 @@ struct sweep_row {
 	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
 	char run_dir[256];            /* relative to the sweep folder; "" if none */
 	char cache[16];               /* page cache before the run: "dropped" or "warm" */
-	double cache_resident_pct;    /* share of the dataset in the page cache then (mincore) */
-	double wall_s;                /* wall time of the run process, seen by the sweep */
-	double other_cpu_pct;         /* CPU time other processes took meanwhile, % of the machine */
 	int workers, batch, gpus;
-	char policy[16];              /* loader policy (summary.json loader.policy.name;
-					 "" unknown: a run before policies, torch's) */
+	char policy[16];              /* loader policy (summary.json options.policy; "" unknown: torch) */
 	int complete;                 /* summary.json "complete" (0 if none) */
-	double e2e_s, images, batches, images_per_s;
-	double cpu_s;                 /* sum of per-op CPU seconds (Lotus's cpu_s) */
-	double workers_cpu_s, main_cpu_s;  /* rusage */
-	double preproc_batches, preproc_avg_ms, preproc_std_pct, preproc_p25_ms,
-	       preproc_p50_ms, preproc_p75_ms, preproc_iqr_ms;
-	double ooo_pct, stall_pct, sum_wait_s;
-	double wait_avg_ms, wait_p50_ms, wait_p90_ms, wait_max_ms, wait_gt_500ms_pct;
-	double delay_avg_ms, delay_p50_ms, delay_p90_ms, delay_max_ms, delay_gt_500ms_pct;
-	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
-	/* loader.policy: what the policy cost: samples that left the batch the
-	 * sampler put them in (1 yes, 0 no, -1 unknown), how many, and the
-	 * main process's total wait for batches */
-	int samples_reordered_across_batches;
-	double samples_reordered_count, main_wait_s;
-	double trace_events, trace_cost_ns, skipped_files;
 	char checksum[24];
 	char counters[64];            /* --counters of the run ("" unknown) */
 	/* hardware events: "ok" (some count), "not supported: <event>:
 	 * <reason>" (none does), or "" when none was asked for */
 	char hw_events[160];
+	/* the figures the sweep records about the run (MSRC_SWEEP) */
+	double wall_s;
+	double cache_resident_pct;
+	double other_cpu_pct;
+	/* the run's figures (MSRC_RUN) */
+	double e2e_s;
+	double images;
+	double batches;
+	double images_per_s;
+	double workers_cpu_s;
+	double main_cpu_s;
+	double ops_span_s;
+	double ops_oncpu_s;
+	double workers_cpu_per_image_ms;
+	double ops_span_per_image_ms;
+	double worker_rss_max_kib;
+	double worker_rss_mean_kib;
+	double main_max_rss_kib;
+	double preproc_batches;
+	double preproc_avg_ms;
+	double preproc_std_ms;
+	double preproc_min_ms;
+	double preproc_p25_ms;
+	double preproc_p50_ms;
+	double preproc_p75_ms;
+	double preproc_p90_ms;
+	double preproc_p99_ms;
+	double preproc_max_ms;
+	double preproc_std_pct;
+	double preproc_iqr_ms;
+	double preproc_low_tail_dropped;
+	double preproc_all_batches;
+	double preproc_all_avg_ms;
+	double preproc_all_std_ms;
+	double wait_records;
+	double ooo_batches;
+	double ooo_pct;
+	double stall_pct;
+	double sum_wait_s;
+	double wait_count;
+	double wait_avg_ms;
+	double wait_std_ms;
+	double wait_min_ms;
+	double wait_p50_ms;
+	double wait_p90_ms;
+	double wait_p99_ms;
+	double wait_max_ms;
+	double wait_gt_500ms_pct;
+	double wait_inorder_gt_500ms_pct;
+	double delay_count;
+	double delay_avg_ms;
+	double delay_std_ms;
+	double delay_min_ms;
+	double delay_p50_ms;
+	double delay_p90_ms;
+	double delay_p99_ms;
+	double delay_max_ms;
+	double delay_gt_500ms_pct;
+	double gpu_busy_s;
+	double gpu_idle_s;
+	double gpu_util_pct;
+	double checksum_s;
+	double checksum_bytes;
+	double checksum_gb_per_s;
+	double gpu_copy_s;
+	double inflight_max;
+	double samples_reordered_count;
+	double speedy_slow_lane;
+	double speedy_timeout_s;
+	double trace_events;
+	double trace_dropped;
+	double trace_cost_ns;
+	double skipped_files;
 	size_t nops;
 	struct sweep_op ops[SWEEP_MAX_OPS];
 };
@@ -125,11 +193,9 @@ void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char
 		    char *out, size_t n);
 void sweep_free(struct sweep *s);
 
-/* summary.csv: header then one row per run; per-op columns
- * op_<id>_{count,cpu_s,mean_ms,p50_ms,p90_ms,p99_ms,max_ms,under_10ms_pct,
- * under_100us_pct,oncpu_s,descheduled_s,ipc,cache_mpki,branch_mpki,
- * frontend_stall_pct,backend_stall_pct} for the union of ops, in order of
- * first appearance. */
+/* summary.csv: header then one row per run: the identity columns, one
+ * column per row of metric_table, then op_<id>_<name> for every row of
+ * op_metric_table and the union of ops, in order of first appearance. */
 int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen);
 /* Read a summary.csv back into s (no doc; cpus = 0). Unknown columns are
  * ignored, missing ones stay NaN. */

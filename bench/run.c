@@ -21,6 +21,7 @@
 #include "loader.h"
 #include "log.h"
 #include "machine.h"
+#include "metrics.h"
 #include "options.h"
 #include "pipeline.h"
 #include "run.h"
@@ -141,47 +142,17 @@ static const char *const order_names[] = { "inorder", "arrival" };
 static const char *const rng_names[] = { "per-sample", "torch" };
 static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
 
-/* What a policy gives and what it costs: the wait of the main process, and
- * the samples that left the batch the sampler put them in. */
-static json_t *policy_json(const struct run_opts *o, const struct loader_result *r)
-{
-	json_t *j = json_object();
-	uint64_t wait = 0, ooo = 0, n = 0;
-	for (size_t i = 0; i < r->nbatches; i++) {
-		if (r->b[i].yield_pos < 0)
-			continue;
-		n++;
-		wait += r->b[i].wait_ns;
-		ooo += r->b[i].out_of_order != 0;
-	}
-	double e2e = (double)(r->end_ns - r->start_ns) / 1e9;
-	double busy = (double)r->gpu_busy_ns / 1e9, idle = (double)r->gpu_idle_ns / 1e9;
-	json_object_set_new(j, "name", json_string(policy_names[o->policy]));
-	json_object_set_new(j, "e2e_s", json_real(e2e));
-	json_object_set_new(j, "images_per_s", json_real(e2e > 0 ? (double)r->images / e2e : 0));
-	json_object_set_new(j, "gpu_utilization_pct",
-			    json_real(busy + idle > 0 ? 100.0 * busy / (busy + idle) : 0));
-	json_object_set_new(j, "gpu_idle_s", json_real(idle));
-	json_object_set_new(j, "main_wait_s", json_real((double)wait / 1e9));
-	json_object_set_new(j, "out_of_order_pct", json_real(n ? 100.0 * (double)ooo / (double)n : 0));
-	json_object_set_new(j, "samples_reordered_across_batches", json_boolean(r->samples_moved > 0));
-	json_object_set_new(j, "samples_reordered_count", json_integer((json_int_t)r->samples_moved));
-	if (o->policy == 2) {
-		json_object_set_new(j, "speedy_timeout_pct", json_real(o->speedy_pct));
-		json_object_set_new(j, "speedy_timeout_s",
-				    r->timeout_ns ? json_real((double)r->timeout_ns / 1e9) : json_null());
-		json_object_set_new(j, "speedy_slow_lane_samples", json_integer((json_int_t)r->slow_lane));
-	}
-	return j;
-}
-
+/* summary.json "loader": the loader's configuration and plan (its measured
+ * figures are in the metric table's blocks). */
 static json_t *loader_json(const struct run_opts *o, const struct loader_result *r,
 			   uint64_t step_ns)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "backend", json_string(backend_names[o->backend]));
 	json_object_set_new(j, "order", json_string(order_names[o->order]));
-	json_object_set_new(j, "policy", policy_json(o, r));
+	json_object_set_new(j, "policy", json_string(policy_names[o->policy]));
+	if (o->policy == POLICY_SPEEDY)
+		json_object_set_new(j, "speedy_timeout_pct", json_real(o->speedy_pct));
 	json_object_set_new(j, "rng", json_string(rng_names[o->rng]));
 	json_object_set_new(j, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
@@ -195,26 +166,10 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	json_object_set_new(j, "memory_needed_bytes", json_integer((json_int_t)r->plan.need_bytes));
 	json_object_set_new(j, "memory_available_bytes", json_integer((json_int_t)r->plan.avail_bytes));
 	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch * o->workers));
-	json_object_set_new(j, "inflight_max_batches", json_integer(r->max_inflight));
 	json_object_set_new(j, "gpu_step_ns", json_integer((json_int_t)step_ns));
-	json_object_set_new(j, "gpu_copy_s", json_real((double)r->gpu_copy_ns / 1e9));
 	json_object_set_new(j, "h2d_bandwidth_bytes_per_s", json_real(o->h2d));
 	json_object_set_new(j, "checksum_enabled", json_boolean(o->checksum));
-	json_object_set_new(j, "checksum_time_s", json_real((double)r->hash_ns / 1e9));
-	json_object_set_new(j, "checksum_bytes", json_integer((json_int_t)r->hash_bytes));
-	json_object_set_new(j, "checksum_gb_per_s",
-			    json_real(r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0));
-	json_object_set_new(j, "trace_event_cost_ns", json_real(r->trace_cost_ns));
 	json_object_set_new(j, "trace_capacity_events", json_integer((json_int_t)r->plan.trace_events));
-	json_object_set_new(j, "trace_dropped_events", json_integer((json_int_t)r->trace_dropped));
-	json_t *errs = json_array();
-	for (size_t i = 0; i < r->nerrors; i++) {
-		json_t *e = json_object();
-		json_object_set_new(e, "path", json_string(r->err_path[i]));
-		json_object_set_new(e, "reason", json_string(r->err_reason[i]));
-		json_array_append_new(errs, e);
-	}
-	json_object_set_new(j, "errors", errs);
 	return j;
 }
 
@@ -246,13 +201,8 @@ static void op_key(const struct pipeline *p, int i, char *key, size_t n)
 		snprintf(key, n, "%s#%d", p->op[i].ops->name, k);
 }
 
-static json_t *jnum(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
 /* summary.json "counters": the events and their status, the overheads, and
- * per op the sums, per-image means, derived figures, on-CPU vs wall. */
+ * per op the raw sums (the figures derived from them are op figures). */
 static json_t *counters_block(const struct run_ctx *x, const struct loader_result *r)
 {
 	const struct pipeline *p = x->pipe;
@@ -276,116 +226,6 @@ static json_t *counters_block(const struct run_ctx *x, const struct loader_resul
 	}
 	json_object_set_new(j, "ops", ops);
 	return j;
-}
-
-/* Per op of summary.json's "ops": on-CPU and descheduled seconds beside
- * cpu_s (the wall durations, as Lotus's CPU seconds). */
-static void add_oncpu_to_ops(json_t *root, const struct run_ctx *x, const struct loader_result *r)
-{
-	json_t *ops = json_object_get(root, "ops");
-	if (!r->cacc || !json_is_object(ops))
-		return;
-	for (int i = 0; i < x->pipe->nops; i++) {
-		char key[64];
-		op_key(x->pipe, i, key, sizeof(key));
-		json_t *op = json_object_get(ops, key);
-		if (!json_is_object(op) || !r->cacc[i].regions)
-			continue;
-		struct counter_derived d;
-		counters_derived(x->spec, &r->cacc[i], &d);
-		json_object_set_new(op, "oncpu_s", jnum(d.oncpu_ns / 1e9));
-		json_object_set_new(op, "descheduled_s", jnum(d.descheduled_ns / 1e9));
-		json_object_set_new(op, "oncpu_pct", jnum(d.oncpu_pct));
-	}
-}
-
-/* ops.csv gets the counter columns (counters_csv_header/row): op rows are
- * matched to pipeline ops by name, in order; rows of no pipeline op (the
- * STransform row) get empty fields; a counted op without a row (--trace
- * off) gets one, with only its count. */
-static int add_counter_columns(const char *dir, const struct run_ctx *x,
-			       const struct loader_result *r, char *err, size_t errlen)
-{
-	const struct pipeline *p = x->pipe;
-	if (!x->spec->n || !r->cacc)
-		return 0;
-	char path[PATH_MAX + 16], tmp[PATH_MAX + 32];
-	snprintf(path, sizeof(path), "%s/ops.csv", dir);
-	snprintf(tmp, sizeof(tmp), "%s/.ops.csv.tmp", dir);
-	char *hdr = NULL, *line = NULL;
-	size_t hlen = 0, lcap = 0;
-	FILE *in = NULL, *out = NULL, *h = open_memstream(&hdr, &hlen);
-	int rc = -1, used[PIPE_MAX_OPS] = { 0 }, ncols = 0;
-	if (!h) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	counters_csv_header(x->spec, h);
-	fclose(h);
-	for (const char *c = hdr; c && *c; c++)
-		ncols += *c == ',';
-	in = fopen(path, "r");
-	out = in ? fopen(tmp, "w") : NULL;
-	if (!in || !out) {
-		snprintf(err, errlen, "cannot %s '%s': %s", in ? "create" : "read", in ? tmp : path,
-			 strerror(errno));
-		goto out;
-	}
-	ssize_t len;
-	int first = 1;
-	while ((len = getline(&line, &lcap, in)) > 0) {
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		fputs(line, out);
-		if (first) {
-			fputs(hdr, out);
-		} else {
-			size_t nl = strcspn(line, ",");
-			int k = -1;
-			for (int i = 0; i < p->nops && k < 0; i++)
-				if (!used[i] && strlen(p->op[i].ops->name) == nl &&
-				    !strncmp(p->op[i].ops->name, line, nl))
-					k = i;
-			if (k >= 0) {
-				used[k] = 1;
-				counters_csv_row(x->spec, &r->cacc[k], out);
-			} else {
-				for (int c = 0; c < ncols; c++)
-					fputc(',', out);
-			}
-		}
-		fputc('\n', out);
-		first = 0;
-	}
-	for (int i = 0; i < p->nops; i++) {
-		if (used[i] || !r->cacc[i].regions)
-			continue;
-		fprintf(out, "%s,%s,%" PRIu64 ",,,,,,,,", p->op[i].ops->name, p->op[i].ops->lotus_name,
-			r->cacc[i].regions);
-		counters_csv_row(x->spec, &r->cacc[i], out);
-		fputc('\n', out);
-	}
-	if (ferror(in) || ferror(out)) {
-		snprintf(err, errlen, "cannot rewrite '%s'", path);
-		goto out;
-	}
-	rc = 0;
-out:
-	if (in)
-		fclose(in);
-	if (out && fclose(out) && !rc) {
-		snprintf(err, errlen, "cannot write '%s': %s", tmp, strerror(errno));
-		rc = -1;
-	}
-	if (!rc && rename(tmp, path)) {
-		snprintf(err, errlen, "cannot rename '%s': %s", tmp, strerror(errno));
-		rc = -1;
-	}
-	if (rc && out)
-		unlink(tmp);
-	free(hdr);
-	free(line);
-	return rc;
 }
 
 static const char *oncpu_source_name(enum oncpu_source s)
@@ -459,36 +299,6 @@ static void print_placement(FILE *f, const struct run_ctx *x, const struct loade
 		r->workers, x->plan.oversubscribed ? " (oversubscribed)" : "");
 }
 
-/* summary.json gets a "loader" block (figures the results model does not
- * hold), "counters", "pin", and on-CPU times in "ops". */
-static int add_blocks(const char *dir, json_t *block, const struct run_ctx *x,
-		      const struct loader_result *r, char *err, size_t errlen)
-{
-	char path[PATH_MAX + 16];
-	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
-	if (!root) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, je.text);
-		return -1;
-	}
-	json_object_set(root, "loader", block);
-	json_t *cb = counters_block(x, r);
-	if (cb)
-		json_object_set_new(root, "counters", cb);
-	add_oncpu_to_ops(root, x, r);
-	if (x->have_plan)
-		json_object_set_new(root, "pin", pin_plan_json(&x->plan, r->worker_pinned,
-							      r->main_pinned, r->pin_pinned));
-	int rc = json_dump_file(root, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
-	json_decref(root);
-	if (rc) {
-		snprintf(err, errlen, "cannot write '%s'", path);
-		return -1;
-	}
-	return 0;
-}
-
 /* The human summary's last lines: what the harness itself cost. */
 static void print_harness(FILE *f, const struct run_opts *o, const struct loader_result *r)
 {
@@ -507,11 +317,35 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 	fputc('\n', f);
 }
 
-static int write_results(const struct run_opts *o, const struct loader_result *r,
-			 uint64_t step_ns, const struct run_ctx *x, const char *tmp, const char *name,
-			 char *final, size_t finallen)
+/* The descriptive blocks of summary.json: options, machine, loader,
+ * counters, pin. New reference. */
+static json_t *summary_blocks(const struct run_opts *o, const struct loader_result *r,
+			      uint64_t step_ns, const struct run_ctx *x)
 {
-	char err[PATH_MAX + 1024] = "";
+	json_t *b = json_object();
+	json_object_set_new(b, "options", opts_json(run_opts_table, o));
+	json_object_set_new(b, "machine", machine_json());
+	json_object_set_new(b, "loader", loader_json(o, r, step_ns));
+	json_t *cb = counters_block(x, r);
+	if (cb)
+		json_object_set_new(b, "counters", cb);
+	if (x->have_plan)
+		json_object_set_new(b, "pin", pin_plan_json(&x->plan, r->worker_pinned,
+							   r->main_pinned, r->pin_pinned));
+	return b;
+}
+
+/* The figures of the run, computed once (analysis_compute). */
+static int analyse(const struct run_opts *o, const struct loader_result *r,
+		   const struct run_ctx *x, struct run_metrics *m, char *err, size_t errlen)
+{
+	struct counter_derived d[PIPE_MAX_OPS];
+	uint64_t regions[PIPE_MAX_OPS] = { 0 };
+	int counted = x->spec->n && r->cacc;
+	for (int i = 0; counted && i < x->pipe->nops && i < PIPE_MAX_OPS; i++) {
+		counters_derived(x->spec, &r->cacc[i], &d[i]);
+		regions[i] = r->cacc[i].regions;
+	}
 	struct analysis_opts ao = {
 		.start_ns = r->start_ns,
 		.end_ns = r->end_ns,
@@ -531,49 +365,91 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 		.stop_reason = r->complete ? NULL : r->stop_reason,
 		.nskipped = r->nskipped,
 		.skipped = (const char *const *)r->err_path,
+		.skipped_reasons = (const char *const *)r->err_reason,
 		.nskipped_listed = r->nerrors,
 		.trace_cost_ns = r->trace_cost_ns,
+		.op_counted = counted ? d : NULL,
+		.op_regions = counted ? regions : NULL,
+		.checksum_ns = r->hash_ns,
+		.checksum_bytes = r->hash_bytes,
+		.gpu_copy_ns = r->gpu_copy_ns,
+		.max_inflight = r->max_inflight,
+		.samples_moved = r->samples_moved,
+		.slow_lane = r->slow_lane,
+		.speedy_timeout_ns = r->timeout_ns,
+		.speedy = o->policy == POLICY_SPEEDY,
 	};
+	return analysis_compute(&r->trace, &ao, m, err, errlen);
+}
+
+/* A results folder that could not be written completely is kept, under a
+ * name that says so, with a summary.json that says why (when even that
+ * can be written). Prints what was kept. */
+static void keep_partial(const struct run_opts *o, const char *tmp, const char *name,
+			 struct results_in *in, const char *why)
+{
+	char kept[PATH_MAX + 32], path[PATH_MAX + 64];
+	snprintf(kept, sizeof(kept), "%s/%s.partial", o->out, name);
+	if (rename(tmp, kept))
+		snprintf(kept, sizeof(kept), "%s", tmp);
+	in->write_error = why;
+	json_t *sum = results_summary_json(in);
+	snprintf(path, sizeof(path), "%s/summary.json", kept);
+	int ok = sum && !json_dump_file(sum, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					JSON_REAL_PRECISION(METRIC_JSON_PRECISION));
+	json_decref(sum);
+	if (ok)
+		info("kept what was written in '%s' (its summary.json says \"complete\": false and why); "
+		     "the figures above are the run's", kept);
+	else {
+		unlink(path);
+		info("kept what was written in '%s' (summary.json could not be written either: %s); "
+		     "the figures above are the run's", kept, strerror(errno ? errno : EIO));
+	}
+}
+
+static int write_results(const struct run_opts *o, const struct loader_result *r,
+			 uint64_t step_ns, const struct run_ctx *x, const char *tmp, const char *name,
+			 char *final, size_t finallen)
+{
+	char err[PATH_MAX + 1024] = "";
 	struct run_metrics m;
-	if (analysis_compute(&r->trace, &ao, &m, err, sizeof(err))) {
+	if (analyse(o, r, x, &m, err, sizeof(err))) {
 		error("cannot analyse the run: %s", err);
 		return -1;
 	}
-	json_t *options = opts_json(run_opts_table, o);
-	json_t *machine = machine_json();
-	json_t *block = loader_json(o, r, step_ns);
+	/* the figures first: whatever happens to the files, they are printed */
+	results_print_human(stdout, &m);
+	print_counters(stdout, x, r);
+	print_placement(stdout, x, r);
+	print_harness(stdout, o, r);
+	fflush(stdout);
+
+	json_t *blocks = summary_blocks(o, r, step_ns, x);
 	struct results_in in = {
 		.m = &m,
 		.t = &r->trace,
-		.options = options,
-		.machine = machine,
+		.blocks = blocks,
+		.spec = x->spec->n ? x->spec : NULL,
+		.cacc = r->cacc,
 		.lotustrace = o->trace,
 		.chrome = o->trace,
 	};
-	const char *root = o->out;
 	int rc = results_write(tmp, &in, err, sizeof(err));
-	if (!rc)
-		rc = add_blocks(tmp, block, x, r, err, sizeof(err));
-	if (!rc)
-		rc = add_counter_columns(tmp, x, r, err, sizeof(err));
 	if (!rc && x->have_topo) {
 		char xml[PATH_MAX + 16];
 		snprintf(xml, sizeof(xml), "%s/topology.xml", tmp);
 		rc = topo_export_xml(&x->topo, xml, err, sizeof(err));
 	}
-	if (!rc)
-		rc = results_dir_commit(root, tmp, name, final, finallen, err, sizeof(err));
-	if (rc)
+	if (rc) {
+		error("cannot write the results: %s", err);
+		keep_partial(o, tmp, name, &in, err);
+	} else if (results_dir_commit(o->out, tmp, name, final, finallen, err, sizeof(err))) {
 		error("%s", err);
-	else {
-		results_print_human(stdout, &m);
-		print_counters(stdout, x, r);
-		print_placement(stdout, x, r);
-		print_harness(stdout, o, r);
+		info("the results are in '%s'", tmp);
+		rc = -1;
 	}
-	json_decref(options);
-	json_decref(machine);
-	json_decref(block);
+	json_decref(blocks);
 	analysis_free(&m);
 	return rc;
 }

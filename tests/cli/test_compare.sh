@@ -87,14 +87,15 @@ if [ "$n" -eq 2 ]; then echo "ok - PyTorch side: one LotusTrace file per worker"
 else echo "not ok - PyTorch side: one LotusTrace file per worker ($n)"; fi
 check "PyTorch side: a main LotusTrace file" ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_main_pid_*
 # the same batches on both sides: 6 batches, 24 images
-check "both sides: 24 images" grep -q '^images,,24,24,1$' "$dir/compare.csv"
-check "both sides: 6 batches" grep -q '^batches,,6,6,1$' "$dir/compare.csv"
+check "both sides: 24 images" grep -q '^images,count,24,24,1$' "$dir/compare.csv"
+check "both sides: 6 batches" grep -q '^batches,count,6,6,1$' "$dir/compare.csv"
 for op in decode random_resized_crop random_horizontal_flip to_tensor normalize; do
 	check "table: $op mean on both sides, with a ratio" \
-		grep -Eq "^$op mean,ms/image,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$" "$dir/compare.csv"
+		grep -Eq "^op_${op}_mean_ms,ms/image,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$" "$dir/compare.csv"
 done
-for m in 'E2E time' 'throughput' 'out-of-order batches' 'stall \(wait / E2E\)' \
-	 'CPU total \(workers. rusage\)' 'worker max RSS \(largest\)' 'wait p90' 'delay p90'; do
+# the rows are the metric table's names (ppbench metrics)
+for m in e2e_s images_per_s ooo_pct stall_pct workers_cpu_s worker_rss_max_kib wait_p90_ms \
+	 delay_p90_ms; do
 	check "table: $m" grep -Eq "^$m," "$dir/compare.csv"
 done
 check "PyTorch summary: tool pytorch" grep -q '"tool": "pytorch"' "$dir/pytorch/summary.json"

@@ -24,7 +24,7 @@ check "summary.csv, comparison.csv, report.md, report.html" \
 hdr=$(head -1 "$O/summary.csv")
 missing=""
 for c in host cpu_model cpus_online cores machine sweep compared in_overlap workers batch gpus \
-	status e2e_s images_per_s workers_cpu_s op_decode_cpu_s; do
+	status e2e_s images_per_s workers_cpu_s op_decode_span_s; do
 	case ",$hdr," in *",$c,"*) ;; *) missing="$missing $c" ;; esac
 done
 check "summary.csv has host and CPU columns${missing:+ (missing:$missing)}" test -z "$missing"
@@ -124,13 +124,14 @@ check "no overlap: no figure" test -z "$(ls "$O-far"/figures/*.png 2>/dev/null)"
 # 6. a different ppbench version or dataset: not compared, and why
 mkdir -p "$TMP/ver" "$TMP/ds"
 cp -r "$F/sweep-node-icx" "$TMP/ver/"
-sed -i 's/"schema_version": 1,/"schema_version": 1, "ppbench_version": "9.9",/' "$TMP/ver/sweep-node-icx/sweep.json"
+sed -i 's/"ppbench_version": "[^"]*"/"ppbench_version": "9.9"/' "$TMP/ver/sweep-node-icx/sweep.json" \
+	"$TMP/ver/sweep-node-icx"/runs/*/summary.json
 cp -r "$F/sweep-node-icx" "$TMP/ds/"
-sed -i 's|"data": "[^"]*"|"data": "/elsewhere/imagenet"|' "$TMP/ds/sweep-node-icx/sweep.json"
+sed -i 's|/tmp/ppbench-merge-fixture/ds|/elsewhere/imagenet|g' "$TMP/ds/sweep-node-icx/sweep.json"
 check_cli "other version, other dataset" 0 "" -- merge "$F/sweep-node-skx" "$TMP/ver/sweep-node-icx" \
 	"$F/sweep-node-icx" "$TMP/ds/sweep-node-icx" --out "$O-diff"
-check "the other version is named" grep -q "ppbench 9.9, not (version not recorded)" "$O-diff/report.md"
-check "the other dataset is named" grep -q "dataset '/elsewhere/imagenet', not '" "$O-diff/report.md"
+check "the other version is named" grep -q "ppbench 9.9, not 0.1.0" "$O-diff/report.md"
+check "the other dataset is named" grep -q "dataset '/elsewhere/imagenet' (16 images, [0-9.]* MB), not '" "$O-diff/report.md"
 check "two of four folders compared" test "$(col compared "$O-diff/summary.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 8 0; 8 1;"
 
 # 7. no run succeeded anywhere

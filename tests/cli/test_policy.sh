@@ -33,13 +33,14 @@ done
 for pol in torch shared-queue speedy; do
 	d=${dir[$pol]:-}
 	[ -n "$d" ] || continue
-	ck=$(field "$d" .checksum) img=$(field "$d" .loader.policy.name)
+	ck=$(field "$d" .checksum) img=$(field "$d" .loader.policy)
 	[ "$img" = "$pol" ] && echo "ok - $pol: summary names the policy" ||
 		echo "not ok - $pol: summary names the policy ($img)"
-	for k in e2e_s images_per_s gpu_utilization_pct gpu_idle_s main_wait_s out_of_order_pct \
-		 samples_reordered_across_batches samples_reordered_count; do
-		v=$(field "$d" ".loader.policy.$k")
-		[ "$v" != null ] && echo "ok - $pol: policy.$k ($v)" || echo "not ok - $pol: policy.$k missing"
+	check "$pol: every key of summary.json in the metric table" "$PPBENCH" metrics "$d"
+	for k in .e2e_s .images_per_s .gpu.utilization_pct .gpu.idle_s .main.wait_total_s \
+		 .main.out_of_order_pct .policy.samples_reordered; do
+		v=$(field "$d" "$k")
+		[ -n "$v" ] && [ "$v" != null ] && echo "ok - $pol: $k ($v)" || echo "not ok - $pol: $k missing"
 	done
 	if [ "$pol" != torch ]; then
 		t=${dir[torch]:-}
@@ -52,24 +53,24 @@ for pol in torch shared-queue speedy; do
 		[ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = 128 ] &&
 			echo "ok - $pol: every sample once ($a images, as torch)" ||
 			echo "not ok - $pol: $a images, torch $b, expected 128"
-		[ "$(field "$d" .loader.policy.samples_reordered_across_batches)" = true ] &&
+		[ "$(field "$d" .policy.samples_reordered)" -gt 0 ] 2>/dev/null &&
 			echo "ok - $pol: says samples were reordered across batches" ||
 			echo "not ok - $pol: samples_reordered_across_batches"
-		w=$(field "$d" .loader.policy.main_wait_s) wt=$(field "$t" .loader.policy.main_wait_s)
+		w=$(field "$d" .main.wait_total_s) wt=$(field "$t" .main.wait_total_s)
 		if awk -v a="$w" -v b="$wt" 'BEGIN { exit !(a < 0.6 * b) }'; then
 			echo "ok - $pol: main-process wait ${w}s < 0.6 x torch in-order ${wt}s"
 		else
 			echo "not ok - $pol: main-process wait ${w}s, torch in-order ${wt}s"
 		fi
 	else
-		[ "$(field "$d" .loader.policy.samples_reordered_across_batches)" = false ] &&
+		[ "$(field "$d" .policy.samples_reordered)" = 0 ] &&
 			echo "ok - torch: no sample leaves its batch" ||
 			echo "not ok - torch: samples_reordered_across_batches"
 	fi
 done
 d=${dir[speedy]:-}
 if [ -n "$d" ]; then
-	to=$(field "$d" .loader.policy.speedy_timeout_s) sl=$(field "$d" .loader.policy.speedy_slow_lane_samples)
+	to=$(field "$d" .policy.speedy_timeout_s) sl=$(field "$d" .policy.speedy_slow_lane_samples)
 	awk -v t="$to" 'BEGIN { exit !(t > 0 && t < 0.05) }' &&
 		echo "ok - speedy: the warm-up's 75th percentile is a fast sample's time (${to}s)" ||
 		echo "not ok - speedy: timeout $to"

@@ -84,7 +84,9 @@ check "summary: complete, schema, checksum, images/s" grep -Eq \
 check "summary: checksum is 16 hex digits" grep -Eq '"checksum": "[0-9a-f]{16}"' "$res/summary.json"
 check "summary: images_per_s" grep -Eq '"images_per_s": [0-9.e+]+' "$res/summary.json"
 check "summary: resolved options (gpu step in ns)" grep -Eq '"gpu_step_ns": 0' "$res/summary.json"
-check "summary: loader block" grep -Eq '"inflight_max_batches": 6' "$res/summary.json"
+check "summary: the harness block" grep -Eq '"inflight_max_batches": 6' "$res/summary.json"
+check "summary: every key in the metric table, every figure there (ppbench metrics DIR)" \
+	"$PPBENCH" metrics "$res"
 check "summary: machine" grep -q '"machine"' "$res/summary.json"
 rows=$(($(wc -l <"$res/batches.csv") - 1))
 if [ "$rows" -eq 10 ]; then echo "ok - batches.csv has 10 rows"

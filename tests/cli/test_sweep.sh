@@ -26,9 +26,9 @@ check "sweep.json, summary.csv, report.md, report.html" \
 check "two rows in summary.csv" test "$(grep -vc '^#' "$S/summary.csv")" -eq 3
 hdr=$(head -1 "$S/summary.csv")
 missing=""
-for c in config repeat tag status workers batch gpus e2e_s images_per_s cpu_s ooo_pct stall_pct \
+for c in config repeat tag status workers batch gpus e2e_s images_per_s ops_span_s ooo_pct stall_pct \
 	preproc_avg_ms preproc_std_pct wait_gt_500ms_pct delay_gt_500ms_pct gpu_util_pct \
-	op_decode_cpu_s op_decode_under_10ms_pct; do
+	op_decode_span_s op_decode_under_10ms_pct; do
 	case ",$hdr," in *",$c,"*) ;; *) missing="$missing $c" ;; esac
 done
 check "summary.csv columns named with units${missing:+ (missing:$missing)}" test -z "$missing"

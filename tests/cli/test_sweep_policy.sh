@@ -36,7 +36,7 @@ col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = 
 
 hdr=$(head -1 "$csv")
 missing=""
-for c in policy samples_reordered_across_batches samples_reordered_count main_wait_s \
+for c in policy samples_reordered_count sum_wait_s \
 	gpu_util_pct gpu_idle_s checksum; do
 	case ",$hdr," in *",$c,"*) ;; *) missing="$missing $c" ;; esac
 done
@@ -52,7 +52,7 @@ check "each run was given its policy" \
 	test "$(jq -r '.runs[].policy' "$S/sweep.json" | tr '\n' ' ')" = \
 	"torch torch shared-queue shared-queue "
 check "torch keeps every sample in its batch" \
-	test "$(paste -d: <(col policy "$csv") <(col samples_reordered_across_batches "$csv") |
+	test "$(paste -d: <(col policy "$csv") <(col samples_reordered_count "$csv") |
 		grep '^torch:' | sort -u)" = "torch:0"
 ck=$(col checksum "$csv" | sort -u)
 check "the same checksum across policies ($ck)" test "$(printf '%s\n' "$ck" | wc -l)" -eq 1 -a -n "$ck"
@@ -81,7 +81,7 @@ jq '.runs[3].status = "pending"' "$S/sweep.json" >"$S/sweep.json.new" && mv "$S/
 check_cli "--resume runs the pending shared-queue run" 0 "run 4 of 4 .w2-b4-g1-shared-queue-r1.: ok" -- \
 	sweep --resume "$S" --no-report
 check "the resumed run is a shared-queue run" \
-	test "$(jq -r '.loader.policy.name' "$S/$(jq -r '.runs[3].run_dir' "$S/sweep.json")/summary.json")" = shared-queue
+	test "$(jq -r '.loader.policy' "$S/$(jq -r '.runs[3].run_dir' "$S/sweep.json")/summary.json")" = shared-queue
 
 # one policy (the default): tags and series labels as before
 check_cli "a sweep with the default policy" 0 "report.html" -- \

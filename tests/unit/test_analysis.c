@@ -75,7 +75,7 @@ static void test_run_figures(void **state)
 	assert_near(ld->st.p90, MS(7.3));
 	assert_near(ld->st.p99, MS(7.93));
 	assert_near(ld->st.max, MS(8));
-	assert_near(ld->cpu_s, 0.036);
+	assert_near(ld->span_s, 0.036);
 	assert_near(ld->under_10ms_pct, 100.0);
 	assert_near(ld->under_100us_pct, 0.0);
 	const struct op_metrics *rhf = find_op(&m, "SRandomHorizontalFlip");
@@ -85,7 +85,7 @@ static void test_run_figures(void **state)
 	const struct op_metrics *tr = find_op(&m, "STransform");
 	assert_near(tr->st.mean, MS(0.110));
 	assert_int_equal(find_op(&m, "SCollation")->st.n, 4);
-	assert_near(m.ops_cpu_s, 0.036 + 0.0008 + 0.002);
+	assert_near(m.ops_span_s, 0.036 + 0.0008 + 0.002);
 
 	/* per batch rows */
 	assert_int_equal(m.nbatches, 4);
@@ -197,7 +197,7 @@ static void test_collate_merge_and_opts(void **state)
 	assert_int_equal(m.nops, 1);
 	assert_string_equal(m.ops[0].name, "collate");
 	assert_int_equal(m.ops[0].st.n, 2);
-	assert_near(m.ops[0].cpu_s, 0.006);
+	assert_near(m.ops[0].span_s, 0.006);
 	assert_false(m.complete);
 	assert_string_equal(m.stop_reason, "worker 1 killed by SIGKILL");
 	assert_int_equal(m.nskipped, 3);

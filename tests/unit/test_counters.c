@@ -285,7 +285,7 @@ static void test_accumulate(void **state)
 	json_t *cyc = json_object_get(json_object_get(j, "events"), "cycles");
 	assert_string_equal(json_string_value(json_object_get(cyc, "status")), "scaled");
 	assert_true(fabs(json_real_value(json_object_get(cyc, "per_image")) - 400) < 1e-6);
-	assert_true(json_is_null(json_object_get(json_object_get(j, "derived"), "ipc")));
+	assert_null(json_object_get(j, "derived"));   /* derived figures are op metrics */
 	json_decref(j);
 
 	char *buf = NULL;
@@ -295,8 +295,8 @@ static void test_accumulate(void **state)
 	fputc('\n', f);
 	counters_csv_row(&spec, &tot, f);
 	fclose(f);
-	assert_non_null(strstr(buf, ",cycles,instructions,task-clock_ns,ipc,"));
-	assert_non_null(strstr(buf, "\n,1600,,133,"));
+	assert_non_null(strstr(buf, ",cycles,instructions,task-clock_ns\n"));
+	assert_non_null(strstr(buf, "\n,1600,,133"));
 	free(buf);
 }
 

@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "emit.h"
+#include "metrics.h"
 #include "report.h"
 
 #define VERDICTS "tests/fixtures/sweep/verdicts/"
@@ -189,22 +190,23 @@ static void assert_rows_equal(const struct sweep_row *a, const struct sweep_row 
 	assert_int_equal(a->gpus, b->gpus);
 	assert_int_equal(a->complete, b->complete);
 	assert_string_equal(a->checksum, b->checksum);
-	for (int k = 0; k < 3; k++) {
-		double x = k == 0 ? a->e2e_s : k == 1 ? a->stall_pct : a->preproc_iqr_ms;
-		double y = k == 0 ? b->e2e_s : k == 1 ? b->stall_pct : b->preproc_iqr_ms;
-		assert_true(isnan(x) == isnan(y));
-		if (!isnan(x))
-			assert_true(fabs(x - y) <= 1e-9 * fabs(x));
+	/* every figure of the metric table reads back identically (one number
+	 * format in summary.json and summary.csv) */
+	for (size_t k = 0; k < metric_count; k++) {
+		double x = metric_row_get(&metric_table[k], a), y = metric_row_get(&metric_table[k], b);
+		if (isnan(x) != isnan(y) || (!isnan(x) && x != y))
+			fail_msg("%s: %.17g read back as %.17g", metric_table[k].name, x, y);
 	}
 	assert_int_equal(a->nops, b->nops);
 	for (size_t k = 0; k < a->nops; k++) {
 		assert_string_equal(a->ops[k].name, b->ops[k].name);
-		assert_true(isnan(a->ops[k].cpu_s) == isnan(b->ops[k].cpu_s));
-		if (!isnan(a->ops[k].cpu_s))
-			assert_true(fabs(a->ops[k].cpu_s - b->ops[k].cpu_s) <= 1e-9 * a->ops[k].cpu_s);
-		assert_true(isnan(a->ops[k].under_10ms_pct) == isnan(b->ops[k].under_10ms_pct));
-		if (!isnan(a->ops[k].under_10ms_pct))
-			assert_true(fabs(a->ops[k].under_10ms_pct - b->ops[k].under_10ms_pct) < 1e-9);
+		for (size_t j = 0; j < op_metric_count; j++) {
+			double x = op_metric_get(&op_metric_table[j], &a->ops[k]);
+			double y = op_metric_get(&op_metric_table[j], &b->ops[k]);
+			if (isnan(x) != isnan(y) || (!isnan(x) && x != y))
+				fail_msg("op %s %s: %.17g read back as %.17g", a->ops[k].name,
+					 op_metric_table[j].name, x, y);
+		}
 	}
 }
 
@@ -277,7 +279,7 @@ static void test_summary_schema(void **state)
 	m.batches = 10;
 	m.images_per_s = 51.2;
 	m.checksum = 0x0123456789abcdefull;
-	m.ops_cpu_s = 30.25;
+	m.ops_span_s = 30.25;
 	m.workers_cpu_s = 31;
 	m.main_cpu_s = 0.5;
 	m.nops = 2;
@@ -287,7 +289,7 @@ static void test_summary_schema(void **state)
 	ops[0].st.n = 640;
 	ops[0].st.mean = 4.5e6;
 	ops[0].st.p90 = 6e6;
-	ops[0].cpu_s = 2.88;
+	ops[0].span_s = 2.88;
 	ops[0].under_10ms_pct = 97.5;
 	ops[0].under_100us_pct = 0;
 	snprintf(ops[1].name, sizeof(ops[1].name), "random_horizontal_flip");
@@ -315,7 +317,8 @@ static void test_summary_schema(void **state)
 	m.trace_cost_ns = 25;
 	m.nskipped = 1;
 
-	j = results_summary_json(&m, NULL, NULL);
+	struct results_in in = { .m = &m };
+	j = results_summary_json(&in);
 	assert_non_null(j);
 	sweep_row_init(&r);
 	sweep_row_from_summary(&r, j);
@@ -325,7 +328,7 @@ static void test_summary_schema(void **state)
 	assert_true(r.images == 640 && r.batches == 10);
 	assert_true(r.images_per_s == 51.2);
 	assert_string_equal(r.checksum, "0123456789abcdef");
-	assert_true(r.cpu_s == 30.25);
+	assert_true(r.ops_span_s == 30.25);
 	assert_true(r.workers_cpu_s == 31 && r.main_cpu_s == 0.5);
 	assert_true(r.preproc_batches == 9);
 	assert_true(fabs(r.preproc_avg_ms - 250) < 1e-9);
@@ -345,7 +348,7 @@ static void test_summary_schema(void **state)
 	assert_string_equal(r.ops[0].name, "decode");
 	assert_true(r.ops[0].count == 640);
 	assert_true(fabs(r.ops[0].mean_ms - 4.5) < 1e-9 && fabs(r.ops[0].p90_ms - 6) < 1e-9);
-	assert_true(r.ops[0].cpu_s == 2.88 && r.ops[0].under_10ms_pct == 97.5);
+	assert_true(r.ops[0].span_s == 2.88 && r.ops[0].under_10ms_pct == 97.5);
 	assert_true(r.ops[1].under_100us_pct == 98.25);
 }
 

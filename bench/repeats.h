@@ -1,0 +1,34 @@
+/* The repeats of one configuration combined into one figure each, with how
+ * sure that figure is: the one place repeats are combined (the report, the
+ * sweep's figures and merge use it).
+ *
+ * A COMBINE_MEDIAN figure (bench/metrics.h) becomes the median over the
+ * repeats with its spread (stats_summarise: min-max, and from 6 repeats on
+ * a 95 % confidence interval of the median); a COMBINE_SAME figure keeps
+ * the first repeat's value, and a repeat that differs is reported. NaN
+ * values (not measured) are left out. */
+#ifndef PPBENCH_REPEATS_H
+#define PPBENCH_REPEATS_H
+
+#include <stddef.h>
+#include "report.h"
+#include "stats.h"
+
+#define REPEATS_MAX_METRICS 128
+
+struct combined {
+	struct sweep_row r;        /* identity of the first repeat; every figure combined */
+	size_t n;                  /* repeats combined */
+	struct stats_summary sp[REPEATS_MAX_METRICS];   /* spread of metric_table[i] */
+	int same_differs;          /* a COMBINE_SAME figure (or the checksum) differs */
+	char same_what[64];        /* the first one that does */
+};
+
+/* Combine rows[0..n) (n >= 1, the repeats of one configuration). 0, or -1
+ * on out of memory. */
+int repeats_combine(const struct sweep_row *const *rows, size_t n, struct combined *c);
+
+/* The spread of a metric (by its metric-table name). */
+const struct stats_summary *combined_spread(const struct combined *c, const char *name);
+
+#endif
