@@ -466,6 +466,13 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 		m->trace_events += t->procs[p].n;
 		m->trace_dropped += t->procs[p].dropped;
 	}
+	m->others_cpu_pct = o->others_cpu_pct;
+	m->steal_pct = o->steal_pct;
+	m->load1 = o->load1;
+	m->cpus_usable = o->cpus_usable > 0 ? o->cpus_usable : NAN;
+	m->busy_threads = m->e2e_s > 0 ? (double)o->workers + o->main_cpu_s / m->e2e_s : NAN;
+	m->oversubscribed = isnan(m->cpus_usable) || isnan(m->busy_threads) ? NAN :
+			    m->busy_threads > m->cpus_usable + 0.5;
 	m->checksum_s = (double)o->checksum_ns / 1e9;
 	m->checksum_bytes = o->checksum_bytes;
 	m->checksum_gb_per_s = o->checksum_ns ? (double)o->checksum_bytes / (double)o->checksum_ns : NAN;

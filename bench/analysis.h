@@ -97,6 +97,9 @@ struct analysis_opts {
 	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
 	uint64_t speedy_timeout_ns;    /* speedy: its timeout (0: none) */
 	int speedy;                    /* the policy was speedy */
+	/* the noise guard (bench/noise.h): NaN / 0 when not measured */
+	double others_cpu_pct, steal_pct, load1;
+	double cpus_usable;            /* CPUs the run may use (0: unknown) */
 };
 
 /* Per-op figures. Times in ns. */
@@ -201,6 +204,14 @@ struct run_metrics {
 	uint64_t samples_reordered;    /* samples that left the batch the sampler put them in */
 	uint64_t speedy_slow_lane;     /* speedy: samples sent to the slow lane */
 	double speedy_timeout_s;       /* speedy: its timeout (NaN: not speedy or none) */
+
+	/* the machine during the run */
+	double others_cpu_pct;         /* other processes' CPU time, % of the usable CPUs */
+	double steal_pct;              /* stolen by the hypervisor, % */
+	double load1;                  /* 1-minute load average at the end */
+	double cpus_usable;            /* CPUs the run could use (NaN: unknown) */
+	double busy_threads;           /* workers + the main process's busy share (main_cpu_s / e2e_s) */
+	double oversubscribed;         /* 1: busy_threads > cpus_usable + 0.5; 0: not; NaN: unknown */
 
 	/* tracing */
 	uint64_t trace_events;         /* events in the trace */

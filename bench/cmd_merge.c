@@ -43,6 +43,10 @@ struct folder {
 	char name[256];
 	struct sweep sw;
 	char host[256], cpu[256];
+	/* what, besides the host, makes a machine: the CPUs the runs could use,
+	 * SMT, the governor, the kernel, and the sweep's --label */
+	char cpulist[64], smt[8], gov[32], kernel[96];
+	char ident[256], label[128];
 	int cpus, cores, cores_known;
 	char version[64];
 	char ds_fp[128], ds_path[1024];
@@ -347,12 +351,35 @@ static void describe(struct folder *f)
 	msg(f->cpu, sizeof(f->cpu), "%s", s ? s : "unknown CPU");
 	clean(f->host);
 	clean(f->cpu);
-	f->cpus = jcount(doc, "machine.cpus_online");
+	/* the CPUs the runs could use (affinity, cpuset, quota), else online */
+	f->cpus = jcount(sum, "machine.cpus_usable");
+	if (!f->cpus)
+		f->cpus = jcount(doc, "machine.cpus_usable");
+	if (!f->cpus)
+		f->cpus = jcount(doc, "machine.cpus_online");
 	if (!f->cpus)
 		f->cpus = jcount(sum, "machine.cpus_online");
+	{
+		json_t *mach = json_object_get(sum ? sum : doc, "machine");
+		const char *list = jtext(mach, "cpus_allowed_list");
+		json_t *smt = json_object_get(mach, "smt_active");
+		const char *gov = jtext(mach, "governor");
+		const char *kern = jtext(mach, "kernel.release");
+		msg(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		msg(f->smt, sizeof(f->smt), "%s",
+		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
+		msg(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
+		msg(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
+		msg(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
+		    f->smt, f->gov, f->kernel);
+		clean(f->ident);
+		s = jtext(doc, "label");
+		msg(f->label, sizeof(f->label), "%s", s ? s : "");
+		clean(f->label);
+	}
 	f->cores_known = f->cores > 0;
-	if (!f->cores_known)
-		f->cores = f->cpus;
+	if (!f->cores_known || f->cores > f->cpus)
+		f->cores = f->cpus;   /* a quota below the cores: the CPUs it allows */
 
 	s = jtext(doc, "ppbench_version");
 	if (!s)
@@ -560,6 +587,32 @@ static long choose_compared(struct merge *m)
 
 /* ---- machines, the overlap, the aggregates -----------------------------------*/
 
+/* What sets f apart from the other compared folders of its host (or CPU):
+ * the parts of its identity that differ ("CPUs 0; SMT off"), "" if none. */
+static void ident_diff(const struct merge *m, const struct folder *f, char *out, size_t n)
+{
+	int d[4] = { 0 };
+	out[0] = 0;
+	for (size_t i = 0; i < m->nfolders; i++) {
+		const struct folder *g = &m->folders[i];
+		if (g == f || !g->compared ||
+		    (m->by_cpu ? strcmp(g->cpu, f->cpu) : strcmp(g->host, f->host)))
+			continue;
+		d[0] |= strcmp(g->cpulist, f->cpulist) != 0;
+		d[1] |= strcmp(g->smt, f->smt) != 0;
+		d[2] |= strcmp(g->gov, f->gov) != 0;
+		d[3] |= strcmp(g->kernel, f->kernel) != 0;
+	}
+	if (d[0])
+		cat(out, n, "%sCPUs %s", out[0] ? "; " : "", f->cpulist);
+	if (d[1])
+		cat(out, n, "%sSMT %s", out[0] ? "; " : "", f->smt);
+	if (d[2])
+		cat(out, n, "%sgovernor %s", out[0] ? "; " : "", f->gov);
+	if (d[3])
+		cat(out, n, "%skernel %s", out[0] ? "; " : "", f->kernel);
+}
+
 static int build_machines(struct merge *m, char *err, size_t errlen)
 {
 	m->mach = calloc(m->nfolders ? m->nfolders : 1, sizeof(*m->mach));
@@ -573,10 +626,11 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 
 		if (!f->compared)
 			continue;
+		/* sweeps whose identities differ are never one machine */
 		if (m->by_cpu)
-			msg(key, sizeof(key), "%s|%d", f->cpu, f->cpus);
+			msg(key, sizeof(key), "%s|%d|%s|%s", f->cpu, f->cpus, f->ident, f->label);
 		else
-			msg(key, sizeof(key), "%s", f->host);
+			msg(key, sizeof(key), "%s|%s|%s", f->host, f->ident, f->label);
 		for (k = 0; k < m->nmach; k++)
 			if (!strcmp(m->mach[k].key, key))
 				break;
@@ -588,6 +642,11 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 				msg(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
 			else
 				msg(mc->label, sizeof(mc->label), "%s", f->host);
+			char diff[256];
+			ident_diff(m, f, diff, sizeof(diff));
+			if (f->label[0] || diff[0])
+				cat(mc->label, sizeof(mc->label), " [%s%s%s]", f->label,
+				    f->label[0] && diff[0] ? "; " : "", diff);
 			msg(mc->cpu, sizeof(mc->cpu), "%s", f->cpu);
 			mc->cpus = f->cpus;
 			mc->cores = f->cores;

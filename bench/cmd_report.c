@@ -433,6 +433,10 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	s->nparts++;
+	/* the CPUs the sweep's runs could use (affinity, cpuset, quota), else
+	 * the machine's */
+	if (!s->cpus && jnum(pt->doc, "machine.cpus_usable") >= 1)
+		s->cpus = (int)jnum(pt->doc, "machine.cpus_usable");
 	if (!s->cpus && jnum(pt->doc, "machine.cpus_online") > 0)
 		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
 	runs = json_object_get(pt->doc, "runs");
@@ -2445,11 +2449,11 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		double sum = 0, max = -1;
 		size_t k = 0, imax = 0;
 		for (i = 0; i < s->nrows; i++)
-			if (isfinite(s->rows[i].other_cpu_pct)) {
-				sum += s->rows[i].other_cpu_pct;
+			if (isfinite(s->rows[i].others_cpu_pct)) {
+				sum += s->rows[i].others_cpu_pct;
 				k++;
-				if (s->rows[i].other_cpu_pct > max) {
-					max = s->rows[i].other_cpu_pct;
+				if (s->rows[i].others_cpu_pct > max) {
+					max = s->rows[i].others_cpu_pct;
 					imax = i;
 				}
 			}

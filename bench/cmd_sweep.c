@@ -32,7 +32,7 @@ struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
 	int warm, report;
-	const char *resume, *tag, *out, *data;
+	const char *resume, *tag, *out, *data, *label;
 };
 
 #define O(f) offsetof(struct sweep_cfg, f)
@@ -60,6 +60,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where the sweep folder is made",
 	  .choices = NULL },
+	{ "label", 0, OPT_STR, O(label), NULL, "TEXT",
+	  "what sets this sweep's machine apart (\"SMT off\", \"4 cores\"): merge never averages "
+	  "sweeps whose labels or machine identities differ", .choices = NULL },
 	OPT_END
 };
 #undef O
@@ -349,28 +352,6 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 
 /* ---- running ------------------------------------------------------------*/
 
-/* Busy CPU seconds of the whole machine so far (/proc/stat: all but idle
- * and iowait), or -1. */
-static double machine_busy_s(void)
-{
-	unsigned long long v[10] = { 0 }, busy = 0;
-	long hz = sysconf(_SC_CLK_TCK);
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 5 || hz <= 0)
-		return -1;
-	for (int i = 0; i < n; i++)
-		if (i != 3 && i != 4)   /* idle, iowait */
-			busy += v[i];
-	return (double)busy / (double)hz;
-}
-
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -498,7 +479,6 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	argv[k] = NULL;
 
 	nbefore = list_runs(runs, &before);
-	double busy0 = machine_busy_s();
 	struct rusage ru;
 	memset(&ru, 0, sizeof(ru));
 	/* no signal between the last look at stop_signal and the fork: one that
@@ -575,16 +555,6 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		nanosleep(&ts, NULL);
 	}
 	double wall = (double)(clock_now_ns() - t0) / 1e9;
-	/* what other processes took of the machine meanwhile: its busy CPU time
-	 * minus the run's (with its workers, which it waited for) */
-	double busy1 = machine_busy_s();
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	if (busy0 >= 0 && busy1 >= 0 && ncpu > 0 && wall > 0) {
-		double mine = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-			      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		double other = 100 * (busy1 - busy0 - mine) / (wall * (double)ncpu);
-		json_object_set_new(e, "other_cpu_pct", json_real(other < 0 ? 0 : other));
-	}
 	if (st == -1)
 		rc = -1;
 	else if (WIFEXITED(st))
@@ -944,6 +914,7 @@ int cmd_sweep(int argc, char **argv)
 		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
 		json_object_set_new(doc, "created_utc", json_string(stamp));
 		json_object_set_new(doc, "tag", json_string(c.tag ? c.tag : ""));
+		json_object_set_new(doc, "label", json_string(c.label ? c.label : ""));
 		json_object_set_new(doc, "data", json_string(data));
 		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
 		json_object_set_new(doc, "workers", int_array(w, nw));

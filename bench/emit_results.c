@@ -93,8 +93,13 @@ json_t *results_summary_json(const struct results_in *in)
 	if (json_is_object(in->blocks)) {
 		const char *key;
 		json_t *v;
-		json_object_foreach(in->blocks, key, v)
-			json_object_set(o, key, v);
+		json_object_foreach(in->blocks, key, v) {
+			json_t *have = json_object_get(o, key);
+			if (json_is_object(have) && json_is_object(v))
+				json_object_update(have, v);   /* figures of the table + the block's keys */
+			else
+				json_object_set(o, key, v);
+		}
 	}
 	if (bad) {
 		json_decref(o);

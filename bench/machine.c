@@ -9,6 +9,7 @@
 #include <jpeglib.h>
 #include "clock.h"
 #include "machine.h"
+#include "noise.h"
 #include "version.h"
 
 #define STR_(x) #x
@@ -52,17 +53,26 @@ json_t *machine_json(void)
 	json_t *m = json_object(), *k, *lib, *clk;
 	struct utsname u;
 	char buf[512];
-	long v;
 
 	if (!m)
 		return NULL;
 	set_str(m, "ppbench_version", PPBENCH_VERSION);
 	if (cpu_model(buf, sizeof(buf)) == 0)
 		set_str(m, "cpu_model", buf);
-	if ((v = sysconf(_SC_NPROCESSORS_ONLN)) > 0)
-		json_object_set_new(m, "cpus_online", json_integer(v));
-	if ((v = sysconf(_SC_NPROCESSORS_CONF)) > 0)
-		json_object_set_new(m, "cpus_configured", json_integer(v));
+	{
+		/* the CPUs this process may use beside the machine's, and the
+		 * state that changes timings (bench/noise.h) */
+		struct cpus c;
+		struct machine_state st;
+		cpus_read(&c);
+		cpus_json(&c, m);
+		machine_state_read(&st);
+		json_object_set_new(m, "governor", st.governor[0] ? json_string(st.governor) : json_null());
+		json_object_set_new(m, "boost", st.boost[0] ? json_string(st.boost) : json_null());
+		json_object_set_new(m, "vm", st.vm < 0 ? json_null() : json_boolean(st.vm));
+		json_object_set_new(m, "hypervisor",
+				    st.hypervisor[0] ? json_string(st.hypervisor) : json_null());
+	}
 	{
 		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
 		if (pages > 0 && psz > 0)

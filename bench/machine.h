@@ -5,7 +5,10 @@
 struct json_t;
 
 /* New reference, never NULL except on out of memory:
- * {"cpu_model", "cpus_online", "cpus_configured", "kernel": {"sysname",
+ * {"cpu_model", "cpus_online", "cpus_configured", "cpus_allowed",
+ * "cpus_allowed_list", "cpu_quota", "cpus_usable", "smt_active" (the CPUs
+ * this process may use: bench/noise.h), "governor", "boost", "vm",
+ * "hypervisor", "kernel": {"sysname",
  * "release", "version", "machine"}, "hostname", "memory_total_bytes",
  * "compiler", "libraries": {"libjpeg_turbo", "libjpeg_api", "libpng",
  * "libpng_runtime", "hwloc_api", "hwloc_api_runtime", "jansson",

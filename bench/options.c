@@ -336,6 +336,8 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				return -1;
 			}
 		}
+		if (!val && o->implicit)
+			val = o->implicit;
 		if (!val) {
 			if (o->type == OPT_BOOL && (i + 1 >= argc || (strcmp(argv[i + 1], "on") &&
 					strcmp(argv[i + 1], "off")))) {
@@ -410,6 +412,8 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 			mv = t->type == OPT_ENUM ? t->choices : t->type == OPT_BOOL ? "on|off" : "X";
 		if (t->shortname)
 			snprintf(left, sizeof(left), "-%c, --%s %s", t->shortname, t->name, mv);
+		else if (t->implicit)
+			snprintf(left, sizeof(left), "    --%s[=%s]", t->name, mv);
 		else
 			snprintf(left, sizeof(left), "    --%s %s", t->name, mv);
 		fprintf(f, "  %-32s %s", left, t->help);

@@ -37,6 +37,8 @@ struct opt {
 	const char *choices;   /* OPT_ENUM: "a|b|c" */
 	double lo, hi;         /* numeric range (both 0: no check) */
 	const char *unit;      /* OPT_TIME / OPT_RATE: unit of a bare number */
+	const char *implicit;  /* the value of a bare --name: then a value is given only as
+				  --name=VALUE (NULL: --name VALUE) */
 };
 
 #define OPT_END { .name = NULL }

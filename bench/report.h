@@ -79,7 +79,6 @@ struct sweep_row {
 	/* the figures the sweep records about the run (MSRC_SWEEP) */
 	double wall_s;
 	double cache_resident_pct;
-	double other_cpu_pct;
 	/* the run's figures (MSRC_RUN) */
 	double e2e_s;
 	double images;
@@ -145,6 +144,12 @@ struct sweep_row {
 	double samples_reordered_count;
 	double speedy_slow_lane;
 	double speedy_timeout_s;
+	double others_cpu_pct;
+	double steal_pct;
+	double load_avg_1min;
+	double cpus_usable;
+	double busy_threads;
+	double oversubscribed;
 	double trace_events;
 	double trace_dropped;
 	double trace_cost_ns;
@@ -167,7 +172,8 @@ struct sweep {
 	struct json_t *doc;           /* parts[0].doc */
 	size_t nparts;
 	struct sweep_part parts[SWEEP_MAX_PARTS];
-	int cpus;                     /* CPUs online where it ran (0: unknown) */
+	int cpus;                     /* CPUs its runs could use (machine.cpus_usable, else
+					 cpus_online; 0: unknown) */
 	size_t nrows;
 	struct sweep_row *rows;       /* plan order, part after part */
 };

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "machine.h"
 #include "metrics.h"
+#include "noise.h"
 #include "options.h"
 #include "pipeline.h"
 #include "run.h"
@@ -83,6 +84,7 @@ const struct opt run_opts_table[] = {
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
 	  COUNTERS_DEFAULT_WHY },
 	PIN_OPT(struct run_opts, pin_cpus),
+	NOISE_OPT(struct run_opts, require_idle),
 	{ "trace", 0, OPT_BOOL, O(trace), "on", NULL,
 	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
@@ -186,6 +188,8 @@ struct run_ctx {
 	int have_topo;
 	struct pin_plan plan;
 	int have_plan;
+	struct cpus cpus;                /* the CPUs the run may use */
+	struct noise noise;              /* what else used them while it measured */
 };
 
 /* Results keys of the pipeline's ops, as summary.json's "ops" makes them
@@ -332,6 +336,7 @@ static json_t *summary_blocks(const struct run_opts *o, const struct loader_resu
 	if (x->have_plan)
 		json_object_set_new(b, "pin", pin_plan_json(&x->plan, r->worker_pinned,
 							   r->main_pinned, r->pin_pinned));
+	json_object_set_new(b, "noise", noise_json(&x->noise));
 	return b;
 }
 
@@ -378,6 +383,10 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		.slow_lane = r->slow_lane,
 		.speedy_timeout_ns = r->timeout_ns,
 		.speedy = o->policy == POLICY_SPEEDY,
+		.others_cpu_pct = x->noise.others_cpu_pct,
+		.steal_pct = x->noise.steal_pct,
+		.load1 = x->noise.load1,
+		.cpus_usable = x->cpus.usable,
 	};
 	return analysis_compute(&r->trace, &ao, m, err, errlen);
 }
@@ -608,6 +617,7 @@ int cmd_run(int argc, char **argv)
 		error("--out: empty folder name");
 		return EXIT_USAGE;
 	}
+	cpus_read(&ctx.cpus);
 	rc = prepare_ctx(&ctx, &o);
 	if (rc)
 		goto out;
@@ -671,8 +681,19 @@ int cmd_run(int argc, char **argv)
 		lc.progress = progress_cb;
 		lc.progress_arg = &prog;
 	}
+	if (noise_require_idle(o.require_idle, NOISE_IDLE_WAIT_S, &ctx.cpus, err, sizeof(err))) {
+		error("%s", err);
+		rmdir(tmp);
+		rc = EXIT_FAIL;
+		goto out;
+	}
 	struct loader_result r;
-	if (loader_run(&lc, &plan, &r, err, sizeof(err))) {
+	struct noise_snap before, after;
+	noise_read(&before, &ctx.cpus);
+	int lr = loader_run(&lc, &plan, &r, err, sizeof(err));
+	noise_read(&after, &ctx.cpus);
+	noise_between(&before, &after, &ctx.cpus, &ctx.noise);
+	if (lr) {
 		error("%s", err);
 		if (lc.dump_dir)
 			rmdir(lc.dump_dir);
@@ -682,6 +703,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (prog.shown)
 		fputc('\n', stderr);
+	noise_warn(&ctx.noise, "the run");
 	report_errors(&r);
 	if (!r.complete)
 		error("%s", r.stop_reason);

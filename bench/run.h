@@ -20,7 +20,7 @@ struct run_opts {
 	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
 	long workers, batch, gpus, prefetch, epochs;
 	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
-	double h2d, speedy_pct;
+	double h2d, speedy_pct, require_idle;
 	int policy;
 	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;
 };

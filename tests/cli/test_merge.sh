@@ -134,7 +134,23 @@ check "the other version is named" grep -q "ppbench 9.9, not 0.1.0" "$O-diff/rep
 check "the other dataset is named" grep -q "dataset '/elsewhere/imagenet' (16 images, [0-9.]* MB), not '" "$O-diff/report.md"
 check "two of four folders compared" test "$(col compared "$O-diff/summary.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 8 0; 8 1;"
 
-# 7. no run succeeded anywhere
+# 7. one host, two identities (a sweep confined to one CPU; a labelled one):
+# never averaged as repeats, compared side by side
+mkdir -p "$TMP/id1" "$TMP/id2"
+cp -r "$F/sweep-node-skx" "$TMP/id1/"
+cp -r "$F/sweep-node-skx" "$TMP/id2/sweep-node-skx-lab"
+sed -i 's/"cpus_allowed_list": "[^"]*"/"cpus_allowed_list": "0"/; s/"cpus_usable": [0-9.]*/"cpus_usable": 1.0/' \
+	"$TMP/id1/sweep-node-skx/sweep.json" "$TMP/id1/sweep-node-skx"/runs/*/summary.json
+sed -i 's/"label": ""/"label": "SMT off"/' "$TMP/id2/sweep-node-skx-lab/sweep.json"
+check_cli "one host, three identities" 0 "" -- merge "$F/sweep-node-skx" "$TMP/id1/sweep-node-skx" \
+	"$TMP/id2/sweep-node-skx-lab" --out "$O-id"
+check "three machines, not one: each in comparison.csv" \
+	test "$(grep -c '^node-skx' "$O-id/comparison.csv")" -eq 3
+check "the confined sweep is named by its CPUs" grep -q '^node-skx \[CPUs 0\]' "$O-id/comparison.csv"
+check "the labelled sweep is named by its label" grep -q '^node-skx \[SMT off' "$O-id/comparison.csv"
+check "the confined sweep counts 1 CPU" test "$(cell cpus_online node-skx "$O-id/summary.csv" | sort -u | tr '\n' ' ')" = "1 2 "
+
+# 8. no run succeeded anywhere
 mkdir -p "$TMP/failed"
 cp -r "$F/sweep-node-skx" "$TMP/failed/"
 sed -i 's/"status": "ok"/"status": "failed"/' "$TMP/failed/sweep-node-skx/sweep.json"
@@ -143,7 +159,7 @@ check_cli "no successful run: exit 1" 1 "no run of any sweep folder succeeded" -
 check "no successful run: the report says so" grep -q "No run of any sweep folder succeeded" \
 	"$O-failed/report.md"
 
-# 8. refusals
+# 9. refusals
 check_cli "a price for an unknown machine" 2 "no machine named 'nohost'" -- merge "$F" \
 	--price nohost=3 --out "$O-x"
 check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" --price node-skx=abc

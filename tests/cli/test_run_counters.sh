@@ -111,6 +111,7 @@ for be in process thread; do
 	   printf '%s\n' "$o" | grep -Eq '^  synth +40 +[0-9.]+ +[0-9.]+ +-?[0-9.]+%$'; then
 		echo "ok - $be: the summary shows on-CPU vs wall per op"
 	else echo "not ok - $be: the summary shows on-CPU vs wall per op"; fi
+	drop_noise "$TMP/err"
 	if [ ! -s "$TMP/err" ]; then echo "ok - $be: no warning"
 	else echo "not ok - $be: no warning ($(head -1 "$TMP/err"))"; fi
 	check "$be: topology.xml in the results" grep -q '<topology' "$res/topology.xml"
@@ -142,6 +143,7 @@ no_pmu() {   # no_pmu "what" [env...]
 	env "$@" "$PPBENCH" run "${base[@]}" --counters basic --tag "$tag" >"$TMP/out" 2>"$TMP/err"
 	local rc=$? res s
 	expect "$what: the run completes" "$rc" 0
+	drop_noise "$TMP/err"
 	res=$(lastdir "$tag")
 	s=$res/summary.json
 	expect "$what: one line about the fallback (stderr)" \
@@ -196,6 +198,7 @@ for be in process thread; do
 	expect "$be: the plan is recorded" "$(jget "$s" pin.policy)" '"compact"'
 	expect "$be: worker 0 on the first CPU of the plan" "$(jget "$s" pin.worker.0.pu)" 0
 	expect "$be: the option is echoed" "$(jget "$s" options.pin)" '"compact"'
+	drop_noise "$TMP/err"
 	if [ ! -s "$TMP/err" ]; then
 		expect "$be: worker 0 pinned" "$(jget "$s" pin.worker.0.pinned)" true
 		expect "$be: worker 1 pinned" "$(jget "$s" pin.worker.1.pinned)" true

@@ -461,7 +461,8 @@ static void check_units(json_t *o, const char *where)
 {
 	const char *k;
 	json_t *v;
-	static const char *const units[] = { "_s", "_ms", "_ns", "_pct", "_bytes", "_kib" };
+	static const char *const units[] = { "_s", "_ms", "_ns", "_pct", "_bytes", "_kib",
+					     "_threads", "_usable", "_1min", "_gb_per_s" };
 
 	json_object_foreach(o, k, v) {
 		if (json_is_object(v)) {

@@ -1,0 +1,116 @@
+/* The noise guard: the CPUs a run may use, what else used them while it
+ * measured, and whether the machine is fit to benchmark.
+ *
+ * CPUs. A process may run on fewer CPUs than the machine has: an affinity
+ * mask (taskset, Slurm's --cpus-per-task, --pin), a cgroup cpuset (a
+ * container, a Slurm job) or a cgroup CPU quota (docker --cpus). Every figure
+ * and rule that depends on a CPU count uses cpus_usable: the CPUs of the
+ * affinity mask (already the intersection with the cpuset), or the quota when
+ * it is smaller.
+ *
+ * Noise. Two readings (before and after a measured region) of /proc/stat on
+ * the CPUs the run may use and of the CPU time of this process and its
+ * waited-for children give the CPU time other processes took meanwhile, as
+ * a share of those CPUs over the window (others_cpu_pct), and the time a
+ * hypervisor took from them (steal_pct). A window where either exceeds
+ * NOISE_BUSY_PCT is noisy: the run says so in one line and in its JSON, and
+ * reports mark the figures it touches.
+ *
+ * Reading /proc is not done between two clock reads of a measured region:
+ * only at its ends. */
+#ifndef PPBENCH_NOISE_H
+#define PPBENCH_NOISE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_t;
+
+/* others or steal above this share of the usable CPUs: a noisy window */
+#define NOISE_BUSY_PCT 10.0
+/* --require-idle without a value: at most this share used by others */
+#define NOISE_IDLE_DEFAULT_PCT "10"
+/* --require-idle waits at most this long before refusing */
+#define NOISE_IDLE_WAIT_S 60
+
+#define NOISE_MAX_CPUS 4096
+
+/* The CPUs this process may use. */
+struct cpus {
+	int online;                 /* CPUs online on the machine */
+	int configured;             /* CPUs configured */
+	int allowed;                /* in the affinity mask (and the cpuset) */
+	char allowed_list[256];     /* "0-3,8" */
+	double quota;               /* cgroup cpu.max quota / period (0: none) */
+	double usable;              /* allowed, or the quota when smaller */
+	int smt;                    /* SMT active: 1, 0, -1 unknown */
+	unsigned char mask[NOISE_MAX_CPUS / 8];  /* the allowed CPUs */
+};
+
+/* Read them (never fails: unknown parts fall back to the online CPUs). */
+void cpus_read(struct cpus *c);
+/* usable, rounded down, at least 1: for rules that count whole CPUs */
+int cpus_usable_int(const struct cpus *c);
+/* {"cpus_online", "cpus_configured", "cpus_allowed", "cpus_allowed_list",
+ * "cpu_quota" (null: none), "cpus_usable", "smt_active" (null: unknown)} */
+void cpus_json(const struct cpus *c, struct json_t *into);
+
+/* One reading. */
+struct noise_snap {
+	uint64_t t_ns;              /* clock_now_ns() */
+	uint64_t busy, steal, total;   /* /proc/stat ticks over the usable CPUs */
+	double own_s;               /* CPU time of this process and its waited-for children */
+	double load1;               /* 1-minute load average */
+	int ok;                     /* /proc/stat was read */
+};
+void noise_read(struct noise_snap *s, const struct cpus *c);
+
+/* The state of the machine that changes timings. */
+struct machine_state {
+	char governor[32];          /* cpufreq scaling governor of CPU 0 ("" unknown) */
+	char boost[32];             /* "on", "off", or "" unknown */
+	int vm;                     /* 1 a virtual machine, 0 not, -1 unknown */
+	char hypervisor[32];        /* its vendor ("KVM"), "" unknown */
+};
+void machine_state_read(struct machine_state *m);
+
+/* What happened between two readings. */
+struct noise {
+	double wall_s;
+	double others_cpu_pct;      /* other processes' CPU time, % of the usable CPUs x wall (NaN: unknown) */
+	double steal_pct;           /* stolen by the hypervisor, % (NaN: unknown) */
+	double load1;               /* load average at the end */
+	int noisy;                  /* others or steal above NOISE_BUSY_PCT */
+};
+void noise_between(const struct noise_snap *a, const struct noise_snap *b, const struct cpus *c,
+		   struct noise *n);
+
+/* The summary.json "noise" block's keys beside its figures (which are
+ * metric-table figures): {"noisy", "threshold_pct"}. New reference. */
+struct json_t *noise_json(const struct noise *n);
+
+/* One line on stderr when the window was noisy ("what" names it: "the run",
+ * "round 3"); nothing otherwise. */
+void noise_warn(const struct noise *n, const char *what);
+
+/* --require-idle: wait, in one-second windows, until other processes use at
+ * most pct % of the usable CPUs, for at most max_s seconds, saying so on
+ * stderr. 0 when quiet (or pct <= 0: not asked), -1 when it never was (err
+ * says how busy it stayed). */
+int noise_require_idle(double pct, double max_s, const struct cpus *c, char *err, size_t errlen);
+
+/* A machine fit to benchmark? Lines for `ppbench info` (pyperf system
+ * show's spirit): CPUs usable, governor, boost, VM, what others use now
+ * (over a one-second window). */
+void noise_print_fitness(FILE *f);
+
+/* The --require-idle option row, for a command's option table (a double
+ * field: 0 = do not wait). */
+#define NOISE_OPT(cfg_type, field) \
+	{ .name = "require-idle", .type = OPT_DOUBLE, .off = offsetof(cfg_type, field), .def = "0", \
+	  .metavar = "PCT", .implicit = NOISE_IDLE_DEFAULT_PCT, .lo = 0, .hi = 100, \
+	  .help = "before measuring, wait (up to 60 s) until other processes use at most PCT % " \
+		  "of the CPUs this run may use, else refuse; --require-idle alone: " \
+		  NOISE_IDLE_DEFAULT_PCT " %; 0: do not wait" }
+
+#endif
