@@ -5,23 +5,18 @@
 #include <string.h>
 #include "analysis.h"
 #include "log.h"
+#include "stats.h"
 
 #define MS_500 500000000.0
 #define MS_10 10000000.0
 #define US_100 100000.0
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 size_t analysis_cut_low_tail(double *v, size_t n, size_t *first)
 {
 	size_t k = 0;
 
 	if (n) {
-		qsort(v, n, sizeof(v[0]), cmp_double);
+		stats_sort(v, n);
 		double q1 = stats_percentile_sorted(v, n, 25);
 		double q3 = stats_percentile_sorted(v, n, 75);
 		double lim = q1 - 2.0 * (q3 - q1);

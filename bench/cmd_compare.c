@@ -622,12 +622,6 @@ out:
 
 /* ---- figures ------------------------------------------------------------- */
 
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return a < b ? -1 : a > b;
-}
-
 /* series,series_label,x_ms,cum_pct: the CDF of a batch figure per side.
  * what: 0 in-order wait, 1 delay, 2 batch preprocessing. */
 static int write_cdf(const char *path, const struct compare_side *const *side, int what)
@@ -653,7 +647,7 @@ static int write_cdf(const char *path, const struct compare_side *const *side, i
 			else if (what == 2 && r->started != BATCH_NONE && r->finished != BATCH_NONE)
 				v[n++] = (double)(r->finished - r->started) / 1e6;
 		}
-		qsort(v, n, sizeof(*v), cmp_double);
+		stats_sort(v, n);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%d,%s,%.6f,%.4f\n", s + 1, s ? "PyTorch" : "ppbench", v[i],
 				100.0 * (double)(i + 1) / (double)n);

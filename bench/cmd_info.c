@@ -12,6 +12,8 @@
 #include "counted.h"
 #include "counters.h"
 #include "log.h"
+#include "machine.h"
+#include "noise.h"
 #include "options.h"
 #include "topology.h"
 
@@ -205,12 +207,25 @@ int cmd_info(int argc, char **argv)
 			json_object_set_new(o, "null_op_overhead", n);
 		}
 		json_object_set_new(o, "pin_plan", pin_plan_json(&plan, NULL, -1, -1));
+		/* fit to benchmark: the CPUs usable, governor, VM, what others use now */
+		json_object_set_new(o, "machine", machine_json());
+		{
+			struct cpus cp;
+			cpus_read(&cp);
+			double now = noise_others_now(&cp);
+			json_t *n = json_object();
+			json_object_set_new(n, "others_cpu_pct_now", isfinite(now) ? json_real(now) : json_null());
+			json_object_set_new(n, "busy", json_boolean(now > NOISE_BUSY_PCT));
+			json_object_set_new(n, "threshold_pct", json_real(NOISE_BUSY_PCT));
+			json_object_set_new(o, "noise", n);
+		}
 		if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) || putchar('\n') == EOF)
 			status = EXIT_FAIL;
 		json_decref(o);
 	} else {
 		print_text(&ts, spec, ov_ok, null_ok ? &null_ov : NULL, plan_line, &cfg, clock_cost,
 			   stdout);
+		noise_print_fitness(stdout);
 	}
 	if (fflush(stdout)) {
 		error("cannot write the output");

@@ -836,7 +836,10 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 			kr[nk].config = (int)k + 1;
 			nk++;
 		}
-		finding_diminishing(kr, nk, mc->cpus, &mc->knee);
+		{
+			struct judge_ctx cx = { .cpus = mc->cpus, .paper = NULL };
+			finding_diminishing(kr, nk, &cx, &mc->knee);
+		}
 		free(kr);
 	}
 	return 0;

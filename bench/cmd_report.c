@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "emit.h"
+#include "csv.h"
 #include "log.h"
 #include "fsutil.h"
 #include "metrics.h"
@@ -41,158 +42,6 @@ static int file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
-}
-
-/* ---- a small CSV reader ---------------------------------------------------
- * Comma-separated, no quoting (every file read here is written without),
- * '#' lines before the header are comments. */
-
-struct table {
-	char *buf;
-	size_t ncols, nrows;
-	char **hdr;       /* [ncols] */
-	char **cell;      /* [nrows * ncols]; NULL past the end of a short row */
-};
-
-static void table_free(struct table *t)
-{
-	free(t->buf);
-	free(t->hdr);
-	free(t->cell);
-	memset(t, 0, sizeof(*t));
-}
-
-static size_t split(char *line, char **out, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *c = strchr(p, ',');
-		if (n < max)
-			out[n] = p;
-		n++;
-		if (!c)
-			break;
-		*c = 0;
-		p = c + 1;
-	}
-	return n;
-}
-
-static int table_read(struct table *t, const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	size_t len = 0, lines = 0, cap = 0, n;
-	char *p, *line;
-
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	for (;;) {
-		if (len + 65536 + 1 > cap) {
-			char *nb = realloc(t->buf, cap = 2 * cap + 65536 + 1);
-			if (!nb)
-				goto oom;
-			t->buf = nb;
-		}
-		n = fread(t->buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		errf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		goto fail;
-	}
-	fclose(f);
-	f = NULL;
-	if (!t->buf && !(t->buf = calloc(1, 1)))
-		goto oom;
-	t->buf[len] = 0;
-	for (size_t i = 0; i < len; i++)
-		lines += t->buf[i] == '\n';
-	lines++;
-	/* header */
-	p = t->buf;
-	line = NULL;
-	while (*p) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		if (nl && nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
-		char *cur = p;
-		p = nl ? nl + 1 : p + strlen(p);
-		if (cur[0] == '#' || !cur[0])
-			continue;
-		line = cur;
-		break;
-	}
-	if (!line) {
-		errf(err, errlen, "'%s': no header line", path);
-		goto fail;
-	}
-	t->ncols = 1;
-	for (const char *q = line; *q; q++)
-		t->ncols += *q == ',';
-	t->hdr = calloc(t->ncols, sizeof(*t->hdr));
-	t->cell = calloc(lines * t->ncols + 1, sizeof(*t->cell));
-	if (!t->hdr || !t->cell)
-		goto oom;
-	split(line, t->hdr, t->ncols);
-	while (*p) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		if (nl && nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
-		char *cur = p;
-		p = nl ? nl + 1 : p + strlen(p);
-		if (!cur[0])
-			continue;
-		split(cur, t->cell + t->nrows * t->ncols, t->ncols);
-		t->nrows++;
-	}
-	return 0;
-oom:
-	errf(err, errlen, "cannot read '%s': out of memory", path);
-fail:
-	if (f)
-		fclose(f);
-	table_free(t);
-	return -1;
-}
-
-static int table_col(const struct table *t, const char *name)
-{
-	for (size_t i = 0; i < t->ncols; i++)
-		if (!strcmp(t->hdr[i], name))
-			return (int)i;
-	return -1;
-}
-
-static const char *table_str(const struct table *t, size_t row, int col)
-{
-	if (col < 0 || row >= t->nrows)
-		return "";
-	const char *s = t->cell[row * t->ncols + (size_t)col];
-	return s ? s : "";
-}
-
-/* NaN when missing or empty */
-static double table_num(const struct table *t, size_t row, int col)
-{
-	const char *s = table_str(t, row, col);
-	char *end;
-	double v;
-
-	if (!*s)
-		return NAN;
-	v = strtod(s, &end);
-	return end == s ? NAN : v;
 }
 
 /* ---- rows -------------------------------------------------------------- */
@@ -325,42 +174,6 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 		snprintf(r->counters, sizeof(r->counters), "%s", json_is_string(v) ? json_string_value(v) : "");
 		hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
 	}
-}
-
-static int row_ok(const struct sweep_row *r)
-{
-	return !strcmp(r->status, RUN_OK);
-}
-
-const char *sweep_row_policy(const struct sweep_row *r)
-{
-	return r->policy[0] ? r->policy : "torch";
-}
-
-/* The rows' loader policies in order of first appearance. */
-#define MAX_POLICIES 8
-static size_t policy_list(const struct sweep_row *r, size_t n, char (*names)[16])
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *p = sweep_row_policy(&r[i]);
-		size_t m;
-		for (m = 0; m < k; m++)
-			if (!strcmp(names[m], p))
-				break;
-		if (m == k && k < MAX_POLICIES)
-			snprintf(names[k++], 16, "%s", p);
-	}
-	return k;
-}
-
-static int policy_index(char (*names)[16], size_t k, const char *p)
-{
-	for (size_t m = 0; m < k; m++)
-		if (!strcmp(names[m], p))
-			return (int)m;
-	return 0;
 }
 
 /* ---- loading a sweep ------------------------------------------------------*/
@@ -680,459 +493,14 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-/* ---- configurations: repeats combined --------------------------------------*/
-
-/* One configuration: its identity, and its repeats combined (bench/repeats.h:
- * the median of each figure, with its spread). */
-struct agg {
-	int part, config, workers, batch, gpus, n;
-	int pol;                      /* index in the sweep's policies (policy_list) */
-	char policy[16];
-	size_t first;                 /* its first ok row */
-	struct combined c;            /* c.r: the combined figures; c.sp: their spreads */
-};
-
 /* A figure (its offset in struct sweep_op) of an op in a configuration,
  * the repeats combined; NaN if the op is not there. */
-static double agg_op(const struct agg *a, const char *op, size_t off)
+static double agg_op(const struct sweep_config *a, const char *op, size_t off)
 {
 	const struct sweep_op *o = sweep_row_op(&a->c.r, op);
 	return o ? *(const double *)((const char *)o + off) : NAN;
 }
 
-/* One entry per configuration with at least one ok row, in plan order.
- * Caller frees *out. Returns the count (0 with *out NULL on none or OOM). */
-static size_t aggregate(const struct sweep_row *r, size_t n, struct agg **out)
-{
-	struct agg *a = calloc(n ? n : 1, sizeof(*a));
-	const struct sweep_row **rep = calloc(n ? n : 1, sizeof(*rep));
-	char pols[MAX_POLICIES][16];
-	size_t k = 0, npol = policy_list(r, n, pols);
-
-	*out = NULL;
-	if (!a || !rep) {
-		free(a);
-		free(rep);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++) {
-		size_t j;
-		if (!row_ok(&r[i]))
-			continue;
-		for (j = 0; j < k; j++)
-			if (a[j].config == r[i].config)
-				break;
-		if (j < k) {
-			a[j].n++;
-			continue;
-		}
-		a[k].part = r[i].part;
-		a[k].config = r[i].config;
-		a[k].workers = r[i].workers;
-		a[k].batch = r[i].batch;
-		a[k].gpus = r[i].gpus;
-		snprintf(a[k].policy, sizeof(a[k].policy), "%s", sweep_row_policy(&r[i]));
-		a[k].pol = policy_index(pols, npol, a[k].policy);
-		a[k].n = 1;
-		a[k].first = i;
-		k++;
-	}
-	for (size_t j = 0; j < k; j++) {
-		size_t m = 0;
-		for (size_t i = 0; i < n; i++)
-			if (r[i].config == a[j].config && row_ok(&r[i]))
-				rep[m++] = &r[i];
-		if (repeats_combine(rep, m, &a[j].c)) {
-			free(a);
-			free(rep);
-			return 0;
-		}
-	}
-	free(rep);
-	if (!k) {
-		free(a);
-		return 0;
-	}
-	*out = a;
-	return k;
-}
-
-static int cmp_double(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
-}
-
-static double median(double *v, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return stats_percentile_sorted(v, n, 50);
-}
-
-/* ---- verdicts -------------------------------------------------------------*/
-
-const char *verdict_name(enum verdict v)
-{
-	switch (v) {
-	case VERDICT_HOLDS:
-		return "holds";
-	case VERDICT_DOES_NOT_HOLD:
-		return "does not hold";
-	default:
-		return "cannot be judged here";
-	}
-}
-
-static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
-{
-	va_list ap;
-
-	f->v = v;
-	va_start(ap, fmt);
-	vsnprintf(f->why, sizeof(f->why), fmt, ap);
-	va_end(ap);
-}
-
-/* appends to f->why */
-static void why_add(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void why_add(struct finding *f, const char *fmt, ...)
-{
-	size_t l = strlen(f->why);
-	va_list ap;
-
-	if (l + 1 >= sizeof(f->why))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(f->why + l, sizeof(f->why) - l, fmt, ap);
-	va_end(ap);
-}
-
-/* The row closest to Table II's setting (b128, 1 worker): the fewest
- * workers, then the batch closest to 128 (log scale), then plan order.
- * -1 if no ok row. */
-static long table2_row(const struct sweep_row *r, size_t n)
-{
-	long best = -1;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!row_ok(&r[i]))
-			continue;
-		if (best < 0 || r[i].workers < r[best].workers ||
-		    (r[i].workers == r[best].workers &&
-		     fabs(log2((double)r[i].batch / 128)) < fabs(log2((double)r[best].batch / 128))))
-			best = (long)i;
-	}
-	return best;
-}
-
-static int is_batch_op(const char *name)
-{
-	return !strcmp(name, "collate") || !strcmp(name, "transform");
-}
-
-void finding_short_ops(const struct sweep_row *r, size_t n, struct finding *f)
-{
-	long i = table2_row(r, n);
-	const struct sweep_row *x;
-	const struct sweep_op *flip;
-	int bad = 0;
-
-	memset(f, 0, sizeof(*f));
-	if (i < 0) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "no run finished");
-		return;
-	}
-	x = &r[i];
-	if (!sweep_row_op(x, "decode")) {
-		verdict(f, VERDICT_CANNOT_JUDGE,
-			"the pipeline has no decode op: Table II is about the ImageNet chain "
-			"(run with --pipeline imagenet_train)");
-		return;
-	}
-	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): under 10 ms:", x->tag,
-		x->workers, x->workers == 1 ? "" : "s", x->batch);
-	for (size_t k = 0; k < x->nops; k++) {
-		const struct sweep_op *o = &x->ops[k];
-		if (is_batch_op(o->name))
-			continue;
-		why_add(f, " %s %.1f %%,", o->name, o->under_10ms_pct);
-		if (!(o->under_10ms_pct >= 90))
-			bad = 1;
-	}
-	f->why[strlen(f->why) - 1] = 0;
-	flip = sweep_row_op(x, "random_horizontal_flip");
-	if (flip) {
-		why_add(f, "; random_horizontal_flip under 100 us: %.1f %%", flip->under_100us_pct);
-		if (!(flip->under_100us_pct >= 90))
-			bad = 1;
-	}
-	why_add(f, " (the paper: 97.8-100 %% under 10 ms, the flip 98.3 %% under 100 us)");
-	if (bad)
-		f->v = VERDICT_DOES_NOT_HOLD;
-}
-
-void finding_variance(const struct sweep_row *r, size_t n, struct finding *f)
-{
-	struct agg *a;
-	size_t na = aggregate(r, n, &a), k = 0;
-	double *std = calloc(na ? na : 1, sizeof(double));
-	int bmin = 0, bmax = 0;
-	double med;
-
-	memset(f, 0, sizeof(*f));
-	if (!std) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < na; i++) {
-		if (!(a[i].c.r.preproc_batches >= 8) || !isfinite(a[i].c.r.preproc_std_pct))
-			continue;
-		std[k++] = a[i].c.r.preproc_std_pct;
-		if (!bmin || a[i].batch < bmin)
-			bmin = a[i].batch;
-		if (a[i].batch > bmax)
-			bmax = a[i].batch;
-	}
-	if (!k) {
-		verdict(f, VERDICT_CANNOT_JUDGE,
-			"no configuration has 8 or more preprocessed batches (raise --max-batches or "
-			"use a larger dataset)");
-		goto out;
-	}
-	double lo = INFINITY, hi = -INFINITY;
-	for (size_t i = 0; i < k; i++) {
-		lo = fmin(lo, std[i]);
-		hi = fmax(hi, std[i]);
-	}
-	med = median(std, k);
-	verdict(f, med >= 2 ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
-		"per-batch preprocessing std is %.2f-%.2f %% of the mean (median %.2f %%) over %zu "
-		"configuration%s (the paper: 4.17-10.73 %%)", lo, hi, med, k, k == 1 ? "" : "s");
-	if (bmax > bmin) {
-		double iq[2] = { 0, 0 };
-		int c[2] = { 0, 0 };
-		for (size_t i = 0; i < na; i++) {
-			int w = a[i].batch == bmin ? 0 : a[i].batch == bmax ? 1 : -1;
-			if (w < 0 || !(a[i].c.r.preproc_batches >= 8) || !isfinite(a[i].c.r.preproc_iqr_ms))
-				continue;
-			iq[w] += a[i].c.r.preproc_iqr_ms;
-			c[w]++;
-		}
-		if (c[0] && c[1]) {
-			double ratio = (iq[1] / c[1]) / (iq[0] / c[0]);
-			why_add(f, "; the IQR is %.2fx from b%d to b%d (the paper: up to 6.9x from b128 "
-				"to b1024)", ratio, bmin, bmax);
-			if (!(ratio > 1))
-				f->v = VERDICT_DOES_NOT_HOLD;
-		}
-	} else {
-		why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
-	}
-out:
-	free(std);
-	free(a);
-}
-
-void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f)
-{
-	struct agg *a;
-	size_t na = aggregate(r, n, &a), k = 0;
-	double *ooo = calloc(na ? na : 1, sizeof(double)), *stall = calloc(na ? na : 1, sizeof(double));
-	double olo = INFINITY, ohi = -INFINITY, slo = INFINITY, shi = -INFINITY, mo, ms;
-
-	memset(f, 0, sizeof(*f));
-	if (!ooo || !stall) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < na; i++) {
-		if (a[i].workers < 2 || !isfinite(a[i].c.r.ooo_pct) || !isfinite(a[i].c.r.stall_pct))
-			continue;
-		ooo[k] = a[i].c.r.ooo_pct;
-		stall[k] = a[i].c.r.stall_pct;
-		olo = fmin(olo, ooo[k]);
-		ohi = fmax(ohi, ooo[k]);
-		slo = fmin(slo, stall[k]);
-		shi = fmax(shi, stall[k]);
-		k++;
-	}
-	if (!k) {
-		verdict(f, VERDICT_CANNOT_JUDGE,
-			"no finished configuration has 2 or more workers (one worker delivers in order)");
-		goto out;
-	}
-	mo = median(ooo, k);
-	ms = median(stall, k);
-	verdict(f, mo >= 15 && ms >= 39 ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
-		"with 2+ workers (%zu configuration%s): out of order %.1f-%.1f %% of batches (median "
-		"%.1f %%; the paper: 30-61 %%), stall %.1f-%.1f %% of the wall time (median %.1f %%; "
-		"the paper: 78-95 %%)", k, k == 1 ? "" : "s", olo, ohi, mo, slo, shi, ms);
-	/* the paper's b512 figures, when this sweep has b512 */
-	{
-		double wlo = INFINITY, whi = -INFINITY, dlo = INFINITY, dhi = -INFINITY;
-		for (size_t i = 0; i < na; i++) {
-			if (a[i].batch != 512 || a[i].workers < 2)
-				continue;
-			wlo = fmin(wlo, a[i].c.r.wait_gt_500ms_pct);
-			whi = fmax(whi, a[i].c.r.wait_gt_500ms_pct);
-			dlo = fmin(dlo, a[i].c.r.delay_gt_500ms_pct);
-			dhi = fmax(dhi, a[i].c.r.delay_gt_500ms_pct);
-		}
-		if (isfinite(wlo) && isfinite(dlo))
-			why_add(f, "; at b512, %.1f-%.1f %% of batches wait over 500 ms (the paper: "
-				"30.8-100 %%) and %.1f-%.1f %% are delayed over 500 ms (the paper: 32-62 %%)",
-				wlo, whi, dlo, dhi);
-	}
-out:
-	free(ooo);
-	free(stall);
-	free(a);
-}
-
-int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
-{
-	for (size_t i = 0; i + 1 < n; i++)
-		if ((e2e[i] - e2e[i + 1]) / e2e[i] < gain_pct / 100)
-			return w[i];
-	return 0;
-}
-
-static int cmp_agg_workers(const void *x, const void *y)
-{
-	const struct agg *a = x, *b = y;
-	return (a->workers > b->workers) - (a->workers < b->workers);
-}
-
-void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct finding *f)
-{
-	struct agg *a, *g = NULL;
-	size_t na = aggregate(r, n, &a), best = 0, bestn = 0;
-	int w[256];
-	double e[256];
-
-	memset(f, 0, sizeof(*f));
-	/* the (batch, gpus) group with the most worker counts (ties: the larger batch) */
-	for (size_t i = 0; i < na; i++) {
-		size_t c = 0;
-		if (!isfinite(a[i].c.r.e2e_s))
-			continue;
-		for (size_t j = 0; j < na; j++)
-			c += a[j].part == a[i].part && a[j].batch == a[i].batch &&
-			     a[j].gpus == a[i].gpus && isfinite(a[j].c.r.e2e_s);
-		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
-			bestn = c;
-			best = i;
-		}
-	}
-	if (bestn < 3) {
-		verdict(f, VERDICT_CANNOT_JUDGE,
-			"needs at least 3 worker counts at one batch size and GPU count; this sweep has "
-			"at most %zu", bestn);
-		goto out;
-	}
-	g = calloc(bestn, sizeof(*g));
-	if (!g) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
-		goto out;
-	}
-	{
-		size_t k = 0;
-		int bb = a[best].batch, bg = a[best].gpus, bp = a[best].part;
-		for (size_t j = 0; j < na; j++)
-			if (a[j].part == bp && a[j].batch == bb && a[j].gpus == bg &&
-			    isfinite(a[j].c.r.e2e_s))
-				g[k++] = a[j];
-		qsort(g, k, sizeof(*g), cmp_agg_workers);
-		if (k > 256)
-			k = 256;
-		bestn = k;
-	}
-	for (size_t i = 0; i < bestn; i++) {
-		w[i] = g[i].workers;
-		e[i] = g[i].c.r.e2e_s;
-	}
-	f->knee_workers = report_knee(w, e, bestn, REPORT_KNEE_GAIN_PCT);
-	size_t last = bestn - 1, ki = 0;
-	for (size_t i = 0; i < bestn; i++)
-		if (w[i] == f->knee_workers)
-			ki = i;
-	if (cpus > 0 && w[0] >= cpus) {
-		verdict(f, VERDICT_CANNOT_JUDGE,
-			"this machine has %d CPU%s and the smallest worker count of the sweep is %d: "
-			"every run has at least as many workers as CPUs, so what E2E does is not the "
-			"parallel speed-up the finding is about (the paper's machine had 32 hardware "
-			"threads and its knee was near 20 workers); observed at b%d and %d GPU%s: E2E "
-			"%.2f s at %d workers, %.2f s at %d", cpus, cpus == 1 ? "" : "s", w[0],
-			g[0].batch, g[0].gpus, g[0].gpus == 1 ? "" : "s", e[0], w[0], e[last], w[last]);
-		if (f->knee_workers)
-			why_add(f, ", knee by the rule at %d", f->knee_workers);
-		goto out;
-	}
-	if (!f->knee_workers) {
-		verdict(f, VERDICT_DOES_NOT_HOLD,
-			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
-			"to %d workers (%.2f s -> %.2f s): no knee in this range", g[0].batch, g[0].gpus,
-			g[0].gpus == 1 ? "" : "s", REPORT_KNEE_GAIN_PCT, w[0], w[last], e[0], e[last]);
-		goto out;
-	}
-	if (ki == 0) {
-		verdict(f, VERDICT_DOES_NOT_HOLD,
-			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
-			"(%.2f s -> %.2f s): adding workers did not help at all", g[0].batch, g[0].gpus,
-			g[0].gpus == 1 ? "" : "s", w[0], w[1], REPORT_KNEE_GAIN_PCT, e[0], e[1]);
-		goto out;
-	}
-	double drop = 100 * (e[0] - e[ki]) / e[0];
-	double c0 = g[0].c.r.ops_span_s, c1 = g[last].c.r.ops_span_s;
-	verdict(f, VERDICT_HOLDS,
-		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
-		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", g[0].batch,
-		g[0].gpus, g[0].gpus == 1 ? "" : "s", f->knee_workers, drop, w[0], w[ki], e[0], e[ki],
-		REPORT_KNEE_GAIN_PCT);
-	if (cpus > 0)
-		why_add(f, " (this machine has %d CPU%s)", cpus, cpus == 1 ? "" : "s");
-	if (isfinite(c0) && isfinite(c1) && c0 > 0) {
-		double rise = 100 * (c1 - c0) / c0;
-		why_add(f, "; total CPU seconds %s %.1f %% from %d to %d workers (%.2f s -> %.2f s; "
-			"the paper: +53 %% from 8 to 28)", rise > 0 ? "rise" : "change by", rise, w[0],
-			w[last], c0, c1);
-		if (!(rise > 0))
-			f->v = VERDICT_DOES_NOT_HOLD;
-	} else {
-		why_add(f, "; the CPU seconds are not known, so only the E2E part is judged");
-	}
-out:
-	free(g);
-	free(a);
-}
-
-void finding_overhead(const struct sweep_row *r, size_t n, struct finding *f)
-{
-	double *v = calloc(n ? n : 1, sizeof(double)), cost = NAN;
-	size_t k = 0;
-
-	memset(f, 0, sizeof(*f));
-	for (size_t i = 0; v && i < n; i++) {
-		if (!row_ok(&r[i]) || !(r[i].trace_cost_ns > 0) || !(r[i].trace_events > 0) ||
-		    !(r[i].workers_cpu_s > 0))
-			continue;
-		v[k++] = 100 * r[i].trace_cost_ns * r[i].trace_events / 1e9 /
-			 (r[i].workers_cpu_s + (isfinite(r[i].main_cpu_s) ? r[i].main_cpu_s : 0));
-		cost = r[i].trace_cost_ns;
-	}
-	verdict(f, VERDICT_CANNOT_JUDGE,
-		"a sweep runs every configuration with tracing on; the overhead needs the same "
-		"configuration with tracing off and on, interleaved (make bench, BENCHMARKS.md)");
-	if (k)
-		why_add(f, ". Estimate from this sweep: %.0f ns per event x the events of a run = "
-			"%.2g %% of its CPU time (median over %zu run%s; the paper: +0.14 %% on ImageNet)",
-			cost, median(v, k), k, k == 1 ? "" : "s");
-	free(v);
-}
 
 /* ---- figures ----------------------------------------------------------- */
 
@@ -1233,7 +601,7 @@ struct seriesing {
 
 /* k[0..NKEY-2] name the series, k[NKEY-1] is x */
 #define NKEY 5
-static void series_key(const struct seriesing *z, const struct agg *a, int k[NKEY])
+static void series_key(const struct seriesing *z, const struct sweep_config *a, int k[NKEY])
 {
 	k[0] = a->part;
 	k[3] = a->pol;
@@ -1268,7 +636,7 @@ static int cmp_series(const void *x, const void *y, void *ctx)
 	return 0;
 }
 
-static void series_label(const struct seriesing *z, const struct agg *a, char *out, size_t n)
+static void series_label(const struct seriesing *z, const struct sweep_config *a, char *out, size_t n)
 {
 	char pre[16] = "";
 	int tied = z->tied[a->part];
@@ -1293,7 +661,7 @@ static void series_label(const struct seriesing *z, const struct agg *a, char *o
 }
 
 /* every configuration of the part has workers == gpus, with several GPU counts */
-static int is_tied(const struct agg *a, size_t n, int part)
+static int is_tied(const struct sweep_config *a, size_t n, int part)
 {
 	int g0 = -1, several = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -1309,7 +677,7 @@ static int is_tied(const struct agg *a, size_t n, int part)
 }
 
 static void seriesing_init(struct seriesing *z, int by_batch, const struct sweep *s,
-			   const struct agg *a, size_t n)
+			   const struct sweep_config *a, size_t n)
 {
 	memset(z, 0, sizeof(*z));
 	z->by_batch = by_batch;
@@ -1330,7 +698,7 @@ static void csv_real(FILE *f, double v)
 /* Writes the aggregated configurations as series (a sorted copy). Returns
  * the largest number of points of a series; *best_series gets the series
  * with the most points (the first of equals) and its first agg in *best. */
-static void agg_label(const struct sweep *s, const struct agg *a, char *out, size_t n)
+static void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n)
 {
 	if (s->nparts > 1)
 		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch, a->gpus);
@@ -1338,10 +706,10 @@ static void agg_label(const struct sweep *s, const struct agg *a, char *out, siz
 		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch, a->gpus);
 }
 
-static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
-		    int *best_series, struct agg **sorted)
+static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seriesing *z,
+		    int *best_series, struct sweep_config **sorted)
 {
-	struct agg *s = malloc((n ? n : 1) * sizeof(*s));
+	struct sweep_config *s = malloc((n ? n : 1) * sizeof(*s));
 	int *size = calloc(n + 2, sizeof(int));
 	int series = 0, out = 0, maxpts = 0, pts = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
 	char label[128];
@@ -1364,7 +732,7 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 	series = 0;
 	for (int i = 0; i < NKEY; i++)
 		prev[i] = -1;
-	fprintf(f, "series,series_label,workers,batch,gpus,runs,e2e_s,e2e_min_s,e2e_max_s,cpu_s,"
+	fprintf(f, "series,series_label,workers,batch,gpus,runs,e2e_s,e2e_min_s,e2e_max_s,ops_span_s,"
 		   "ooo_pct,stall_pct,gpu_util_pct,images_per_s,wait_gt_500ms_pct,"
 		   "delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct,policy\n");
 	for (size_t i = 0; i < n; i++) {
@@ -1406,7 +774,7 @@ static int write_vs(FILE *f, struct agg *a, size_t n, const struct seriesing *z,
 /* The configurations the policy comparison shows: those of the part, batch
  * size and GPU count with the most policies (the last such in plan order).
  * Returns the number of policies there; *pick is one of its aggs. */
-static int policy_group(const struct agg *a, size_t n, size_t *pick)
+static int policy_group(const struct sweep_config *a, size_t n, size_t *pick)
 {
 	int best = 0;
 
@@ -1427,7 +795,7 @@ static int policy_group(const struct agg *a, size_t n, size_t *pick)
 	return best;
 }
 
-static int in_group(const struct agg *x, const struct agg *g)
+static int in_group(const struct sweep_config *x, const struct sweep_config *g)
 {
 	return x->part == g->part && x->batch == g->batch && x->gpus == g->gpus;
 }
@@ -1441,7 +809,7 @@ static int cmp_int(const void *x, const void *y)
 /* policies.csv: per policy (series) and worker count of the group of g, the
  * figures a policy changes; xi is the index of the worker count (the bar
  * group). Returns the number of rows. */
-static int write_policies(FILE *f, const struct agg *a, size_t n, const struct agg *g, int npol)
+static int write_policies(FILE *f, const struct sweep_config *a, size_t n, const struct sweep_config *g, int npol)
 {
 	int *w = malloc((n ? n : 1) * sizeof(*w)), nw = 0, rows = 0;
 
@@ -1486,9 +854,9 @@ static int write_policies(FILE *f, const struct agg *a, size_t n, const struct a
 /* cpu_by_op.csv for the configurations of one series (sorted by workers).
  * When the runs counted on-CPU time (--counters), each op's wall seconds
  * (Lotus's CPU seconds) are split: cum_oncpu_s is the top of its on-CPU
- * part in the stack, the rest up to cum_cpu_s the time it was descheduled.
+ * part in the stack, the rest up to cum_span_s the time it was descheduled.
  * Returns the number of ops written. */
-static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s, size_t n)
+static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_config *s, size_t n)
 {
 	char names[2 * SWEEP_MAX_OPS][40];
 	size_t nn = op_union(sw->rows, sw->nrows, names, 2 * SWEEP_MAX_OPS);
@@ -1501,7 +869,7 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct agg *s,
 	for (size_t k = 0; k < nn; k++)
 		for (size_t i = 0; i < n && strcmp(names[k], "transform"); i++)
 			split |= isfinite(agg_op(&s[i], names[k], on));
-	fprintf(f, "series,series_label,workers,cpu_s,cum_cpu_s%s\n",
+	fprintf(f, "series,series_label,workers,span_s,cum_span_s%s\n",
 		split ? ",oncpu_s,descheduled_s,cum_oncpu_s" : "");
 	for (size_t k = 0; k < nn; k++) {
 		int any = 0;
@@ -1564,7 +932,7 @@ static const struct {
 /* counter_<col>.csv (series, series_label, workers, value) for one derived
  * counter and the configurations of one series. Returns the number of
  * values written (0: the runs do not have it). */
-static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct agg *s, size_t n,
+static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct sweep_config *s, size_t n,
 			       size_t fig)
 {
 	char names[2 * SWEEP_MAX_OPS][40];
@@ -1603,7 +971,7 @@ static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t
 
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
-		if (!row_ok(r))
+		if (!sweep_row_ok(r))
 			continue;
 		known |= r->counters[0] != 0;
 		if (!strncmp(r->hw_events, "not supported", 13) && !unsup)
@@ -1637,8 +1005,8 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 {
 	char p[4096], label[64];
 	FILE *fb = NULL, *fx = NULL, *fp = NULL;
-	struct agg *a = NULL;
-	size_t na = aggregate(s->rows, s->nrows, &a);
+	struct sweep_config *a = NULL;
+	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	int series = 0, rc = -1;
 
 	pathf(p, sizeof(p), "%s/batches.csv", datadir);
@@ -1701,8 +1069,8 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			csv_real(fx, pre[i]);
 			fputc('\n', fx);
 		}
-		qsort(del, ndel, sizeof(double), cmp_double);
-		qsort(wai, nwai, sizeof(double), cmp_double);
+		stats_sort(del, ndel);
+		stats_sort(wai, nwai);
 		for (int q = 0; q <= 100 && ndel; q++) {
 			fprintf(fp, "%d,%s,%d", series, label, q);
 			csv_real(fp, stats_percentile_sorted(del, ndel, q));
@@ -1830,8 +1198,8 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 {
 	char topbuf[4096], figdir[4096], datadir[4096], log[4096], p[4096], p2[4096], sub[160];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
-	struct agg *a = NULL, *sw = NULL, *sb = NULL;
-	size_t na = aggregate(s->rows, s->nrows, &a);
+	struct sweep_config *a = NULL, *sw = NULL, *sb = NULL;
+	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	struct seriesing zw, zb;
 	int best_w = 0, best_b = 0, ptw, ptb, rc = -1;
 	struct fig_status *f;
@@ -1855,7 +1223,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	/* Table II */
 	f = fig_add(st, max, nst, "table2_op_cdf");
 	{
-		long i = table2_row(s->rows, s->nrows);
+		long i = report_table2_row(s->rows, s->nrows, 0);
 		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
 		if (i < 0)
 			snprintf(f->why, sizeof(f->why), "no run finished");
@@ -2458,9 +1826,9 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 				}
 			}
 		if (k)
-			doc_li(d, "Other processes took %.1f %% of the machine's CPU time during the runs "
-			       "on average, %.1f %% at most (run %s).", sum / (double)k, max,
-			       s->rows[imax].tag);
+			doc_li(d, "Other processes took %.1f %% of the CPUs the runs could use while they "
+			       "measured, on average, %.1f %% at most (run %s; the noise guard, "
+			       "noise.others_cpu_pct).", sum / (double)k, max, s->rows[imax].tag);
 		if (k && max > REPORT_BUSY_PCT) {
 			doc_list_end(d);
 			doc_lead(d, "nothold", "Warning: the machine was not idle.",
@@ -2514,7 +1882,7 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 static void write_runs_section(struct doc *d, const struct sweep *s)
 {
 	static const char *const hdr[] = { "run", "status", "W", "B", "G", "E2E (s)", "images/s",
-					   "CPU (s)", "out of order (%)", "stall (%)",
+					   "op spans (s)", "out of order (%)", "stall (%)",
 					   "GPU util (%)", "folder" };
 	char c[12][128];
 	const char *cell[12];
@@ -2541,6 +1909,12 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		num(c[9], sizeof(c[9]), r->stall_pct, 1);
 		num(c[10], sizeof(c[10]), r->gpu_util_pct, 1);
 		snprintf(c[11], sizeof(c[11]), "%.120s", r->run_dir[0] ? r->run_dir : "-");
+		/* a run the noise guard found noisy is marked */
+		if (r->others_cpu_pct > REPORT_BUSY_PCT || r->steal_pct > REPORT_BUSY_PCT)
+			snprintf(c[1], sizeof(c[1]), "%s, NOISY (others %.0f %%)", r->status,
+				 r->others_cpu_pct);
+		else if (r->oversubscribed > 0.5)
+			snprintf(c[1], sizeof(c[1]), "%s, oversubscribed", r->status);
 		for (int k = 0; k < 12; k++)
 			cell[k] = c[k];
 		doc_row(d, cell, 12, 0);
@@ -2599,7 +1973,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 /* Lotus's per-op CPU seconds are wall durations: with on-CPU time counted
  * (--counters), say how much of them was time on a CPU and how much time
  * descheduled (waiting for a core), per configuration. */
-static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a, size_t na)
+static void doc_oncpu(struct doc *d, const struct sweep *s, const struct sweep_config *a, size_t na)
 {
 	char names[2 * SWEEP_MAX_OPS][40], c[4][32];
 	const char *cell[4];
@@ -2619,9 +1993,9 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a,
 	}
 	static const char *const tit[] = { "configuration", "ops wall (s)", "on a CPU (s)",
 					   "descheduled (s)" };
-	doc_p(d, "Per-op CPU seconds (Lotus's are wall durations) split into time on a CPU "
-		 "(task-clock, or the thread's CPU clock) and time descheduled, summed over ops "
-		 "(mean over repeats):");
+	doc_p(d, "The sum of op spans (Lotus's per-op \"CPU seconds\" are these wall durations) "
+		 "split into time on a CPU (task-clock, or the thread's CPU clock) and time "
+		 "descheduled, summed over ops (median over repeats):");
 	doc_row(d, tit, 4, 1);
 	for (size_t i = 0; i < na; i++) {
 		double w = 0, o = 0, x = 0;
@@ -2648,17 +2022,22 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct agg *a,
 
 
 static void write_findings(struct doc *d, const struct sweep *s, const char *top,
-			   const struct fig_status *st, size_t nst, const struct finding *fd)
+			   const struct paper *pp, const struct fig_status *st, size_t nst,
+			   const struct finding *fd)
 {
-	struct agg *a = NULL;
-	size_t na = aggregate(s->rows, s->nrows, &a);
+	struct sweep_config *a = NULL;
+	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	char c[8][64];
 	const char *cell[8];
 
 	/* 1 */
 	doc_h(d, 3, "1. Short ops dominate (Table II)");
-	doc_p(d, "The paper: most ops take under 10 ms and RandomHorizontalFlip mostly under 100 us "
-		 "(ImageNet, b128, 1 GPU, 1 worker; per image, Collation per batch of 128):");
+	if (pp->ok)
+		doc_p(d, "The paper (Table II): the per-sample ops have %.2f-%.2f %% of their calls "
+			 "under 10 ms, RandomHorizontalFlip %.1f %% under 100 us. In its table below the "
+			 "per-image means and p90 are the artifact's b1024 / 4-GPU row and the shares and "
+			 "Collation (per batch of 128) its b128 / 1-GPU row, as the artifact's logs show:",
+			 pp->t2_under10_lo, pp->t2_under10_hi, pp->t2_flip_under100us);
 	{
 		static const char *const cols[] = { "op", "mean_ms", "p90_ms", "pct_under_10ms",
 						    "pct_under_100us" };
@@ -2666,7 +2045,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 						   "under 100 us (%)" };
 		doc_ref_table(d, top, "lotus_ic_per_op_ms.csv", cols, tit, 5, NULL, NULL);
 	}
-	long t2 = table2_row(s->rows, s->nrows);
+	long t2 = report_table2_row(s->rows, s->nrows, 0);
 	if (t2 >= 0 && s->rows[t2].nops) {
 		static const char *const tit[] = { "op", "calls", "mean (ms)", "p90 (ms)", "p99 (ms)",
 						   "under 10 ms (%)", "under 100 us (%)" };
@@ -2695,8 +2074,13 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 
 	/* 2 */
 	doc_h(d, 3, "2. Per-batch preprocessing time varies (Fig. 4)");
-	doc_p(d, "The paper: per-batch preprocessing time has a std of 5.48-10.73 %% of the mean "
-		 "across configurations, and its IQR grows up to 6.9x from b128 to b1024:");
+	if (pp->ok)
+		doc_p(d, "The paper (Figs. 4-5, %zu configurations): the per-batch preprocessing time "
+			 "has a std of %.2f-%.2f %% of the mean (median %.2f %%) after Lotus's cut of the "
+			 "low tail, and its largest IQR is %.1fx its smallest (stated in its text; its "
+			 "per-configuration IQRs are not published):", pp->variance.k,
+			 pp->variance.std_pct.min, pp->variance.std_pct.max, pp->variance.std_pct.median,
+			 pp->iqr_ratio_quoted);
 	{
 		static const char *const cols[] = { "batch", "gpus", "workers", "preproc_avg_ms",
 						    "preproc_std_pct" };
@@ -2707,7 +2091,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	{
 		static const char *const tit[] = { "configuration", "batches (after the cut)",
 						   "mean (ms)", "std (% of mean)", "IQR (ms)" };
-		doc_p(d, "This machine (mean over repeats; Lotus's cut of the low tail below "
+		doc_p(d, "This machine (median over repeats; Lotus's cut of the low tail below "
 			 "q1 - 2 x IQR):");
 		doc_row(d, tit, 5, 1);
 		for (size_t i = 0; i < na; i++) {
@@ -2728,9 +2112,15 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 
 	/* 3 */
 	doc_h(d, 3, "3. Out-of-order arrival and a stalled main process (Fig. 5)");
-	doc_p(d, "The paper (workers = GPUs): with 2+ workers 30-61 %% of batches arrive out of "
-		 "order and the main process is stalled 78-95 %% of the wall time; at b512, "
-		 "30.8-100 %% of batches wait over 500 ms and 32-62 %% are delayed over 500 ms:");
+	if (pp->ok)
+		doc_p(d, "The paper (workers = GPUs), over its %zu configurations with 2 or more "
+			 "workers: %.2f-%.2f %% of batches arrive out of order (median %.2f %%) and the "
+			 "main process is stalled %.1f-%.1f %% of the wall time (median %.1f %%); at b512 "
+			 "with 2+ workers, %.2f-%.2f %% of batches wait over 500 ms and %.2f-%.2f %% are "
+			 "delayed over 500 ms (its 1-worker runs deliver in order and are left out, as "
+			 "here):", pp->ooo.k, pp->ooo.ooo.min, pp->ooo.ooo.max, pp->ooo.ooo.median,
+			 pp->ooo.stall.min, pp->ooo.stall.max, pp->ooo.stall.median, pp->ooo.wait500.min,
+			 pp->ooo.wait500.max, pp->ooo.delay500.min, pp->ooo.delay500.max);
 	{
 		static const char *const cols[] = { "batch", "gpus", "workers", "ooo_pct", "stall_pct",
 						    "wait_gt_500ms_pct", "delay_gt_500ms_pct" };
@@ -2743,7 +2133,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		static const char *const tit[] = { "configuration", "out of order (%)", "stall (%)",
 						   "wait > 500 ms (%)", "delay > 500 ms (%)",
 						   "GPU util (%)" };
-		doc_p(d, "This machine (mean over repeats):");
+		doc_p(d, "This machine (median over repeats):");
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
@@ -2776,45 +2166,33 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 
 	/* 4 */
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
-	doc_p(d, "The paper (b1024, 4 GPUs): from 8 to 28 workers E2E drops about 50 %% (1280.8 s "
-		 "-> 635.6 s) with little gain past 20, while the total CPU seconds rise 53 %% "
-		 "(9402.6 -> 14423.6) and every op's CPU time grows; the front-end-bound share "
-		 "of decode rises from 8.5 %% to 15.9 %% (hardware counters; ppbench counts them "
-		 "per op where the machine has a PMU, Figs. 6e-h below):");
+	if (pp->ok && pp->dim.n)
+		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s -> "
+			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
+			 "(%.1f s -> %.1f s), every op's with it; the front-end-bound share of decode rises "
+			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
+			 "where the machine has a PMU, Figs. 6e-h below):", pp->dim.batch, pp->dim.gpus,
+			 pp->dim.w[0], pp->dim.w[pp->dim.n - 1], pp->dim.drop_all_pct, pp->dim.e2e[0],
+			 pp->dim.e2e[pp->dim.n - 1], pp->dim.span_rise_pct, pp->dim.span[0],
+			 pp->dim.span[pp->dim.n - 1], pp->fe_w8_pct, pp->fe_w28_pct);
 	{
 		static const char *const cols[] = { "workers", "e2e_s", "cpu_s", "ooo_pct",
 						    "stall_pct" };
-		static const char *const tit[] = { "workers", "E2E (s)", "CPU (s)",
+		static const char *const tit[] = { "workers", "E2E (s)", "op spans (s)",
 						   "out of order (%)", "stall (%)" };
 		doc_ref_table(d, top, "lotus_ic_worker_sweep.csv", cols, tit, 5, NULL, NULL);
 	}
-	if (top) {
-		/* the rule of this report applied to the paper's own curve */
-		char path[4096];
-		struct table t;
-		pathf(path, sizeof(path), "%s/datasets/reference/lotus/figures/lotus_ic_worker_sweep.csv",
-		      top);
-		if (!table_read(&t, path, NULL, 0)) {
-			int w[64], cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s");
-			double e[64];
-			size_t k = 0;
-			for (size_t i = 0; i < t.nrows && k < 64; i++) {
-				w[k] = (int)table_num(&t, i, cw);
-				e[k] = table_num(&t, i, ce);
-				k += isfinite(e[k]) && e[k] > 0;
-			}
-			int knee = report_knee(w, e, k, REPORT_KNEE_GAIN_PCT);
-			if (knee)
-				doc_p(d, "Under the rule of this report (below), the paper's own knee is at "
-					 "%d workers.", knee);
-			table_free(&t);
-		}
+	{
+		/* the rule of this report applied to the paper's own curve (paper_load) */
+		if (pp->ok && pp->dim.knee)
+			doc_p(d, "Under the rule of this report (below), the paper's own knee is at "
+				 "%d workers.", pp->dim.knee);
 	}
 	{
 		static const char *const tit[] = { "configuration", "runs", "E2E (s)",
-						   "gain of the next step (%)", "CPU (s)",
+						   "gain of the next step (%)", "op spans (s)",
 						   "images/s" };
-		doc_p(d, "This machine (mean over repeats):");
+		doc_p(d, "This machine (median over repeats):");
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			double gain = NAN;
@@ -2845,13 +2223,14 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_table_end(d);
 	}
 	doc_fig(d, st, nst, "paper/fig6a_e2e_vs_workers", "The paper: E2E against workers (Fig. 6a)");
-	doc_fig(d, st, nst, "paper/fig6b_cpu_vs_workers", "The paper: total CPU seconds against "
-		"workers (Fig. 6b)");
+	doc_fig(d, st, nst, "paper/fig6b_cpu_vs_workers", "The paper: the sum of op spans (its "
+		"\"CPU seconds\") by op against workers (Fig. 6b)");
 	doc_fig(d, st, nst, "fig6a_e2e_vs_workers", "This machine: E2E against workers (bars: "
 		"min-max over repeats)");
 	doc_oncpu(d, s, a, na);
-	doc_fig(d, st, nst, "fig6b_cpu_vs_workers", "This machine: CPU seconds by op against "
-		"workers (solid: on a CPU; hatched: descheduled, when the runs counted on-CPU time)");
+	doc_fig(d, st, nst, "fig6b_cpu_vs_workers", "This machine: the sum of op spans by op "
+		"against workers (solid: on a CPU; hatched: descheduled, when the runs counted on-CPU "
+		"time)");
 	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
 		char cap[160];
 		snprintf(cap, sizeof(cap), "This machine: %s", counter_figs[k].title);
@@ -2863,8 +2242,10 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 
 	/* 5 */
 	doc_h(d, 3, "5. Low tracing overhead");
-	doc_p(d, "The paper: LotusTrace costs +0.14 %% on full ImageNet and +2.0 %% on a "
-		 "26,061-image subset, where sampling profilers cost 3-96 %%:");
+	if (pp->ok)
+		doc_p(d, "The paper: LotusTrace costs +%.2f %% of E2E on full ImageNet and +%.1f %% on "
+			 "a 26,061-image subset, against the sampling profilers below:",
+			 pp->overhead_full_pct, pp->overhead_subset_pct);
 	{
 		static const char *const cols[] = { "dataset", "images", "profiler", "wall_s",
 						    "overhead_pct" };
@@ -2881,10 +2262,10 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 static void write_policies_section(struct doc *d, const struct sweep *s,
 				   const struct fig_status *st, size_t nst)
 {
-	char pols[MAX_POLICIES][16];
-	size_t npol = policy_list(s->rows, s->nrows, pols);
-	struct agg *a = NULL;
-	size_t na = aggregate(s->rows, s->nrows, &a);
+	char pols[SWEEP_MAX_POLICIES][16];
+	size_t npol = sweep_policies(s->rows, s->nrows, pols, SWEEP_MAX_POLICIES);
+	struct sweep_config *a = NULL;
+	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	static const char *const hdr[] = { "workers", "batch", "GPUs", "runs", "E2E (s)",
 					   "images/s", "GPU util (%)", "GPU idle (s)",
 					   "main wait (s)", "out of order (%)",
@@ -2940,10 +2321,10 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 		for (size_t i = 0; i < s->nrows; i++) {
 			const struct sweep_row *r = &s->rows[i], *q;
 			int first = 1, policies = 1, equal = 1, known = r->checksum[0] != 0;
-			if (!row_ok(r))
+			if (!sweep_row_ok(r))
 				continue;
 			for (size_t j = 0; j < i && first; j++)
-				first = !(row_ok(&s->rows[j]) && s->rows[j].part == r->part &&
+				first = !(sweep_row_ok(&s->rows[j]) && s->rows[j].part == r->part &&
 					  s->rows[j].batch == r->batch && s->rows[j].gpus == r->gpus &&
 					  s->rows[j].workers == r->workers &&
 					  s->rows[j].repeat == r->repeat);
@@ -2951,7 +2332,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 				continue;
 			for (size_t j = i + 1; j < s->nrows; j++) {
 				q = &s->rows[j];
-				if (!row_ok(q) || q->part != r->part || q->batch != r->batch ||
+				if (!sweep_row_ok(q) || q->part != r->part || q->batch != r->batch ||
 				    q->gpus != r->gpus || q->workers != r->workers ||
 				    q->repeat != r->repeat)
 					continue;
@@ -3016,8 +2397,8 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		return -1;
 	/* with several loader policies, the findings judge the first one's runs
 	 * (torch when it was swept: the paper's DataLoader) */
-	char pols[MAX_POLICIES][16];
-	size_t npol = policy_list(s->rows, s->nrows, pols);
+	char pols[SWEEP_MAX_POLICIES][16];
+	size_t npol = sweep_policies(s->rows, s->nrows, pols, SWEEP_MAX_POLICIES);
 	const char *judged = npol ? pols[0] : "torch";
 	struct sweep fs = *s;
 	if (npol > 1) {
@@ -3034,11 +2415,14 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 			if (!strcmp(sweep_row_policy(&s->rows[i]), judged))
 				fs.rows[fs.nrows++] = s->rows[i];
 	}
-	finding_short_ops(fs.rows, fs.nrows, &fd[0]);
-	finding_variance(fs.rows, fs.nrows, &fd[1]);
-	finding_out_of_order(fs.rows, fs.nrows, &fd[2]);
-	finding_diminishing(fs.rows, fs.nrows, s->cpus, &fd[3]);
-	finding_overhead(fs.rows, fs.nrows, &fd[4]);
+	struct paper paper;
+	if (paper_load(top, &paper, paper.why, sizeof(paper.why)))
+		paper.ok = 0;
+	struct judge_ctx cx = { .cpus = s->cpus, .paper = &paper };
+	static const finding_fn fns[5] = { finding_short_ops, finding_variance, finding_out_of_order,
+					    finding_diminishing, finding_overhead };
+	for (int i = 0; i < 5; i++)
+		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
 
 	snprintf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
 	snprintf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
@@ -3091,7 +2475,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		  "32-thread Xeon with 4 V100s; a sweep here usually runs fewer images on fewer "
 		  "cores with a simulated GPU, so compare shapes and shares (percentages, ratios, "
 		  "where the curve flattens), not seconds.");
-	write_findings(&d, &fs, top, st, nst, fd);
+	write_findings(&d, &fs, top, &paper, st, nst, fd);
 	write_runs_section(&d, s);
 	fputs("</body>\n</html>\n", d.html);
 	{

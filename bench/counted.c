@@ -2,6 +2,7 @@
 #include <string.h>
 #include "clock.h"
 #include "counted.h"
+#include "stats.h"
 
 int pipeline_run_sample_counted(const struct pipeline *p, struct sample *s, struct op_time *t,
 				struct counter_group *g, struct counter_acc *acc)
@@ -55,12 +56,6 @@ int counted_run_batch(const struct pipeline *p, struct sample *const *samples, s
 	return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int counted_null_overhead(const struct counter_spec *spec, struct counted_overhead *o,
 			  char *err, size_t errlen)
 {
@@ -100,8 +95,8 @@ int counted_null_overhead(const struct counter_spec *spec, struct counted_overhe
 		snprintf(err, errlen, "the null op failed: %s", s.err);
 		return -1;
 	}
-	qsort(plain, ROUNDS, sizeof(double), cmp_double);
-	qsort(counted, ROUNDS, sizeof(double), cmp_double);
+	stats_sort(plain, ROUNDS);
+	stats_sort(counted, ROUNDS);
 	o->plain_ns = plain[ROUNDS / 2];
 	o->counted_ns = counted[ROUNDS / 2];
 	o->per_op_ns = spec->has_overhead ? spec->ov.read_ns : (o->counted_ns - o->plain_ns) / 2;

@@ -11,6 +11,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 #include "clock.h"
 #include "counters.h"
+#include "stats.h"
 
 struct preset_member {
 	const char *name;
@@ -805,15 +806,9 @@ void counters_derived(const struct counter_spec *spec, const struct counter_acc 
 
 /* ---- overhead ------------------------------------------------------------*/
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 static double median(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	stats_sort(v, n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

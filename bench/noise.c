@@ -291,8 +291,7 @@ void noise_warn(const struct noise *n, const char *what)
 	     ", " : "", isfinite(n->steal_pct) ? n->steal_pct : 0, NOISE_BUSY_PCT);
 }
 
-/* others' share over one second, NaN when unknown */
-static double others_now(const struct cpus *c)
+double noise_others_now(const struct cpus *c)
 {
 	struct noise_snap a, b;
 	struct noise n;
@@ -305,6 +304,13 @@ static double others_now(const struct cpus *c)
 	return n.others_cpu_pct;
 }
 
+double noise_idle_wait_s(void)
+{
+	const char *e = getenv("PPBENCH_IDLE_WAIT_S");
+	double v = e ? atof(e) : 0;
+	return v > 0 && v <= 3600 ? v : NOISE_IDLE_WAIT_S;
+}
+
 int noise_require_idle(double pct, double max_s, const struct cpus *c, char *err, size_t errlen)
 {
 	if (!(pct > 0))
@@ -312,7 +318,7 @@ int noise_require_idle(double pct, double max_s, const struct cpus *c, char *err
 	uint64_t t0 = clock_now_ns(), last = 0;
 	double seen = NAN, lo = INFINITY, hi = -INFINITY;
 	for (;;) {
-		seen = others_now(c);
+		seen = noise_others_now(c);
 		if (isnan(seen)) {
 			errf(err, errlen, "--require-idle: cannot read /proc/stat to see what else runs");
 			return -1;
@@ -343,7 +349,7 @@ void noise_print_fitness(FILE *f)
 	struct machine_state m;
 	cpus_read(&c);
 	machine_state_read(&m);
-	double others = others_now(&c);
+	double others = noise_others_now(&c);
 	fprintf(f, "fit to benchmark?\n");
 	fprintf(f, "  CPUs this process may use: %s (%d of %d online)", c.allowed_list, c.allowed,
 		c.online);

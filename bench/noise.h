@@ -30,8 +30,10 @@ struct json_t;
 #define NOISE_BUSY_PCT 10.0
 /* --require-idle without a value: at most this share used by others */
 #define NOISE_IDLE_DEFAULT_PCT "10"
-/* --require-idle waits at most this long before refusing */
+/* --require-idle waits at most this long before refusing (the environment
+ * variable PPBENCH_IDLE_WAIT_S changes it, for tests) */
 #define NOISE_IDLE_WAIT_S 60
+double noise_idle_wait_s(void);
 
 #define NOISE_MAX_CPUS 4096
 
@@ -98,6 +100,10 @@ void noise_warn(const struct noise *n, const char *what);
  * stderr. 0 when quiet (or pct <= 0: not asked), -1 when it never was (err
  * says how busy it stayed). */
 int noise_require_idle(double pct, double max_s, const struct cpus *c, char *err, size_t errlen);
+
+/* What other processes use of the CPUs c now, over one second, %; NaN
+ * when /proc/stat cannot be read. */
+double noise_others_now(const struct cpus *c);
 
 /* A machine fit to benchmark? Lines for `ppbench info` (pyperf system
  * show's spirit): CPUs usable, governor, boost, VM, what others use now

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "metrics.h"
@@ -81,3 +82,97 @@ const struct stats_summary *combined_spread(const struct combined *c, const char
 {
 	return &c->sp[metric_find(name) - metric_table];
 }
+
+/* ---- a sweep's configurations ----------------------------------------------*/
+
+const char *sweep_row_policy(const struct sweep_row *r)
+{
+	return r->policy[0] ? r->policy : "torch";
+}
+
+int sweep_row_ok(const struct sweep_row *r)
+{
+	return !strcmp(r->status, RUN_OK);
+}
+
+size_t sweep_policies(const struct sweep_row *r, size_t n, char (*names)[16], size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = sweep_row_policy(&r[i]);
+		size_t m;
+		for (m = 0; m < k; m++)
+			if (!strcmp(names[m], p))
+				break;
+		if (m == k && k < max)
+			snprintf(names[k++], 16, "%s", p);
+	}
+	return k;
+}
+
+int sweep_policy_index(char (*names)[16], size_t k, const char *p)
+{
+	for (size_t m = 0; m < k; m++)
+		if (!strcmp(names[m], p))
+			return (int)m;
+	return 0;
+}
+
+/* One entry per configuration with at least one ok row, in plan order.
+ * Caller frees *out. Returns the count (0 with *out NULL on none or OOM). */
+size_t sweep_configs(const struct sweep_row *r, size_t n, struct sweep_config **out)
+{
+	struct sweep_config *a = calloc(n ? n : 1, sizeof(*a));
+	const struct sweep_row **rep = calloc(n ? n : 1, sizeof(*rep));
+	char pols[SWEEP_MAX_POLICIES][16];
+	size_t k = 0, npol = sweep_policies(r, n, pols, SWEEP_MAX_POLICIES);
+
+	*out = NULL;
+	if (!a || !rep) {
+		free(a);
+		free(rep);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t j;
+		if (!sweep_row_ok(&r[i]))
+			continue;
+		for (j = 0; j < k; j++)
+			if (a[j].config == r[i].config)
+				break;
+		if (j < k) {
+			a[j].n++;
+			continue;
+		}
+		a[k].part = r[i].part;
+		a[k].config = r[i].config;
+		a[k].workers = r[i].workers;
+		a[k].batch = r[i].batch;
+		a[k].gpus = r[i].gpus;
+		snprintf(a[k].policy, sizeof(a[k].policy), "%s", sweep_row_policy(&r[i]));
+		a[k].pol = sweep_policy_index(pols, npol, a[k].policy);
+		a[k].n = 1;
+		a[k].first = i;
+		k++;
+	}
+	for (size_t j = 0; j < k; j++) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)
+			if (r[i].config == a[j].config && sweep_row_ok(&r[i]))
+				rep[m++] = &r[i];
+		if (repeats_combine(rep, m, &a[j].c)) {
+			free(a);
+			free(rep);
+			return 0;
+		}
+	}
+	free(rep);
+	if (!k) {
+		free(a);
+		return 0;
+	}
+	*out = a;
+	return k;
+}
+

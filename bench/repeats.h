@@ -31,4 +31,29 @@ int repeats_combine(const struct sweep_row *const *rows, size_t n, struct combin
 /* The spread of a metric (by its metric-table name). */
 const struct stats_summary *combined_spread(const struct combined *c, const char *name);
 
+/* ---- a sweep's configurations ----------------------------------------------*/
+
+/* A run that finished ("ok"). */
+int sweep_row_ok(const struct sweep_row *r);
+
+/* The rows' loader policies in order of first appearance (at most max). */
+#define SWEEP_MAX_POLICIES 8
+size_t sweep_policies(const struct sweep_row *r, size_t n, char (*names)[16], size_t max);
+/* The index of policy p in names[0..k) (0 if absent). */
+int sweep_policy_index(char (*names)[16], size_t k, const char *p);
+
+/* One configuration (part, workers x batch x GPUs x policy): its identity
+ * and its ok repeats combined. */
+struct sweep_config {
+	int part, config, workers, batch, gpus, n;
+	int pol;                      /* index in the sweep's policies (sweep_policies) */
+	char policy[16];
+	size_t first;                 /* its first ok row */
+	struct combined c;            /* c.r: the combined figures; c.sp: their spreads */
+};
+
+/* One entry per configuration with at least one ok row, in plan order.
+ * Caller frees *out. Returns the count (0 with *out NULL on none or OOM). */
+size_t sweep_configs(const struct sweep_row *r, size_t n, struct sweep_config **out);
+
 #endif

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "stats.h"
 
 struct json_t;
 
@@ -209,10 +210,17 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen);
 
 /* ---- verdicts -------------------------------------------------------------
  *
- * The five findings of ../shared/reference/README.md, each judged by a pure
- * function of the rows (only rows with status "ok" count; repeats of a
- * configuration are averaged). The rules are stated in REPORT_RULE_*, and
- * the report prints them. */
+ * The five findings of the Lotus study, each judged by a pure function of
+ * the rows (bench/findings.c: only ok rows count; repeats of a configuration
+ * are combined by their median, bench/repeats.h), by a stated rule
+ * (REPORT_RULE_*, which the report prints). Every figure of the paper a
+ * verdict quotes is computed from the reference tables
+ * (datasets/reference/lotus/figures/) by the same code as this machine's.
+ *
+ * Every finding rests only on configurations with at least
+ * REPORT_MIN_BATCHES batches; findings 2 and 3 on the configurations that
+ * were not oversubscribed (more busy threads than usable CPUs) when there
+ * are any, the others shown apart. */
 enum verdict {
 	VERDICT_HOLDS,
 	VERDICT_DOES_NOT_HOLD,
@@ -221,45 +229,125 @@ enum verdict {
 
 struct finding {
 	enum verdict v;
-	char why[1024];               /* one or two sentences with the figures */
+	char why[1536];               /* sentences with the figures, the paper's, the support */
 	int knee_workers;             /* finding 4: the knee (0: none) */
+	int judged;                   /* a rule was applied (not "cannot be judged") */
+	int oversubscribed;           /* every run it rests on was oversubscribed */
+	int repeats, agree;           /* repeats in the sweep; how many judged alone agree */
 };
 
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
 
 #define REPORT_KNEE_GAIN_PCT 5.0
+#define REPORT_MIN_BATCHES 8
 /* other processes above this share of the CPUs during a run: the report warns */
 #define REPORT_BUSY_PCT 10.0
 #define REPORT_RULE_SHORT_OPS \
-	"holds when, in the run with the fewest workers (Table II used 1), every per-sample op " \
-	"(all but collation and the whole-transform span) has at least 90 % of its calls under " \
-	"10 ms, and random_horizontal_flip has at least 90 % under 100 us; cannot be judged " \
-	"without a decode op in the pipeline"
+	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
+	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
+	"has at least 90 % of its calls under 10 ms, and random_horizontal_flip has at least " \
+	"90 % under 100 us; cannot be judged without a decode op in the pipeline"
 #define REPORT_RULE_VARIANCE \
-	"holds when the median, over configurations with at least 8 full batches, of the " \
-	"per-batch preprocessing std is at least 2 % of the mean (the paper: 4.2-10.7 %), and, " \
-	"when the sweep has several batch sizes, the IQR at the largest batch is larger than " \
-	"at the smallest"
+	"over configurations with at least 8 batches (without oversubscription where there are " \
+	"any), holds when the median per-batch preprocessing std is at least half the paper's " \
+	"lowest (computed from its table, after the same low-tail cut), and, when the sweep has " \
+	"several batch sizes, the IQR at the largest batch is larger than at the smallest"
 #define REPORT_RULE_OUT_OF_ORDER \
-	"holds when, over configurations with 2 or more workers, the median out-of-order share " \
-	"is at least 15 % and the median stall at least 39 % (half the paper's lowest figures, " \
-	"30 % and 78 %)"
+	"over configurations with 2 or more workers and at least 8 batches (without " \
+	"oversubscription where there are any), holds when the median out-of-order share and " \
+	"the median stall are each at least half the paper's lowest figure over its 2+ worker " \
+	"configurations (computed from its table)"
 #define REPORT_RULE_DIMINISHING \
-	"at a fixed batch size and GPU count with at least 3 worker counts, the knee is the " \
-	"smallest W whose next step gains under 5 % of E2E; holds when the knee is above the " \
-	"smallest W (adding workers helped, then stopped helping) and the total CPU seconds " \
-	"rise from the smallest to the largest W; cannot be judged when the smallest W already " \
-	"has as many workers as the machine has CPUs"
+	"at a fixed batch size and GPU count with at least 3 worker counts of at least 8 batches " \
+	"each, the knee is the smallest W whose next step gains under 5 % of E2E; holds when the " \
+	"knee is above the smallest W (adding workers helped, then stopped helping) and the sum " \
+	"of op spans rises from the smallest to the largest W; cannot be judged when the smallest " \
+	"W already has as many workers as the runs could use CPUs"
 #define REPORT_RULE_OVERHEAD \
 	"needs the same configuration with tracing off and on, interleaved (make bench); a " \
 	"sweep only gives the tracer's per-event cost"
 
-void finding_short_ops(const struct sweep_row *r, size_t n, struct finding *f);
-void finding_variance(const struct sweep_row *r, size_t n, struct finding *f);
-void finding_out_of_order(const struct sweep_row *r, size_t n, struct finding *f);
-/* cpus: CPUs online on the machine (0: unknown). */
-void finding_diminishing(const struct sweep_row *r, size_t n, int cpus, struct finding *f);
-void finding_overhead(const struct sweep_row *r, size_t n, struct finding *f);
+/* The figures of findings 2-4 over a set of configurations: the same
+ * functions compute this machine's and the paper's. */
+struct variance_figs {
+	size_t k;                     /* configurations */
+	struct stats_summary std_pct; /* per-batch std, % of the mean */
+	int bmin, bmax;               /* smallest and largest batch */
+	double iqr_growth;            /* mean IQR at bmax over that at bmin (NaN: one batch) */
+	double iqr_ratio;             /* largest over smallest IQR across the configurations */
+};
+struct ooo_figs {
+	size_t k;                     /* configurations (2+ workers) */
+	struct stats_summary ooo, stall;
+	size_t k512;                  /* of which at b512 */
+	struct stats_summary wait500, delay500;
+};
+#define DIM_MAX 64
+struct dim_figs {
+	size_t n;                     /* worker counts in the group (0: none) */
+	int batch, gpus;
+	int w[DIM_MAX];
+	double e2e[DIM_MAX], span[DIM_MAX];
+	int knee;                     /* by the rule (0: none) */
+	size_t ki;                    /* its index */
+	double drop_pct;              /* E2E from the first W to the knee, % */
+	double drop_all_pct;          /* from the first W to the last */
+	double span_rise_pct;         /* the sum of op spans from the first W to the last */
+};
+
+/* The paper's figures, from the reference tables. */
+struct paper {
+	int ok;
+	char why[256];                /* not ok: why */
+	double t2_under10_lo, t2_under10_hi;   /* Table II: per-sample ops under 10 ms, % */
+	double t2_flip_under100us;    /* Table II: the flip under 100 us, % */
+	struct variance_figs variance;  /* Figs. 4-5 grid */
+	double iqr_ratio_quoted;      /* lotus_ic_quoted.csv: largest over smallest IQR */
+	struct ooo_figs ooo;          /* Figs. 4-5 grid, 2+ workers */
+	struct dim_figs dim;          /* Fig. 6 */
+	double overhead_full_pct, overhead_subset_pct;  /* LotusTrace's overhead */
+	double fe_w8_pct, fe_w28_pct; /* lotus_ic_quoted.csv: decode's front-end-bound share */
+};
+
+/* Load the paper's figures from top/datasets/reference/lotus/figures/ (top
+ * from report_find_top; NULL: not found). 0, or -1 with err (p->ok = 0). */
+int paper_load(const char *top, struct paper *p, char *err, size_t errlen);
+
+/* What a finding is judged with: the CPUs the runs could use (0: unknown),
+ * and the paper's figures (NULL or not ok: the findings that state their
+ * rule against them cannot be judged). */
+struct judge_ctx {
+	int cpus;
+	const struct paper *paper;
+};
+
+typedef void (*finding_fn)(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+			   struct finding *f);
+void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		       struct finding *f);
+void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		      struct finding *f);
+void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+			  struct finding *f);
+void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+			 struct finding *f);
+void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		      struct finding *f);
+/* fn on every row, then on each repeat alone: f says in how many repeats
+ * the verdict is the same ("holds in 3 of 3 repeats judged alone"). */
+void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		   struct finding *f);
+
+/* A run has enough batches for a finding (REPORT_MIN_BATCHES; unknown: yes). */
+int report_enough_batches(const struct sweep_row *r);
+/* It had more busy threads than usable CPUs (its cpu.oversubscribed; for
+ * older runs, workers > cpus). */
+int report_oversubscribed(const struct sweep_row *r, int cpus);
+/* The run closest to Table II's setting (b128, 1 worker): the fewest
+ * workers, then the batch closest to 128 (log scale), then plan order,
+ * among the ok runs (need_batches: with enough batches; finding 1 is
+ * judged on it). -1 if none. */
+long report_table2_row(const struct sweep_row *r, size_t n, int need_batches);
 
 /* The knee of e2e[] over increasing w[] (n points): the smallest w[i]
  * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if

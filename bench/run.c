@@ -681,7 +681,7 @@ int cmd_run(int argc, char **argv)
 		lc.progress = progress_cb;
 		lc.progress_arg = &prog;
 	}
-	if (noise_require_idle(o.require_idle, NOISE_IDLE_WAIT_S, &ctx.cpus, err, sizeof(err))) {
+	if (noise_require_idle(o.require_idle, noise_idle_wait_s(), &ctx.cpus, err, sizeof(err))) {
 		error("%s", err);
 		rmdir(tmp);
 		rc = EXIT_FAIL;

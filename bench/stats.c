@@ -10,6 +10,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void stats_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(v[0]), cmp_double);
+}
+
 double stats_percentile_sorted(const double *v, size_t n, double q)
 {
 	if (n == 0)

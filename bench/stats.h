@@ -15,6 +15,8 @@ struct stats {
  * between closest ranks (numpy's default "linear" method). n == 0 gives
  * all zeros. */
 void stats_compute(double *v, size_t n, struct stats *st);
+/* Sort v[0..n) ascending (no NaN). */
+void stats_sort(double *v, size_t n);
 /* Percentile q in [0, 100] of sorted v. */
 double stats_percentile_sorted(const double *v, size_t n, double q);
 /* Share (0..100) of values strictly greater than x. */

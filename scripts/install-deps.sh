@@ -8,6 +8,7 @@ set -euo pipefail
 
 pkgs=(
 	build-essential pkg-config make bc
+	python3                                 # tests read JSON with it
 	libturbojpeg0-dev libjpeg62-turbo-dev   # libjpeg-turbo: libjpeg API + TurboJPEG
 	libpng-dev
 	libhwloc-dev hwloc                      # topology

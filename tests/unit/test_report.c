@@ -101,25 +101,58 @@ static void test_knee(void **state)
 
 enum which { SHORT_OPS, VARIANCE, OOO, KNEE, OVERHEAD };
 
+/* the paper's figures, from the repository's reference tables */
+static const struct paper *the_paper(void)
+{
+	static struct paper p;
+	static int loaded;
+	char err[512];
+	if (!loaded) {
+		if (paper_load(".", &p, err, sizeof(err)))
+			fail_msg("paper_load: %s", err);
+		loaded = 1;
+	}
+	return &p;
+}
+
 static void judge(enum which w, const struct sweep *s, int cpus, struct finding *f)
 {
-	switch (w) {
-	case SHORT_OPS:
-		finding_short_ops(s->rows, s->nrows, f);
-		break;
-	case VARIANCE:
-		finding_variance(s->rows, s->nrows, f);
-		break;
-	case OOO:
-		finding_out_of_order(s->rows, s->nrows, f);
-		break;
-	case KNEE:
-		finding_diminishing(s->rows, s->nrows, cpus, f);
-		break;
-	case OVERHEAD:
-		finding_overhead(s->rows, s->nrows, f);
-		break;
-	}
+	static const finding_fn fn[] = { finding_short_ops, finding_variance, finding_out_of_order,
+					 finding_diminishing, finding_overhead };
+	struct judge_ctx cx = { .cpus = cpus, .paper = the_paper() };
+	finding_judge(fn[w], s->rows, s->nrows, &cx, f);
+}
+
+/* the paper's figures are computed from its tables, with the definitions of
+ * this machine's */
+static void test_paper_figures(void **state)
+{
+	(void)state;
+	const struct paper *p = the_paper();
+	assert_true(p->ok);
+	/* Figs. 4-5, 2+ workers: 12 configurations, 12.86-61.17 % out of order,
+	 * 78.3-91.7 % stalled */
+	assert_int_equal(p->ooo.k, 12);
+	assert_true(p->ooo.ooo.min == 12.86 && p->ooo.ooo.max == 61.17);
+	assert_true(p->ooo.stall.min == 78.3 && p->ooo.stall.max == 91.7);
+	/* b512 with 2+ workers (the 1-worker run is out of scope, as here) */
+	assert_int_equal(p->ooo.k512, 3);
+	assert_true(p->ooo.wait500.min == 30.84 && p->ooo.wait500.max == 60.17);
+	/* the per-batch std over the 15 configurations, after the low-tail cut */
+	assert_int_equal(p->variance.k, 15);
+	assert_true(p->variance.std_pct.min == 4.17 && p->variance.std_pct.max == 10.69);
+	assert_true(p->iqr_ratio_quoted == 6.9);
+	/* Fig. 6: the knee by this report's rule, and the rise of the op spans
+	 * (the per-op table sums to Fig. 6's CPU seconds) */
+	assert_int_equal(p->dim.n, 6);
+	assert_int_equal(p->dim.knee, 24);
+	assert_true(fabs(p->dim.span[0] - 9402.62) < 0.05 && fabs(p->dim.span[5] - 14423.65) < 0.05);
+	assert_true(fabs(p->dim.span_rise_pct - 53.4) < 0.1);
+	assert_true(fabs(p->dim.drop_all_pct - 50.4) < 0.1);
+	/* Table II and the tracer */
+	assert_true(p->t2_under10_lo == 97.79 && p->t2_under10_hi == 100);
+	assert_true(p->t2_flip_under100us == 98.3);
+	assert_true(p->overhead_full_pct == 0.14 && p->overhead_subset_pct == 2.0);
 }
 
 static void test_verdicts(void **state)
@@ -138,6 +171,7 @@ static void test_verdicts(void **state)
 		{ "short_ops_not_flip.csv", SHORT_OPS, 0, VERDICT_DOES_NOT_HOLD, "under 100 us: 50.0 %", 0, __LINE__ },
 		{ "short_ops_cannot.csv", SHORT_OPS, 0, VERDICT_CANNOT_JUDGE, "no decode op", 0, __LINE__ },
 		{ "variance_holds.csv", VARIANCE, 0, VERDICT_HOLDS, "IQR is 4.00x from b32 to b128", 0, __LINE__ },
+		{ "variance_holds.csv", VARIANCE, 0, VERDICT_HOLDS, "after the same low-tail cut: 4.17-10.69 %", 0, __LINE__ },
 		{ "variance_not_std.csv", VARIANCE, 0, VERDICT_DOES_NOT_HOLD, "median 0.75 %", 0, __LINE__ },
 		{ "variance_not_iqr.csv", VARIANCE, 0, VERDICT_DOES_NOT_HOLD, "0.33x", 0, __LINE__ },
 		{ "variance_cannot.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "8 or more", 0, __LINE__ },
@@ -145,11 +179,24 @@ static void test_verdicts(void **state)
 		{ "ooo_not.csv", OOO, 0, VERDICT_DOES_NOT_HOLD, "median 4.5 %", 0, __LINE__ },
 		{ "ooo_not_stall.csv", OOO, 0, VERDICT_DOES_NOT_HOLD, "stall 5.0-10.0 %", 0, __LINE__ },
 		{ "ooo_cannot.csv", OOO, 0, VERDICT_CANNOT_JUDGE, "2 or more workers", 0, __LINE__ },
+		{ "ooo_holds.csv", OOO, 0, VERDICT_HOLDS, "out of order 12.86-61.17 %", 0, __LINE__ },
+		{ "ooo_holds.csv", OOO, 0, VERDICT_HOLDS, "at least 6.4 %", 0, __LINE__ },
+		/* the same minimum of batches for every finding */
+		{ "ooo_few_batches.csv", OOO, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
+		{ "ooo_few_batches.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
+		{ "ooo_few_batches.csv", KNEE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
+		/* oversubscribed runs are shown apart, or said to be all there is */
+		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "1 configuration without oversubscription, 2 oversubscribed", 0, __LINE__ },
+		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "(out of order 2.0-3.0 %", 0, __LINE__ },
+		{ "ooo_all_oversubscribed.csv", OOO, 1, VERDICT_HOLDS, "every one of these runs was oversubscribed", 0, __LINE__ },
+		/* what the repeats say alone */
+		{ "ooo_repeats_split.csv", OOO, 0, VERDICT_HOLDS, "holds in 1 of 2 repeats judged alone", 0, __LINE__ },
 		{ "knee_holds.csv", KNEE, 2, VERDICT_HOLDS, "knee is at 2 workers", 2, __LINE__ },
-		{ "knee_holds.csv", KNEE, 0, VERDICT_HOLDS, "CPU seconds rise 30.0 %", 2, __LINE__ },
+		{ "knee_holds.csv", KNEE, 0, VERDICT_HOLDS, "sum of op spans rises 30.0 %", 2, __LINE__ },
+		{ "knee_holds.csv", KNEE, 0, VERDICT_HOLDS, "knee by this rule at 24", 2, __LINE__ },
 		{ "knee_not_still_falling.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "no knee", 0, __LINE__ },
-		{ "knee_not_cpu.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "change by -30.0 %", 2, __LINE__ },
-		{ "knee_flat.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "has 2 CPUs", 8, __LINE__ },
+		{ "knee_not_cpu.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "changes by -30.0 %", 2, __LINE__ },
+		{ "knee_flat.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "could use 2 CPUs", 8, __LINE__ },
 		{ "knee_flat.csv", KNEE, 32, VERDICT_DOES_NOT_HOLD, "did not help", 8, __LINE__ },
 		{ "knee_cannot_two.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "at most 2", 0, __LINE__ },
 		/* a knee by the rule, but on 1 CPU every worker count is oversubscribed */
@@ -448,6 +495,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_knee),
+		cmocka_unit_test(test_paper_figures),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_load_tiny),
 		cmocka_unit_test(test_summary_schema),

@@ -12,16 +12,24 @@ hdr='!/^#/ && !h { for (i = 1; i <= NF; i++) c[$i] = i; h = 1; next } h'
 # Fig. 6 worker sweep: b1024, 4 GPUs, workers 8..28
 {
 	echo "# from lotus_ic_worker_sweep.csv (Lotus IISWC 2024, Fig. 6): b1024, 4 GPUs"
-	echo "series,series_label,workers,batch,gpus,runs,e2e_s,cpu_s,ooo_pct,stall_pct,wait_gt_500ms_pct,delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct"
+	echo "series,series_label,workers,batch,gpus,runs,e2e_s,ops_span_s,ooo_pct,stall_pct,wait_gt_500ms_pct,delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct"
 	awk -F, "$hdr"' { printf "1,paper: b1024 / 4 GPUs,%s,1024,4,1,%s,%s,%s,%s,%s,%s,%s,%s\n", $c["workers"], $c["e2e_s"], $c["cpu_s"], $c["ooo_pct"], $c["stall_pct"], $c["wait_gt_500ms_pct"], $c["delay_gt_500ms_pct"], $c["preproc_avg_ms"], $c["preproc_std_pct"] }' lotus_ic_worker_sweep.csv
 } >paper_worker_sweep.csv
 
-# Fig. 6(b): total CPU seconds (one "all ops" stack: the paper gives the
-# per-op split only at 20 workers, in lotus_ic_cpu_s_per_op_w20.csv)
+# Fig. 6(b): per-op "CPU seconds" (sums of LotusTrace op spans) at each
+# worker count, stacked in the order of the pipeline
 {
-	echo "# from lotus_ic_worker_sweep.csv (Lotus IISWC 2024, Fig. 6b): sum of per-op CPU seconds"
-	echo "series,series_label,workers,cpu_s,cum_cpu_s"
-	awk -F, "$hdr"' { printf "1,all ops (LotusTrace sum),%s,%s,%s\n", $c["workers"], $c["cpu_s"], $c["cpu_s"] }' lotus_ic_worker_sweep.csv
+	echo "# from lotus_ic_cpu_s_per_op_vs_workers.csv (Lotus IISWC 2024, Fig. 6b): sum of each op's spans"
+	echo "series,series_label,workers,span_s,cum_span_s"
+	awk -F, "$hdr"' {
+		n = split("Loader RandomResizedCrop RandomHorizontalFlip ToTensor Normalize Collation", op, " ")
+		cum = 0
+		for (i = 1; i <= n; i++) {
+			cum += $c[op[i]]
+			line[i, ++m[i]] = sprintf("%d,%s,%s,%s,%s", i, op[i], $c["workers"], $c[op[i]], cum)
+		}
+	}
+	END { for (i = 1; i <= 6; i++) for (j = 1; j <= m[i]; j++) print line[i, j] }' lotus_ic_cpu_s_per_op_vs_workers.csv
 } >paper_cpu_by_op.csv
 
 # Figs. 4-5 grid: batch x GPUs with workers = GPUs; against workers, one
@@ -45,7 +53,7 @@ grid() { # $1: series column, $2: label format, $3: x column
 		}
 	}' lotus_ic_batch_gpu_sweep.csv
 }
-cols="series,series_label,workers,batch,gpus,runs,e2e_s,cpu_s,ooo_pct,stall_pct,wait_gt_500ms_pct,delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct"
+cols="series,series_label,workers,batch,gpus,runs,e2e_s,ops_span_s,ooo_pct,stall_pct,wait_gt_500ms_pct,delay_gt_500ms_pct,preproc_avg_ms,preproc_std_pct"
 {
 	echo "# from lotus_ic_batch_gpu_sweep.csv (Lotus IISWC 2024, Figs. 4-5): workers = GPUs, one series per batch size"
 	echo "$cols"
