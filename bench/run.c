@@ -16,6 +16,7 @@
 #include "counted.h"
 #include "counters.h"
 #include "emit.h"
+#include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "loader.h"
@@ -25,6 +26,8 @@
 #include "noise.h"
 #include "options.h"
 #include "pipeline.h"
+#include "repeats.h"
+#include "report.h"
 #include "run.h"
 #include "topology.h"
 
@@ -85,6 +88,9 @@ const struct opt run_opts_table[] = {
 	  COUNTERS_DEFAULT_WHY },
 	PIN_OPT(struct run_opts, pin_cpus),
 	NOISE_OPT(struct run_opts, require_idle),
+	{ "repeat", 'r', OPT_INT, O(repeat), "1", "N",
+	  "runs of the configuration, each its own results folder (-r1, -r2, ...), then the "
+	  "median and spread of the main figures", .lo = 1, .hi = 1000 },
 	{ "trace", 0, OPT_BOOL, O(trace), "on", NULL,
 	  "record per-sample and per-op events (batch events are always recorded)", .choices = NULL },
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
@@ -572,6 +578,166 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 	return lc;
 }
 
+/* One measured run into its own results folder: 0 (EXIT_OK), or an exit
+ * status. final gets the folder ("" when none was kept). */
+static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader_cfg lc,
+		    const struct loader_plan *plan, uint64_t step_ns, const char *tagname,
+		    char *final, size_t finallen)
+{
+	char err[1024] = "", tmp[PATH_MAX], name[PATH_MAX];
+	final[0] = 0;
+	if (results_dir_begin(o->out, tagname, tmp, sizeof(tmp), name, sizeof(name), err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+
+	char dump_dir[PATH_MAX + 16];
+	if (o->dump_batches) {
+		snprintf(dump_dir, sizeof(dump_dir), "%s/batches", tmp);
+		if (mkdir(dump_dir, 0777)) {
+			error("cannot create '%s': %s", dump_dir, strerror(errno));
+			rmdir(tmp);
+			return EXIT_FAIL;
+		}
+		lc.dump_batches = o->dump_batches;
+		lc.dump_dir = dump_dir;
+	}
+	if (ctx->spec->n)
+		lc.counters = ctx->spec;
+
+	struct progress prog = { .start = clock_now_ns() };
+	prog.last = prog.start;
+	if (isatty(STDERR_FILENO)) {
+		lc.progress = progress_cb;
+		lc.progress_arg = &prog;
+	}
+	if (noise_require_idle(o->require_idle, noise_idle_wait_s(), &ctx->cpus, err, sizeof(err))) {
+		error("%s", err);
+		if (lc.dump_dir)
+			rmdir(lc.dump_dir);
+		rmdir(tmp);
+		return EXIT_FAIL;
+	}
+	struct loader_result r;
+	struct noise_snap before, after;
+	noise_read(&before, &ctx->cpus);
+	int lr = loader_run(&lc, plan, &r, err, sizeof(err));
+	noise_read(&after, &ctx->cpus);
+	noise_between(&before, &after, &ctx->cpus, &ctx->noise);
+	if (lr) {
+		error("%s", err);
+		if (lc.dump_dir)
+			rmdir(lc.dump_dir);
+		rmdir(tmp);
+		return EXIT_FAIL;
+	}
+	if (prog.shown)
+		fputc('\n', stderr);
+	noise_warn(&ctx->noise, "the run");
+	report_errors(&r);
+	if (!r.complete)
+		error("%s", r.stop_reason);
+	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
+	if (!wr)
+		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
+	else
+		final[0] = 0;
+	int rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
+	loader_result_free(&r);
+	return rc;
+}
+
+/* The figures --repeat summarises. */
+static const char *const repeat_figures[] = {
+	"images_per_s", "e2e_s", "ooo_pct", "stall_pct", "preproc_avg_ms", "preproc_std_pct",
+	"gpu_util_pct", "others_cpu_pct",
+};
+
+/* --repeat N: N runs, each its own results folder (-r1, -r2, ... after the
+ * tag), then the median and spread of the main figures over them. */
+static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const struct loader_cfg *lc,
+		       const struct loader_plan *plan, uint64_t step_ns)
+{
+	long n = o->repeat;
+	struct sweep_row *rows = calloc((size_t)n, sizeof(*rows));
+	const struct sweep_row **rp = calloc((size_t)n, sizeof(*rp));
+	size_t ok = 0;
+	int rc = EXIT_OK;
+	if (!rows || !rp) {
+		free(rows);
+		free(rp);
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	for (long k = 1; k <= n; k++) {
+		char tagname[300], final[PATH_MAX], path[PATH_MAX + 16];
+		if (n > 1)
+			snprintf(tagname, sizeof(tagname), "%s-r%ld", o->tag, k);
+		else
+			snprintf(tagname, sizeof(tagname), "%s", o->tag);
+		int r = run_once(o, ctx, *lc, plan, step_ns, tagname, final, sizeof(final));
+		if (r && !rc)
+			rc = r;
+		if (r >= 128 || !final[0])
+			break;   /* interrupted, or nothing kept: no further repeat */
+		snprintf(path, sizeof(path), "%s/summary.json", final);
+		json_t *j = json_load_file(path, 0, NULL);
+		if (j) {
+			sweep_row_init(&rows[ok]);
+			sweep_row_from_summary(&rows[ok], j);
+			rp[ok] = &rows[ok];
+			ok++;
+			json_decref(j);
+		}
+	}
+	if (n > 1 && ok > 1) {
+		struct combined *c = malloc(sizeof(*c));
+		if (c && !repeats_combine(rp, ok, c)) {
+			printf("\n%zu repeats: median [%s] or (min, max) with fewer than 6:\n", ok,
+			       STATS_CI_METHOD);
+			for (size_t i = 0; i < sizeof(repeat_figures) / sizeof(repeat_figures[0]); i++) {
+				char buf[128];
+				const struct metric *mt = metric_find(repeat_figures[i]);
+				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), "%.4g");
+				printf("  %-20s %s %s\n", mt->name, buf, mt->unit);
+			}
+			if (c->same_differs)
+				warn("the repeats differ in %s, which should be the same in every repeat",
+				     c->same_what);
+		}
+		free(c);
+	}
+	free(rows);
+	free(rp);
+	return rc;
+}
+
+/* A disk without room for the results is refused before anything runs:
+ * the bytes the results will take (results_size_estimate) against the free
+ * bytes where they go. 0, or -1 with err. */
+static int check_free_space(const struct run_opts *o, const struct pipeline *pipe,
+			    const struct dataset *data, char *err, size_t errlen)
+{
+	uint64_t images = (uint64_t)data->n * (uint64_t)o->epochs;
+	if (o->max_batches && o->max_batches * (uint64_t)o->batch < images)
+		images = o->max_batches * (uint64_t)o->batch;
+	uint64_t batches = (images + (uint64_t)o->batch - 1) / (uint64_t)o->batch;
+	uint64_t events = batches * 10 + (o->trace ? images * (uint64_t)(pipe->nops + 2) : 0);
+	uint64_t need = results_size_estimate(events, batches, o->trace, o->trace) *
+			(uint64_t)o->repeat;
+	uint64_t avail;
+	char where[PATH_MAX];
+	if (free_bytes_at(o->out, &avail, where, sizeof(where)))
+		return 0;   /* cannot tell: the writer reports a full disk itself */
+	if (avail >= need)
+		return 0;
+	errf(err, errlen, "not enough free space for the results in '%s': about %.1f MiB needed "
+	     "(%" PRIu64 " trace events, %" PRIu64 " batches%s), %.1f MiB free (free some space, or "
+	     "give --out another folder; --trace off needs less)", where, (double)need / 1048576.0,
+	     events, batches, o->repeat > 1 ? ", every repeat" : "", (double)avail / 1048576.0);
+	return -1;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -582,8 +748,7 @@ int cmd_run(int argc, char **argv)
 	int have_pipe = 0, have_data = 0;
 	struct run_ctx ctx;
 	memset(&ctx, 0, sizeof(ctx));
-	char data_path[PATH_MAX], tag[256], tmp[PATH_MAX], name[PATH_MAX], final[PATH_MAX];
-	tmp[0] = 0;
+	char data_path[PATH_MAX], tag[256];
 
 	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
 		error("%s", err);
@@ -654,64 +819,13 @@ int cmd_run(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
 	}
-	if (results_dir_begin(o.out, o.tag, tmp, sizeof(tmp), name, sizeof(name), err, sizeof(err))) {
+	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
 		error("%s", err);
+		rc = EXIT_FAIL;
 		goto out;
 	}
-
-	char dump_dir[PATH_MAX + 16];
-	if (o.dump_batches) {
-		snprintf(dump_dir, sizeof(dump_dir), "%s/batches", tmp);
-		if (mkdir(dump_dir, 0777)) {
-			error("cannot create '%s': %s", dump_dir, strerror(errno));
-			rmdir(tmp);
-			goto out;
-		}
-		lc.dump_batches = o.dump_batches;
-		lc.dump_dir = dump_dir;
-	}
-
 	probe_counters(&ctx);
-	if (ctx.spec->n)
-		lc.counters = ctx.spec;
-
-	struct progress prog = { .start = clock_now_ns() };
-	prog.last = prog.start;
-	if (isatty(STDERR_FILENO)) {
-		lc.progress = progress_cb;
-		lc.progress_arg = &prog;
-	}
-	if (noise_require_idle(o.require_idle, noise_idle_wait_s(), &ctx.cpus, err, sizeof(err))) {
-		error("%s", err);
-		rmdir(tmp);
-		rc = EXIT_FAIL;
-		goto out;
-	}
-	struct loader_result r;
-	struct noise_snap before, after;
-	noise_read(&before, &ctx.cpus);
-	int lr = loader_run(&lc, &plan, &r, err, sizeof(err));
-	noise_read(&after, &ctx.cpus);
-	noise_between(&before, &after, &ctx.cpus, &ctx.noise);
-	if (lr) {
-		error("%s", err);
-		if (lc.dump_dir)
-			rmdir(lc.dump_dir);
-		rmdir(tmp);
-		rc = EXIT_FAIL;
-		goto out;
-	}
-	if (prog.shown)
-		fputc('\n', stderr);
-	noise_warn(&ctx.noise, "the run");
-	report_errors(&r);
-	if (!r.complete)
-		error("%s", r.stop_reason);
-	int wr = write_results(&o, &r, step_ns, &ctx, tmp, name, final, sizeof(final));
-	if (!wr)
-		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
-	rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
-	loader_result_free(&r);
+	rc = run_repeats(&o, &ctx, &lc, &plan, step_ns);
 out:
 	if (have_data)
 		dataset_release(&data);

@@ -18,7 +18,7 @@ int cmd_run(int argc, char **argv);
  * the index of the value in the option's choices. */
 struct run_opts {
 	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
-	long workers, batch, gpus, prefetch, epochs;
+	long workers, batch, gpus, prefetch, epochs, repeat;
 	uint64_t gpu_step, max_batches, seed, max_pixels, trace_capacity, dump_batches;
 	double h2d, speedy_pct, require_idle;
 	int policy;

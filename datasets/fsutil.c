@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include "fsutil.h"
 
 int mkdir_p(const char *path, mode_t mode)
@@ -21,5 +23,31 @@ int mkdir_p(const char *path, mode_t mode)
 	}
 	if (mkdir(tmp, mode) && errno != EEXIST)
 		return -1;
+	return 0;
+}
+
+int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherelen)
+{
+	char p[4096];
+	struct statvfs v;
+	if (snprintf(p, sizeof(p), "%s", *path ? path : ".") >= (int)sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (;;) {
+		if (statvfs(p, &v) == 0)
+			break;
+		if (errno != ENOENT)
+			return -1;
+		char *slash = strrchr(p, '/');
+		if (!slash)
+			snprintf(p, sizeof(p), ".");
+		else if (slash == p)
+			p[1] = 0;
+		else
+			*slash = 0;
+	}
+	*bytes = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
+	snprintf(where, wherelen, "%s", p);
 	return 0;
 }
