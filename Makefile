@@ -78,6 +78,7 @@ compare: bench/ppbench
 
 # ---- sweeps, the paper's figures, the findings report ----------------------
 # make sweep [WORKERS="8 12 16"] [BATCH="1024"] [GPUS="4"] [DATA=DIR] [PIPELINE=NAME]
+#            [DRY_RUN=1: print the plan (memory, fits, images, time) and run nothing]
 #            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
 # Each configuration runs as its own `ppbench run`; the variables left unset take
 # `ppbench sweep --help`'s defaults (a small sweep on the default dataset, about a
@@ -88,7 +89,8 @@ SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch)
 	$(call sweep_opt,GPUS,--gpus) $(call sweep_opt,DATA,--data) \
 	$(call sweep_opt,PIPELINE,--pipeline) $(call sweep_opt,REPEAT,--repeat) \
 	$(call sweep_opt,EPOCHS,--epochs) $(call sweep_opt,MAX_BATCHES,--max-batches) \
-	$(call sweep_opt,TAG,--tag) $(call sweep_opt,POLICY,--policy) $(EXTRA)
+	$(call sweep_opt,TAG,--tag) $(call sweep_opt,POLICY,--policy) \
+	$(if $(DRY_RUN),--dry-run) $(EXTRA)
 
 .PHONY: sweep plots reproduce
 sweep: bench/ppbench
