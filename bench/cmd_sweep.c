@@ -909,7 +909,7 @@ int cmd_sweep(int argc, char **argv)
 						 .pol_name = policy_names, .repeat = c.repeat };
 			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
 			if (pl < 0 || pl > 0 || c.dry_run) {
-				rc = pl < 0 ? EXIT_FAIL : pl > 0 && !c.dry_run ? EXIT_USAGE : EXIT_OK;
+				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
 				goto out;
 			}
 		}
