@@ -1048,6 +1048,7 @@ static int print_run_help(void)
 {
 	char *argv[] = { "/proc/self/exe", "run", "--help", NULL };
 	printf("%s", usage);
+	fflush(stdout);
 	return spawn(argv, -1) ? EXIT_FAIL : EXIT_OK;
 }
 

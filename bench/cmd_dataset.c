@@ -80,13 +80,16 @@ static int describe(int argc, char **argv)
 	if (argc != 2 || !strcmp(argv[1], "--help")) {
 		printf("usage: ppbench dataset describe DIR\n\nReads DIR as torchvision's ImageFolder "
 		       "and prints its classes, images and file sizes.\n");
+		exit_codes_help(stdout);
 		return argc == 2 ? EXIT_OK : EXIT_USAGE;
 	}
 	struct dataset d;
 	char err[512];
+	if (input_missing(argv[1]))
+		return EXIT_USAGE;
 	if (dataset_scan(&d, argv[1], err, sizeof(err))) {
 		error("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	double *kb = malloc((d.n ? d.n : 1) * sizeof(double));
 	if (!kb)

@@ -1734,6 +1734,7 @@ static void help(void)
 	       "                        CPU count (array tasks of one node type on several nodes)\n"
 	       "  -o, --out DIR         where the merge goes (default: results/merge-<UTC time>)\n"
 	       "  -h, --help            show this help\n", usage_line);
+	exit_codes_help(stdout);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -1807,6 +1808,11 @@ int cmd_merge(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	for (size_t i = 0; i < ndirs; i++)
+		if (input_missing(dirs[i])) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
 	for (size_t i = 0; i < ndirs; i++)
 		if (add_dir(&m, dirs[i], err, sizeof(err))) {
 			error("%s", err);

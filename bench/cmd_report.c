@@ -2519,6 +2519,7 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: %s\n\n%s\n", usage, what);
+		exit_codes_help(stdout);
 		return 1;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
@@ -2551,6 +2552,7 @@ int cmd_report(int argc, char **argv)
 			       "paper's numbers, this machine's, and a verdict. Several sweep folders\n"
 			       "(make reproduce's two experiments) make one report, written in --out\n"
 			       "(default: their common parent folder).\n", usage);
+			exit_codes_help(stdout);
 			free(dirs);
 			return EXIT_OK;
 		}
@@ -2576,6 +2578,11 @@ int cmd_report(int argc, char **argv)
 		free(dirs);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (input_missing(dirs[i])) {
+			free(dirs);
+			return EXIT_USAGE;
+		}
 	if (n == 1 && !out) {
 		rc = sweep_load(&s, dirs[0], err, sizeof(err));
 	} else {
@@ -2639,6 +2646,8 @@ int cmd_plots(int argc, char **argv)
 			     "PNG and SVG) and its summary.csv, without the report.");
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (input_missing(argv[1]))
+		return EXIT_USAGE;
 	if (sweep_load(&s, argv[1], err, sizeof(err))) {
 		error("%s", err);
 		return EXIT_FAIL;

@@ -656,6 +656,8 @@ int cmd_metrics(int argc, char **argv)
 	for (int i = 1; i <= npos; i++) {
 		char path[4096], why[2048];
 		json_error_t je;
+		if (input_missing(argv[i]))
+			return EXIT_USAGE;
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
 		json_t *j = json_load_file(path, 0, &je);
 		if (!j) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "commands.h"
 #include "options.h"
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
@@ -278,6 +279,21 @@ int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* "unknown option '--name'", with the nearest option of t when one is close. */
+static void unknown_option(const struct opt *t, const char *name, char *err, size_t errlen)
+{
+	const char *names[128];
+	size_t n = 0;
+	for (; t->name && n < 128; t++)
+		names[n++] = t->name;
+	const char *near = nearest_name(name, names, n);
+	if (near)
+		snprintf(err, errlen, "unknown option '--%s'; did you mean '--%s'? (see --help)", name,
+			 near);
+	else
+		snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+}
+
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen)
 {
@@ -332,7 +348,7 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				o = NULL;
 			}
 			if (!o) {
-				snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+				unknown_option(t, name, err, errlen);
 				return -1;
 			}
 		}
@@ -422,6 +438,7 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
+	exit_codes_help(f);
 }
 
 json_t *opts_json(const struct opt *t, const void *cfg)
