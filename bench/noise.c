@@ -281,6 +281,21 @@ json_t *noise_json(const struct noise *n)
 	return j;
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *noise_window_json(const struct noise *n)
+{
+	json_t *j = noise_json(n);
+	json_object_set_new(j, "wall_s", real_or_null(n->wall_s));
+	json_object_set_new(j, "others_cpu_pct", real_or_null(n->others_cpu_pct));
+	json_object_set_new(j, "steal_pct", real_or_null(n->steal_pct));
+	json_object_set_new(j, "load_avg_1min", real_or_null(n->load1));
+	return j;
+}
+
 void noise_warn(const struct noise *n, const char *what)
 {
 	if (!n->noisy)
