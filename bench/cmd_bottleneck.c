@@ -222,17 +222,6 @@ static void print_ladder(const struct ladder *l)
 	}
 }
 
-static json_t *summary_json(const struct stats_summary *s)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "median", isfinite(s->median) ? json_real(s->median) : json_null());
-	json_object_set_new(j, "lo", isfinite(s->lo) ? json_real(s->lo) : json_null());
-	json_object_set_new(j, "hi", isfinite(s->hi) ? json_real(s->hi) : json_null());
-	json_object_set_new(j, "interval", json_string(s->has_ci ? "ci95" : "min-max"));
-	json_object_set_new(j, "n", json_integer((json_int_t)s->n));
-	return j;
-}
-
 static json_t *values_json(const double *v, size_t n, size_t stride)
 {
 	json_t *a = json_array();
@@ -263,10 +252,10 @@ static int write_ladder(const char *dir, const struct ladder *l, const struct ru
 		json_object_set_new(s, "name", json_string(step_name[i]));
 		json_object_set_new(s, "stage_added", i ? json_string(stage_name[i]) : json_null());
 		json_object_set_new(s, "images_per_s", values_json(l->ips + i, l->n, NSTEPS));
-		json_object_set_new(s, "images_per_s_summary", summary_json(&l->sp[i]));
+		json_object_set_new(s, "images_per_s_summary", stats_summary_json(&l->sp[i]));
 		if (i) {
 			json_object_set_new(s, "slowdown", values_json(l->slow_v + i, l->n, NSTEPS));
-			json_object_set_new(s, "slowdown_summary", summary_json(&l->slow[i]));
+			json_object_set_new(s, "slowdown_summary", stats_summary_json(&l->slow[i]));
 			json_object_set_new(s, "vs_prev", json_string(bottleneck_change_name(
 				bottleneck_step_change(&l->slow[i]))));
 		}
