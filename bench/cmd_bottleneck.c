@@ -269,21 +269,7 @@ static int write_ladder(const char *dir, const struct ladder *l, const struct ru
 			    l->v.candidate >= 0 ? json_integer(l->v.candidate + 1) : json_null());
 	json_object_set_new(b, "slowdown", isfinite(l->v.slowdown) ? json_real(l->v.slowdown) : json_null());
 	json_object_set_new(j, "bottleneck", b);
-	json_t *nz = json_array();
-	int noisy = 0;
-	for (size_t k = 0; k < l->n; k++) {
-		json_array_append_new(nz, noise_window_json(&l->noise[k]));
-		noisy |= l->noise[k].noisy;
-	}
-	json_t *nb = json_object();
-	json_object_set_new(nb, "noisy", json_boolean(noisy));
-	json_object_set_new(nb, "threshold_pct", json_real(NOISE_BUSY_PCT));
-	json_object_set_new(nb, "require_idle_pct", json_real(o->require_idle));
-	json_object_set_new(nb, "climbs", nz);
-	json_t *cj = json_object();
-	cpus_json(cp, cj);
-	json_object_set_new(nb, "cpus", cj);
-	json_object_set_new(j, "noise", nb);
+	json_object_set_new(j, "noise", noise_study_json(l->noise, l->n, "climbs", o->require_idle, cp));
 	json_object_set_new(j, "options", opts_json(run_opts_table, o));
 	json_t *m = machine_json();
 	if (m)

@@ -1665,26 +1665,16 @@ static int read_sides(const struct cargs *c, const char *dir, const struct pipel
 /* compare.json's frame: the repeats, their order, the noise guard. */
 static json_t *compare_json(const struct cargs *c, const struct noise *nz, const struct cpus *cp)
 {
-	json_t *j = json_object(), *ord = json_array(), *win = json_array(), *cj = json_object();
-	json_t *nb = json_object();
-	int noisy = 0;
+	json_t *j = json_object(), *ord = json_array();
 	json_object_set_new(j, "schema_version", json_integer(COMPARE_SCHEMA_VERSION));
 	json_object_set_new(j, "tool", json_string("ppbench compare"));
 	json_object_set_new(j, "repeats", json_integer(c->repeat));
 	json_object_set_new(j, "interval_method", json_string(STATS_CI_METHOD));
-	for (long k = 0; k < c->repeat; k++) {
+	for (long k = 0; k < c->repeat; k++)
 		json_array_append_new(ord, json_string(k % 2 ? "pytorch" : "ppbench"));
-		json_array_append_new(win, noise_window_json(&nz[k]));
-		noisy |= nz[k].noisy;
-	}
 	json_object_set_new(j, "first_side", ord);
-	json_object_set_new(nb, "noisy", json_boolean(noisy));
-	json_object_set_new(nb, "threshold_pct", json_real(NOISE_BUSY_PCT));
-	json_object_set_new(nb, "require_idle_pct", json_real(c->require_idle));
-	json_object_set_new(nb, "repeats", win);
-	cpus_json(cp, cj);
-	json_object_set_new(nb, "cpus", cj);
-	json_object_set_new(j, "noise", nb);
+	json_object_set_new(j, "noise", noise_study_json(nz, (size_t)c->repeat, "repeats",
+							 c->require_idle, cp));
 	json_t *m = machine_json();
 	if (m)
 		json_object_set_new(j, "machine", m);

@@ -1292,11 +1292,9 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 	json_object_set_new(j, "ranking", rk);
 	json_object_set_new(j, "repeats", json_integer(c->o->repeat));
 	json_object_set_new(j, "interval_method", json_string(STATS_CI_METHOD));
-	json_t *nz = noise_window_json(&c->noise), *cj = json_object();
-	json_object_set_new(nz, "require_idle_pct", json_real(c->o->require_idle));
-	cpus_json(&c->cpus, cj);
-	json_object_set_new(nz, "cpus", cj);
-	json_object_set_new(j, "noise", nz);
+	/* one window: the whole measurement; each strategy's own is beside it */
+	json_object_set_new(j, "noise", noise_study_json(&c->noise, 1, "windows",
+							 c->o->require_idle, &c->cpus));
 	json_t *arr = json_array();
 	for (int i = 0; i < c->nst; i++) {
 		const struct strategy *s = &c->st[i];

@@ -97,6 +97,13 @@ struct json_t *noise_json(const struct noise *n);
  * null: unknown). New reference. */
 struct json_t *noise_window_json(const struct noise *n);
 
+/* A study command's "noise" block: {"noisy" (any window was), "threshold_pct",
+ * "require_idle_pct" (0: not asked), key: [noise_window_json of w[0..n)],
+ * "cpus": cpus_json}. New reference. */
+struct cpus;
+struct json_t *noise_study_json(const struct noise *w, size_t n, const char *key,
+				double require_idle, const struct cpus *c);
+
 /* One line on stderr when the window was noisy ("what" names it: "the run",
  * "round 3"); nothing otherwise. */
 void noise_warn(const struct noise *n, const char *what);

@@ -152,7 +152,7 @@ if /usr/bin/python3 - "$tdir/strategies.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["repeats"] == 2
-assert "others_cpu_pct" in j["noise"] and isinstance(j["noise"]["noisy"], bool)
+assert "others_cpu_pct" in j["noise"]["windows"][0] and isinstance(j["noise"]["noisy"], bool)
 assert "cpus_usable" in j["noise"]["cpus"]
 ranks = []
 for s in j["strategies"]:
