@@ -38,7 +38,7 @@ static const char description[] =
 	"(2) one batch cached on the host (copy + step), (3) one processed sample cached\n"
 	"(collate + loader + copy + step), (4) the files' bytes in memory, the page cache\n"
 	"(every op + collate + copy + step), (5) the full pipeline from storage with a cold\n"
-	"page cache. The ladder is climbed --repeat times (default here: 3); each figure is\n"
+	"page cache. The ladder is climbed --repeat times; each figure is\n"
 	"the median with its spread, and the stage named is the one whose inclusion causes\n"
 	"the largest drop beyond noise (none when every drop is within noise). Leaves\n"
 	"OUT/<UTC time>-<tag>/ with bottleneck.json and bottleneck.csv.\n"
@@ -109,7 +109,7 @@ static int loader_step(struct loader_cfg *lc, double *ips, char *err, size_t err
 }
 
 #define BOTTLENECK_SCHEMA_VERSION 1
-#define BOTTLENECK_DEFAULT_REPEAT 3
+#define BOTTLENECK_DEFAULT_REPEAT_TEXT "3"
 
 /* One climb of the ladder: images/s of each step (0: no bound). */
 static int climb(const struct run_opts *o, struct loader_cfg *lc, const struct dataset *data,
@@ -231,7 +231,8 @@ static json_t *values_json(const double *v, size_t n, size_t stride)
 	return a;
 }
 
-static int write_ladder(const char *dir, const struct ladder *l, const struct run_opts *o,
+static int write_ladder(const char *dir, const struct ladder *l, const struct opt *table,
+			const struct run_opts *o,
 			const char *pipe, size_t images, uint64_t step_ns, const struct cpus *cp,
 			char *err, size_t errlen)
 {
@@ -270,7 +271,7 @@ static int write_ladder(const char *dir, const struct ladder *l, const struct ru
 	json_object_set_new(b, "slowdown", isfinite(l->v.slowdown) ? json_real(l->v.slowdown) : json_null());
 	json_object_set_new(j, "bottleneck", b);
 	json_object_set_new(j, "noise", noise_study_json(l->noise, l->n, "climbs", o->require_idle, cp));
-	json_object_set_new(j, "options", opts_json(run_opts_table, o));
+	json_object_set_new(j, "options", opts_json(table, o));
 	json_t *m = machine_json();
 	if (m)
 		json_object_set_new(j, "machine", m);
@@ -336,6 +337,29 @@ static int climb_all(const struct run_opts *o, struct loader_cfg *lc, const stru
 	return 0;
 }
 
+/* run's options with bottleneck's own --repeat (its default and meaning);
+ * a copy, so that --help shows the default the command uses. */
+static struct opt *options_table(void)
+{
+	size_t n = 0;
+	while (run_opts_table[n].name)
+		n++;
+	struct opt *t = malloc((n + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	memcpy(t, run_opts_table, (n + 1) * sizeof(*t));
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(t[i].name, "repeat")) {
+			t[i].def = BOTTLENECK_DEFAULT_REPEAT_TEXT;   /* one climb cannot tell a drop from noise */
+			t[i].help = "climbs of the ladder; each figure is the median over them with its "
+				    "spread, and a stage is named only when its drop is beyond noise";
+		} else if (!strcmp(t[i].name, "tag")) {
+			t[i].help = "name of the results folder after the time (default: "
+				    "bottleneck-PIPELINE-bB-wW)";
+		}
+	return t;
+}
+
 int cmd_bottleneck(int argc, char **argv)
 {
 	struct run_opts o;
@@ -345,29 +369,29 @@ int cmd_bottleneck(int argc, char **argv)
 	struct cpus cp;
 	char err[1024], data_path[4096], tagbuf[256], tmp[PATH_MAX], name[512], final[PATH_MAX];
 	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0;
-	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
+	struct opt *table = options_table();
+	if (!table || opts_defaults(table, &o, err, sizeof(err))) {
+		error("%s", table ? err : "out of memory");
+		free(table);
 		return EXIT_FAIL;
 	}
-	o.repeat = BOTTLENECK_DEFAULT_REPEAT;   /* run's 1 cannot tell a drop from noise */
-	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(run_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
+	int pr = opts_parse(table, &o, argc, argv, 1, &npos, err, sizeof(err));
+	if (pr == 1)
+		opts_help(table, stdout, usage, description);
+	else if (pr < 0)
 		error("%s", err);
-		return EXIT_USAGE;
-	}
-	if (npos) {
+	else if (npos)
 		error("unexpected argument '%s' (see ppbench bottleneck --help)", argv[1]);
-		return EXIT_USAGE;
+	if (pr || npos) {
+		free(table);
+		return pr == 1 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (!o.max_batches)   /* run's "every batch" is too long for five steps */
 		o.max_batches = 20;
 	uint64_t step_ns = o.gpu_step;
 	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
 		error("--gpu-step auto: %s", err);
+		free(table);
 		return EXIT_USAGE;
 	}
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
@@ -448,7 +472,7 @@ int cmd_bottleneck(int argc, char **argv)
 	       "  - here: step 4 keeps the files in the page cache (read once before), not an\n"
 	       "    application cache, so it still pays open/read system calls; step 5 drops\n"
 	       "    them with posix_fadvise(DONTNEED), which cannot evict pages others hold dirty.\n");
-	if (write_ladder(tmp, &l, &o, pipe.name, data.n, step_ns, &cp, err, sizeof(err)) ||
+	if (write_ladder(tmp, &l, table, &o, pipe.name, data.n, step_ns, &cp, err, sizeof(err)) ||
 	    results_dir_commit(o.out, tmp, name, final, sizeof(final), err, sizeof(err))) {
 		error("%s", err);
 		goto out;
@@ -462,6 +486,7 @@ out:
 	free(l.ips);
 	free(l.slow_v);
 	free(l.noise);
+	free(table);
 	if (have_data)
 		dataset_release(&data);
 	if (have_pipe)
