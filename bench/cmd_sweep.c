@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "fsutil.h"
 #include "clock.h"
 #include "commands.h"
 #include "generate.h"
@@ -100,8 +101,9 @@ double sweep_page_cache(const struct dataset *d, int drop)
 	double total = 0, resident = 0;
 
 	for (size_t i = 0; i < d->n; i++) {
-		int fd = open(d->items[i].path, O_RDONLY | O_CLOEXEC);
+		char why[256];
 		struct stat st;
+		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
 		if (drop) {

@@ -163,6 +163,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 		s.index = k;
 		s.rng = r;
 		s.max_pixels = c->max_pixels;
+		s.max_file_bytes = c->max_file_bytes;
 		s.kind = PIX_NONE;
 		s.h = s.w = 0;
 		s.scr = &scr;

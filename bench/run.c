@@ -15,6 +15,7 @@
 #include "consumer.h"
 #include "counted.h"
 #include "counters.h"
+#include "decode.h"
 #include "emit.h"
 #include "fsutil.h"
 #include "generate.h"
@@ -82,6 +83,8 @@ const struct opt run_opts_table[] = {
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
 	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
+	  DECODE_MAX_FILE_HELP, .choices = NULL },
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
@@ -572,6 +575,7 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.checksum = o->checksum,
 		.trace_capacity = o->trace_capacity,
 		.max_pixels = o->max_pixels,
+		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
 	};

@@ -1,0 +1,40 @@
+# Faults and hostile input (issue 12): what a run does with files that are not
+# images, signals to a sweep, and other bad input. Each check failed before
+# its fix. Runs on small decode fixtures with --counters none.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ds=$TMP/faults_ds
+out=$TMP/faults_out
+mkdir -p "$ds/c0" "$ds/c1"
+cp "$top"/tests/fixtures/decode/j4*.jpg "$ds/c0/"
+cp "$top"/tests/fixtures/decode/j3*.jpg "$ds/c1/"
+base=(--data "$ds" --out "$out" --gpu-step 0 --counters none --workers 1 --batch 4)
+summary() { ls -d "$out"/*-"$1"/summary.json 2>/dev/null | head -1; }
+
+# ---- 1. a FIFO (or any non-regular file) named like an image -----------------
+mkfifo "$ds/c0/fifo.JPEG"
+timeout 60 "$PPBENCH" run "${base[@]}" --tag fifo >"$TMP/fifo.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && echo "ok - a FIFO in the dataset: the run finishes" ||
+	echo "not ok - a FIFO in the dataset: the run finishes (exit $rc)"
+check "the FIFO is named in a warning with its reason" \
+	grep -q "skipped '.*/c0/fifo.JPEG': op decode: not a regular file (a FIFO)" "$TMP/fifo.out"
+s=$(summary fifo)
+check "summary.json lists the FIFO as skipped, with the reason" test "$(jq -r \
+	'.skipped.files[] | select(.path | endswith("fifo.JPEG")) | .reason' "$s" 2>/dev/null)" \
+	= "op decode: not a regular file (a FIFO)"
+check "skipped.count agrees with the list" test "$(jq '.skipped.count == (.skipped.files | length)' "$s" 2>/dev/null)" = true
+check_cli "apply on a FIFO: refused, does not hang" 1 "not a regular file \(a FIFO\)" \
+	-- apply "$ds/c0/fifo.JPEG" --out "$TMP/fifo.npy"
+rm -f "$ds/c0/fifo.JPEG"
+
+# ---- 7. a large file that is no image: refused before it is read -----------
+truncate -s 3G "$ds/c0/huge.jpg"
+timeout 60 "$PPBENCH" run "${base[@]}" --tag huge >"$TMP/huge.out" 2>&1
+check "a 3 GB file: refused by size before reading (--max-file-size default)" \
+	grep -q "skipped '.*/huge.jpg': op decode: file is 3221225472 bytes, over the limit of 268435456 (--max-file-size)" "$TMP/huge.out"
+timeout 60 "$PPBENCH" run "${base[@]}" --max-file-size 0 --tag huge0 >"$TMP/huge0.out" 2>&1
+check "with no size limit: its header is read first, not the 3 GB" \
+	grep -q "skipped '.*/huge.jpg': op decode: not a JPEG or PNG file$" "$TMP/huge0.out"
+check_cli "run --help states --max-file-size's default" 0 '--max-file-size SIZE .*\(default: 256MiB\)' -- run --help
+rm -f "$ds/c0/huge.jpg"
