@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -489,6 +490,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	if (stop_signal) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -499,6 +501,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	fflush(NULL);
 	t0 = clock_now_ns();
+	pid_t sweep_pid = getpid();
 	pid = fork();
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -522,6 +525,14 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		/* the run dies with the sweep (SIGKILL included): a run nobody
+		 * records would only be run again by --resume. SIGTERM, so it
+		 * still keeps what it measured; the check after it covers a sweep
+		 * that died before the prctl. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != sweep_pid)
+			_exit(128 + SIGTERM);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execv("/proc/self/exe", argv);
 		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
@@ -544,7 +555,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 			 * then, if it does not stop within a minute, kill its group */
 			if (!forwarded) {
 				forwarded = now;
-				kill(pid, stop_signal == SIGINT ? SIGINT : SIGTERM);
+				kill(pid, stop_signal);
 			} else if (now - forwarded > 60000000000ull) {
 				kill(-pid, SIGKILL);
 			}
@@ -760,7 +771,7 @@ int cmd_sweep(int argc, char **argv)
 	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
 	json_t *doc = NULL, *runs;
 	struct dataset ds;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	int handlers = 0;
 
 	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
@@ -979,6 +990,7 @@ int cmd_sweep(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	handlers = 1;
 
 	runs = json_object_get(doc, "runs");
@@ -1024,7 +1036,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (stop_signal)
 		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
-		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", dir);
+		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
+		     : "SIGTERM", dir);
 	else if (nfail)
 		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
 		     dir);
@@ -1042,11 +1055,13 @@ int cmd_sweep(int argc, char **argv)
 		}
 	}
 	printf("sweep: %s\n", dir);
-	rc = stop_signal || !nok ? EXIT_FAIL : EXIT_OK;
+	/* interrupted: 128 + the signal, as a shell reports it */
+	rc = stop_signal ? 128 + stop_signal : !nok ? EXIT_FAIL : EXIT_OK;
 out:
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 	}
 	if (have_data)
 		dataset_release(&ds);

@@ -39,18 +39,19 @@ static size_t page_round(size_t n)
 /* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
 
 static volatile int sig_attention;        /* any handled signal arrived */
-static volatile sig_atomic_t sig_stop;    /* SIGINT or SIGTERM, 0 none */
+static volatile sig_atomic_t sig_stop;    /* SIGINT, SIGTERM or SIGHUP, 0 none */
 static int sig_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if ((sig == SIGINT || sig == SIGTERM) && sig_stop) {
+	int stop = sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+	if (stop && sig_stop) {
 		/* a second one: stop now (the workers die with their parent) */
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
-	if (sig == SIGINT || sig == SIGTERM)
+	if (stop)
 		sig_stop = sig;
 	sig_attention = 1;
 	if (sig_pipe[1] >= 0) {
@@ -61,7 +62,7 @@ static void on_signal(int sig)
 }
 
 struct sig_saved {
-	struct sigaction intr, term, chld, pipe;
+	struct sigaction intr, term, hup, chld, pipe;
 };
 
 static int signals_install(struct sig_saved *old)
@@ -74,6 +75,7 @@ static int signals_install(struct sig_saved *old)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old->intr);
 	sigaction(SIGTERM, &sa, &old->term);
+	sigaction(SIGHUP, &sa, &old->hup);   /* a closed terminal: stop as on SIGTERM */
 	sigaction(SIGCHLD, &sa, &old->chld);
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigemptyset(&ign.sa_mask);
@@ -85,6 +87,7 @@ static void signals_restore(const struct sig_saved *old)
 {
 	sigaction(SIGINT, &old->intr, NULL);
 	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGHUP, &old->hup, NULL);
 	sigaction(SIGCHLD, &old->chld, NULL);
 	sigaction(SIGPIPE, &old->pipe, NULL);
 	close(sig_pipe[0]);
@@ -406,7 +409,8 @@ static int must_stop(struct run *R)
 	if (R->L.stop_code)
 		return 1;
 	if (sig_stop) {
-		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT"
+			 : sig_stop == SIGHUP ? "SIGHUP" : "SIGTERM");
 		return 1;
 	}
 	return 0;

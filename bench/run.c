@@ -120,8 +120,8 @@ static const char description[] =
 	"Counters (--counters) are read around every op in each worker: per op, their sums,\n"
 	"the time on a CPU beside the wall time, and the difference, the time descheduled.\n"
 	"Exit status: 0 done; 1 the run failed (a data error with --on-error fail); 2 a bad\n"
-	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130 and\n"
-	"143 SIGINT and SIGTERM. A run that stopped early still leaves its results folder,\n"
+	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130, 143\n"
+	"and 129 SIGINT, SIGTERM and SIGHUP. A run that stopped early still leaves its results folder,\n"
 	"with \"complete\": false.";
 
 /* ---- progress line (stderr, terminals only) ---------------------------- */

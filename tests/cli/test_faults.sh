@@ -38,3 +38,53 @@ check "with no size limit: its header is read first, not the 3 GB" \
 	grep -q "skipped '.*/huge.jpg': op decode: not a JPEG or PNG file$" "$TMP/huge0.out"
 check_cli "run --help states --max-file-size's default" 0 '--max-file-size SIZE .*\(default: 256MiB\)' -- run --help
 rm -f "$ds/c0/huge.jpg"
+
+# ---- 3. signals: SIGHUP as SIGTERM; a sweep's run dies with the sweep -------
+printf 'sleep ms=100\n' >"$TMP/faults_slow.pipe"
+slow=(--pipeline "$TMP/faults_slow.pipe" --batch 2 --workers 2 --epochs 50)
+"$PPBENCH" run "${base[@]}" "${slow[@]}" --tag hup >"$TMP/hup.out" 2>&1 &
+pid=$!
+sleep 1
+kill -HUP "$pid"
+wait "$pid"
+rc=$?
+check "SIGHUP stops a run with exit 129 (got $rc)" test "$rc" -eq 129
+check "SIGHUP: the run says so" grep -q "error: interrupted by SIGHUP" "$TMP/hup.out"
+check "SIGHUP: the results are kept, incomplete" grep -q '"complete": false' "$(summary hup)"
+
+# start a sweep of slow runs; SWEEP its pid, RUNPID the run it started
+start_sweep() {
+	"$PPBENCH" sweep --data "$ds" --pipeline "$TMP/faults_slow.pipe" --workers "1 2" --batch 2 \
+		--gpus 1 --gpu-step 0 --counters none --epochs 50 --out "$out" --tag "$1" --no-report \
+		>"$TMP/$1.out" 2>&1 &
+	SWEEP=$!
+	RUNPID=
+	for _ in $(seq 200); do
+		RUNPID=$(pgrep -P "$SWEEP" | head -1)
+		[ -n "$RUNPID" ] && break
+		sleep 0.05
+	done
+	sleep 0.5
+}
+alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ''|Z*) return 1 ;; esac; }
+
+start_sweep swkill
+check "the sweep started a run" test -n "$RUNPID"
+kill -KILL "$SWEEP"
+wait "$SWEEP" 2>/dev/null
+gone=0
+for _ in $(seq 100); do
+	if [ -n "$RUNPID" ] && ! alive "$RUNPID"; then gone=1; break; fi
+	sleep 0.05
+done
+check "a sweep killed by SIGKILL: its run dies with it" test "$gone" -eq 1
+
+for sig in TERM HUP INT; do
+	start_sweep "sw$sig"
+	kill -"$sig" "$SWEEP"
+	wait "$SWEEP"
+	rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	check "a sweep stopped by SIG$sig exits $want (got $rc)" test "$rc" -eq "$want"
+	check "SIG$sig: the sweep says how to resume" grep -q "sweep interrupted (SIG$sig).*resume with" "$TMP/sw$sig.out"
+done
