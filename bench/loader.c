@@ -1041,6 +1041,7 @@ static void collect_errors(struct run *R)
 	r->err_reason = calloc(n ? n : 1, sizeof(char *));
 	if (!r->err_path || !r->err_reason)
 		return;
+	uint64_t nbatch = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct err_rec *e = &L->sh->err[k];
 		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
@@ -1056,7 +1057,14 @@ static void collect_errors(struct run *R)
 		r->err_reason[r->nerrors] = strdup(reason);
 		if (r->err_path[r->nerrors] && r->err_reason[r->nerrors])
 			r->nerrors++;
+		nbatch += e->index < 0;
 	}
+	/* The count agrees with the list: every file that failed, also in a
+	 * batch never handed over (the one that stopped an --on-error fail run,
+	 * those in flight at a stop); the list holds the first ERR_LOG_CAP. */
+	uint64_t files = atomic_load(&L->sh->nerr) - nbatch;
+	if (files > r->nskipped)
+		r->nskipped = files;
 }
 
 static double tv_s(struct timeval tv)

@@ -536,16 +536,19 @@ static void release_ctx(struct run_ctx *x)
 	free(x->req);
 }
 
-static void report_errors(const struct loader_result *r)
+/* The files left out, one line each. With
+ * --on-error fail the error line already names the one that stopped the run. */
+static void report_errors(const struct loader_result *r, int fail)
 {
-	if (!r->nerrors)
+	if (!r->nerrors || (fail && r->nerrors == 1))
 		return;
+	const char *what = fail ? "failed" : "skipped";
 	size_t show = r->nerrors < 10 ? r->nerrors : 10;
 	for (size_t i = 0; i < show; i++)
-		warn("skipped '%s': %s", r->err_path[i], r->err_reason[i]);
+		warn("%s '%s': %s", what, r->err_path[i], r->err_reason[i]);
 	if (r->nskipped > show)
-		warn("%" PRIu64 " samples skipped in all (summary.json lists up to %zu)", r->nskipped,
-		     r->nerrors);
+		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
+		     what, r->nerrors);
 }
 
 /* The loader configuration of a run's options; pipe, data and the GPU step
@@ -638,7 +641,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	if (prog.shown)
 		fputc('\n', stderr);
 	noise_warn(&ctx->noise, "the run");
-	report_errors(&r);
+	report_errors(&r, o->on_error);
 	if (!r.complete)
 		error("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);

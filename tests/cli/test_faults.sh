@@ -88,3 +88,23 @@ for sig in TERM HUP INT; do
 	check "a sweep stopped by SIG$sig exits $want (got $rc)" test "$rc" -eq "$want"
 	check "SIG$sig: the sweep says how to resume" grep -q "sweep interrupted (SIG$sig).*resume with" "$TMP/sw$sig.out"
 done
+
+# ---- 5. --on-error fail: no "skipped" warning, the count and the list agree --
+cp "$top/tests/fixtures/bad/empty.jpg" "$ds/c0/bad.jpg"
+"$PPBENCH" run "${base[@]}" --shuffle off --on-error fail --tag onfail >"$TMP/onfail.out" 2>&1
+rc=$?
+check "--on-error fail: exit 1 (got $rc)" test "$rc" -eq 1
+check "--on-error fail: the error names the file and the reason" \
+	grep -q "error: cannot process '.*/c0/bad.jpg' (op decode, in worker 0): empty file" "$TMP/onfail.out"
+check "--on-error fail: the file is not called skipped" \
+	test -z "$(grep 'warning: skipped' "$TMP/onfail.out")"
+s=$(summary onfail)
+check "--on-error fail: skipped.count 1 = the list, with the reason" test \
+	"$(jq -c '[.skipped.count, (.skipped.files | length), .skipped.files[0].reason]' "$s" 2>/dev/null)" \
+	= '[1,1,"op decode: empty file"]'
+"$PPBENCH" run "${base[@]}" --shuffle off --tag onskip >"$TMP/onskip.out" 2>&1
+s=$(summary onskip)
+check "--on-error skip: skipped.count 1 = the list, with the reason" test \
+	"$(jq -c '[.skipped.count, (.skipped.files | length), .skipped.files[0].reason]' "$s" 2>/dev/null)" \
+	= '[1,1,"op decode: empty file"]'
+rm -f "$ds/c0/bad.jpg"
