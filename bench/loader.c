@@ -260,8 +260,12 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 	pl->nslots = (int)(P * W + (c->pin_memory ? 0 : 1));
 	pl->npinned = c->pin_memory ? (int)(P * W + 1) : 0;
 
-	/* events per worker: its share of the batches (round-robin, each epoch
-	 * restarting at worker 0), each with its samples' events */
+	/* events per worker: torch, its share of the batches (round-robin, each
+	 * epoch restarting at worker 0), each with its samples' events. The
+	 * other policies hand any sample to any worker (the others take on the
+	 * work of one held by a slow sample), so each buffer can hold the whole
+	 * run's events; those buffers are not populated up front (map_shared),
+	 * so the memory they take is the events written: the run's, once. */
 	int tf_first, tf_last, nsops;
 	transform_span(p, &tf_first, &tf_last, &nsops);
 	size_t n = c->data->n;
@@ -270,13 +274,15 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 	if (c->max_batches && c->max_batches < total)
 		total = (size_t)c->max_batches;
 	size_t epochs = per_epoch ? (total + per_epoch - 1) / per_epoch : 0;
-	size_t mine = (total + W - 1) / W + epochs;
+	int torch = c->policy == POLICY_TORCH;
+	size_t mine = torch ? (total + W - 1) / W + epochs : total;
 	size_t per_batch = 1 + (c->trace ? B * (size_t)(nsops + (tf_first >= 0)) + 1 : 0);
 	pl->trace_events = c->trace_capacity ? c->trace_capacity : mine * per_batch + 16;
 
 	uint64_t slots = (uint64_t)pl->nslots * pl->slot_bytes;
 	uint64_t pinned = (uint64_t)pl->npinned * pl->slot_bytes;
-	uint64_t events = (uint64_t)W * pl->trace_events * sizeof(struct trace_ev) +
+	uint64_t events = (uint64_t)(torch ? W : 1) * pl->trace_events * sizeof(struct trace_ev) +
+			  (torch ? 0 : (uint64_t)W * 4096) +
 			  (uint64_t)total * 8 * sizeof(struct trace_ev);
 	/* each worker holds B samples until collate, plus its scratch */
 	uint64_t samples = (uint64_t)W * (B + 2) * (uint64_t)peak;
@@ -741,10 +747,11 @@ static int make_pipe(int fd[2], size_t need, char *err, size_t errlen)
 /* Populated up front, so that no batch pays for first-touch page faults
  * (PyTorch allocates a new shared tensor per batch and pays them every
  * time; ppbench reuses slots and keeps that cost out of the window). */
-static void *map_shared(size_t n)
+static void *map_shared(size_t n, int populate)
 {
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1, 0);
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | (populate ? MAP_POPULATE : 0),
+		       -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -771,7 +778,7 @@ static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
 	size_t o_meta = (o_slow + ns * 4 + 63) / 64 * 64;
 	size_t o_stage = page_round(o_meta + nstage * sizeof(struct stage_meta));
 	L->pol_bytes = page_round(o_stage + nstage * pl->stage_bytes);
-	L->pol = map_shared(L->pol_bytes);
+	L->pol = map_shared(L->pol_bytes, 1);
 	if (!L->pol) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory for batch assembly: %s",
 			 L->pol_bytes, strerror(errno));
@@ -858,9 +865,11 @@ static int setup(struct run *R, char *err, size_t errlen)
 	head = (head + 63) / 64 * 64;
 	size_t evbytes = (size_t)pl->trace_events * sizeof(struct trace_ev);
 	L->sh_bytes = page_round(head + (size_t)W * evbytes);
-	L->sh = map_shared(L->sh_bytes);
+	/* not populated for the shared-queue policies: their buffers are sized
+	 * for the whole run each (loader_plan) */
+	L->sh = map_shared(L->sh_bytes, c->policy == POLICY_TORCH);
 	L->slots_bytes = (size_t)pl->nslots * pl->slot_bytes;
-	L->slots = map_shared(L->slots_bytes);
+	L->slots = map_shared(L->slots_bytes, 1);
 	if (!L->sh || !L->slots) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory: %s",
 			 L->sh_bytes + L->slots_bytes, strerror(errno));

@@ -108,3 +108,21 @@ check "--on-error skip: skipped.count 1 = the list, with the reason" test \
 	"$(jq -c '[.skipped.count, (.skipped.files | length), .skipped.files[0].reason]' "$s" 2>/dev/null)" \
 	= '[1,1,"op decode: empty file"]'
 rm -f "$ds/c0/bad.jpg"
+
+# ---- 6. trace sizing: no event dropped unless --trace-capacity is set --------
+eds=$TMP/faults_empty
+mkdir -p "$eds/c0"
+for i in $(seq 100 179); do : >"$eds/c0/x$i.jpg"; done
+printf 'sleep ms=1 slow_ms=300 slow_index=3\nsynth w=8 h=8\nto_tensor\ncollate\n' >"$TMP/faults_hold.pipe"
+hold=(--data "$eds" --out "$out" --pipeline "$TMP/faults_hold.pipe" --workers 3 --batch 4
+      --gpu-step 0 --counters none)
+for pol in shared-queue speedy; do
+	"$PPBENCH" run "${hold[@]}" --policy "$pol" --tag "tr-$pol" >"$TMP/tr-$pol.out" 2>&1
+	check "--policy $pol, a worker held by a slow sample: no trace event dropped" \
+		test "$(jq '.trace.dropped_events' "$(summary "tr-$pol")" 2>/dev/null)" = 0
+	check "--policy $pol: every event recorded" \
+		test "$(jq '.trace.events' "$(summary "tr-$pol")" 2>/dev/null)" -ge 500
+done
+"$PPBENCH" run "${hold[@]}" --policy shared-queue --trace-capacity 20 --tag tr-cap >/dev/null 2>&1
+check "a --trace-capacity the run outgrows: events are dropped and counted" \
+	test "$(jq '.trace.dropped_events' "$(summary tr-cap)" 2>/dev/null)" -gt 0
