@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -272,6 +273,31 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The longest path a results folder holds below itself: lotustrace/
+ * bB_gpuG/lotustrace_log_ppbench_worker_PID is about 80 bytes. */
+#define RESULTS_INNER_MAX 128
+
+int results_path_check(const char *root, const char *tag, size_t suffix_len,
+		       char *err, size_t errlen)
+{
+	size_t tl = (tag ? strlen(tag) : 0) + suffix_len;
+	if (tl > RESULTS_TAG_MAX) {
+		errf(err, errlen, "--tag is %zu bytes%s: a results folder's name holds at most %d "
+		     "(the UTC time and a suffix take the rest of the system's %d)", tl,
+		     suffix_len ? " with the repeat's suffix" : "", RESULTS_TAG_MAX, NAME_MAX);
+		return -1;
+	}
+	/* root/.UTC-tag-NNNN.partial/inner */
+	size_t longest = strlen(root) + 2 + 15 + 1 + tl + 5 + 8 + 1 + RESULTS_INNER_MAX;
+	if (longest >= PATH_MAX) {
+		errf(err, errlen, "--out is %zu bytes long: the results' files below it would have "
+		     "paths of up to %zu bytes, over the system's limit of %d (PATH_MAX); give a "
+		     "shorter --out", strlen(root), longest, PATH_MAX);
+		return -1;
+	}
+	return 0;
 }
 
 int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmplen,

@@ -826,6 +826,10 @@ int cmd_run(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
 	}
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+		error("%s", err);
+		goto out;   /* EXIT_USAGE: nothing ran */
+	}
 	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
 		error("%s", err);
 		rc = EXIT_FAIL;

@@ -126,3 +126,16 @@ done
 "$PPBENCH" run "${hold[@]}" --policy shared-queue --trace-capacity 20 --tag tr-cap >/dev/null 2>&1
 check "a --trace-capacity the run outgrows: events are dropped and counted" \
 	test "$(jq '.trace.dropped_events' "$(summary tr-cap)" 2>/dev/null)" -gt 0
+
+# ---- 8. an --out or --tag too long for the results' names: refused first ----
+long=$TMP/$(printf 'a%.0s' $(seq 200))
+for _ in $(seq 19); do long=$long/$(printf 'a%.0s' $(seq 200)); done
+check_cli "a too long --out is refused before running, with the limit" 2 \
+	"error: --out is [0-9]+ bytes long: .* over the system's limit of 4096 \(PATH_MAX\)" \
+	-- run "${base[@]}" --out "$long"
+check "nothing was made under the too long --out" test ! -e "$long"
+check_cli "a too long --tag is refused before running" 2 \
+	"error: --tag is 201 bytes: a results folder's name holds at most 200" \
+	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 201))"
+check_cli "--tag of 200 bytes is kept whole" 0 "results: .*-$(printf 't%.0s' $(seq 200))\$" \
+	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 200))"
