@@ -139,3 +139,16 @@ check_cli "a too long --tag is refused before running" 2 \
 	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 201))"
 check_cli "--tag of 200 bytes is kept whole" 0 "results: .*-$(printf 't%.0s' $(seq 200))\$" \
 	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 200))"
+
+# ---- 9. every time and size option within a stated range --------------------
+check_cli "--gpu-step 1e9s is refused with the range" 2 \
+	"error: --gpu-step: 1e9s is out of range \[0, 1min\]" -- run "${base[@]}" --gpu-step 1e9s
+check_cli "--h2d-bandwidth over 10TB/s is refused" 2 "--h2d-bandwidth: 20TB/s is out of range \[0, 10TB/s\]" \
+	-- run "${base[@]}" --h2d-bandwidth 20TB/s
+check_cli "--max-file-size over 1TiB is refused" 2 "--max-file-size: 2TiB is out of range \[0, 1TiB\]" \
+	-- run "${base[@]}" --max-file-size 2TiB
+check_cli "--trace-capacity over 1G events is refused" 2 "--trace-capacity: 2G is out of range" \
+	-- run "${base[@]}" --trace-capacity 2G
+check_cli "run --help states the ranges" 0 "--gpu-step TIME\|auto .* \[0\.\.1min\] \(default: auto\)" -- run --help
+check_cli "sweep refuses a --gpu-step out of range" 2 "--gpu-step: 2min is out of range" \
+	-- sweep --data "$ds" --gpu-step 2min --out "$out" --tag badstep
