@@ -22,6 +22,7 @@
 #include "fsutil.h"
 #include "clock.h"
 #include "commands.h"
+#include "escape.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -768,6 +769,7 @@ int cmd_sweep(int argc, char **argv)
 	char **mine = NULL, **pass = NULL, **base = NULL;
 	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
 	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0, np = 0;
+	size_t own_args = 0;   /* base[2 .. own_args) are copies (a resumed sweep's) */
 	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
 	json_t *doc = NULL, *runs;
 	struct dataset ds;
@@ -823,8 +825,9 @@ int cmd_sweep(int argc, char **argv)
 			rc = EXIT_FAIL;
 			goto out;
 		}
-		snprintf(data, sizeof(data), "%s", json_string_value(json_object_get(doc, "data")) ?
-			 json_string_value(json_object_get(doc, "data")) : "");
+		/* paths in sweep.json are escaped (escape.h) */
+		if (!json_bytes_value(json_object_get(doc, "data"), data, sizeof(data)))
+			data[0] = 0;
 		c.warm = !strcmp(json_string_value(json_object_get(doc, "page_cache")) ?
 				 json_string_value(json_object_get(doc, "page_cache")) : "", "warm");
 		json_t *ra = json_object_get(doc, "run_args"), *v;
@@ -839,8 +842,17 @@ int cmd_sweep(int argc, char **argv)
 		nbase = 0;
 		base[nbase++] = "--data";
 		base[nbase++] = data;
-		json_array_foreach(ra, i, v)
-			base[nbase++] = (char *)json_string_value(v);
+		json_array_foreach(ra, i, v) {
+			char arg[PATH_MAX];
+			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
+				error("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+				      "an escaped string", dir, i);
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			own_args = nbase + 1;
+			nbase++;
+		}
 	} else {
 		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
 		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
@@ -921,14 +933,14 @@ int cmd_sweep(int argc, char **argv)
 		json_t *ra = json_array();
 		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
 		for (size_t i = 0; i < npass; i++)
-			json_array_append_new(ra, json_string(pass[i]));
+			json_array_append_new(ra, json_bytes(pass[i]));
 		doc = json_object();
 		json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
 		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
 		json_object_set_new(doc, "created_utc", json_string(stamp));
-		json_object_set_new(doc, "tag", json_string(c.tag ? c.tag : ""));
-		json_object_set_new(doc, "label", json_string(c.label ? c.label : ""));
-		json_object_set_new(doc, "data", json_string(data));
+		json_object_set_new(doc, "tag", json_bytes(c.tag ? c.tag : ""));
+		json_object_set_new(doc, "label", json_bytes(c.label ? c.label : ""));
+		json_object_set_new(doc, "data", json_bytes(data));
 		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
 		json_object_set_new(doc, "workers", int_array(w, nw));
 		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
@@ -977,7 +989,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	have_data = 1;
 	/* what merge checks before it compares sweeps of several machines */
-	json_object_set_new(doc, "dataset", json_pack("{s:s, s:I, s:I}", "path", ds.root,
+	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
 			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
 	if (save_json(doc, dir, err, sizeof(err))) {
 		error("%s", err);
@@ -1071,6 +1083,8 @@ out:
 	free(w);
 	free(b);
 	free(g);
+	for (size_t i = 2; i < own_args; i++)
+		free(base[i]);
 	free(base);
 	free(mine);
 	free(pass);

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include "counters.h"
 #include "emit.h"
+#include "escape.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -35,9 +36,9 @@ json_t *results_summary_json(const struct results_in *in)
 	json_object_set_new(o, "tool", json_string(in->tool ? in->tool : "ppbench"));
 	json_object_set_new(o, "complete", json_boolean(m->complete && !in->write_error));
 	if (!m->complete && m->stop_reason[0])
-		json_object_set_new(o, "stop_reason", json_string(m->stop_reason));
+		json_object_set_new(o, "stop_reason", json_bytes(m->stop_reason));
 	if (in->write_error)
-		json_object_set_new(o, "write_error", json_string(in->write_error));
+		json_object_set_new(o, "write_error", json_bytes(in->write_error));
 	if (!in->no_checksum) {
 		snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
 		json_object_set_new(o, "checksum", json_string(hex));
@@ -86,9 +87,14 @@ json_t *results_summary_json(const struct results_in *in)
 	json_object_set_new(o, "ops", ops);
 
 	arr = json_array();
-	for (size_t i = 0; i < m->nskipped_listed; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s}", "path", m->skipped[i], "reason",
-						     m->skipped_reason ? m->skipped_reason[i] : ""));
+	for (size_t i = 0; i < m->nskipped_listed; i++) {
+		/* file names need not be UTF-8: escaped (escape.h) */
+		json_t *f = json_object();
+		json_object_set_new(f, "path", json_bytes(m->skipped[i]));
+		json_object_set_new(f, "reason", json_bytes(m->skipped_reason ? m->skipped_reason[i]
+							    : ""));
+		json_array_append_new(arr, f);
+	}
 	bad |= metric_json_put(o, "skipped.files", arr);
 
 	if (json_is_object(in->blocks)) {

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
+#include "escape.h"
 #include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -651,12 +652,15 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 		return;
 	}
 	const char *op = e->op >= 0 ? c->pipe->op[e->op].ops->name : "?";
-	if (e->index >= 0)
+	if (e->index >= 0) {
+		char path[1100];
+		bytes_escape(c->data->items[e->index].path, path, sizeof(path));   /* one line */
 		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
-			 c->data->items[e->index].path, op, e->worker, e->reason);
-	else
+			 path, op, e->worker, e->reason);
+	} else {
 		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
+	}
 }
 
 /* ---- pin memory thread ------------------------------------------------ */

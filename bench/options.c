@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "escape.h"
 #include "options.h"
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
@@ -504,7 +505,7 @@ json_t *opts_json(const struct opt *t, const void *cfg)
 		case OPT_STR:
 		case OPT_LIST: {
 			const char *s = *FIELD(c, t, const char *const);
-			v = s ? json_string(s) : json_null();
+			v = json_bytes(s);   /* a path need not be UTF-8: escape.h */
 			break;
 		}
 		case OPT_ENUM: {

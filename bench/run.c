@@ -17,6 +17,7 @@
 #include "counters.h"
 #include "decode.h"
 #include "emit.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -545,8 +546,11 @@ static void report_errors(const struct loader_result *r, int fail)
 		return;
 	const char *what = fail ? "failed" : "skipped";
 	size_t show = r->nerrors < 10 ? r->nerrors : 10;
-	for (size_t i = 0; i < show; i++)
-		warn("%s '%s': %s", what, r->err_path[i], r->err_reason[i]);
+	for (size_t i = 0; i < show; i++) {
+		char path[1100];
+		bytes_escape(r->err_path[i], path, sizeof(path));   /* a newline stays one line */
+		warn("%s '%s': %s", what, path, r->err_reason[i]);
+	}
 	if (r->nskipped > show)
 		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
 		     what, r->nerrors);

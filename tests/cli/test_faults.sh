@@ -152,3 +152,27 @@ check_cli "--trace-capacity over 1G events is refused" 2 "--trace-capacity: 2G i
 check_cli "run --help states the ranges" 0 "--gpu-step TIME\|auto .* \[0\.\.1min\] \(default: auto\)" -- run --help
 check_cli "sweep refuses a --gpu-step out of range" 2 "--gpu-step: 2min is out of range" \
 	-- sweep --data "$ds" --gpu-step 2min --out "$out" --tag badstep
+
+# ---- 4. file names that are not UTF-8: recorded losslessly (\xNN) -----------
+nds=$TMP/$(printf 'lat\xe9n')
+mkdir -p "$nds/c0"
+for i in 1 2 3 4 5; do : >"$nds/c0/x$i.jpg"; done
+: >"$nds/c0/$(printf 'b\xffd\nname').jpg"
+printf 'synth w=4 h=4 fail_index=0\nto_tensor\ncollate\n' >"$TMP/faults_f0.pipe"
+"$PPBENCH" run --data "$nds" --out "$out" --pipeline "$TMP/faults_f0.pipe" --gpu-step 0 \
+	--counters none --batch 2 --shuffle off --tag "$(printf 't\xe9g')" >"$TMP/nonutf.out" 2>&1
+s=$(ls -d "$out"/*-t*g/summary.json | head -1)
+check "a non-UTF-8 --data is recorded escaped" \
+	test "$(jq -r '.options.data' "$s" 2>/dev/null)" = "$TMP/lat\\xe9n"
+check "a non-UTF-8 --tag is recorded escaped" test "$(jq -r '.options.tag' "$s" 2>/dev/null)" = 't\xe9g'
+check "a skipped non-UTF-8 file stays in the list, escaped" \
+	test "$(jq -r '.skipped.files[0].path' "$s" 2>/dev/null)" = "$TMP/lat\\xe9n/c0/b\\xffd\\x0aname.jpg"
+check "a newline in a file name keeps the warning on one line" \
+	grep -q "warning: skipped '.*/b\\\\xffd\\\\x0aname.jpg': op synth" "$TMP/nonutf.out"
+"$PPBENCH" sweep --data "$nds" --pipeline "$TMP/faults_f0.pipe" --workers 1 --batch 2 --gpus 1 \
+	--gpu-step 0 --counters none --out "$out" --tag nonutf --no-report >"$TMP/nonutf-sw.out" 2>&1
+sw=$(ls -d "$out"/sweep-*-nonutf | head -1)
+check "sweep.json records the non-UTF-8 dataset path" \
+	test "$(jq -r '.data' "$sw/sweep.json" 2>/dev/null)" = "$TMP/lat\\xe9n"
+check_cli "a sweep on a non-UTF-8 path can be resumed" 0 "0 runs to do" -- sweep --resume "$sw" --no-report
+check_cli "report reads it" 0 "report.md" -- report "$sw"
