@@ -170,7 +170,8 @@ const struct metric metric_table[] = {
 	RUN(trace_cost_ns, "trace.cost_per_event_ns", "ns", COMBINE_MEDIAN, MCT_DOUBLE, trace_cost_ns, 1, 0,
 	    "measured cost of recording one trace event"),
 	RUN(skipped_files, "skipped.count", "count", COMBINE_SAME, MCT_U64, nskipped, 1, 0,
-	    "files that could not be read or decoded (--on-error skip), each listed in skipped.files"),
+	    "files that could not be read or decoded, left out of the batches (with --on-error fail, the "
+	    "one that stopped the run), each listed with its reason in skipped.files"),
 	SWP(wall_s, "wall_s", "s", COMBINE_MEDIAN,
 	    "the run process's wall time as the sweep saw it (start-up and writing included)"),
 	SWP(cache_resident_pct, "page_cache_resident_pct", "%", COMBINE_MEDIAN,

@@ -77,7 +77,7 @@ done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-check "SIGINT stops the sweep with a failure exit" test "$rc" -ne 0
+check "SIGINT stops the sweep with exit 130 (got $rc)" test "$rc" -eq 130
 check "and says how to resume" grep -q "resume with: ppbench sweep --resume" "$TMP/int.log"
 check "one run kept ok, one not" test "$(grep -c '"status": "ok"' "$S2/sweep.json")" -eq 1
 before=$(ls "$S2/runs" | wc -l)
