@@ -20,6 +20,7 @@
 #include "emit.h"
 #include "generate.h"
 #include "imagefolder.h"
+#include "kernels.h"
 #include "log.h"
 #include "machine.h"
 #include "noise.h"
@@ -520,6 +521,8 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 	json_object_set_new(doc, "rounds", json_integer(c->rounds));
 	json_object_set_new(doc, "repeats", json_integer(c->repeats));
 	json_object_set_new(doc, "machine", machine_json());
+	json_object_set_new(doc, "kernels", json_pack("{s:s, s:s}", "active", kernels_active()->name,
+						     "chosen_by", kernels_chosen_by()));
 	json_t *nj = noise_json(nz);
 	json_object_set_new(nj, "others_cpu_pct", isfinite(nz->others_cpu_pct) ?
 			    json_real(nz->others_cpu_pct) : json_null());
@@ -619,8 +622,10 @@ int cmd_bench(int argc, char **argv)
 	noise_read(&before, &cp);
 	struct utsname u;
 	uname(&u);
-	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n",
-	       d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns());
+	char kd[256];
+	kernels_describe(kd, sizeof(kd));
+	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n"
+	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
 		bench_ops(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))

@@ -9,16 +9,15 @@
  * in any order, and even modulo 2^32: the SSE2 kernel splits each weight
  * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
  * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum. Both passes run the same kernel over 8 "lanes" that lie
+ * exact sum (kernels_sse2.c; the AVX2 and AVX-512 kernels use 32-bit
+ * multiplies). Both passes run the same kernel over 8 "lanes" that lie
  * `step` bytes apart per tap: columns of consecutive rows for the vertical
  * pass, and for the horizontal pass 8 rows interleaved so that a pixel's
  * taps lie 24 bytes apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "kernels.h"
 #include "resample.h"
 
 #define PRECISION_BITS (32 - 8 - 2)
@@ -98,53 +97,14 @@ static int axis_ksize(int in_size, int out_size)
 	return (int)ceil(1.0 * filterscale) * 2 + 1;
 }
 
-static inline uint8_t clip8(int32_t ss)
-{
-	ss >>= PRECISION_BITS;
-	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
-}
-
 /* out[i] = clip8(2^21 + sum over taps t < n of p[t * step + i] * w_t) for
- * `lanes` consecutive i; w is output index j's weights of axis a */
-static void taps(const uint8_t *p, size_t step, const struct axis *a, size_t j, size_t lanes,
-		 uint8_t *out)
+ * `lanes` consecutive i; w is output index j's weights of axis a (the
+ * kernel of the CPU: kernels.h) */
+static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
+			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
 {
-	const int n = a->bounds[2 * j + 1];
-	size_t i = 0;
-#ifdef __SSE2__
-	const uint32_t *lo = a->lo + j * a->npairs, *hi = a->hi + j * a->npairs;
-	const __m128i z = _mm_setzero_si128();
-	for (; i + 8 <= lanes; i += 8) {
-		const uint8_t *q = p + i;
-		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
-		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
-			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
-			__m128i x1 = 2 * m + 1 < n ?
-				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
-			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
-			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
-			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
-			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
-			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
-			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
-		}
-		const __m128i half = _mm_set1_epi32(1 << (PRECISION_BITS - 1));
-		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
-		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
-		s0 = _mm_srai_epi32(s0, PRECISION_BITS);
-		s1 = _mm_srai_epi32(s1, PRECISION_BITS);
-		/* saturating packs: the clamp to [0, 255] */
-		__m128i v = _mm_packs_epi32(s0, s1);
-		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
-	}
-#endif
-	const int32_t *k = a->kk + j * a->ksize;
-	for (; i < lanes; i++) {
-		int32_t s = 1 << (PRECISION_BITS - 1);
-		for (int t = 0; t < n; t++)
-			s += p[t * step + i] * k[t];
-		out[i] = clip8(s);
-	}
+	kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
+		 a->hi + j * a->npairs, lanes, out);
 }
 
 #define HROWS 8                 /* rows per horizontal block */
@@ -160,6 +120,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 	const size_t out_stride = (size_t)out_w * 3;
 	const int nx = x_hi - x_lo;
 	uint8_t res[HLANES];
+	const struct kernels *kn = kernels_active();
 	for (int y = y0; y < y1; y += HROWS) {
 		int nr = y1 - y < HROWS ? y1 - y : HROWS;
 		/* column x of t: pixel x of rows y .. y + HROWS - 1 */
@@ -185,7 +146,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 		uint8_t *o = out + (size_t)(y - y0) * out_stride;
 		for (int xx = 0; xx < out_w; xx++) {
 			const uint8_t *p = t + (size_t)(a->bounds[2 * xx] - x_lo) * HLANES;
-			taps(p, HLANES, a, (size_t)xx, HLANES, res);
+			taps(kn, p, HLANES, a, (size_t)xx, HLANES, res);
 			for (int r = 0; r < nr; r++)
 				memcpy(o + (size_t)r * out_stride + (size_t)xx * 3, res + 3 * r, 3);
 		}
@@ -196,8 +157,9 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
 			  uint8_t *out, int out_h, const struct axis *a)
 {
+	const struct kernels *kn = kernels_active();
 	for (int yy = 0; yy < out_h; yy++)
-		taps(in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
+		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
 		     out + (size_t)yy * width);
 }
 

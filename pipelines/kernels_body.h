@@ -1,0 +1,160 @@
+/* The kernels' source, compiled once per instruction set (kernels_sse2.c,
+ * kernels_avx2.c, kernels_avx512.c define KERNEL_NAME and get their -m
+ * flags and -O3 from the Makefile): plain loops the compiler vectorizes at
+ * the set's width, so every set computes the same expression per element,
+ * and the resampler's integer sums written for each width. */
+#include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include "kernels.h"
+
+#define KCAT2(a, b) a##_##b
+#define KCAT(a, b) KCAT2(a, b)
+#define K(f) KCAT(f, KERNEL_NAME)
+
+/* torchvision ToTensor: true division (a reciprocal multiply rounds differently) */
+static void K(to_tensor)(const uint8_t *restrict in, size_t hw, float *restrict r,
+			 float *restrict g, float *restrict b)
+{
+	for (size_t i = 0; i < hw; i++) {
+		r[i] = (float)in[3 * i] / 255.0f;
+		g[i] = (float)in[3 * i + 1] / 255.0f;
+		b[i] = (float)in[3 * i + 2] / 255.0f;
+	}
+}
+
+/* torchvision Normalize: (x - mean) / std in float32, true division */
+static void K(normalize)(float *restrict p, size_t n, float m, float sd)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (p[i] - m) / sd;
+}
+
+/* PIL's FLIP_LEFT_RIGHT of one row, through tmp (a reversed copy the
+ * compiler vectorizes with shuffles, then a copy back) */
+static void K(flip_row)(uint8_t *restrict row, int w, uint8_t *restrict tmp)
+{
+	for (int x = 0; x < w; x++) {
+		const uint8_t *s = row + 3 * (size_t)(w - 1 - x);
+		tmp[3 * x] = s[0];
+		tmp[3 * x + 1] = s[1];
+		tmp[3 * x + 2] = s[2];
+	}
+	memcpy(row, tmp, 3 * (size_t)w);
+}
+
+static inline uint8_t K(clip8)(int32_t ss)
+{
+	ss >>= 22;
+	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
+}
+
+/* The resampler's sums (resample.c): pmaddwd on the weights split into 15
+ * low and 8 high bits (both fit int16); (high sum << 15) + low sum with
+ * wrapping 32-bit adds is the exact sum, so every width gives the same
+ * bytes. Blocks of 32 lanes (AVX-512 BW), 16 (AVX2), 8 (SSE2), then one by
+ * one. */
+static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,
+		    const uint32_t *hi, size_t lanes, uint8_t *out)
+{
+	size_t i = 0;
+#ifdef __AVX512BW__
+	for (; i + 32 <= lanes; i += 32) {
+		const uint8_t *q = p + i;
+		const __m512i z = _mm512_setzero_si512();
+		__m512i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m512i x0 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)q));
+			__m512i x1 = 2 * m + 1 < n ?
+				_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(q + step))) : z;
+			__m512i a0 = _mm512_unpacklo_epi16(x0, x1), a1 = _mm512_unpackhi_epi16(x0, x1);
+			__m512i kl = _mm512_set1_epi32((int32_t)lo[m]), kh = _mm512_set1_epi32((int32_t)hi[m]);
+			l0 = _mm512_add_epi32(l0, _mm512_madd_epi16(a0, kl));
+			l1 = _mm512_add_epi32(l1, _mm512_madd_epi16(a1, kl));
+			h0 = _mm512_add_epi32(h0, _mm512_madd_epi16(a0, kh));
+			h1 = _mm512_add_epi32(h1, _mm512_madd_epi16(a1, kh));
+		}
+		const __m512i half = _mm512_set1_epi32(1 << 21);
+		__m512i s0 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h0, 15), l0), half);
+		__m512i s1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h1, 15), l1), half);
+		s0 = _mm512_srai_epi32(s0, 22);
+		s1 = _mm512_srai_epi32(s1, 22);
+		/* per 128-bit lane: lo/hi halves back in order, saturating to [0, 255] */
+		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), z);
+		/* the low 8 bytes of each 128-bit lane, in lane order */
+		__m512i idx = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+		v = _mm512_permutexvar_epi64(idx, v);
+		_mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(v));
+	}
+#endif
+#ifdef __AVX2__
+	for (; i + 16 <= lanes; i += 16) {
+		const uint8_t *q = p + i;
+		const __m256i z = _mm256_setzero_si256();
+		__m256i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)q));
+			__m256i x1 = 2 * m + 1 < n ?
+				_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + step))) : z;
+			__m256i a0 = _mm256_unpacklo_epi16(x0, x1), a1 = _mm256_unpackhi_epi16(x0, x1);
+			__m256i kl = _mm256_set1_epi32((int32_t)lo[m]), kh = _mm256_set1_epi32((int32_t)hi[m]);
+			l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(a0, kl));
+			l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(a1, kl));
+			h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(a0, kh));
+			h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(a1, kh));
+		}
+		const __m256i half = _mm256_set1_epi32(1 << 21);
+		__m256i s0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h0, 15), l0), half);
+		__m256i s1 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h1, 15), l1), half);
+		s0 = _mm256_srai_epi32(s0, 22);
+		s1 = _mm256_srai_epi32(s1, 22);
+		__m256i v = _mm256_packus_epi16(_mm256_packs_epi32(s0, s1), z);
+		v = _mm256_permute4x64_epi64(v, 0x08);   /* qwords 0 and 2 */
+		_mm_storeu_si128((__m128i *)(out + i), _mm256_castsi256_si128(v));
+	}
+#endif
+#ifdef __SSE2__
+	for (; i + 8 <= lanes; i += 8) {
+		const uint8_t *q = p + i;
+		const __m128i z = _mm_setzero_si128();
+		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+			__m128i x1 = 2 * m + 1 < n ?
+				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
+			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
+			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
+			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
+			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
+			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
+			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
+		}
+		const __m128i half = _mm_set1_epi32(1 << 21);
+		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
+		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
+		s0 = _mm_srai_epi32(s0, 22);
+		s1 = _mm_srai_epi32(s1, 22);
+		/* saturating packs: the clamp to [0, 255] */
+		__m128i v = _mm_packs_epi32(s0, s1);
+		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
+	}
+#else
+	(void)lo;
+	(void)hi;
+#endif
+	for (; i < lanes; i++) {
+		int32_t s = 1 << 21;
+		for (int t = 0; t < n; t++)
+			s += p[t * step + i] * k[t];
+		out[i] = K(clip8)(s);
+	}
+}
+
+const struct kernels KCAT(kernels, KERNEL_NAME) = {
+	.name = KERNEL_STR,
+	.to_tensor = K(to_tensor),
+	.normalize = K(normalize),
+	.flip_row = K(flip_row),
+	.taps = K(taps),
+};
