@@ -49,4 +49,9 @@ void bench_print_target(FILE *f, const struct bench_fig *g, const char *fmt);
 int bench_result_write(const struct bench_result *r, const char *dir, struct json_t *extra,
 		       char *err, size_t errlen);
 
+/* The "bounds" section of `ppbench bench` (bench_bounds.c): the ops after
+ * decode of `pipeline` against their bounds, `rounds` rounds; B: the
+ * batch of collate. 0, or -1 (said on stderr). */
+int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res);
+
 #endif

@@ -51,7 +51,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -536,7 +536,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 }
 
 /* The sections, in the order they run. */
-static const char *const bench_sections[] = { "ops", "decode", "trace", "pool", NULL };
+static const char *const bench_sections[] = { "ops", "bounds", "decode", "trace", "pool", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -548,8 +548,8 @@ static int check_sections(const char *list, char *err, size_t errlen)
 		for (int i = 0; bench_sections[i]; i++)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, decode, "
-			     "trace, pool)", (int)l, p);
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, bounds, "
+			     "decode, trace, pool)", (int)l, p);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -628,6 +628,8 @@ int cmd_bench(int argc, char **argv)
 	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
 		bench_ops(&c, &d, n, &res);
+	if (has_section(c.sections, "bounds"))
+		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
 	if (has_section(c.sections, "decode"))
 		bench_decode(&c, &d, n, &res);
 	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {

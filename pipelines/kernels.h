@@ -25,6 +25,10 @@ struct kernels {
 	 * i < lanes; lo/hi: the weights split for pmaddwd (resample.c) */
 	void (*taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,
 		     const uint32_t *hi, size_t lanes, uint8_t *out);
+	/* the peak the resampler's sums can reach: `iters` rounds of 8
+	 * independent pmaddwd + add at the set's widest vector, in registers;
+	 * returns the int16 multiply-adds done (the bound of `make bench`) */
+	uint64_t (*madd_peak)(uint64_t iters);
 };
 
 enum kernel_id { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512, KERNEL_COUNT };

@@ -42,27 +42,45 @@ static double bilinear_filter(double x)
 	return 0.0;
 }
 
+/* precompute_coeffs's geometry for the box (0, in_size): the scale and
+ * the filter's support */
+struct axis_geom {
+	double scale, filterscale, support;
+};
+
+static void axis_geom(struct axis_geom *g, int in_size, int out_size)
+{
+	float in0 = 0.0f, in1 = (float)in_size;
+	g->filterscale = g->scale = (double)(in1 - in0) / out_size;
+	if (g->filterscale < 1.0)
+		g->filterscale = 1.0;
+	g->support = 1.0 * g->filterscale;
+}
+
+/* output index xx's first input index and tap count; *center gets the
+ * filter's center */
+static int axis_span(const struct axis_geom *g, int in_size, int xx, int *count, double *center)
+{
+	*center = (xx + 0.5) * g->scale;
+	int xmin = (int)(*center - g->support + 0.5);
+	if (xmin < 0)
+		xmin = 0;
+	int xmax = (int)(*center + g->support + 0.5);
+	if (xmax > in_size)
+		xmax = in_size;
+	*count = xmax - xmin;
+	return xmin;
+}
+
 /* precompute_coeffs for the box (0, in_size), normalize_coeffs_8bpc, and
  * the pair packing; k has room for ksize doubles */
 static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
 {
-	float in0 = 0.0f, in1 = (float)in_size;
-	double scale, filterscale;
-	filterscale = scale = (double)(in1 - in0) / out_size;
-	if (filterscale < 1.0)
-		filterscale = 1.0;
-	double support = 1.0 * filterscale;
+	struct axis_geom g;
+	axis_geom(&g, in_size, out_size);
 	for (int xx = 0; xx < out_size; xx++) {
-		double center = in0 + (xx + 0.5) * scale;
-		double ww = 0.0;
-		double ss = 1.0 / filterscale;
-		int xmin = (int)(center - support + 0.5);
-		if (xmin < 0)
-			xmin = 0;
-		int xmax = (int)(center + support + 0.5);
-		if (xmax > in_size)
-			xmax = in_size;
-		xmax -= xmin;
+		double center, ww = 0.0, ss = 1.0 / g.filterscale;
+		int xmax, xmin = axis_span(&g, in_size, xx, &xmax, &center);
 		for (int x = 0; x < xmax; x++) {
 			double w = bilinear_filter((x + xmin - center + 0.5) * ss);
 			k[x] = w;
@@ -184,6 +202,32 @@ static size_t axis_place(struct axis *a, int out, char *p)
 		a->hi = a->lo + n * a->npairs;
 	}
 	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs) * 4;
+}
+
+/* the taps of one axis: their sum over the outputs, and the input span read */
+static uint64_t axis_taps(int in_size, int out_size, int *first, int *end)
+{
+	struct axis_geom g;
+	axis_geom(&g, in_size, out_size);
+	uint64_t sum = 0;
+	for (int xx = 0; xx < out_size; xx++) {
+		double center;
+		int n, x0 = axis_span(&g, in_size, xx, &n, &center);
+		sum += (uint64_t)n;
+		if (xx == 0)
+			*first = x0;
+		if (xx == out_size - 1)
+			*end = x0 + n;
+	}
+	return sum;
+}
+
+uint64_t resample_macs(int in_w, int in_h, int out_w, int out_h)
+{
+	int need_h = out_w != in_w, need_v = out_h != in_h, y0 = 0, y1 = in_h, x0, x1;
+	uint64_t v = need_v ? axis_taps(in_h, out_h, &y0, &y1) : 0;
+	uint64_t h = need_h ? axis_taps(in_w, out_w, &x0, &x1) : 0;
+	return 3 * (h * (uint64_t)(y1 - y0) + v * (uint64_t)out_w);
 }
 
 int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,

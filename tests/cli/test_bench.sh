@@ -6,7 +6,7 @@ ds=$TMP/bench_ds
 out=$TMP/bench_out
 "$PPBENCH" dataset generate --out "$ds" --images 16 --classes 2 --quiet on >/dev/null 2>&1 ||
 	echo "not ok - generate the bench dataset"
-small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,decode)
+small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,bounds,decode)
 
 check_cli "bench --help names the results folder" 0 'bench.json, bench.csv' -- bench --help
 check_cli "bench: a bad section list"            2 "--sections: unknown section 'opz'" -- bench --sections opz
@@ -26,3 +26,5 @@ check "bench.json records the kernels" grep -q '"chosen_by": "auto"' "$d/bench.j
 run_out=$TMP/bench_run
 PPBENCH_KERNEL=sse2 "$PPBENCH" run --data "$ds" --out "$run_out" --workers 1 --batch 4 --max-batches 2 --gpu-step 0 >/dev/null 2>&1
 check "summary.json records the kernels a run used" grep -q '"kernels": "sse2"' "$run_out"/*/summary.json
+check "bounds: each op's time / bound judged" \
+	bash -c "grep -q '^bounds,to_tensor time / bound,ratio,2,.*,2,at_most,' '$d/bench.csv' && grep -q '^bounds,random_resized_crop (resample) achieved GMAC/s,GMAC/s,2,' '$d/bench.csv'"
