@@ -22,11 +22,12 @@ LIBSRCS := $(filter-out $(MAIN),$(SRCS))
 TESTS   := $(sort $(wildcard tests/unit/test_*.c))
 
 # The ops' kernels, one file per instruction set, chosen at run time
-# (pipelines/kernels.h): -O3 for the vectorizer, and the set's -m flags
-# (never -mfma: the ops must round as torch does).
+# (pipelines/kernels.h): -O3 for the vectorizer, and the set's -m flags.
+# -mfma only for the explicit fmaf() the kernels write: -ffp-contract=off
+# still keeps the compiler from fusing anything else.
 KFLAGS_kernels_sse2   := -O3
-KFLAGS_kernels_avx2   := -O3 -mavx2
-KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl
+KFLAGS_kernels_avx2   := -O3 -mavx2 -mfma
+KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl -mfma
 
 # Two build trees: build/opt (the product) and build/san (make check).
 define tree

@@ -19,11 +19,11 @@ int kernels_supported(enum kernel_id id, const char **why)
 	const char *lack = NULL;
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_cpu_init();
-	if (id == KERNEL_AVX2 && !__builtin_cpu_supports("avx2"))
-		lack = "this CPU has no AVX2";
-	if (id == KERNEL_AVX512 && !(__builtin_cpu_supports("avx512f") &&
-				     __builtin_cpu_supports("avx512bw") &&
-				     __builtin_cpu_supports("avx512vl")))
+	if (id >= KERNEL_AVX2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
+		lack = "this CPU has no AVX2 with FMA";
+	else if (id == KERNEL_AVX512 && !(__builtin_cpu_supports("avx512f") &&
+					  __builtin_cpu_supports("avx512bw") &&
+					  __builtin_cpu_supports("avx512vl")))
 		lack = "this CPU has no AVX-512 F+BW+VL";
 #else
 	if (id != KERNEL_SSE2)

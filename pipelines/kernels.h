@@ -1,9 +1,10 @@
 /* The inner loops of the ops after decode, in one table per instruction
  * set, chosen at run time from the CPU's features: SSE2 (the x86-64
- * baseline, always there), AVX2 and AVX-512 (F+BW+VL). Every kernel gives
+ * baseline, always there), AVX2 (with FMA) and AVX-512 (F+BW+VL). Every kernel gives
  * the same bits (integer sums are exact in any order; float ops are
  * IEEE-correctly rounded per element and -ffp-contract=off keeps them
- * apart), which the golden tests check once per kernel.
+ * apart; to_tensor's one explicit fma sequence is exact for its 256
+ * inputs), which the golden tests check once per kernel.
  *
  * PPBENCH_KERNEL=sse2|avx2|avx512|auto forces one (auto, the default: the
  * widest the CPU has); a kernel the CPU lacks is refused at start-up. */
@@ -15,12 +16,12 @@
 
 struct kernels {
 	const char *name;          /* "sse2", "avx2", "avx512" */
-	/* HWC uint8 -> three float32 planes, x / 255.0f */
+	/* HWC uint8 -> three float32 planes, x / 255.0f (bit for bit) */
 	void (*to_tensor)(const uint8_t *in, size_t hw, float *r, float *g, float *b);
 	/* p[i] = (p[i] - m) / sd */
 	void (*normalize)(float *p, size_t n, float m, float sd);
-	/* one row of w RGB pixels mirrored in place; tmp has room for the row */
-	void (*flip_row)(uint8_t *row, int w, uint8_t *tmp);
+	/* a row of w RGB pixels mirrored into dst (no overlap) */
+	void (*flip_row)(const uint8_t *src, uint8_t *dst, int w);
 	/* out[i] = clip8(2^21 + sum over taps t < n of p[t * step + i] * k[t]) for
 	 * i < lanes; lo/hi: the weights split for pmaddwd (resample.c) */
 	void (*taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,

@@ -37,12 +37,15 @@ static int flip_run(const void *cfg, struct sample *s)
 		flip = s->fixed->flip;
 	if (!flip)
 		return 0;
-	if (buf_reserve(&s->scr->tmp, (size_t)s->w * 3))
-		return sample_fail(s, "out of memory for a row of %d pixels", s->w);
+	size_t row = (size_t)s->w * 3;
+	if (buf_reserve(&s->scr->tmp, row * (size_t)s->h))
+		return sample_fail(s, "out of memory for a %dx%d image", s->w, s->h);
 	const struct kernels *k = kernels_active();
-	uint8_t *px = s->data.p;
+	const uint8_t *in = s->data.p;
+	uint8_t *out = s->scr->tmp.p;
 	for (int y = 0; y < s->h; y++)
-		k->flip_row(px + (size_t)y * s->w * 3, s->w, s->scr->tmp.p);
+		k->flip_row(in + (size_t)y * row, out + (size_t)y * row, s->w);
+	sample_swap_tmp(s);   /* a new image, as PIL's transpose makes */
 	return 0;
 }
 
