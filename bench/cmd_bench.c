@@ -27,6 +27,7 @@
 #include "options.h"
 #include "pipeline.h"
 #include "rng.h"
+#include "rrc.h"
 #include "stats.h"
 
 struct bench_cfg {
@@ -39,6 +40,7 @@ struct bench_cfg {
 	uint64_t loader_batches;
 	const char *sections;
 	const char *out, *tag;
+	const char *fused;
 	double require_idle;
 };
 
@@ -46,12 +48,13 @@ struct bench_cfg {
 static const struct opt bench_opts[] = {
 	{ .name = "data", .shortname = 'd', .type = OPT_STR, .off = O(data), .def = NULL, .metavar = "DIR", .help = "ImageFolder dataset (default: the generated default dataset)" },
 	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline to time op by op" },
+	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -253,6 +256,76 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	free(ratio);
 	free(ips);
 	pipeline_release(&p);
+	return 0;
+}
+
+/* Section "fused": the faithful pipeline and its fused what-if (decode +
+ * random_resized_crop as one op decoding only the crop), pass by pass in
+ * alternating order over the same images with the same seeds: images/s of
+ * each, their ratio per round, and the checksums, which must agree. */
+static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		       struct bench_result *res)
+{
+	char err[512], v[160];
+	struct pipeline p[2];
+	if (pipeline_load(&p[0], c->pipeline, err, sizeof(err)) ||
+	    pipeline_load(&p[1], c->fused, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	size_t R = (size_t)c->rounds;
+	double *ips = calloc(2 * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
+	if (!ips || !ratio)
+		die("out of memory");
+	struct ops_ws w;
+	ops_ws_init(&w, c->batch);
+	struct ops_pass a;
+	uint64_t sum[2] = { 0, 0 }, r0, f0 = fused_fallbacks(&r0), r1;
+	int differ = 0;
+	for (size_t r = 0; r < R; r++) {
+		for (int side = 0; side < 2; side++) {
+			int k = (side == 0) == (r % 2 == 0) ? 0 : 1;   /* alternate who goes first */
+			ops_pass(&p[k], d, n, &w, &a);
+			double t = 0;
+			for (int i = 0; i < p[k].nops; i++)
+				t += a.ms[i];
+			ips[k * R + r] = 1e3 / t;
+			if (r == 0)
+				sum[k] = a.checksum;
+			else if (sum[k] != a.checksum)
+				differ = 1;
+		}
+		ratio[r] = ips[R + r] / ips[r];
+	}
+	uint64_t f1 = fused_fallbacks(&r1);
+	printf("\n## fused what-if: '%s' against '%s' (decode + random_resized_crop as one op that "
+	       "decodes only the crop), single-threaded, %zu images, %zu passes each, alternating\n\n",
+	       p[1].name, p[0].name, n, R);
+	printf("| pipeline | images/s (1 / sum of op means) |\n|---|---:|\n");
+	for (int k = 0; k < 2; k++) {
+		char name[96];
+		snprintf(name, sizeof(name), "%.64s images/s", p[k].name);
+		const struct bench_fig *f = bench_figure(res, "fused", name, "images/s", &ips[k * R], R, 0, 0, 0);
+		if (f) {
+			bench_fig_format(v, sizeof(v), f, "%.0f");
+			printf("| %s | %s |\n", p[k].name, v);
+		}
+	}
+	printf("\nchecksums: faithful %016llx, fused %016llx: %s\n", (unsigned long long)sum[0],
+	       (unsigned long long)sum[1], sum[0] == sum[1] && !differ ? "identical tensors" :
+	       "THE TENSORS DIFFER");
+	printf("fused: %llu images decoded by region, %llu in full (PNG, no EOI, or a failed region "
+	       "decode)\n", (unsigned long long)(r1 - r0), (unsigned long long)(f1 - f0));
+	double same = sum[0] == sum[1] && !differ;
+	bench_figure(res, "fused", "fused tensors identical to faithful (1 yes 0 no)", "bool", &same, 1,
+		     1, 1, 0);
+	bench_print_target(stdout, bench_figure(res, "fused", "fused / faithful images/s", "ratio", ratio, R,
+						1, 1.6, 0), "%.3f");
+	ops_ws_release(&w);
+	free(ips);
+	free(ratio);
+	pipeline_release(&p[0]);
+	pipeline_release(&p[1]);
 	return 0;
 }
 
@@ -536,7 +609,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 }
 
 /* The sections, in the order they run. */
-static const char *const bench_sections[] = { "ops", "bounds", "decode", "trace", "pool", NULL };
+static const char *const bench_sections[] = { "ops", "bounds", "fused", "decode", "trace", "pool", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -549,7 +622,7 @@ static int check_sections(const char *list, char *err, size_t errlen)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
 			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, bounds, "
-			     "decode, trace, pool)", (int)l, p);
+			     "fused, decode, trace, pool)", (int)l, p);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -630,6 +703,8 @@ int cmd_bench(int argc, char **argv)
 		bench_ops(&c, &d, n, &res);
 	if (has_section(c.sections, "bounds"))
 		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
+	if (has_section(c.sections, "fused"))
+		bench_fused(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))
 		bench_decode(&c, &d, n, &res);
 	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {

@@ -63,8 +63,7 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 	return -1;
 }
 
-/* The whole file into file; *n its size. -1 with err. */
-static int read_file(const char *path, struct buf *file, size_t *n, char *err, size_t errlen)
+int decode_read_file(const char *path, struct buf *file, size_t *n, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
@@ -111,7 +110,7 @@ static int decode_run(const void *cfg, struct sample *s)
 	char why[sizeof(s->err)];
 	size_t n;
 	int h, w;
-	if (read_file(s->path, &s->scr->file, &n, why, sizeof(why)) ||
+	if (decode_read_file(s->path, &s->scr->file, &n, why, sizeof(why)) ||
 	    decode_image_mem(s->scr->file.p, n, s->max_pixels, &s->scr->tmp, &h, &w,
 			     why, sizeof(why)))
 		return sample_fail(s, "%s", why);

@@ -6,7 +6,7 @@ ds=$TMP/bench_ds
 out=$TMP/bench_out
 "$PPBENCH" dataset generate --out "$ds" --images 16 --classes 2 --quiet on >/dev/null 2>&1 ||
 	echo "not ok - generate the bench dataset"
-small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,bounds,decode)
+small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,bounds,fused,decode)
 
 check_cli "bench --help names the results folder" 0 'bench.json, bench.csv' -- bench --help
 check_cli "bench: a bad section list"            2 "--sections: unknown section 'opz'" -- bench --sections opz
@@ -28,3 +28,5 @@ PPBENCH_KERNEL=sse2 "$PPBENCH" run --data "$ds" --out "$run_out" --workers 1 --b
 check "summary.json records the kernels a run used" grep -q '"kernels": "sse2"' "$run_out"/*/summary.json
 check "bounds: each op's time / bound judged" \
 	bash -c "grep -q '^bounds,to_tensor time / bound,ratio,2,.*,2,at_most,' '$d/bench.csv' && grep -q '^bounds,random_resized_crop (resample) achieved GMAC/s,GMAC/s,2,' '$d/bench.csv'"
+check "fused: identical tensors to the faithful pipeline, judged" \
+	bash -c "grep -q '^fused,fused tensors identical to faithful (1 yes 0 no),bool,1,1,' '$d/bench.csv' && grep -q '^fused,fused / faithful images/s,ratio,2,.*,1.6,at_least,' '$d/bench.csv'"
