@@ -21,13 +21,21 @@ MAIN    := bench/main.c
 LIBSRCS := $(filter-out $(MAIN),$(SRCS))
 TESTS   := $(sort $(wildcard tests/unit/test_*.c))
 
+# The ops' kernels, one file per instruction set, chosen at run time
+# (pipelines/kernels.h): -O3 for the vectorizer, and the set's -m flags.
+# -mfma only for the explicit fmaf() the kernels write: -ffp-contract=off
+# still keeps the compiler from fusing anything else.
+KFLAGS_kernels_sse2   := -O3
+KFLAGS_kernels_avx2   := -O3 -mavx2 -mfma
+KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl -mfma
+
 # Two build trees: build/opt (the product) and build/san (make check).
 define tree
 $(1)_OBJS  := $$(patsubst %.c,build/$(1)/%.o,$$(LIBSRCS))
 $(1)_TESTS := $$(patsubst tests/unit/%.c,build/$(1)/tests/%,$$(TESTS))
 build/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $(2) -MMD -MP -c $$< -o $$@
+	$$(CC) $$(BASE_CFLAGS) $(2) $$(KFLAGS_$$(notdir $$*)) -MMD -MP -c $$< -o $$@
 build/$(1)/libppbench.a: $$($(1)_OBJS)
 	@rm -f $$@
 	ar rcs $$@ $$^

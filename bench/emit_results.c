@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "emit.h"
 #include "escape.h"
+#include "kernels.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -43,6 +44,8 @@ json_t *results_summary_json(const struct results_in *in)
 		snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
 		json_object_set_new(o, "checksum", json_string(hex));
 	}
+	/* the ops' kernels (workers inherit the choice: PPBENCH_KERNEL or auto) */
+	json_object_set_new(o, "kernels", json_string(kernels_active()->name));
 	put_int(o, "batch_size", m->batch_size);
 	put_int(o, "workers", m->workers);
 	put_int(o, "gpus", m->gpus);

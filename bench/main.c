@@ -4,6 +4,7 @@
 #include "bottleneck.h"
 #include "commands.h"
 #include "compare.h"
+#include "kernels.h"
 #include "merge.h"
 #include "metrics.h"
 #include "report.h"
@@ -60,6 +61,11 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
 		printf("ppbench %s\n", PPBENCH_VERSION);
 		return EXIT_OK;
+	}
+	char err[256];
+	if (kernels_from_env(err, sizeof(err))) {   /* before any worker starts */
+		fprintf(stderr, "ppbench: error: %s\n", err);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(c, commands[i].name))
