@@ -21,8 +21,8 @@ struct model_opts {
 	int pin, order, policy, shuffle, drop_last, paper, validate, csv;
 	double speedy_pct;
 	uint64_t images, max_batches, seed, sample_bytes;
-	const char *from, *fit;
-	double batch_ms, batch_std, sample_ms, sample_cv, collate_ms;
+	const char *from, *fit, *batch_times;
+	double batch_ms, batch_std, batch_noise, sample_ms, sample_cv, collate_ms;
 	double cores, tpc, alpha, beta, main_threads, ref_workers;
 };
 
@@ -60,11 +60,16 @@ static const struct opt model_optt[] = {
 	  .lo = 0, .hi = 1000 },
 	{ "batch-of", 0, OPT_INT, O(batch_of), "0", "B", "the batch size --batch-ms is for (0: --batch)",
 	  .lo = 0, .hi = 65536 },
+	{ "batch-times", 0, OPT_LIST, O(batch_times), NULL, "MS,...",
+	  "costs: batch j takes the (j mod n)-th time, ms (a replay)", .choices = NULL },
 	{ "sample-ms", 0, OPT_DOUBLE, O(sample_ms), "0", "MS", "costs: per-sample mean (sum of the op means), ms",
 	  .lo = 0, .hi = 1e9 },
 	{ "sample-cv", 0, OPT_DOUBLE, O(sample_cv), "0.2", "CV", "costs: per-sample std / mean", .lo = 0, .hi = 100 },
 	{ "collate-ms", 0, OPT_DOUBLE, O(collate_ms), "0", "MS", "costs: collation per batch of --batch, ms",
 	  .lo = 0, .hi = 1e9 },
+	{ "batch-noise", 0, OPT_DOUBLE, O(batch_noise), "-1", "PCT",
+	  "per-sample costs: spread (cv, %) of a factor common to a batch's samples (-1: --from's "
+	  "estimate, or 7 with --paper, 0 otherwise)", .lo = -1, .hi = 1000 },
 	{ "paper", 0, OPT_BOOL, O(paper), "off", NULL,
 	  "costs: the paper's Table II per-op means (per sample, and collation)" , .choices = NULL },
 	{ "cores", 0, OPT_DOUBLE, O(cores), "0", "N", "the machine's physical cores (0: no contention)",
@@ -163,18 +168,48 @@ static void paper_src(struct model_src *s, int batch)
 	}
 	double cv = sqrt(exp(lo * lo) - 1);
 	model_src_sample(s, mean, cv, 49.76 * batch / 128.0, batch);
+	/* the per-batch spread the per-sample figures cannot give: the median
+	 * std of Figs. 4-5 (6.94 %) */
+	s->batch_noise = 0.0694;
 	snprintf(s->what, sizeof(s->what), "the paper's Table II: %.2f ms per sample (cv %.2f from "
-		 "its p90), collation 49.76 ms per 128 images", mean, cv);
+		 "its p90), collation 49.76 ms per 128 images, batch noise 6.94 %% (Figs. 4-5)", mean, cv);
+}
+
+static int batch_times(const char *list, struct model_src *s, char *err, size_t errlen)
+{
+	double v[4096];
+	size_t n = 0;
+	const char *p = list;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		char *end;
+		double x = strtod(p, &end);
+		if (end == p || !(x > 0) || n == 4096) {
+			snprintf(err, errlen, "--batch-times: '%s' is not a list of up to 4096 times in ms "
+				 "above 0", list);
+			return -1;
+		}
+		v[n++] = x;
+		p = end;
+	}
+	if (!n || model_src_batch_list(s, v, n)) {
+		snprintf(err, errlen, "--batch-times: %s", n ? "out of memory" : "empty list");
+		return -1;
+	}
+	return 0;
 }
 
 static int make_src(const struct model_opts *o, struct model_src *s, int *ref_w, char *err,
 		    size_t errlen)
 {
-	int n = !!o->from + (o->batch_ms > 0) + (o->sample_ms > 0) + !!o->paper;
+	int n = !!o->from + (o->batch_ms > 0) + (o->sample_ms > 0) + !!o->paper + !!o->batch_times;
 	*ref_w = (int)o->ref_workers;
 	if (n != 1) {
-		snprintf(err, errlen, "%s: give one of --from RESULTS, --batch-ms MS, --sample-ms MS "
-			 "or --paper", n ? "more than one cost source" : "no costs to model");
+		snprintf(err, errlen, "%s: give one of --from RESULTS, --batch-ms MS, --sample-ms MS, "
+			 "--batch-times MS,... or --paper", n ? "more than one cost source" : "no costs to model");
 		return -1;
 	}
 	if (o->from) {
@@ -185,6 +220,8 @@ static int make_src(const struct model_opts *o, struct model_src *s, int *ref_w,
 			*ref_w = s->workers;
 		return 0;
 	}
+	if (o->batch_times)
+		return batch_times(o->batch_times, s, err, errlen);
 	if (o->batch_ms > 0)
 		model_src_batch_normal(s, o->batch_ms, o->batch_std, o->batch_of ? (int)o->batch_of : (int)o->batch);
 	else if (o->sample_ms > 0)
@@ -353,9 +390,13 @@ int cmd_model(int argc, char **argv)
 	}
 	if (ref_w > 0)
 		c.machine.ref_busy = ref_w + o.main_threads + (o.pin ? 1 : 0);
+	if (o.batch_noise >= 0 && src.kind != MSRC_BATCH_NORMAL && src.kind != MSRC_BATCH_EMPIRICAL &&
+	    src.kind != MSRC_BATCH_LIST)
+		src.batch_noise = o.batch_noise / 100;
 	if (!o.csv)
-		printf("model: costs from %s; step %.2f ms per batch; machine %s\n", src.what, step / 1e6,
-		       c.machine.cores > 0 ? "" : "without contention (--cores 0)");
+		printf("model: costs from %s; step %.2f ms per batch\n", src.what, step / 1e6);
+	if (!o.csv && c.machine.cores <= 0)
+		printf("machine: without contention (--cores 0)\n");
 	if (!o.csv && c.machine.cores > 0)
 		printf("machine: %.0f cores x %.0f threads, alpha %.5f, beta %.2f, main process %.1f "
 		       "busy threads\n", c.machine.cores, c.machine.tpc, c.machine.alpha,

@@ -136,6 +136,8 @@ static double sample_cost(const struct sim *S, uint64_t di)
 		double cv = s->std_ns / s->mean_ns, sg = sqrt(log(1 + cv * cv));
 		return s->mean_ns * exp(sg * gauss(seed, 2, di) - sg * sg / 2);
 	}
+	case MSRC_BATCH_LIST:
+		return s->mean_ns / S->c->batch;
 	default: {
 		/* per-batch figures: a lognormal per sample whose sum over a
 		 * batch has the stated mean and std (independent samples) */
@@ -152,12 +154,24 @@ static double sample_cost(const struct sim *S, uint64_t di)
 	}
 }
 
+/* The factor a batch's samples share (a lognormal of mean 1). */
+static double noise(const struct sim *S, int64_t j)
+{
+	double cv = S->c->src->batch_noise;
+	if (cv <= 0)
+		return 1;
+	double sg = sqrt(log(1 + cv * cv));
+	return exp(sg * gauss(S->c->seed, 6, (uint64_t)j) - sg * sg / 2);
+}
+
 /* A torch task's cost: batch j of n samples. */
 static double batch_cost(const struct sim *S, int64_t j)
 {
 	const struct model_src *s = S->c->src;
 	double n = S->n[j], r = n / (s->batch_of > 0 ? s->batch_of : 1);
 	uint64_t seed = S->c->seed;
+	if (s->kind == MSRC_BATCH_LIST)
+		return s->v[(size_t)j % s->n];
 	if (s->kind == MSRC_BATCH_NORMAL || s->kind == MSRC_BATCH_EMPIRICAL) {
 		/* n samples of independent costs: the mean scales by r, the
 		 * spread by sqrt(r) */
@@ -170,7 +184,7 @@ static double batch_cost(const struct sim *S, int64_t j)
 	double t = 0;
 	for (uint32_t k = 0; k < S->n[j]; k++)
 		t += sample_cost(S, S->idx[S->first[j] + k]);
-	return t + n * s->collate_ns;
+	return (t + n * s->collate_ns) * noise(S, j);
 }
 
 /* ---- the event queue -------------------------------------------------- */
@@ -653,7 +667,8 @@ static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 		return -1;
 	}
 	if (!c->src || (c->src->kind <= MSRC_BATCH_EMPIRICAL && c->src->batch_of < 1) ||
-	    ((c->src->kind == MSRC_BATCH_EMPIRICAL || c->src->kind == MSRC_SAMPLE_EMPIRICAL) &&
+	    ((c->src->kind == MSRC_BATCH_EMPIRICAL || c->src->kind == MSRC_SAMPLE_EMPIRICAL ||
+	      c->src->kind == MSRC_BATCH_LIST) &&
 	     !c->src->n)) {
 		snprintf(err, errlen, "the model has no costs to draw from");
 		return -1;

@@ -44,6 +44,7 @@ enum model_src_kind {
 	MSRC_BATCH_EMPIRICAL, /* resampled per-batch times of a measured run, at batch_of samples */
 	MSRC_SAMPLE_LOGNORMAL,/* per-sample mean and coefficient of variation (per-op means) */
 	MSRC_SAMPLE_EMPIRICAL,/* resampled per-sample costs of a measured run (its trace) */
+	MSRC_BATCH_LIST,      /* batch j costs v[j mod n], whatever its size (a replay, tests) */
 };
 
 struct model_src {
@@ -53,12 +54,17 @@ struct model_src {
 	double *v;                     /* empirical kinds: the values (ns), owned */
 	size_t n;
 	double collate_ns;             /* per image, added by sample kinds (0: in the sample cost) */
+	double batch_noise;            /* sample kinds: cv of a factor common to a batch's samples
+					  (what the machine adds: samples of one batch are not
+					  independent), 0: none */
 	int workers;                   /* workers of the run measured (its contention is in the costs), 0: none */
 	char what[256];                /* where the figures come from, for the output */
 };
 
 /* Per-batch mean and std (std_pct % of the mean) at batch b. */
 void model_src_batch_normal(struct model_src *s, double mean_ms, double std_pct, int b);
+/* Batch j costs ms[j mod n]. 0, or -1 (out of memory). */
+int model_src_batch_list(struct model_src *s, const double *ms, size_t n);
 /* Per-sample mean (ms) and coefficient of variation; collate_ms per batch of b. */
 void model_src_sample(struct model_src *s, double mean_ms, double cv, double collate_ms, int b);
 /* From a results folder of `ppbench run`: per-sample costs (the sum of the

@@ -21,6 +21,25 @@ void model_src_batch_normal(struct model_src *s, double mean_ms, double std_pct,
 		 mean_ms, std_pct, b);
 }
 
+int model_src_batch_list(struct model_src *s, const double *ms, size_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = MSRC_BATCH_LIST;
+	s->batch_of = 1;
+	s->v = malloc((n ? n : 1) * sizeof(double));
+	if (!s->v)
+		return -1;
+	double t = 0;
+	for (size_t i = 0; i < n; i++) {
+		s->v[i] = ms[i] * 1e6;
+		t += s->v[i];
+	}
+	s->n = n;
+	s->mean_ns = n ? t / (double)n : 0;
+	snprintf(s->what, sizeof(s->what), "%zu batch times in turn (mean %.2f ms)", n, s->mean_ns / 1e6);
+	return 0;
+}
+
 void model_src_sample(struct model_src *s, double mean_ms, double cv, double collate_ms, int b)
 {
 	memset(s, 0, sizeof(*s));
@@ -42,7 +61,8 @@ void model_src_free(struct model_src *s)
 
 double model_src_image_ns(const struct model_src *s)
 {
-	if (s->kind == MSRC_BATCH_NORMAL || s->kind == MSRC_BATCH_EMPIRICAL)
+	if (s->kind == MSRC_BATCH_NORMAL || s->kind == MSRC_BATCH_EMPIRICAL ||
+	    s->kind == MSRC_BATCH_LIST)
 		return s->mean_ns / s->batch_of;
 	return s->mean_ns + s->collate_ns;
 }
@@ -70,7 +90,7 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	double *sum = calloc(cells, sizeof(double));
 	if (!sum)
 		return -1;
-	double coll = 0;
+	double coll = 0, bs = 0, bss = 0, nbt = 0;
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct trace_proc *tp = &t->procs[p];
 		if (tp->role != ROLE_WORKER)
@@ -79,6 +99,11 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 			const struct trace_ev *e = &tp->ev[i];
 			if (e->kind == EV_COLLATE)
 				coll += (double)e->dur_ns;
+			else if (e->kind == EV_BATCH_PREPROC) {
+				bs += (double)e->dur_ns;
+				bss += (double)e->dur_ns * (double)e->dur_ns;
+				nbt++;
+			}
 			else if (e->kind == EV_OP && e->batch >= 0 && e->sample < (uint32_t)B)
 				sum[(size_t)e->batch * (size_t)B + e->sample] += (double)e->dur_ns;
 		}
@@ -96,6 +121,16 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	s->n = n;
 	s->mean_ns = mean_of(sum, n);
 	s->collate_ns = coll / (double)n;
+	/* the spread of batch times beyond that of B independent samples is
+	 * the machine's: a factor common to a batch */
+	double var = 0;
+	for (size_t i = 0; i < n; i++)
+		var += (sum[i] - s->mean_ns) * (sum[i] - s->mean_ns);
+	double cv_iid = n > 1 ? sqrt(var / (double)(n - 1)) / s->mean_ns / sqrt((double)B) : 0;
+	if (nbt > 1) {
+		double m = bs / nbt, cv = sqrt(fmax(bss / nbt - m * m, 0)) / m;
+		s->batch_noise = sqrt(fmax(cv * cv - cv_iid * cv_iid, 0));
+	}
 	return 0;
 }
 
@@ -191,8 +226,8 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 			}
 			if (!rc) {
 				snprintf(s->what, sizeof(s->what), "%zu per-sample costs (mean %.3f ms, "
-					 "collation %.3f ms per image) of %s", s->n, s->mean_ns / 1e6,
-					 s->collate_ns / 1e6, dir);
+					 "collation %.3f ms per image, batch noise %.1f %%) of %s", s->n,
+					 s->mean_ns / 1e6, s->collate_ns / 1e6, s->batch_noise * 100, dir);
 				return 0;
 			}
 		}
