@@ -90,14 +90,15 @@ static const struct opt model_optt[] = {
 };
 #undef O
 
-static const char usage[] = "ppbench model [options]";
+static const char usage[] = "ppbench model [options]   |   ppbench model --validate [SWEEP_DIR...]";
 static const char description[] =
 	"A discrete-event model of the loader's protocol (the same rules as ppbench run), driven\n"
 	"by costs from a measured run (--from), stated figures (--batch-ms/--batch-std,\n"
 	"--sample-ms/--collate-ms) or the paper's Table II (--paper); the machine's contention\n"
 	"(--cores, --threads-per-core, --alpha/--beta, or --fit). Prints the run's figures\n"
 	"under the metric table's names; a worker list prints one row per count and the knee.\n"
-	"--validate compares the model with the paper's Figs. 4-6. See docs/model.md.\n"
+	"--validate compares the model with the paper's Figs. 4-6, and with the measured runs\n"
+	"of sweep folders of this machine when given (costs from their W = 1 run). See docs/model.md.\n"
 	"Exit status: 0 done; 1 the model failed (or a validation missed); 2 a bad option.";
 
 /* The figures printed for each configuration: metric-table names. */
@@ -348,8 +349,6 @@ static void print_row(FILE *f, int w, const struct run_metrics *m, int csv)
 	fputc('\n', f);
 }
 
-int model_validate(int csv);
-
 int cmd_model(int argc, char **argv)
 {
 	struct model_opts o;
@@ -362,12 +361,12 @@ int cmd_model(int argc, char **argv)
 		opts_help(model_optt, stdout, usage, description);
 		return EXIT_OK;
 	}
-	if (rc || npos) {
-		error("%s", rc ? err : "ppbench model takes no arguments");
+	if (rc || (npos && !o.validate)) {
+		error("%s", rc ? err : "ppbench model takes no arguments (sweep folders go with --validate)");
 		return EXIT_USAGE;
 	}
 	if (o.validate)
-		return model_validate(o.csv);
+		return model_validate(o.csv, (const char *const *)argv + 1, (size_t)npos);
 	int ws[256];
 	int nw = parse_ints(o.workers, ws, 256, "--workers", err, sizeof(err));
 	struct model_src src;

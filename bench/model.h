@@ -57,6 +57,7 @@ struct model_src {
 	double batch_noise;            /* sample kinds: cv of a factor common to a batch's samples
 					  (what the machine adds: samples of one batch are not
 					  independent), 0: none */
+	double pin_ns_per_image;       /* the measured run's pin copy per image (0: not known) */
 	int workers;                   /* workers of the run measured (its contention is in the costs), 0: none */
 	char what[256];                /* where the figures come from, for the output */
 };
@@ -145,5 +146,8 @@ int model_metrics(const struct model_cfg *c, struct model_out *o, struct run_met
 void model_out_free(struct model_out *o);
 
 int cmd_model(int argc, char **argv);
+/* --validate (model_validate.c): the paper's Figs. 4-6, and with sweep
+ * folders of this machine (NULL-terminated, may be empty) validation 2. */
+int model_validate(int csv, const char *const *sweeps, size_t nsweeps);
 
 #endif

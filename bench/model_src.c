@@ -90,9 +90,11 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	double *sum = calloc(cells, sizeof(double));
 	if (!sum)
 		return -1;
-	double coll = 0, bs = 0, bss = 0, nbt = 0;
+	double coll = 0, bs = 0, bss = 0, nbt = 0, pin = 0;
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct trace_proc *tp = &t->procs[p];
+		for (size_t i = 0; tp->role == ROLE_PIN && i < tp->n; i++)
+			pin += (double)tp->ev[i].dur_ns;
 		if (tp->role != ROLE_WORKER)
 			continue;
 		for (size_t i = 0; i < tp->n; i++) {
@@ -121,6 +123,7 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	s->n = n;
 	s->mean_ns = mean_of(sum, n);
 	s->collate_ns = coll / (double)n;
+	s->pin_ns_per_image = pin / (double)n;
 	/* the spread of batch times beyond that of B independent samples is
 	 * the machine's: a factor common to a batch */
 	double var = 0;
