@@ -24,6 +24,7 @@ struct model_opts {
 	const char *from, *fit, *batch_times;
 	double batch_ms, batch_std, batch_noise, sample_ms, sample_cv, collate_ms;
 	double cores, tpc, alpha, beta, main_threads, ref_workers;
+	int smt_static;
 };
 
 #define O(f) offsetof(struct model_opts, f)
@@ -78,6 +79,8 @@ static const struct opt model_optt[] = {
 	{ "alpha", 0, OPT_DOUBLE, O(alpha), "0", "A", "contention: slowdown per further busy core", .lo = 0, .hi = 1 },
 	{ "beta", 0, OPT_DOUBLE, O(beta), "0.3", "B", "contention: what a second hardware thread adds to a core",
 	  .lo = 0, .hi = 1 },
+	{ "smt-static", 0, OPT_BOOL, O(smt_static), "on", NULL,
+	  "threads keep their place: workers sharing a core are slower for whole tasks", .choices = NULL },
 	{ "main-threads", 0, OPT_DOUBLE, O(main_threads), "1", "N", "busy threads of the main process",
 	  .lo = 0, .hi = 64 },
 	{ "ref-workers", 0, OPT_DOUBLE, O(ref_workers), "0", "W",
@@ -208,6 +211,8 @@ static int make_src(const struct model_opts *o, struct model_src *s, int *ref_w,
 {
 	int n = !!o->from + (o->batch_ms > 0) + (o->sample_ms > 0) + !!o->paper + !!o->batch_times;
 	*ref_w = (int)o->ref_workers;
+	if (!n && o->fit)
+		return 1;         /* the fit's per-batch time, once fitted */
 	if (n != 1) {
 		snprintf(err, errlen, "%s: give one of --from RESULTS, --batch-ms MS, --sample-ms MS, "
 			 "--batch-times MS,... or --paper", n ? "more than one cost source" : "no costs to model");
@@ -256,6 +261,7 @@ static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 	c->machine.alpha = o->alpha;
 	c->machine.beta = o->beta;
 	c->machine.main_threads = o->main_threads;
+	c->machine.smt_static = o->smt_static;
 }
 
 /* One configuration: its figures in m (analysis_free after). */
@@ -293,9 +299,11 @@ static int parse_ints(const char *s, int *v, int max, const char *what, char *er
 }
 
 /* --fit "W:MS,...": alpha and beta of the machine. */
-static int do_fit(const struct model_opts *o, struct model_machine *mm, char *err, size_t errlen)
+static int do_fit(const struct model_opts *o, struct model_machine *mm, double *base_ms, char *err,
+		  size_t errlen)
 {
 	double n[64], t[64];
+	int W[64];
 	size_t k = 0;
 	const char *p = o->fit;
 	while (*p && k < 64) {
@@ -310,6 +318,7 @@ static int do_fit(const struct model_opts *o, struct model_machine *mm, char *er
 			snprintf(err, errlen, "--fit: '%s' is not a list of W:MS pairs (e.g. 8:8018,16:8954)", o->fit);
 			return -1;
 		}
+		W[k] = (int)w;
 		n[k] = (double)w + o->main_threads + (o->pin ? 1 : 0);
 		t[k++] = ms;
 		p = e2;
@@ -319,7 +328,8 @@ static int do_fit(const struct model_opts *o, struct model_machine *mm, char *er
 		return -1;
 	}
 	double base, e;
-	model_fit(mm, n, t, k, &base, &e);
+	model_fit(mm, n, W, t, k, &base, &e);
+	*base_ms = base;
 	printf("fit: alpha %.5f (each further busy core slows a sample by %.2f %%), beta %.2f (a second "
 	       "hardware thread adds %.0f %% of a core), per-batch time alone %.2f ms; median error %.2f %% "
 	       "over %zu points\n", mm->alpha, mm->alpha * 100, mm->beta, mm->beta * 100, base, e, k);
@@ -370,11 +380,11 @@ int cmd_model(int argc, char **argv)
 	int ws[256];
 	int nw = parse_ints(o.workers, ws, 256, "--workers", err, sizeof(err));
 	struct model_src src;
-	int ref_w;
+	int ref_w, src_rc = 0;
 	double step;
 	if (nw < 0 || rate_opt("--h2d-bandwidth", o.h2d_s, &o.h2d, err, sizeof(err)) ||
 	    rate_opt("--pin-bandwidth", o.pin_s, &o.pin_bw, err, sizeof(err)) ||
-	    step_ns(&o, &step, err, sizeof(err)) || make_src(&o, &src, &ref_w, err, sizeof(err))) {
+	    step_ns(&o, &step, err, sizeof(err)) || (src_rc = make_src(&o, &src, &ref_w, err, sizeof(err))) < 0) {
 		error("%s", err);
 		return EXIT_USAGE;
 	}
@@ -382,11 +392,15 @@ int cmd_model(int argc, char **argv)
 	base_cfg(&o, &c);
 	c.gpu_step_ns = step;
 	c.src = &src;
-	if (o.fit && do_fit(&o, &c.machine, err, sizeof(err))) {
+	double fit_ms = 0;
+	if (o.fit && do_fit(&o, &c.machine, &fit_ms, err, sizeof(err))) {
 		error("%s", err);
-		model_src_free(&src);
+		if (!src_rc)
+			model_src_free(&src);
 		return EXIT_USAGE;
 	}
+	if (src_rc == 1)
+		model_src_batch_normal(&src, fit_ms, o.batch_std, o.batch_of ? (int)o.batch_of : c.batch);
 	if (ref_w > 0)
 		c.machine.ref_busy = ref_w + o.main_threads + (o.pin ? 1 : 0);
 	if (o.batch_noise >= 0 && src.kind != MSRC_BATCH_NORMAL && src.kind != MSRC_BATCH_EMPIRICAL &&

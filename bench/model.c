@@ -249,7 +249,7 @@ static int work(struct sim *S, int w, double ns)
 {
 	S->w[w].busy = 1;
 	S->busy++;
-	double d = ns * model_factor(&S->c->machine, busy_threads(S));
+	double d = ns * model_worker_factor(&S->c->machine, busy_threads(S), S->W, w);
 	S->w[w].busy_ns += d;
 	return ev_push(S, S->now + (uint64_t)llround(d), MEV_WORKER, w);
 }

@@ -93,17 +93,23 @@ struct model_machine {
 	double cores, tpc;             /* physical cores, hardware threads per core */
 	double alpha, beta;
 	double main_threads;           /* busy threads the main process adds */
+	int smt_static;                /* 1: a thread keeps its place: the workers that share a
+					  core run at (1 + beta) / 2 for the whole task, the
+					  others alone (Linux leaves a running thread where it
+					  is); 0: every worker gets the mean */
 	double ref_busy;               /* busy threads when the costs were measured: factors are
 					  relative to it (0: costs are without contention) */
 };
 
 double model_factor(const struct model_machine *m, double busy);
+/* Worker w of W's factor (smt_static), else model_factor. */
+double model_worker_factor(const struct model_machine *m, double busy, int W, int w);
 
 /* Fit alpha and beta (and the base time, free) to per-batch means t[i] at
- * busy thread counts n[i] (k points), minimising the sum of |log| errors
+ * busy thread counts n[i] of W[i] workers (k points; W NULL: smt_static off), minimising the sum of |log| errors
  * (robust to one odd point). Fills m->alpha, m->beta; *base the per-batch
  * time at factor 1; *err_pct the median absolute error, %. */
-void model_fit(struct model_machine *m, const double *n, const double *t, size_t k,
+void model_fit(struct model_machine *m, const double *n, const int *W, const double *t, size_t k,
 	       double *base, double *err_pct);
 
 /* ---- the model ---------------------------------------------------------- */

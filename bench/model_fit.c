@@ -30,16 +30,38 @@ double model_factor(const struct model_machine *m, double busy)
 	return factor(m, busy) / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
 }
 
+double model_worker_factor(const struct model_machine *m, double busy, int W, int w)
+{
+	if (!m->smt_static || m->tpc != 2 || busy <= m->cores || busy > 2 * m->cores)
+		return model_factor(m, busy);
+	/* busy - cores cores run two threads, 2 x cores - busy threads have a
+	 * core alone; the workers' share of those is the lowest ids */
+	double lone = 2 * m->cores - busy;
+	int lone_w = (int)floor(lone * W / busy + 0.5);
+	double f = (1 + m->alpha * (m->cores - 1)) * (w < lone_w ? 1 : 2 / (1 + m->beta));
+	return f / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
+}
+
+static double mean_worker_factor(const struct model_machine *m, double busy, int W)
+{
+	if (!m->smt_static || W < 1)
+		return model_factor(m, busy);
+	double t = 0;
+	for (int w = 0; w < W; w++)
+		t += model_worker_factor(m, busy, W, w);
+	return t / W;
+}
+
 /* Sum of |log(t / (base x factor))| at the best base (the median of the
  * log ratios, which minimises it). */
-static double fit_cost(const struct model_machine *m, const double *n, const double *t, size_t k,
-		       double *base)
+static double fit_cost(const struct model_machine *m, const double *n, const int *W,
+		       const double *t, size_t k, double *base)
 {
 	double r[64];
 	if (k > 64)
 		k = 64;
 	for (size_t i = 0; i < k; i++)
-		r[i] = log(t[i] / model_factor(m, n[i]));
+		r[i] = log(t[i] / mean_worker_factor(m, n[i], W ? W[i] : 0));
 	double s[64];
 	for (size_t i = 0; i < k; i++)
 		s[i] = r[i];
@@ -52,7 +74,7 @@ static double fit_cost(const struct model_machine *m, const double *n, const dou
 	return cost;
 }
 
-void model_fit(struct model_machine *m, const double *n, const double *t, size_t k,
+void model_fit(struct model_machine *m, const double *n, const int *W, const double *t, size_t k,
 	       double *base, double *err_pct)
 {
 	double best = INFINITY, bb = 0, ba = 0, bbeta = 0;
@@ -68,7 +90,7 @@ void model_fit(struct model_machine *m, const double *n, const double *t, size_t
 			q.alpha = ia * 0.00025;
 			q.beta = ib * 0.01;
 			double b;
-			double c = fit_cost(&q, n, t, k, &b);
+			double c = fit_cost(&q, n, W, t, k, &b);
 			if (c < best - 1e-12) {
 				best = c;
 				bb = b;
@@ -83,7 +105,7 @@ void model_fit(struct model_machine *m, const double *n, const double *t, size_t
 	double e[64];
 	size_t kk = k > 64 ? 64 : k;
 	for (size_t i = 0; i < kk; i++)
-		e[i] = fabs(t[i] / (bb * model_factor(m, n[i])) - 1) * 100;
+		e[i] = fabs(t[i] / (bb * mean_worker_factor(m, n[i], W ? W[i] : 0)) - 1) * 100;
 	stats_sort(e, kk);
 	*err_pct = kk ? (kk % 2 ? e[kk / 2] : (e[kk / 2 - 1] + e[kk / 2]) / 2) : 0;
 }

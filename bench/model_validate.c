@@ -149,7 +149,7 @@ static int validate_workers(int csv, int *ok)
 	int w[32];
 	double nb[32], tb[32], pe[32], me[32], sd[32];
 	size_t k = 0;
-	struct model_machine mm = { .cores = 16, .tpc = 2, .main_threads = 1 };
+	struct model_machine mm = { .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
 	for (size_t r = 0; r < t.nrows && k < 32; r++) {
 		w[k] = (int)table_num(&t, r, cw);
 		nb[k] = w[k] + mm.main_threads + 1;      /* + the pin thread */
@@ -160,7 +160,7 @@ static int validate_workers(int csv, int *ok)
 	}
 	table_free(&t);
 	double base, fe;
-	model_fit(&mm, nb, tb, k, &base, &fe);
+	model_fit(&mm, nb, w, tb, k, &base, &fe);
 	stats_sort(sd, k);
 	double std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
 	if (!csv)

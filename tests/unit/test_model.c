@@ -271,11 +271,18 @@ static void test_factor_fit(void **state)
 		t[i] = 7000 * model_factor(&truth, n[i]);
 	struct model_machine fit = { .cores = 16, .tpc = 2 };
 	double base, e;
-	model_fit(&fit, n, t, 6, &base, &e);
+	model_fit(&fit, n, NULL, t, 6, &base, &e);
 	assert_true(fabs(fit.alpha - 0.006) < 0.0005);
 	assert_true(fabs(fit.beta - 0.3) < 0.011);
 	assert_true(fabs(base - 7000) < 20);
 	assert_true(e < 0.5);
+	/* threads keep their place: at 18 busy threads on 16 cores, 14 are
+	 * alone on a core and 4 share two; of 16 workers, the first 12 are alone */
+	struct model_machine st = { .cores = 16, .tpc = 2, .beta = 0.5, .smt_static = 1 };
+	assert_near(model_worker_factor(&st, 18, 16, 11), 1);
+	assert_near(model_worker_factor(&st, 18, 16, 12), 2 / 1.5);
+	assert_near(model_worker_factor(&st, 8, 16, 12), 1);
+	assert_near(model_worker_factor(&st, 40, 16, 0), 40.0 / 24);
 }
 
 static void test_bad_config(void **state)
