@@ -25,6 +25,7 @@ struct model_opts {
 	double batch_ms, batch_std, batch_noise, sample_ms, sample_cv, collate_ms;
 	double cores, tpc, alpha, beta, main_threads, ref_workers;
 	int smt_static;
+	double target_util;
 };
 
 #define O(f) offsetof(struct model_opts, f)
@@ -87,6 +88,9 @@ static const struct opt model_optt[] = {
 	  "workers of the run the costs come from (0: --from's, or no contention in the costs)", .lo = 0, .hi = 1e6 },
 	{ "fit", 0, OPT_LIST, O(fit), NULL, "W:MS,...",
 	  "fit alpha and beta to per-batch means (ms) measured at worker counts" , .choices = NULL },
+	{ "target-gpu-util", 0, OPT_DOUBLE, O(target_util), "0", "PCT",
+	  "provisioning: the fewest workers and cores that keep the GPUs this busy (0: off)",
+	  .lo = 0, .hi = 100 },
 	{ "validate", 0, OPT_BOOL, O(validate), "off", NULL, "compare the model with the paper's figures" , .choices = NULL },
 	{ "csv", 0, OPT_BOOL, O(csv), "off", NULL, "machine-readable output (CSV, metric-table names)" , .choices = NULL },
 	OPT_END
@@ -359,6 +363,117 @@ static void print_row(FILE *f, int w, const struct run_metrics *m, int csv)
 	fputc('\n', f);
 }
 
+/* The GPU utilisation of c at W workers (c->machine as it is) once the
+ * first batch is there (the wait for it is the same at any scale), or -1. */
+static double util_at(struct model_cfg *c, int W, double *e2e, char *err, size_t errlen)
+{
+	struct model_out o;
+	c->workers = W;
+	if (model_run(c, &o, err, errlen))
+		return -1;
+	double busy = (double)o.gpu_busy_ns, idle = (double)(o.gpu_idle_ns - o.first_ns);
+	double u = busy + idle > 0 ? 100 * busy / (busy + idle) : 0;
+	if (e2e)
+		*e2e = (double)(o.opts.end_ns - o.opts.start_ns) / 1e9;
+	model_out_free(&o);
+	return u;
+}
+
+/* The fewest workers in [1, hi] that reach target (utilisation grows with
+ * W up to the machine's threads: a binary search), 0 when hi does not. */
+static int fewest_workers(struct model_cfg *c, int hi, double target, char *err, size_t errlen)
+{
+	double u = util_at(c, hi, NULL, err, errlen);
+	if (u < 0)
+		return -1;
+	if (u < target)
+		return 0;
+	int lo = 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		u = util_at(c, mid, NULL, err, errlen);
+		if (u < 0)
+			return -1;
+		if (u >= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+#define PROV_MAX_WORKERS 512
+
+/* --target-gpu-util: the fewest workers on this machine shape, the fewest
+ * cores (same threads per core and contention) with their workers, and
+ * where E2E flattens. */
+static int provision(struct model_cfg *c, double target, char *err, size_t errlen)
+{
+	struct model_machine mm = c->machine;
+	int G = c->gpus;
+	/* the workers the GPUs need if nothing else mattered: a bound to search under */
+	double need = c->gpu_step_ns > 0 ? target / 100 * c->batch / c->gpu_step_ns *
+					   model_src_image_ns(c->src) : PROV_MAX_WORKERS;
+	int cap = (int)fmin(fmax(4 * need, 64), 65536);
+	int hiw = mm.cores > 0 ? (int)(mm.cores * mm.tpc) + 4 : cap;
+	int W = fewest_workers(c, hiw, target, err, errlen);
+	if (W < 0)
+		return -1;
+	printf("provisioning for %.0f %% GPU utilisation (after the first batch), %d GPU%s:\n", target,
+	       G, G == 1 ? "" : "s");
+	double pin_ns = c->pin_memory && c->pin_bytes_per_s > 0 ?
+			c->batch * c->sample_bytes / c->pin_bytes_per_s * 1e9 : 0;
+	if (pin_ns > c->gpu_step_ns * 100 / target)
+		printf("  note: the pin thread copies a batch in %.2f ms, longer than the step (%.2f ms): "
+		       "it caps the GPUs below the target whatever the workers (--pin-bandwidth)\n",
+		       pin_ns / 1e6, c->gpu_step_ns / 1e6);
+	if (!W)
+		printf("  workers: not reached with up to %d workers on this machine shape\n", hiw);
+	else
+		printf("  workers: %d (%.1f per GPU)%s\n", W, (double)W / G,
+		       mm.cores > 0 ? " on this machine shape" : " (no contention: --cores 0)");
+	if (mm.cores > 0) {
+		/* the fewest cores: a binary search over the core count */
+		int lo = 1, hi = cap, best = 0, bw = 0;
+		while (lo <= hi) {
+			int mid = (lo + hi) / 2;
+			c->machine.cores = mid;
+			int w = fewest_workers(c, (int)(mid * mm.tpc) + 4, target, err, errlen);
+			if (w < 0)
+				return -1;
+			if (w) {
+				best = mid;
+				bw = w;
+				hi = mid - 1;
+			} else {
+				lo = mid + 1;
+			}
+		}
+		c->machine = mm;
+		if (best)
+			printf("  cores: %d (%.1f per GPU, %.0f threads each), with %d workers\n", best,
+			       (double)best / G, mm.tpc, bw);
+		else
+			printf("  cores: not reached with up to %d cores\n", cap);
+	}
+	/* where the curve flattens: E2E at 1, 2, 4, ... workers */
+	int ws[16], n = 0;
+	double e2e[16];
+	for (int w = 1; w <= (W ? 4 * W : hiw) && n < 16; w *= 2) {
+		if (util_at(c, w, &e2e[n], err, errlen) < 0)
+			return -1;
+		ws[n++] = w;
+	}
+	int knee = report_knee(ws, e2e, (size_t)n, REPORT_KNEE_GAIN_PCT);
+	if (knee)
+		printf("  E2E flattens at %d workers (the next doubling gains under %.0f %%)\n", knee,
+		       REPORT_KNEE_GAIN_PCT);
+	else
+		printf("  E2E still falls by %.0f %% or more per doubling up to %d workers\n",
+		       REPORT_KNEE_GAIN_PCT, ws[n - 1]);
+	return 0;
+}
+
 int cmd_model(int argc, char **argv)
 {
 	struct model_opts o;
@@ -414,6 +529,13 @@ int cmd_model(int argc, char **argv)
 		printf("machine: %.0f cores x %.0f threads, alpha %.5f, beta %.2f, main process %.1f "
 		       "busy threads\n", c.machine.cores, c.machine.tpc, c.machine.alpha,
 		       c.machine.beta, c.machine.main_threads);
+	if (o.target_util > 0) {
+		int rc2 = provision(&c, o.target_util, err, sizeof(err));
+		if (rc2)
+			error("%s", err);
+		model_src_free(&src);
+		return rc2 ? EXIT_FAIL : EXIT_OK;
+	}
 	print_header(stdout, o.csv);
 	double e2e[256];
 	int ret = EXIT_OK;

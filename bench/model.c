@@ -456,6 +456,8 @@ static int prime(struct sim *S)
 /* Batch j handed to the consumer: one new task, then copy and step. */
 static int hand_over(struct sim *S, int64_t j)
 {
+	if (!S->o->batches)
+		S->o->first_ns = S->now;
 	S->o->yield_order[S->o->batches] = j;
 	S->yielded++;
 	S->waiting = 0;

@@ -138,6 +138,7 @@ struct model_out {
 	struct analysis_opts opts;     /* for analysis_compute (worker_cpu_s points into this) */
 	double *worker_busy_s;         /* [workers] */
 	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
+	uint64_t first_ns;             /* the first hand-over (the GPU's unavoidable wait) */
 	uint64_t batches, images;
 	uint64_t slow_lane, timeout_ns;
 	unsigned max_inflight;

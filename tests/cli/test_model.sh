@@ -71,3 +71,9 @@ if "$PPBENCH" run --data "$ds" --out "$TMP/model_runs" --pipeline "$TMP/model.pi
 else
 	echo "not ok - a measured run for --from"
 fi
+
+# provisioning: the fewest workers for a GPU utilisation target, and the pin thread's cap
+check_cli "--target-gpu-util: the fewest workers" 0 'workers: 20 \(5\.0 per GPU\)' -- \
+	model --paper --gpus 4 --target-gpu-util 90 -b 1024
+check_cli "--target-gpu-util: a pin copy longer than the step is named" 0 'the pin thread copies a batch in 19\.27 ms, longer than the step' -- \
+	model --paper --gpus 8 --gpu-step 3000img/s --target-gpu-util 90 -b 256 -n 25600
