@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "merge.h"
 #include "metrics.h"
+#include "model.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -27,6 +28,7 @@ static const struct command commands[] = {
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "model", cmd_model, "a discrete-event model of the loader: predict runs past this machine" },
 	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
