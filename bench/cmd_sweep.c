@@ -34,7 +34,7 @@
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report;
+	int warm, report, dry_run;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -55,6 +55,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
+	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	  "print the plan (memory needed and whether it fits, images, estimated time per "
+	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
@@ -921,6 +924,17 @@ int cmd_sweep(int argc, char **argv)
 			if (bad) {
 				error("a run option was refused: %s",
 				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
+				goto out;
+			}
+		}
+		/* every configuration's memory, before anything runs */
+		{
+			struct sweep_grid sg = { .w = w, .b = b, .g = g, .pol = pol, .nw = nw, .nb = nb,
+						 .ng = ng, .np = np, .tied = tied,
+						 .pol_name = policy_names, .repeat = c.repeat };
+			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
+			if (pl < 0 || pl > 0 || c.dry_run) {
+				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
 				goto out;
 			}
 		}

@@ -88,8 +88,10 @@ check_cli "resume again: nothing to do" 0 "0 runs to do" -- sweep --resume "$S2"
 check_cli "resume refuses new dimensions" 2 "cannot be changed" -- sweep --resume "$S2" --workers 3
 
 # 4. a run that fails is recorded and the sweep goes on
+# (16 images: with --drop-last a batch of 65536 has nothing to run; the
+# run refuses it with exit 2)
 check_cli "a refused configuration does not stop the sweep" 0 "" -- sweep --data "$DS" \
-	--workers 1 --batch "4 65536" --gpus 1 --max-batches 1 --out "$OUT" --tag fail
+	--workers 1 --batch "4 65536" --gpus 1 --max-batches 1 --drop-last --out "$OUT" --tag fail
 S3=$(ls -d "$OUT"/sweep-*-fail 2>/dev/null | head -1)
 check "statuses ok, failed" test "$(col status "$S3/summary.csv" | tr '\n' ' ')" = "ok failed "
 check "exit code 2 recorded" test "$(col exit_code "$S3/summary.csv" | tr '\n' ' ')" = "0 2 "
