@@ -81,7 +81,7 @@ compare: bench/ppbench
 #            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
 # Each configuration runs as its own `ppbench run`; the variables left unset take
 # `ppbench sweep --help`'s defaults (a small sweep on the default dataset, about a
-# minute on 2 cores). Ends with results/sweep-<UTC>-<TAG>/report.html.
+# minute on 2 cores). Ends with results/<UTC>-sweep-<TAG>/report.html.
 # POLICY is reserved (passed on as --policy when set).
 sweep_opt = $(if $(strip $($(1))),$(2) "$(strip $($(1)))")
 SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch) \
@@ -94,10 +94,12 @@ SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch)
 sweep: bench/ppbench
 	bench/ppbench sweep $(SWEEP_ARGS)
 
-# make plots [RESULTS=results/sweep-...]: redraw a sweep's figures (default: the newest)
+# make plots [RESULTS=results/<UTC>-sweep-...]: redraw a sweep's figures (default: the
+# newest; folders named sweep-<UTC>... by older versions are taken when there is no other)
 plots: bench/ppbench
-	@d="$(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*))))"; \
-	if [ -z "$$d" ]; then echo "make plots: no results/sweep-* folder; give RESULTS=DIR" >&2; exit 2; fi; \
+	@d="$(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*)) \
+		$(sort $(wildcard results/*-sweep results/*-sweep-*))))"; \
+	if [ -z "$$d" ]; then echo "make plots: no sweep folder in results/; give RESULTS=DIR" >&2; exit 2; fi; \
 	echo "bench/ppbench plots $$d"; bench/ppbench plots "$$d"
 
 # make reproduce: the paper's two experiments on this machine, then one report.
@@ -115,7 +117,7 @@ REPRO_W_EPOCHS = $(if $(FULL),1,20)
 reproduce: bench/ppbench
 	@if [ -n "$(FULL)" ] && [ -z "$(DATA)" ]; then \
 		echo "make reproduce FULL=1 needs DATA=<the ImageNet train folder>" >&2; exit 2; fi
-	@dir=results/reproduce-$$(date -u +%Y%m%d-%H%M%S)$(if $(TAG),-$(TAG)); \
+	@dir=results/$$(date -u +%Y%m%d-%H%M%S)-reproduce$(if $(TAG),-$(TAG)); \
 	echo "make reproduce: experiment 1 of 2 (Figs. 4-5) into $$dir"; \
 	bench/ppbench sweep --out $$dir --tag grid --workers gpus --gpus "1 2 3 4" \
 		--batch "$(REPRO_GRID_BATCH)" --epochs $(REPRO_GRID_EPOCHS) \
@@ -124,7 +126,7 @@ reproduce: bench/ppbench
 	bench/ppbench sweep --out $$dir --tag workers --workers "8 12 16 20 24 28" --gpus 4 \
 		--batch $(REPRO_W_BATCH) --epochs $(REPRO_W_EPOCHS) \
 		$(call sweep_opt,DATA,--data) --no-report $(EXTRA); \
-	bench/ppbench report $$dir/sweep-*-grid $$dir/sweep-*-workers
+	bench/ppbench report $$dir/*-sweep-grid $$dir/*-sweep-workers
 
 # Regenerate golden fixtures with Debian's python3-torchvision and python3-pil.
 fixtures:

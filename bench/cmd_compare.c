@@ -29,6 +29,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "stats.h"
+#include "resdir.h"
 
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
@@ -911,7 +912,7 @@ static const char usage[] =
 	"drop_last, seed and simulated GPU step. Both sides write LotusTrace files that\n"
 	"ppbench's analysis reads, so every figure is computed by the same code. Then, with\n"
 	"--rng torch, the first batches' tensors of both are compared. Leaves\n"
-	"OUT/compare-<UTC time>-<tag>/ with both results folders, compare.md, compare.csv\n"
+	"OUT/<UTC time>-compare-<tag>/ with both results folders, compare.md, compare.csv\n"
 	"and figures/.\n"
 	"\n"
 	"compare options:\n"
@@ -1454,18 +1455,17 @@ int cmd_compare(int argc, char **argv)
 	sigaction(SIGINT, &sa_stop, &old_int);
 	sigaction(SIGTERM, &sa_stop, &old_term);
 
-	/* the compare folder, built under a temporary name */
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	pathf(tmp, sizeof(tmp), "%s/.compare-%s-%d.tmp", c.out, stamp, (int)getpid());
+	/* the compare folder, built under a temporary name held while it is
+	 * written (ppbench ls --clean leaves it alone) */
+	results_dir_name(stamp, sizeof(stamp), "compare", NULL);
+	pathf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
 	pathf(log, sizeof(log), "%s/logs", tmp);
 	if (mkdir_p(log, 0777)) {
 		error("cannot create '%s': %s", log, strerror(errno));
 		rc = EXIT_FAIL;
 		goto restore;
 	}
+	results_dir_hold(tmp);
 	pathf(dir, sizeof(dir), "%s", tmp);
 	pathf(pdir, sizeof(pdir), "%s/ppbench", dir);
 	pathf(tdir, sizeof(tdir), "%s/pytorch", dir);
@@ -1568,9 +1568,9 @@ int cmd_compare(int argc, char **argv)
 	else
 		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa.m.batch_size,
 			 sa.m.workers, gpus);
-	pathf(final, sizeof(final), "%s/compare-%s-%s", c.out, stamp, tagbuf);
+	pathf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
-		pathf(final, sizeof(final), "%s/compare-%s-%s-%d", c.out, stamp, tagbuf, k);
+		pathf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
 	if (rename(tmp, final)) {
 		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
 		goto restore;

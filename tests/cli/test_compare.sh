@@ -67,8 +67,8 @@ log=$TMP/compare.log
 rc=$?
 if [ "$rc" -eq 0 ]; then echo "ok - compare W=2 B=4 runs end to end"
 else echo "not ok - compare W=2 B=4 runs end to end: exit $rc"; sed 's/^/#   /' "$log" | tail -20; fi
-dir=$(ls -d "$out"/compare-*-t1 2>/dev/null | head -1)
-if [ -n "$dir" ]; then echo "ok - folder compare-<UTC>-<tag>"; else echo "not ok - folder compare-<UTC>-<tag>"; dir=$out/none; fi
+dir=$(ls -d "$out"/*-compare-t1 2>/dev/null | head -1)
+if [ -n "$dir" ]; then echo "ok - folder <UTC>-compare-<tag>"; else echo "not ok - folder <UTC>-compare-<tag>"; dir=$out/none; fi
 if grep -q '^fidelity: tensors identical (first 3 batches: 12 images' "$log"; then
 	echo "ok - fidelity: tensors identical on the test dataset (--rng torch)"
 else
