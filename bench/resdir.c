@@ -114,7 +114,7 @@ int results_dir_hold(const char *dir)
 
 int results_dir_held(const char *dir)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+	int fd = open(dir, O_RDONLY | O_CLOEXEC), rc;
 	if (fd < 0)
 		return -1;
 	if (!flock(fd, LOCK_EX | LOCK_NB)) {

@@ -42,8 +42,8 @@ int results_name_parse(const char *name, struct results_name *out);
  * exits; its forked children share it). 0, or -1 (not held: the folder
  * then looks stale to `ppbench ls`; not an error for the caller). */
 int results_dir_hold(const char *dir);
-/* 1 when some process holds dir, 0 when none does, -1 when it cannot be
- * told (a filesystem without flock). */
+/* 1 when some process holds dir (or a lock file, as a sweep's .lock), 0
+ * when none does, -1 when it cannot be told (a filesystem without flock). */
 int results_dir_held(const char *dir);
 
 #endif

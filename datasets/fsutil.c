@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,4 +51,26 @@ int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherele
 	*bytes = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
 	snprintf(where, wherelen, "%s", p);
 	return 0;
+}
+
+/* the first error of a remove_tree walk */
+static int rm_errno;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(p) && !rm_errno)
+		rm_errno = errno;
+	return 0;
+}
+
+int remove_tree(const char *root)
+{
+	rm_errno = 0;
+	if (nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS) && !rm_errno)
+		rm_errno = errno;
+	errno = rm_errno;
+	return rm_errno ? -1 : 0;
 }

@@ -15,4 +15,8 @@ int mkdir_p(const char *path, mode_t mode);
  * (that parent's name in where). 0, or -1 with errno. */
 int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherelen);
 
+/* rm -rf root (symbolic links removed, not followed): everything it can
+ * remove is removed. 0, or -1 with errno of the first failure. */
+int remove_tree(const char *root);
+
 #endif
