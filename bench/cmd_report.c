@@ -1442,6 +1442,7 @@ struct doc {
 	const char *dir;      /* the sweep folder */
 	int nfig;             /* figures inlined so far (SVG id prefixes) */
 	int in_list;
+	char mdt[4096], htt[4096];   /* written under these names, renamed at the end */
 };
 
 static void html_esc(FILE *f, const char *s)
@@ -1745,6 +1746,63 @@ static const char html_head[] =
 	"p.cannot strong{color:#8a6d00}\np.rule{font-size:0.9em;color:#555}\n"
 	"p.nofig{font-size:0.9em;color:#777}\ncode{background:#f3f3f3;padding:0 0.2em}\n"
 	"</style>\n</head>\n<body>\n";
+
+/* Open dir/report.md and report.html under temporary names, with the
+ * title "<title_lead><the folder's name>". 0, or -1 with err. */
+static int doc_begin(struct doc *d, const char *title_lead, char *err, size_t errlen)
+{
+	const char *slash = strrchr(d->dir, '/');
+	char title[512];
+
+	pathf(d->mdt, sizeof(d->mdt), "%s/.report.md.tmp", d->dir);
+	pathf(d->htt, sizeof(d->htt), "%s/.report.html.tmp", d->dir);
+	d->md = fopen(d->mdt, "w");
+	d->html = fopen(d->htt, "w");
+	if (!d->md || !d->html) {
+		errf(err, errlen, "cannot create '%s': %s", d->md ? d->htt : d->mdt, strerror(errno));
+		return -1;
+	}
+	fputs(html_head, d->html);
+	snprintf(title, sizeof(title), "%s%.400s", title_lead, slash && slash[1] ? slash + 1 : d->dir);
+	fprintf(d->md, "# %s\n", title);
+	fputs("<h1>", d->html);
+	html_esc(d->html, title);
+	fputs("</h1>\n", d->html);
+	return 0;
+}
+
+/* ok: close both files and give them their names; else (or when that
+ * fails) remove them. 0, or -1 with err. */
+static int doc_end(struct doc *d, int ok, char *err, size_t errlen)
+{
+	char path[4096];
+	int bad = !ok;
+
+	if (d->html && ok)
+		fputs("</body>\n</html>\n", d->html);
+	if (d->md)
+		bad |= ferror(d->md) | fclose(d->md);
+	if (d->html)
+		bad |= ferror(d->html) | fclose(d->html);
+	d->md = d->html = NULL;
+	if (ok && bad)
+		errf(err, errlen, "cannot write the report in '%s'", d->dir);
+	pathf(path, sizeof(path), "%s/report.md", d->dir);
+	if (!bad && rename(d->mdt, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		bad = 1;
+	}
+	pathf(path, sizeof(path), "%s/report.html", d->dir);
+	if (!bad && rename(d->htt, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		unlink(d->mdt);
+		unlink(d->htt);
+	}
+	return bad ? -1 : 0;
+}
 
 static void list_ints(json_t *arr, char *out, size_t n)
 {
@@ -2394,7 +2452,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[5];
-	char path[4096], mdt[4096], htt[4096], topbuf[4096], stamp[64];
+	char path[4096], topbuf[4096], stamp[64];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
 	size_t nst = 0;
@@ -2443,27 +2501,10 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	for (int i = 0; i < 5; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
 
-	snprintf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
-	snprintf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
-	d.md = fopen(mdt, "w");
-	d.html = fopen(htt, "w");
-	if (!d.md || !d.html) {
-		errf(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
+	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
 		goto out;
-	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fputs(html_head, d.html);
-	{
-		const char *slash = strrchr(s->dir, '/');
-		char title[512];
-		snprintf(title, sizeof(title), "The Lotus findings on this machine: %.400s",
-			 slash && slash[1] ? slash + 1 : s->dir);
-		fprintf(d.md, "# %s\n", title);
-		fputs("<h1>", d.html);
-		html_esc(d.html, title);
-		fputs("</h1>\n", d.html);
-	}
 	doc_p(&d, "Written by ppbench report on %s. The study: Bachkaniwala et al., \"Lotus: "
 		  "Characterization of Machine Learning Preprocessing Pipelines via Framework and "
 		  "Hardware Profiling\", IISWC 2024. Each finding below shows the paper's numbers "
@@ -2496,37 +2537,10 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		  "where the curve flattens), not seconds.");
 	write_findings(&d, &fs, top, &paper, st, nst, fd);
 	write_runs_section(&d, s);
-	fputs("</body>\n</html>\n", d.html);
-	{
-		int bad = ferror(d.md) | ferror(d.html);
-		bad |= fclose(d.md);
-		bad |= fclose(d.html);
-		d.md = d.html = NULL;
-		if (bad) {
-			errf(err, errlen, "cannot write the report in '%s'", s->dir);
-			goto out;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/report.md", s->dir);
-	if (rename(mdt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/report.html", s->dir);
-	if (rename(htt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
 	rc = 0;
 out:
-	if (d.md)
-		fclose(d.md);
-	if (d.html)
-		fclose(d.html);
-	if (rc) {
-		unlink(mdt);
-		unlink(htt);
-	}
+	if (d.md || d.html)
+		rc = doc_end(&d, !rc, err, errlen);
 	if (fs.rows != s->rows)
 		free(fs.rows);
 	return rc;
@@ -2692,8 +2706,7 @@ static void doc_run_noise(struct doc *d, const struct sweep *s, const struct com
 static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
-	char topbuf[4096], figdir[4096], datadir[4096], log[4096], mdt[4096], htt[4096];
-	char path[4096], stamp[64], title[512];
+	char topbuf[4096], figdir[4096], datadir[4096], log[4096], stamp[64];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	const struct sweep_row **rp = calloc(s->nrows, sizeof(*rp));
 	struct combined *c = malloc(sizeof(*c));
@@ -2723,25 +2736,10 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;
 
-	pathf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
-	pathf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
-	d.md = fopen(mdt, "w");
-	d.html = fopen(htt, "w");
-	if (!d.md || !d.html) {
-		errf(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
+	if (doc_begin(&d, "Run ", err, errlen))
 		goto out;
-	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fputs(html_head, d.html);
-	{
-		const char *slash = strrchr(s->dir, '/');
-		snprintf(title, sizeof(title), "Run %.400s", slash && slash[1] ? slash + 1 : s->dir);
-	}
-	fprintf(d.md, "# %s\n", title);
-	fputs("<h1>", d.html);
-	html_esc(d.html, title);
-	fputs("</h1>\n", d.html);
 	doc_p(&d, "Written by ppbench report on %s from the run's summary.json, batches.csv and "
 		  "LotusTrace files. Every figure is defined in the metric table (ppbench metrics).",
 		  stamp);
@@ -2769,35 +2767,10 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 	doc_fig(&d, st, nst, "fig5b_delay_percentiles", "Delay by percentile (Fig. 5b)");
 	doc_run_noise(&d, s, c);
 	doc_run_repeats(&d, s);
-	fputs("</body>\n</html>\n", d.html);
-	int bad = ferror(d.md) | ferror(d.html);
-	bad |= fclose(d.md);
-	bad |= fclose(d.html);
-	d.md = d.html = NULL;
-	if (bad) {
-		errf(err, errlen, "cannot write the report in '%s'", s->dir);
-		goto out;
-	}
-	pathf(path, sizeof(path), "%s/report.md", s->dir);
-	if (rename(mdt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	pathf(path, sizeof(path), "%s/report.html", s->dir);
-	if (rename(htt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
 	rc = 0;
 out:
-	if (d.md)
-		fclose(d.md);
-	if (d.html)
-		fclose(d.html);
-	if (rc && d.dir) {
-		unlink(mdt);
-		unlink(htt);
-	}
+	if (d.md || d.html)
+		rc = doc_end(&d, !rc, err, errlen);
 	free(rp);
 	free(c);
 	return rc;
