@@ -769,6 +769,50 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 	return failed;
 }
 
+/* compare.md ends with what ran (so that the table can be read, and
+ * the comparison run again, without the logs) and links to its figures. */
+static void md_context(const char *md, const char *dir, const json_t *opt, const char *pipe,
+		       const char *torch_info)
+{
+	char figdir[PATH_MAX];
+	struct dirent **ents = NULL;
+	FILE *f = fopen(md, "a");
+
+	if (!f)
+		return;
+	fprintf(f, "\n## What ran\n\n"
+		"- pipeline %s on the dataset %s\n"
+		"- %lld workers, batch %lld, %lld simulated GPUs (step %.6g ms), prefetch factor %lld, "
+		"pin memory %s\n"
+		"- %lld epoch(s), at most %lld batches (0: all), shuffle %s, drop last %s, seed %lld, "
+		"--rng %s, loader policy %s, backend %s\n"
+		"- PyTorch side: %s\n",
+		pipe, jstr(opt, "data", "?"), jint(opt, "workers", 0), jint(opt, "batch", 0),
+		jint(opt, "gpus", 0), jnum(opt, "gpu_step_ns") / 1e6, jint(opt, "prefetch_factor", 0),
+		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
+		jint(opt, "epochs", 1), jint(opt, "max_batches", 0),
+		json_is_true(json_object_get(opt, "shuffle")) ? "on" : "off",
+		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", jint(opt, "seed", 0),
+		jstr(opt, "rng", "?"), jstr(opt, "policy", "torch"), jstr(opt, "backend", "?"),
+		torch_info);
+	pathf(figdir, sizeof(figdir), "%s/figures", dir);
+	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(ents[i]->d_name);
+		if (l > 4 && !strcmp(ents[i]->d_name + l - 4, ".png")) {
+			if (!k++)
+				fprintf(f, "\n## Figures\n\n");
+			fprintf(f, "![%.*s](figures/%s) ([SVG](figures/%.*s.svg))\n\n", (int)l - 4,
+				ents[i]->d_name, ents[i]->d_name, (int)l - 4, ents[i]->d_name);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (!k)
+		fprintf(f, "\nNo figures were drawn (see figures/gnuplot.log); their data is in figures/.\n");
+	fclose(f);
+}
+
 /* ---- children ------------------------------------------------------------ */
 
 static volatile sig_atomic_t stop_signal;
@@ -1562,6 +1606,7 @@ int cmd_compare(int argc, char **argv)
 	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa.m.workers,
 		 sa.m.batch_size, (long long)sa.m.images);
 	draw_figures(dir, &sa, &sb, sub);
+	md_context(md, dir, opt, pipe.name, info);
 
 	if (c.tag)
 		snprintf(tagbuf, sizeof(tagbuf), "%s", c.tag);
