@@ -140,7 +140,7 @@ static void run_noise(json_t *s, char *out, size_t n)
 	if (isnan(thr))
 		thr = REPORT_BUSY_PCT;
 	if (json_is_true(noisy) || (!json_is_boolean(noisy) && others > thr))
-		add_note(out, n, "busy: others took %.0f %% of its CPUs", others);
+		add_note(out, n, "busy (others took %.0f %% of its CPUs)", others);
 	if (steal > thr)
 		add_note(out, n, "steal %.0f %%", steal);
 	if (over > 0.5)
@@ -437,6 +437,29 @@ static int collect(struct ls_list *l, const char *root, const char *prefix, int 
 	return rc;
 }
 
+/* The noise of the repeats of one run, in one phrase. */
+static void repeats_noise(const struct sweep_row *const *rp, size_t m, char *out, size_t n)
+{
+	size_t busy = 0, steal = 0, over = 0;
+	double most = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (rp[i]->others_cpu_pct > REPORT_BUSY_PCT) {
+			busy++;
+			if (rp[i]->others_cpu_pct > most)
+				most = rp[i]->others_cpu_pct;
+		}
+		steal += rp[i]->steal_pct > REPORT_BUSY_PCT;
+		over += rp[i]->oversubscribed > 0.5;
+	}
+	if (busy)
+		add_note(out, n, "busy in %zu of %zu repeats (others up to %.0f %%)", busy, m, most);
+	if (steal)
+		add_note(out, n, "steal in %zu of %zu", steal, m);
+	if (over)
+		add_note(out, n, "oversubscribed in %zu of %zu", over, m);
+}
+
 /* The repeats of one `run --repeat N` (tag-r1 .. tag-rN, one after the
  * other) become one line with the median and spread. */
 static void group_repeats(struct ls_list *l)
@@ -459,17 +482,17 @@ static void group_repeats(struct ls_list *l)
 				f->absorbed = 1;
 				if (!f->complete)
 					e->complete = 0;
-				if (f->noise[0] && !strstr(e->noise, f->noise))
-					add_note(e->noise, sizeof(e->noise), "r%d: %s", f->rep_k, f->noise);
 			}
 		}
+		repeats_noise(rp, m, e->noise, sizeof(e->noise));
 		struct combined *c = malloc(sizeof(*c));
 		if (c && !repeats_combine(rp, m, c))
 			e->ips = *combined_spread(c, "images_per_s");
 		free(c);
-		snprintf(e->ips_note, sizeof(e->ips_note), "%zu of %d repeats", m, e->rep_n);
-		if (m < (size_t)e->rep_n)
+		if (m < (size_t)e->rep_n) {
+			snprintf(e->ips_note, sizeof(e->ips_note), "%zu of %d repeats", m, e->rep_n);
 			e->complete = 0;
+		}
 		snprintf(e->tag, sizeof(e->tag), "%s", e->rep_tag);
 		free(rp);
 	}
@@ -507,7 +530,7 @@ static void print_text(const struct ls_list *l, FILE *f)
 {
 	char t[32], ips[128];
 
-	fprintf(f, "%-44s %-10s %-16s %-18s %-22s %-26s %s\n", "FOLDER", "KIND", "TIME (UTC)",
+	fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s\n", "FOLDER", "KIND", "TIME (UTC)",
 		"DATASET", "CONFIGURATION", "IMAGES/S", "STATUS");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ls_entry *e = &l->e[i];
@@ -517,7 +540,7 @@ static void print_text(const struct ls_list *l, FILE *f)
 			size_t k = strlen(ips);
 			snprintf(ips + k, sizeof(ips) - k, " (%s)", e->ips_note);
 		}
-		fprintf(f, "%-44s %-10s %-16s %-18s %-22s %-26s %s", e->name, e->kind, t,
+		fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s", e->name, e->kind, t,
 			e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
 			ips, e->status);
 		if (e->noise[0])
