@@ -90,7 +90,7 @@ compare: bench/ppbench
 #            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
 # Each configuration runs as its own `ppbench run`; the variables left unset take
 # `ppbench sweep --help`'s defaults (a small sweep on the default dataset, about a
-# minute on 2 cores). Ends with results/sweep-<UTC>-<TAG>/report.html.
+# minute on 2 cores). Ends with results/<UTC>-sweep-<TAG>/report.html.
 # POLICY is reserved (passed on as --policy when set).
 sweep_opt = $(if $(strip $($(1))),$(2) "$(strip $($(1)))")
 SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch) \
@@ -104,10 +104,12 @@ SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch)
 sweep: bench/ppbench
 	bench/ppbench sweep $(SWEEP_ARGS)
 
-# make plots [RESULTS=results/sweep-...]: redraw a sweep's figures (default: the newest)
+# make plots [RESULTS=results/<UTC>-sweep-...]: redraw a sweep's figures (default: the
+# newest; folders named sweep-<UTC>... by older versions are taken when there is no other)
 plots: bench/ppbench
-	@d="$(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*))))"; \
-	if [ -z "$$d" ]; then echo "make plots: no results/sweep-* folder; give RESULTS=DIR" >&2; exit 2; fi; \
+	@d="$(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*)) \
+		$(sort $(wildcard results/*-sweep results/*-sweep-*))))"; \
+	if [ -z "$$d" ]; then echo "make plots: no sweep folder in results/; give RESULTS=DIR" >&2; exit 2; fi; \
 	echo "bench/ppbench plots $$d"; bench/ppbench plots "$$d"
 
 # make reproduce: the paper's two experiments on this machine, then one report.

@@ -30,6 +30,7 @@
 #include "options.h"
 #include "report.h"
 #include "sweep.h"
+#include "resdir.h"
 
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
@@ -81,7 +82,7 @@ static const char description[] =
 	"from the page cache before each run unless --warm. Any other option is passed\n"
 	"to every run (see ppbench run --help): --pipeline, --max-batches, --epochs,\n"
 	"--seed, --gpu-step, ...\n"
-	"Leaves OUT/sweep-<UTC time>[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
+	"Leaves OUT/<UTC time>-sweep[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
 
@@ -310,11 +311,11 @@ static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* <out>/sweep-<UTC>[-tag][-k], created */
+/* <out>/<UTC>-sweep[-tag][-k], created */
 static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n, char *err,
 			  size_t errlen)
 {
-	char stamp[32], base[PATH_MAX];
+	char name[256], base[PATH_MAX];
 
 	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
 		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
@@ -340,9 +341,8 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 			p[i] = out[i];
 		}
 	}
-	utc_stamp(stamp, sizeof(stamp), "%Y%m%d-%H%M%S");
-	snprintf(base, sizeof(base), "%s/sweep-%s%s%.200s", out, stamp, tag && *tag ? "-" : "",
-		 tag ? tag : "");
+	results_dir_name(name, sizeof(name), "sweep", tag);
+	pathf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
 			snprintf(dir, n, "%s", base);

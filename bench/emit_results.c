@@ -16,6 +16,7 @@
 #include "kernels.h"
 #include "log.h"
 #include "metrics.h"
+#include "resdir.h"
 
 #define NS_PER_MS 1e6
 
@@ -313,8 +314,6 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 		      char *name, size_t namelen, char *err, size_t errlen)
 {
 	char base[256], cand[300], final[4096];
-	time_t now = time(NULL);
-	struct tm tm;
 
 	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
 		errf(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
@@ -322,12 +321,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	}
 	if (make_dirs(root, err, errlen) < 0)
 		return -1;
-	gmtime_r(&now, &tm);
-	strftime(base, sizeof(base), "%Y%m%d-%H%M%S", &tm);
-	if (tag && tag[0]) {
-		size_t l = strlen(base);
-		snprintf(base + l, sizeof(base) - l, "-%.200s", tag);
-	}
+	results_dir_name(base, sizeof(base), NULL, tag);
 	for (int k = 1; k < 10000; k++) {
 		if (k == 1)
 			snprintf(cand, sizeof(cand), "%s", base);
@@ -344,6 +338,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 			return -1;
 		}
 		snprintf(name, namelen, "%s", cand);
+		results_dir_hold(tmp);
 		return 0;
 	}
 	errf(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
