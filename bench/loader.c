@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
+#include "escape.h"
 #include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -39,18 +40,19 @@ static size_t page_round(size_t n)
 /* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
 
 static volatile int sig_attention;        /* any handled signal arrived */
-static volatile sig_atomic_t sig_stop;    /* SIGINT or SIGTERM, 0 none */
+static volatile sig_atomic_t sig_stop;    /* SIGINT, SIGTERM or SIGHUP, 0 none */
 static int sig_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if ((sig == SIGINT || sig == SIGTERM) && sig_stop) {
+	int stop = sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+	if (stop && sig_stop) {
 		/* a second one: stop now (the workers die with their parent) */
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
-	if (sig == SIGINT || sig == SIGTERM)
+	if (stop)
 		sig_stop = sig;
 	sig_attention = 1;
 	if (sig_pipe[1] >= 0) {
@@ -61,7 +63,7 @@ static void on_signal(int sig)
 }
 
 struct sig_saved {
-	struct sigaction intr, term, chld, pipe;
+	struct sigaction intr, term, hup, chld, pipe;
 };
 
 static int signals_install(struct sig_saved *old)
@@ -74,6 +76,7 @@ static int signals_install(struct sig_saved *old)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old->intr);
 	sigaction(SIGTERM, &sa, &old->term);
+	sigaction(SIGHUP, &sa, &old->hup);   /* a closed terminal: stop as on SIGTERM */
 	sigaction(SIGCHLD, &sa, &old->chld);
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigemptyset(&ign.sa_mask);
@@ -85,6 +88,7 @@ static void signals_restore(const struct sig_saved *old)
 {
 	sigaction(SIGINT, &old->intr, NULL);
 	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGHUP, &old->hup, NULL);
 	sigaction(SIGCHLD, &old->chld, NULL);
 	sigaction(SIGPIPE, &old->pipe, NULL);
 	close(sig_pipe[0]);
@@ -163,6 +167,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 		s.index = k;
 		s.rng = r;
 		s.max_pixels = c->max_pixels;
+		s.max_file_bytes = c->max_file_bytes;
 		s.kind = PIX_NONE;
 		s.h = s.w = 0;
 		s.scr = &scr;
@@ -248,8 +253,12 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 		return -1;
 	if (c->policy != POLICY_TORCH)
 		pl->stage_bytes = out;
-	/* events per worker: its share of the batches (round-robin, each epoch
-	 * restarting at worker 0), each with its samples' events */
+	/* events per worker: torch, its share of the batches (round-robin, each
+	 * epoch restarting at worker 0), each with its samples' events. The
+	 * other policies hand any sample to any worker (the others take on the
+	 * work of one held by a slow sample), so each buffer can hold the whole
+	 * run's events; those buffers are not populated up front (map_shared),
+	 * so the memory they take is the events written: the run's, once. */
 	int tf_first, tf_last, nsops;
 	transform_span(p, &tf_first, &tf_last, &nsops);
 	size_t n = c->data->n;
@@ -259,7 +268,8 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 	if (c->max_batches && c->max_batches < total)
 		total = (size_t)c->max_batches;
 	size_t epochs = per_epoch ? (total + per_epoch - 1) / per_epoch : 0;
-	size_t mine = (total + W - 1) / W + epochs;
+	int torch = c->policy == POLICY_TORCH;
+	size_t mine = torch ? (total + W - 1) / W + epochs : total;
 	size_t per_batch = 1 + (c->trace ? Bx * (size_t)(nsops + (tf_first >= 0)) + 1 : 0);
 	pl->trace_events = c->trace_capacity ? c->trace_capacity : mine * per_batch + 16;
 
@@ -281,7 +291,8 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 	pl->torch_buffers = pl->nslots;
 
 	pl->batch_bytes = (uint64_t)pl->nslots * pl->slot_bytes;
-	pl->trace_bytes = (uint64_t)W * pl->trace_events * sizeof(struct trace_ev) +
+	pl->trace_bytes = (uint64_t)(torch ? W : 1) * pl->trace_events * sizeof(struct trace_ev) +
+			  (torch ? 0 : (uint64_t)W * 4096) +
 			  (uint64_t)total * 8 * sizeof(struct trace_ev);
 	/* each worker holds B samples until collate, plus its scratch */
 	pl->sample_bytes = (uint64_t)busy * (Bx + 2) * (uint64_t)peak;
@@ -413,7 +424,8 @@ static int must_stop(struct run *R)
 	if (R->L.stop_code)
 		return 1;
 	if (sig_stop) {
-		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT"
+			 : sig_stop == SIGHUP ? "SIGHUP" : "SIGTERM");
 		return 1;
 	}
 	return 0;
@@ -668,12 +680,15 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 		return;
 	}
 	const char *op = e->op >= 0 ? c->pipe->op[e->op].ops->name : "?";
-	if (e->index >= 0)
+	if (e->index >= 0) {
+		char path[1100];
+		bytes_escape(c->data->items[e->index].path, path, sizeof(path));   /* one line */
 		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
-			 c->data->items[e->index].path, op, e->worker, e->reason);
-	else
+			 path, op, e->worker, e->reason);
+	} else {
 		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
+	}
 }
 
 /* ---- pin memory thread ------------------------------------------------ */
@@ -765,10 +780,11 @@ static int make_pipe(int fd[2], size_t need, char *err, size_t errlen)
 /* Populated up front, so that no batch pays for first-touch page faults
  * (PyTorch allocates a new shared tensor per batch and pays them every
  * time; ppbench reuses slots and keeps that cost out of the window). */
-static void *map_shared(size_t n)
+static void *map_shared(size_t n, int populate)
 {
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1, 0);
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | (populate ? MAP_POPULATE : 0),
+		       -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -795,7 +811,7 @@ static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
 	size_t o_meta = (o_slow + ns * 4 + 63) / 64 * 64;
 	size_t o_stage = page_round(o_meta + nstage * sizeof(struct stage_meta));
 	L->pol_bytes = page_round(o_stage + nstage * pl->stage_bytes);
-	L->pol = map_shared(L->pol_bytes);
+	L->pol = map_shared(L->pol_bytes, 1);
 	if (!L->pol) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory for batch assembly: %s",
 			 L->pol_bytes, strerror(errno));
@@ -882,9 +898,11 @@ static int setup(struct run *R, char *err, size_t errlen)
 	head = (head + 63) / 64 * 64;
 	size_t evbytes = (size_t)pl->trace_events * sizeof(struct trace_ev);
 	L->sh_bytes = page_round(head + (size_t)W * evbytes);
-	L->sh = map_shared(L->sh_bytes);
+	/* not populated for the shared-queue policies: their buffers are sized
+	 * for the whole run each (loader_plan) */
+	L->sh = map_shared(L->sh_bytes, c->policy == POLICY_TORCH);
 	L->slots_bytes = (size_t)pl->nslots * pl->slot_bytes;
-	L->slots = map_shared(L->slots_bytes);
+	L->slots = map_shared(L->slots_bytes, 1);
 	if (!L->sh || !L->slots) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory: %s",
 			 L->sh_bytes + L->slots_bytes, strerror(errno));
@@ -1041,6 +1059,7 @@ static void collect_errors(struct run *R)
 	r->err_reason = calloc(n ? n : 1, sizeof(char *));
 	if (!r->err_path || !r->err_reason)
 		return;
+	uint64_t nbatch = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct err_rec *e = &L->sh->err[k];
 		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
@@ -1056,7 +1075,14 @@ static void collect_errors(struct run *R)
 		r->err_reason[r->nerrors] = strdup(reason);
 		if (r->err_path[r->nerrors] && r->err_reason[r->nerrors])
 			r->nerrors++;
+		nbatch += e->index < 0;
 	}
+	/* The count agrees with the list: every file that failed, also in a
+	 * batch never handed over (the one that stopped an --on-error fail run,
+	 * those in flight at a stop); the list holds the first ERR_LOG_CAP. */
+	uint64_t files = atomic_load(&L->sh->nerr) - nbatch;
+	if (files > r->nskipped)
+		r->nskipped = files;
 }
 
 static double tv_s(struct timeval tv)

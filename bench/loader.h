@@ -83,6 +83,7 @@ struct loader_cfg {
 	int checksum;                  /* 1: hash every sample (checksum.h); 0: checksum stays 0 */
 	uint64_t trace_capacity;       /* events per worker buffer; 0: what the run needs */
 	uint64_t max_pixels;           /* decode refuses larger images; 0: no limit */
+	uint64_t max_file_bytes;       /* decode refuses larger files; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */
 	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
 	/* The first dump_batches batches handed over are written to dump_dir

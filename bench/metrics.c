@@ -170,7 +170,8 @@ const struct metric metric_table[] = {
 	RUN(trace_cost_ns, "trace.cost_per_event_ns", "ns", COMBINE_MEDIAN, MCT_DOUBLE, trace_cost_ns, 1, 0,
 	    "measured cost of recording one trace event"),
 	RUN(skipped_files, "skipped.count", "count", COMBINE_SAME, MCT_U64, nskipped, 1, 0,
-	    "files that could not be read or decoded (--on-error skip), each listed in skipped.files"),
+	    "files that could not be read or decoded, left out of the batches (with --on-error fail, the "
+	    "one that stopped the run), each listed with its reason in skipped.files"),
 	SWP(wall_s, "wall_s", "s", COMBINE_MEDIAN,
 	    "the run process's wall time as the sweep saw it (start-up and writing included)"),
 	SWP(cache_resident_pct, "page_cache_resident_pct", "%", COMBINE_MEDIAN,
@@ -232,6 +233,7 @@ const struct summary_key summary_keys[] = {
 	{ "stop_reason", "string", "why the run is incomplete (only when complete is false)" },
 	{ "write_error", "string", "why the results folder could not be written completely (only then)" },
 	{ "checksum", "string", "XXH3 of every sample's output and label, 16 hex digits: the same for every worker count, backend, order and policy" },
+	{ "kernels", "string", "the ops' kernels that ran: sse2, avx2 or avx512 (the widest the CPU has, or PPBENCH_KERNEL)" },
 	{ "batch_size", "integer", "--batch" },
 	{ "workers", "integer", "--workers" },
 	{ "gpus", "integer", "--gpus" },

@@ -15,7 +15,9 @@
 #include "consumer.h"
 #include "counted.h"
 #include "counters.h"
+#include "decode.h"
 #include "emit.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -51,9 +53,9 @@ const struct opt run_opts_table[] = {
 	  .lo = 1, .hi = 64 },
 	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
 	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
-	  .unit = "ms" },
+	  .unit = "ms", .lo = 0, .hi = 60e9 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth", .unit = "B/s" },
+	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
@@ -82,6 +84,8 @@ const struct opt run_opts_table[] = {
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
 	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
+	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
@@ -97,7 +101,8 @@ const struct opt run_opts_table[] = {
 	  "hash every sample's output and label (proof of work; costs about 2 % of decode-bound work)",
 	  .choices = NULL },
 	{ "trace-capacity", 0, OPT_U64, O(trace_capacity), "0", "N",
-	  "events per worker buffer (0: what the run needs); more are counted as dropped", .choices = NULL },
+	  "events per worker buffer (0: what the run needs); more are counted as dropped",
+	  .lo = 0, .hi = 1e9 },
 	{ "dump-batches", 0, OPT_U64, O(dump_batches), "0", "N",
 	  "write the first N batches handed over as batches/batch_<id>.npy (for checks, not timing)",
 	  .choices = NULL },
@@ -117,8 +122,8 @@ static const char description[] =
 	"Counters (--counters) are read around every op in each worker: per op, their sums,\n"
 	"the time on a CPU beside the wall time, and the difference, the time descheduled.\n"
 	"Exit status: 0 done; 1 the run failed (a data error with --on-error fail); 2 a bad\n"
-	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130 and\n"
-	"143 SIGINT and SIGTERM. A run that stopped early still leaves its results folder,\n"
+	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130, 143\n"
+	"and 129 SIGINT, SIGTERM and SIGHUP. A run that stopped early still leaves its results folder,\n"
 	"with \"complete\": false.";
 
 /* ---- progress line (stderr, terminals only) ---------------------------- */
@@ -573,16 +578,22 @@ static void release_ctx(struct run_ctx *x)
 	free(x->req);
 }
 
-static void report_errors(const struct loader_result *r)
+/* The files left out, one line each. With
+ * --on-error fail the error line already names the one that stopped the run. */
+static void report_errors(const struct loader_result *r, int fail)
 {
-	if (!r->nerrors)
+	if (!r->nerrors || (fail && r->nerrors == 1))
 		return;
+	const char *what = fail ? "failed" : "skipped";
 	size_t show = r->nerrors < 10 ? r->nerrors : 10;
-	for (size_t i = 0; i < show; i++)
-		warn("skipped '%s': %s", r->err_path[i], r->err_reason[i]);
+	for (size_t i = 0; i < show; i++) {
+		char path[1100];
+		bytes_escape(r->err_path[i], path, sizeof(path));   /* a newline stays one line */
+		warn("%s '%s': %s", what, path, r->err_reason[i]);
+	}
 	if (r->nskipped > show)
-		warn("%" PRIu64 " samples skipped in all (summary.json lists up to %zu)", r->nskipped,
-		     r->nerrors);
+		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
+		     what, r->nerrors);
 }
 
 /* The loader configuration of a run's options; pipe, data and the GPU step
@@ -612,6 +623,7 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.checksum = o->checksum,
 		.trace_capacity = o->trace_capacity,
 		.max_pixels = o->max_pixels,
+		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
 	};
@@ -674,7 +686,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	if (prog.shown)
 		fputc('\n', stderr);
 	noise_warn(&ctx->noise, "the run");
-	report_errors(&r);
+	report_errors(&r, o->on_error);
 	if (!r.complete)
 		error("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
@@ -858,6 +870,10 @@ int cmd_run(int argc, char **argv)
 	if (!o.tag) {
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
+	}
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+		error("%s", err);
+		goto out;   /* EXIT_USAGE: nothing ran */
 	}
 	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
 		error("%s", err);

@@ -2,7 +2,7 @@
  * repeated) as its own `ppbench run` process, then the figures and the
  * findings report (bench/report.h).
  *
- * The sweep folder, <out>/sweep-<UTC time>[-<tag>]/, holds sweep.json (the
+ * The sweep folder, <out>/<UTC time>-sweep[-<tag>]/, holds sweep.json (the
  * plan and the state of every run, rewritten after each run), runs/ (the
  * run folders), logs/ (each run's output), summary.csv, figures/,
  * report.md and report.html. `ppbench sweep --resume DIR` runs the planned

@@ -164,6 +164,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 		s->index = di;
 		s->fixed = NULL;
 		s->max_pixels = c->max_pixels;
+		s->max_file_bytes = c->max_file_bytes;
 		s->kind = PIX_NONE;
 		s->h = s->w = 0;
 		s->scr = &st->scr;
@@ -387,6 +388,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	s->index = di;
 	s->fixed = NULL;
 	s->max_pixels = c->max_pixels;
+	s->max_file_bytes = c->max_file_bytes;
 	s->kind = PIX_NONE;
 	s->h = s->w = 0;
 	s->scr = &st->scr;

@@ -193,7 +193,9 @@ fi
 check_cli "--on-error skip: the sample is left out, the file named" 0 \
 	"skipped '.*/c0/x16.jpg': op synth: synthetic failure" \
 	-- run "${base[@]}" --pipeline "$TMP/fail.pipe" --batch 4 --shuffle off --tag skip
-check "skip: summary counts it" grep -Eq '"skipped"' "$(ls -d "$out"/*-skip)/summary.json"
+check "skip: summary counts it (count 1, listed with the reason)" test \
+	"$(jq -c '[.skipped.count, .skipped.files[0].reason]' "$(ls -d "$out"/*-skip)/summary.json")" \
+	= '[1,"op synth: synthetic failure of sample 6"]'
 check_cli "--on-error fail: the run stops naming the file, exit 1" 1 \
 	"error: cannot process '.*/c0/x16.jpg' \(op synth, in worker 1\): synthetic failure" \
 	-- run "${base[@]}" --pipeline "$TMP/fail.pipe" --batch 4 --shuffle off --on-error fail --tag fail
