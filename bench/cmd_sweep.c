@@ -57,7 +57,7 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
-	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
 	  "print the plan (memory needed and whether it fits, images, estimated time per "
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",

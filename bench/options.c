@@ -455,7 +455,11 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 	if (description)
 		fprintf(f, "\n%s\n", description);
 	fprintf(f, "\noptions:\n");
+	const struct opt *t0 = t;
 	for (; t->name; t++) {
+		/* options one ppbench process passes another are not the user's */
+		if (t->help && !strncmp(t->help, "(internal)", 10))
+			continue;
 		char left[64];
 		const char *mv = t->metavar;
 		if (!mv)
@@ -478,6 +482,12 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
+	for (const struct opt *b = t0; b->name; b++)
+		if (b->type == OPT_BOOL) {
+			fprintf(f, "  %-32s %s\n", "    --no-NAME", "for an on|off option: the same as "
+				"--NAME off (--NAME alone: on)");
+			break;
+		}
 	exit_codes_help(f);
 }
 

@@ -43,3 +43,18 @@ if [ -n "$img" ]; then
 else
 	echo "not ok - apply says what it wrote: no fixture JPEG under tests/fixtures/decode"
 fi
+
+# the repository stands alone: no path into the project's shared notes
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pat='\.\./sha''red/|/work/sha''red'
+hits=$(cd "$top" && git ls-files 2>/dev/null | grep -v '^tests/fixtures/' |
+	xargs grep -lE "$pat" 2>/dev/null)
+if [ -z "$hits" ]; then echo "ok - no file points outside the repository (../shared)"
+else echo "not ok - files point outside the repository: $hits"; fi
+check_cli "map --help hides its internal options" 0 '' -- map --help
+if "$PPBENCH" map --help | grep -q -- '--child'; then echo "not ok - map --help shows --child"
+else echo "ok - map --help does not show --child"; fi
+check_cli "sweep --help documents --no-NAME (--no-report)" 0 '--no-NAME .*the same as --NAME off' -- sweep --help
+mkdir -p "$TMP/conv_ds/a"
+cp "$top"/tests/fixtures/decode/*.jpg "$TMP/conv_ds/a/" 2>/dev/null
+check_cli "describe prints sizes in KiB/MiB" 0 'file size \(KiB = 1024 B\)' -- dataset describe "$TMP/conv_ds"
