@@ -1134,7 +1134,9 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	for (size_t op = 0; op <= t.nops; op++) {
 		size_t n = 0, k = 0;
 		uint64_t *v;
-		const char *name = op < t.nops ? t.op_names[op] : "SCollation";
+		/* the op's id, as the tables name it (decode, collate, ...) */
+		const char *name = op < t.nops ? (t.op_ids[op][0] ? t.op_ids[op] : t.op_names[op]) :
+				   "collate";
 		for (size_t p = 0; p < t.nprocs; p++)
 			for (size_t e = 0; e < t.procs[p].n; e++) {
 				const struct trace_ev *ev = &t.procs[p].ev[e];
@@ -1150,8 +1152,6 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 			}
 		qsort(v, n, sizeof(*v), cmp_u64);
 		series++;
-		if (name[0] == 'S')
-			name++;
 		size_t pts = n < 400 ? n : 400;
 		for (size_t i = 0; i < pts; i++) {
 			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
