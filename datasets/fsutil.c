@@ -102,6 +102,8 @@ int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 		return -1;
 	}
 	return fd;
+}
+
 /* the first error of a remove_tree walk */
 static int rm_errno;
 

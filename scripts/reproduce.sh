@@ -3,7 +3,7 @@
 #
 #   scripts/reproduce.sh PPBENCH OUT TAG "GRID_BATCH" GRID_EPOCHS W_BATCH W_EPOCHS [RESUME_DIR] [-- sweep args...]
 #
-# The folder OUT/reproduce-<UTC time>[-TAG]/ holds reproduce.args (what it
+# The folder OUT/<UTC time>-reproduce[-TAG]/ holds reproduce.args (what it
 # was started with), one sweep folder per experiment, and the report. Run
 # again with the same arguments, it finishes the newest such folder whose
 # report is missing (its unfinished runs, via ppbench sweep --resume); with
@@ -34,7 +34,7 @@ if [ -n "$resume" ]; then
 	fi
 else
 	dir=""
-	for d in $(ls -d "$out"/reproduce-*${tag:+-$tag} 2>/dev/null | sort -r); do
+	for d in $(ls -d "$out"/*-reproduce${tag:+-$tag} "$out"/reproduce-*${tag:+-$tag} 2>/dev/null | sort -r); do
 		if [ -f "$d/reproduce.args" ] && [ ! -f "$d/report.md" ] &&
 		   [ "$(cat "$d/reproduce.args")" = "$args" ]; then
 			dir=$d
@@ -44,7 +44,7 @@ else
 	if [ -n "$dir" ]; then
 		echo "make reproduce: resuming $dir (unfinished, same settings; RESUME=DIR picks another)"
 	else
-		dir=$out/reproduce-$(date -u +%Y%m%d-%H%M%S)${tag:+-$tag}
+		dir=$out/$(date -u +%Y%m%d-%H%M%S)-reproduce${tag:+-$tag}
 		mkdir -p "$dir" || exit 1
 		printf '%s\n' "$args" >"$dir/reproduce.args"
 	fi
@@ -60,7 +60,7 @@ experiment() {
 	local n=$1 what=$2 stag=$3
 	shift 3
 	local s
-	s=$(ls -d "$dir"/sweep-*-"$stag" 2>/dev/null | sort | tail -1)
+	s=$(ls -d "$dir"/*-sweep-"$stag" "$dir"/sweep-*-"$stag" 2>/dev/null | sort | tail -1)
 	if [ -n "$s" ] && [ ! -f "$s/sweep.json" ]; then
 		rm -rf "$s"    # interrupted before its plan was written: nothing ran
 		s=""
@@ -85,5 +85,5 @@ experiment 1 "Figs. 4-5" grid --workers gpus --gpus "1 2 3 4" --batch "$grid_bat
 	--epochs "$grid_epochs"
 experiment 2 "Fig. 6" workers --workers "8 12 16 20 24 28" --gpus 4 --batch "$w_batch" \
 	--epochs "$w_epochs"
-"$ppbench" report "$dir"/sweep-*-grid "$dir"/sweep-*-workers || exit 1
+"$ppbench" report "$(ls -d "$dir"/*-sweep-grid | tail -1)" "$(ls -d "$dir"/*-sweep-workers | tail -1)" || exit 1
 echo "make reproduce: done: $dir"

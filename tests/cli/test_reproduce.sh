@@ -30,7 +30,7 @@ repro "$TMP/ppb-int" "" >"$TMP/r1.log" 2>&1
 rc=$?
 check "interrupted: the exit code says so (130)" test "$rc" -eq 130
 check "and says how to finish" grep -q "finish it with the same command again, or make reproduce RESUME=" "$TMP/r1.log"
-d=$(ls -d "$out"/reproduce-* 2>/dev/null | head -1)
+d=$(ls -d "$out"/*-reproduce 2>/dev/null | head -1)
 check "experiment 1 finished before the interruption" test -f "$(ls -d "$d"/sweep-*-grid | head -1)/sweep.json"
 check "no report yet" test ! -f "$d/report.md"
 
@@ -40,11 +40,11 @@ check "the same command again: done (exit 0)" test "$rc" -eq 0
 check "it resumed the unfinished folder" grep -q "resuming $d" "$TMP/r2.log"
 check "experiment 1 was not run again" grep -q "0 runs to do (resumed)" "$TMP/r2.log"
 check "the report is written" test -s "$d/report.md"
-check "still one reproduce folder" test "$(ls -d "$out"/reproduce-* | wc -l)" -eq 1
+check "still one reproduce folder" test "$(ls -d "$out"/*-reproduce | wc -l)" -eq 1
 
 # done folders are not resumed: a new run starts a new folder
 repro "$TMP/ppb-int" "" >/dev/null 2>&1
-check "a finished folder is left alone" test "$(ls -d "$out"/reproduce-* | wc -l)" -eq 2
+check "a finished folder is left alone" test "$(ls -d "$out"/*-reproduce | wc -l)" -eq 2
 
 # RESUME=DIR: only a make reproduce folder with the same settings
 repro "$PPBENCH" "$TMP" >"$TMP/r3.log" 2>&1
