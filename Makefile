@@ -120,7 +120,7 @@ plots: bench/ppbench
 # CPU:GPU balance per image is the paper's) and 8 (grid) / 20 (workers) epochs:
 # about 30 minutes on 2 cores. FULL=1: the paper's sizes (batch 128..1024, one
 # epoch) on DATA=<ImageNet train folder>. Interrupted, the same command again
-# (or RESUME=results/<UTC>-reproduce) finishes what is missing and writes the report.
+# (or RESUME=results/...-reproduce) finishes what is missing and writes the report.
 REPRO_GRID_BATCH = $(if $(FULL),128 256 512 1024,16 32 64 128)
 REPRO_GRID_EPOCHS = $(if $(FULL),1,8)
 REPRO_W_BATCH = $(if $(FULL),1024,128)
