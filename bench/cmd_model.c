@@ -71,7 +71,7 @@ static const struct opt model_optt[] = {
 	  .lo = 0, .hi = 1e9 },
 	{ "batch-noise", 0, OPT_DOUBLE, O(batch_noise), "-1", "PCT",
 	  "per-sample costs: spread (cv, %) of a factor common to a batch's samples (-1: --from's "
-	  "estimate, or 7 with --paper, 0 otherwise)", .lo = -1, .hi = 1000 },
+	  "estimate, 6.94 with --paper, 0 otherwise)", .lo = -1, .hi = 1000 },
 	{ "paper", 0, OPT_BOOL, O(paper), "off", NULL,
 	  "costs: the paper's Table II per-op means (per sample, and collation)" , .choices = NULL },
 	{ "cores", 0, OPT_DOUBLE, O(cores), "0", "N", "the machine's physical cores (0: no contention)",
