@@ -17,6 +17,7 @@
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "model.h"
 #include "options.h"
 #include "pipeline.h"
 #include "rng.h"
@@ -42,7 +43,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "3", .metavar = "N", .help = "interleaved pairs of runs in the loader sections", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "30", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool,model", .metavar = "LIST", .help = "which sections to run" },
 	OPT_END
 };
 #undef O
@@ -475,6 +476,8 @@ int cmd_bench(int argc, char **argv)
 		if (system(cmd))
 			warn("cannot remove %s", tmp);
 	}
+	if (has_section(c.sections, "model"))
+		model_bench(stdout);
 	dataset_release(&d);
 	return EXIT_OK;
 }

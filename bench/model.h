@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "analysis.h"
 #include "loader.h"
 #include "trace.h"
@@ -156,5 +157,7 @@ int cmd_model(int argc, char **argv);
 /* --validate (model_validate.c): the paper's Figs. 4-6, and with sweep
  * folders of this machine (NULL-terminated, may be empty) validation 2. */
 int model_validate(int csv, const char *const *sweeps, size_t nsweeps);
+/* make bench's section "model": the model's speed at paper scale, as markdown. */
+void model_bench(FILE *f);
 
 #endif

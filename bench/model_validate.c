@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "commands.h"
 #include "consumer.h"
 #include "csv.h"
@@ -382,4 +383,51 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps)
 		       "ppbench model --validate results/sweep-*\n");
 	}
 	return ok ? EXIT_OK : EXIT_FAIL;
+}
+
+/* ---- make bench: the model's speed at paper scale ------------------------ */
+
+#define BENCH_ROUNDS 5
+
+void model_bench(FILE *f)
+{
+	static const struct {
+		const char *what;
+		int B, W;
+		enum loader_policy policy;
+	} cases[] = {
+		{ "torch, b1024, 28 workers", 1024, 28, POLICY_TORCH },
+		{ "torch, b128, 28 workers", 128, 28, POLICY_TORCH },
+		{ "shared-queue, b128, 28 workers", 128, 28, POLICY_SHARED_QUEUE },
+	};
+	fprintf(f, "\n## model: paper scale (1,281,167 images, 4 GPUs, Table II per-sample costs, "
+		   "16 cores x 2 threads), %d rounds\n\n| case | median s | min s | max s |\n"
+		   "|---|---|---|---|\n", BENCH_ROUNDS);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct model_src s;
+		model_src_sample(&s, 6.48, 0.19, 49.76 * cases[k].B / 128.0, cases[k].B);
+		s.batch_noise = 0.0694;
+		struct model_cfg c;
+		paper_cfg(&c, cases[k].W, cases[k].B, 4, &s);
+		c.policy = cases[k].policy;
+		c.machine.cores = 16;
+		c.machine.beta = 0.29;
+		c.machine.smt_static = 1;
+		double t[BENCH_ROUNDS];
+		char err[256];
+		for (int r = 0; r < BENCH_ROUNDS; r++) {
+			uint64_t t0 = clock_now_ns();
+			struct model_out o;
+			if (model_run(&c, &o, err, sizeof(err))) {
+				fprintf(f, "| %s | %s | | |\n", cases[k].what, err);
+				break;
+			}
+			model_out_free(&o);
+			t[r] = (double)(clock_now_ns() - t0) / 1e9;
+		}
+		struct stats_summary sm;
+		if (!stats_summarise(t, BENCH_ROUNDS, 0.95, &sm))
+			fprintf(f, "| %s | %.3f | %.3f | %.3f |\n", cases[k].what, sm.median, sm.min, sm.max);
+	}
+	fprintf(f, "\ntarget: about 1 s each (the model's run only; analysis of its events adds a few ms)\n");
 }
