@@ -77,3 +77,15 @@ check_cli "--target-gpu-util: the fewest workers" 0 'workers: 20 \(5\.0 per GPU\
 	model --paper --gpus 4 --target-gpu-util 90 -b 1024
 check_cli "--target-gpu-util: a pin copy longer than the step is named" 0 'the pin thread copies a batch in 19\.27 ms, longer than the step' -- \
 	model --paper --gpus 8 --gpu-step 3000img/s --target-gpu-util 90 -b 256 -n 25600
+
+# --out: a results folder per configuration, tool "model", whose keys are the metric table's
+rm -rf "$TMP/model_out"
+check_cli "--out writes a results folder per worker count" 0 'results: .*model-w4-b256-g2' -- \
+	model --paper -w "2 4" -b 256 -n 25600 -o "$TMP/model_out"
+d=$(ls -d "$TMP"/model_out/*model-w2-b256-g2 2>/dev/null | head -1)
+if [ -n "$d" ] && grep -q '"tool": "model"' "$d/summary.json" && [ -s "$d/batches.csv" ] &&
+   "$PPBENCH" metrics "$d" >/dev/null 2>&1; then
+	echo "ok - the model's summary.json holds the metric table's keys"
+else
+	echo "not ok - the model's summary.json holds the metric table's keys"
+fi
