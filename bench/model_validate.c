@@ -137,33 +137,51 @@ static int validate_grid(int csv, int *ok)
 	return 0;
 }
 
-static int validate_workers(int csv, int *ok)
+/* The paper's Fig. 6 rows and the contention fitted to them (16 cores x 2
+ * threads, main process 1 busy thread + the pin thread, threads keep their
+ * place): k rows, or -1 with err. */
+static int fit_fig6(int *w, double *tb, double *pe, struct model_machine *mm, double *base,
+		    double *std_pct, double *fit_err, char *err, size_t errlen)
 {
 	struct table t;
-	char err[512];
-	if (ref_table("lotus_ic_worker_sweep.csv", &t, err, sizeof(err))) {
-		error("%s", err);
+	if (ref_table("lotus_ic_worker_sweep.csv", &t, err, errlen))
 		return -1;
-	}
 	int cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s");
 	int cm = table_col(&t, "preproc_avg_ms"), cd = table_col(&t, "preproc_std_pct");
-	int w[32];
-	double nb[32], tb[32], pe[32], me[32], sd[32];
+	double nb[32], sd[32];
 	size_t k = 0;
-	struct model_machine mm = { .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
+	*mm = (struct model_machine){ .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
 	for (size_t r = 0; r < t.nrows && k < 32; r++) {
 		w[k] = (int)table_num(&t, r, cw);
-		nb[k] = w[k] + mm.main_threads + 1;      /* + the pin thread */
+		nb[k] = w[k] + mm->main_threads + 1;      /* + the pin thread */
 		tb[k] = table_num(&t, r, cm);
 		pe[k] = table_num(&t, r, ce);
 		sd[k] = table_num(&t, r, cd);
 		k++;
 	}
 	table_free(&t);
-	double base, fe;
-	model_fit(&mm, nb, w, tb, k, &base, &fe);
+	if (k < 2) {
+		snprintf(err, errlen, "lotus_ic_worker_sweep.csv has fewer than 2 rows");
+		return -1;
+	}
+	model_fit(mm, nb, w, tb, k, base, fit_err);
 	stats_sort(sd, k);
-	double std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
+	*std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
+	return (int)k;
+}
+
+static int validate_workers(int csv, int *ok)
+{
+	char err[512];
+	int w[32];
+	double tb[32], pe[32], me[32], base, fe, std_pct;
+	struct model_machine mm;
+	int kk = fit_fig6(w, tb, pe, &mm, &base, &std_pct, &fe, err, sizeof(err));
+	if (kk < 0) {
+		error("%s", err);
+		return -1;
+	}
+	size_t k = (size_t)kk;
 	if (!csv)
 		printf("\nvalidation 3: the paper's Fig. 6 (b1024, 4 GPUs, 16 cores x 2 threads)\n"
 		       "fitted to its per-batch times: alpha %.5f (each further busy core slows a sample by "
@@ -383,6 +401,50 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps)
 		       "ppbench model --validate results/sweep-*\n");
 	}
 	return ok ? EXIT_OK : EXIT_FAIL;
+}
+
+/* ---- the report: a model where this machine cannot judge ----------------- */
+
+int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
+{
+	char err[512];
+	int w[32];
+	double tb[32], pe[32], base, fe, sp;
+	struct model_machine mm;
+	int k = fit_fig6(w, tb, pe, &mm, &base, &sp, &fe, err, sizeof(err));
+	if (k < 0 || !(image_ms > 0)) {
+		snprintf(out, n, "%s", k < 0 ? err : "no per-image cost");
+		return -1;
+	}
+	struct model_src s;
+	model_src_batch_normal(&s, image_ms * 1024, isfinite(std_pct) ? std_pct : sp, 1024);
+	double e2e[32];
+	for (int i = 0; i < k; i++) {
+		struct model_cfg c;
+		paper_cfg(&c, w[i], 1024, 4, &s);
+		c.machine = mm;
+		c.machine.ref_busy = 1 + mm.main_threads + 1;   /* the costs come from a W = 1 run */
+		struct run_metrics m;
+		if (run_metrics_of(&c, &m, err, sizeof(err))) {
+			snprintf(out, n, "%s", err);
+			return -1;
+		}
+		e2e[i] = m.e2e_s;
+		analysis_free(&m);
+	}
+	int knee = report_knee(w, e2e, (size_t)k, REPORT_KNEE_GAIN_PCT);
+	int len = snprintf(out, n, "a model, not a measurement (ppbench model, docs/model.md): with this "
+			   "machine's %.3f ms per image on the paper's machine shape (16 cores x 2 threads, "
+			   "4 GPUs, b1024, contention fitted to the paper's Fig. 6), E2E", image_ms);
+	for (int i = 0; i < k && len > 0 && (size_t)len < n; i++)
+		len += snprintf(out + len, n - (size_t)len, "%s %.0f s at %d", i ? "," : "", e2e[i], w[i]);
+	if (len > 0 && (size_t)len < n) {
+		if (knee)
+			snprintf(out + len, n - (size_t)len, " workers; knee by the rule at %d", knee);
+		else
+			snprintf(out + len, n - (size_t)len, " workers; no knee by the rule in this range");
+	}
+	return knee;
 }
 
 /* ---- make bench: the model's speed at paper scale ------------------------ */

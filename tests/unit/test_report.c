@@ -197,6 +197,8 @@ static void test_verdicts(void **state)
 		{ "knee_not_still_falling.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "no knee", 0, __LINE__ },
 		{ "knee_not_cpu.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "changes by -30.0 %", 2, __LINE__ },
 		{ "knee_flat.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "could use 2 CPUs", 8, __LINE__ },
+		/* too few CPUs: the model's prediction for the paper's shape, labelled */
+		{ "knee_model.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "a model, not a measurement (ppbench model, docs/model.md): with this machine's 6.500 ms per image", 8, __LINE__ },
 		{ "knee_flat.csv", KNEE, 32, VERDICT_DOES_NOT_HOLD, "did not help", 8, __LINE__ },
 		{ "knee_cannot_two.csv", KNEE, 2, VERDICT_CANNOT_JUDGE, "at most 2", 0, __LINE__ },
 		/* a knee by the rule, but on 1 CPU every worker count is oversubscribed */
