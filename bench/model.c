@@ -553,8 +553,10 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 	}
 	size_t j = 0;
 	uint64_t pos = 0;
+	/* positions are contiguous over the samples batched (a dropped last
+	 * batch takes none), as the loader's schedule */
 	for (int e = 0; e < S->epochs; e++) {
-		uint64_t *ix = S->idx + (size_t)e * N;
+		uint64_t *ix = S->idx + pos;
 		for (uint64_t i = 0; i < N; i++)
 			ix[i] = i;
 		for (uint64_t i = N; c->shuffle && i > 1; i--) {
@@ -569,7 +571,7 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 			S->n[j] = (uint32_t)(b * B + B <= N ? B : N - b * B);
 			S->epoch[j] = (uint32_t)e;
 		}
-		pos += N;
+		pos += per * B < N ? per * B : N;
 	}
 	S->epoch_first[S->epochs] = j;
 	S->npos = pos;
