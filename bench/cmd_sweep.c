@@ -31,7 +31,7 @@
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report;
+	int warm, report, model;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -52,6 +52,8 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
+	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
+	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
@@ -1030,6 +1032,7 @@ int cmd_sweep(int argc, char **argv)
 	if (c.report) {
 		struct sweep s;
 		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
+			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
 				error("%s", err);
 			else

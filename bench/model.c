@@ -670,6 +670,16 @@ static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 			 "images of at least 1");
 		return -1;
 	}
+	const struct model_machine *m = &c->machine;
+	if (!(c->gpu_step_ns >= 0) || !(c->h2d_bytes_per_s >= 0) || !(c->pin_bytes_per_s >= 0) ||
+	    !(c->sample_bytes >= 0) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
+	    !(m->alpha >= 0) || !(m->beta >= 0) || !(m->main_threads >= 0) || !(m->ref_busy >= 0) ||
+	    isinf(c->gpu_step_ns) || isinf(m->cores)) {
+		snprintf(err, errlen, "the model's step, bandwidths, sample size and machine must be "
+			 "finite and not negative (step %g ns, cores %g, threads per core %g)",
+			 c->gpu_step_ns, m->cores, m->tpc);
+		return -1;
+	}
 	if (!c->src || (c->src->kind <= MSRC_BATCH_EMPIRICAL && c->src->batch_of < 1) ||
 	    ((c->src->kind == MSRC_BATCH_EMPIRICAL || c->src->kind == MSRC_SAMPLE_EMPIRICAL ||
 	      c->src->kind == MSRC_BATCH_LIST) &&

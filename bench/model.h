@@ -163,6 +163,11 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps);
  * worker) and per-batch std (%, NaN: the paper's), as one sentence in out.
  * Returns the knee (0: none), or -1 with the reason in out. */
 int model_paper_shape(double image_ms, double std_pct, char *out, size_t n);
+/* The report's --model on: the run whose folder is src_dir (ppbench run's)
+ * modelled at W workers, with its costs, settings and machine (the same
+ * model as validation 2). m as analysis_compute fills it (analysis_free
+ * after). 0, or -1 with err. */
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen);
 /* make bench's section "model": the model's speed at paper scale, as markdown. */
 void model_bench(FILE *f);
 

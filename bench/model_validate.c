@@ -259,6 +259,14 @@ static int load_run(const char *dir, struct mrun *r)
 	r->sample_bytes = 3 * 4 * metric_json_get(j, "loader.sample_height_px") *
 			  metric_json_get(j, "loader.sample_width_px");
 	r->cpus = metric_json_get(j, "machine.cpus_usable");
+	if (!(r->cpus > 0))
+		r->cpus = metric_json_get(j, "machine.cpus_online");
+	if (!(r->cpus > 0))
+		r->cpus = 0;                  /* not known: no contention */
+	if (!(r->sample_bytes >= 0))
+		r->sample_bytes = 0;
+	if (!(r->h2d >= 0))
+		r->h2d = 0;
 	json_t *smt = json_path(j, "machine.smt_active");
 	r->smt = smt && json_is_true(smt);
 	json_t *pin = json_path(j, "options.pin_memory");
@@ -305,6 +313,45 @@ static int cmp_mrun(const void *a, const void *b)
 	return x->W - y->W;
 }
 
+/* A run of this machine modelled: the target run's settings (workers,
+ * batch, GPUs, images, step, copy, pin memory, sample size), the costs s of
+ * the source run, the machine's CPUs as the source run recorded them (no
+ * contention model beyond the cores: the simulated GPU sleeps, so the main
+ * process is not a busy thread; the source's one worker is the reference). */
+static void machine_cfg(const struct mrun *src, const struct model_src *s, const struct mrun *t,
+			struct model_cfg *c)
+{
+	paper_cfg(c, t->W, t->B, t->G > 0 ? t->G : 1, s);
+	c->images = t->images;
+	c->gpu_step_ns = t->step_ns;
+	c->h2d_bytes_per_s = t->h2d;
+	c->pin_memory = t->pin;
+	c->sample_bytes = t->sample_bytes;
+	c->pin_bytes_per_s = s->pin_ns_per_image > 0 ? t->sample_bytes / s->pin_ns_per_image * 1e9 : 0;
+	c->machine = (struct model_machine){ .cores = src->cpus / (src->smt ? 2 : 1),
+					     .tpc = src->smt ? 2 : 1, .beta = 0.3, .main_threads = 0,
+					     .ref_busy = src->W };
+}
+
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
+{
+	struct mrun src, t;
+	struct model_src s;
+	if (load_run(src_dir, &src)) {
+		snprintf(err, errlen, "'%s' is not a complete run's results folder", src_dir);
+		return -1;
+	}
+	if (model_src_from_results(&s, src_dir, NULL, NULL, err, errlen))
+		return -1;
+	t = src;
+	t.W = W;
+	struct model_cfg c;
+	machine_cfg(&src, &s, &t, &c);
+	int rc = run_metrics_of(&c, m, err, errlen);
+	model_src_free(&s);
+	return rc;
+}
+
 static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *ok)
 {
 	struct mrun *r = calloc(V2_MAX_RUNS, sizeof(*r));
@@ -328,9 +375,6 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 		free(r);
 		return -1;
 	}
-	struct model_machine mm = { .cores = src_run->cpus / (src_run->smt ? 2 : 1),
-				    .tpc = src_run->smt ? 2 : 1, .beta = 0.3, .main_threads = 0 };
-	mm.ref_busy = 1;
 	if (!csv)
 		printf("\nvalidation 2: this machine (%.0f CPUs%s), from the costs of one W = 1 run: %s\n"
 		       "%3s %4s %8s %10s %10s %7s %9s %9s %9s %9s\n", src_run->cpus,
@@ -339,14 +383,7 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 	double worst_e = 0, worst_o = 0, others[V2_MAX_RUNS];
 	for (size_t i = 0; i < n; i++) {
 		struct model_cfg c;
-		paper_cfg(&c, r[i].W, r[i].B, r[i].G > 0 ? r[i].G : 1, &s);
-		c.images = r[i].images;
-		c.gpu_step_ns = r[i].step_ns;
-		c.h2d_bytes_per_s = r[i].h2d;
-		c.pin_memory = r[i].pin;
-		c.sample_bytes = r[i].sample_bytes;
-		c.pin_bytes_per_s = s.pin_ns_per_image > 0 ? r[i].sample_bytes / s.pin_ns_per_image * 1e9 : 0;
-		c.machine = mm;
+		machine_cfg(src_run, &s, &r[i], &c);
 		struct run_metrics m;
 		if (run_metrics_of(&c, &m, err, sizeof(err))) {
 			error("validation 2: %s", err);

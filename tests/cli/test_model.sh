@@ -89,3 +89,14 @@ if [ -n "$d" ] && grep -q '"tool": "model"' "$d/summary.json" && [ -s "$d/batche
 else
 	echo "not ok - the model's summary.json holds the metric table's keys"
 fi
+
+# report --model on: the model's lines beside the measured ones against workers
+rm -rf "$TMP/model_tiny" && cp -r "$top/tests/fixtures/sweep/tiny" "$TMP/model_tiny"
+check_cli "report --model on" 0 'report\.html' -- report "$TMP/model_tiny" --model on
+if grep -q '^2,model: b8 / 1 GPU,2,8,1,1,0\.' "$TMP/model_tiny/figures/data/vs_workers.csv"; then
+	echo "ok - report --model on: a model series in vs_workers.csv"
+else
+	echo "not ok - report --model on: a model series in vs_workers.csv"
+fi
+check_cli "report --model takes on or off" 2 "--model: 'maybe' is not on or off" -- report "$TMP/model_tiny" --model maybe
+check_cli "sweep --help lists --model" 0 '--model on\|off +add the model' -- sweep --help
