@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <jansson.h>
 #include <math.h>
+#include <sys/stat.h>
+#include "fsutil.h"
 #include "bottleneck.h"
 #include "emit.h"
 #include "machine.h"
@@ -80,7 +82,9 @@ static void page_cache(const struct dataset *d, int drop)
 {
 	char buf[65536];
 	for (size_t i = 0; i < d->n; i++) {
-		int fd = open(d->items[i].path, O_RDONLY | O_CLOEXEC);
+		char why[256];
+		struct stat st;
+		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
 		if (drop) {

@@ -30,6 +30,7 @@
 #include "pipeline.h"
 #include "report.h"
 #include "stats.h"
+#include "resdir.h"
 
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
@@ -901,6 +902,50 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 	return failed;
 }
 
+/* compare.md ends with what ran (so that the table can be read, and
+ * the comparison run again, without the logs) and links to its figures. */
+static void md_context(const char *md, const char *dir, const json_t *opt, const char *pipe,
+		       const char *torch_info)
+{
+	char figdir[PATH_MAX];
+	struct dirent **ents = NULL;
+	FILE *f = fopen(md, "a");
+
+	if (!f)
+		return;
+	fprintf(f, "\n## What ran\n\n"
+		"- pipeline %s on the dataset %s\n"
+		"- %lld workers, batch %lld, %lld simulated GPUs (step %.6g ms), prefetch factor %lld, "
+		"pin memory %s\n"
+		"- %lld epoch(s), at most %lld batches (0: all), shuffle %s, drop last %s, seed %lld, "
+		"--rng %s, loader policy %s, backend %s\n"
+		"- PyTorch side: %s\n",
+		pipe, jstr(opt, "data", "?"), jint(opt, "workers", 0), jint(opt, "batch", 0),
+		jint(opt, "gpus", 0), jnum(opt, "gpu_step_ns") / 1e6, jint(opt, "prefetch_factor", 0),
+		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
+		jint(opt, "epochs", 1), jint(opt, "max_batches", 0),
+		json_is_true(json_object_get(opt, "shuffle")) ? "on" : "off",
+		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", jint(opt, "seed", 0),
+		jstr(opt, "rng", "?"), jstr(opt, "policy", "torch"), jstr(opt, "backend", "?"),
+		torch_info);
+	pathf(figdir, sizeof(figdir), "%s/figures", dir);
+	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(ents[i]->d_name);
+		if (l > 4 && !strcmp(ents[i]->d_name + l - 4, ".png")) {
+			if (!k++)
+				fprintf(f, "\n## Figures\n\n");
+			fprintf(f, "![%.*s](figures/%s) ([SVG](figures/%.*s.svg))\n\n", (int)l - 4,
+				ents[i]->d_name, ents[i]->d_name, (int)l - 4, ents[i]->d_name);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (!k)
+		fprintf(f, "\nNo figures were drawn (see figures/gnuplot.log); their data is in figures/.\n");
+	fclose(f);
+}
+
 /* ---- children ------------------------------------------------------------ */
 
 static volatile sig_atomic_t stop_signal;
@@ -1048,7 +1093,7 @@ static const char usage[] =
 	"drop_last, seed and simulated GPU step. Both sides write LotusTrace files that\n"
 	"ppbench's analysis reads, so every figure is computed by the same code. Then, with\n"
 	"--rng torch, the first batches' tensors of both are compared. Leaves\n"
-	"OUT/compare-<UTC time>-<tag>/ with both results folders (repeat 1: ppbench/ and\n"
+	"OUT/<UTC time>-compare-<tag>/ with both results folders (repeat 1: ppbench/ and\n"
 	"pytorch/; repeat K: ppbench-rK/, pytorch-rK/), compare.md, compare.csv,\n"
 	"compare.json (every repeat's values, the intervals, the noise windows) and figures/\n"
 	"(repeat 1).\n"
@@ -1748,18 +1793,17 @@ int cmd_compare(int argc, char **argv)
 	sigaction(SIGINT, &sa_stop, &old_int);
 	sigaction(SIGTERM, &sa_stop, &old_term);
 
-	/* the compare folder, built under a temporary name */
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	pathf(tmp, sizeof(tmp), "%s/.compare-%s-%d.tmp", c.out, stamp, (int)getpid());
+	/* the compare folder, built under a temporary name held while it is
+	 * written (ppbench ls --clean leaves it alone) */
+	results_dir_name(stamp, sizeof(stamp), "compare", NULL);
+	pathf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
 	pathf(log, sizeof(log), "%s/logs", tmp);
 	if (mkdir_p(log, 0777)) {
 		error("cannot create '%s': %s", log, strerror(errno));
 		rc = EXIT_FAIL;
 		goto restore;
 	}
+	results_dir_hold(tmp);
 	pathf(dir, sizeof(dir), "%s", tmp);
 	repeat_paths(dir, 0, pdir, tdir, log, tlog);
 	cpus_read(&cp);
@@ -1864,15 +1908,16 @@ int cmd_compare(int argc, char **argv)
 	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa[0].m.workers,
 		 sa[0].m.batch_size, (long long)sa[0].m.images);
 	draw_figures(dir, &sa[0], &sb[0], sub);
+	md_context(md, dir, opt, pipe.name, info);
 
 	if (c.tag)
 		snprintf(tagbuf, sizeof(tagbuf), "%s", c.tag);
 	else
 		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa[0].m.batch_size,
 			 sa[0].m.workers, gpus);
-	pathf(final, sizeof(final), "%s/compare-%s-%s", c.out, stamp, tagbuf);
+	pathf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
-		pathf(final, sizeof(final), "%s/compare-%s-%s-%d", c.out, stamp, tagbuf, k);
+		pathf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
 	if (rename(tmp, final)) {
 		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
 		goto restore;

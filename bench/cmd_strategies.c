@@ -366,7 +366,9 @@ static int parse_formats(struct ctx *c, char *err, size_t errlen)
 static void drop_dataset_pages(const struct ctx *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		int fd = open(c->ds.items[i].path, O_RDONLY | O_CLOEXEC);
+		char why[256];
+		struct stat st;
+		int fd = open_regular(c->ds.items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -394,37 +396,12 @@ static uint64_t mem_available(void)
 /* The whole file into b; *n its size. -1 with s->err set. */
 static int read_file(struct sample *s, struct buf *b, uint64_t *n)
 {
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sample_fail(s, "cannot open: %s", strerror(errno));
-	struct stat sb;
-	int rc = -1;
-	if (fstat(fd, &sb)) {
-		sample_fail(s, "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	size_t size = (size_t)sb.st_size, got = 0;
-	if (buf_reserve(b, size ? size : 1)) {
-		sample_fail(s, "out of memory (%zu bytes for the file)", size);
-		goto out;
-	}
-	while (got < size) {
-		ssize_t r = read(fd, (char *)b->p + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			sample_fail(s, "cannot read: %s", strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	char why[sizeof(s->err)];
+	size_t got;
+	if (decode_read_file(s->path, s->max_file_bytes, b, &got, why, sizeof(why)))
+		return sample_fail(s, "%s", why);
 	*n = got;
-	rc = 0;
-out:
-	close(fd);
-	return rc;
+	return 0;
 }
 
 static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, size_t i)
@@ -435,6 +412,7 @@ static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, si
 	s->rng = &t->rng;
 	s->fixed = NULL;
 	s->max_pixels = c->o->max_pixels;
+	s->max_file_bytes = DECODE_MAX_FILE_BYTES;
 	s->kind = PIX_NONE;
 	s->h = s->w = 0;
 	s->scr = &t->scr;

@@ -2,7 +2,7 @@
  * PyTorch DataLoader with torchvision (scripts/torch_side.py, run with
  * Debian's /usr/bin/python3), measured by the same code.
  *
- * A compare folder, OUT/compare-<UTC time>-<tag>/, holds
+ * A compare folder, OUT/<UTC time>-compare-<tag>/, holds
  *   ppbench/     the `ppbench run` results folder (summary.json, batches.csv,
  *                ops.csv, lotustrace/b<B>_gpu<G>/, trace.json)
  *   pytorch/     config.json (what the PyTorch side was asked to run),

@@ -72,8 +72,8 @@ log=$TMP/compare.log
 rc=$?
 if [ "$rc" -eq 0 ]; then echo "ok - compare W=2 B=4 runs end to end"
 else echo "not ok - compare W=2 B=4 runs end to end: exit $rc"; sed 's/^/#   /' "$log" | tail -20; fi
-dir=$(ls -d "$out"/compare-*-t1 2>/dev/null | head -1)
-if [ -n "$dir" ]; then echo "ok - folder compare-<UTC>-<tag>"; else echo "not ok - folder compare-<UTC>-<tag>"; dir=$out/none; fi
+dir=$(ls -d "$out"/*-compare-t1 2>/dev/null | head -1)
+if [ -n "$dir" ]; then echo "ok - folder <UTC>-compare-<tag>"; else echo "not ok - folder <UTC>-compare-<tag>"; dir=$out/none; fi
 if grep -q '^fidelity: tensors identical (first 3 batches: 12 images' "$log"; then
 	echo "ok - fidelity: tensors identical on the test dataset (--rng torch)"
 else
@@ -87,6 +87,14 @@ for f in compare.md compare.csv ppbench/summary.json ppbench/batches.csv pytorch
 	 logs/ppbench.log logs/pytorch.log; do
 	check "compare folder has $f" test -s "$dir/$f"
 done
+# compare.md records what ran and links its figures
+check "compare.md: configuration, dataset and seed" sh -c "grep -q '^## What ran' '$dir/compare.md' &&
+	grep -q '^- pipeline .* on the dataset $ds' '$dir/compare.md' &&
+	grep -q '^- 2 workers, batch 4, 2 simulated GPUs' '$dir/compare.md' &&
+	grep -q 'seed 0, --rng' '$dir/compare.md'"
+if command -v gnuplot >/dev/null; then
+	check "compare.md links its figures" grep -q '^!\[ops\](figures/ops.png)' "$dir/compare.md"
+fi
 n=$(ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_worker_pid_* 2>/dev/null | wc -l)
 if [ "$n" -eq 2 ]; then echo "ok - PyTorch side: one LotusTrace file per worker"
 else echo "not ok - PyTorch side: one LotusTrace file per worker ($n)"; fi
