@@ -315,6 +315,8 @@ static const char *kind_of(const char *path, json_t **summary)
 		return "merge";
 	if (is_file(path, "strategies.json"))
 		return "strategies";
+	if (is_file(path, "bottleneck.json"))
+		return "bottleneck";
 	if (!is_file(path, "summary.json"))
 		return "";
 	*summary = load(path, "summary.json");
@@ -384,7 +386,7 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 		fill_run(e, sum);
 	} else {
 		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
-			is_file(path, "strategies.md");
+			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv");
 		snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
 	}
 	if (named && rn.partial) {
