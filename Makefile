@@ -3,7 +3,7 @@
 
 .DEFAULT_GOAL := all
 CC      ?= cc
-PKGS    := libturbojpeg libjpeg libpng hwloc jansson libzstd liblz4 libxxhash
+PKGS    := libturbojpeg libjpeg libpng hwloc jansson libzstd liblz4 libxxhash zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_LIBS  := $(shell pkg-config --libs cmocka)

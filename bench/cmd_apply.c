@@ -96,6 +96,10 @@ int cmd_apply(int argc, char **argv)
 		pipeline_truncate(&p, k);
 	}
 
+	if (input_missing(argv[1])) {
+		pipeline_release(&p);
+		return EXIT_USAGE;
+	}
 	struct rng r;
 	rng_seed(&r, rng_sample_seed(cfg.seed, 0, cfg.index));
 	struct scratch scr = { 0 };
@@ -128,6 +132,10 @@ int cmd_apply(int argc, char **argv)
 	if (npy_write(cfg.out, dtype, shape, 3, s.data.p, err, sizeof(err))) {
 		error("%s", err);
 		status = EXIT_FAIL;
+	} else {
+		printf("%s: %s [%zu, %zu, %zu] (%s)\n", cfg.out,
+		       dtype[1] == 'u' ? "uint8" : "float32", shape[0], shape[1], shape[2],
+		       dtype[1] == 'u' ? "HWC, as Pillow" : "CHW, as torch");
 	}
 out:
 	sample_release(&s);

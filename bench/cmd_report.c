@@ -1198,7 +1198,9 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	for (size_t op = 0; op <= t.nops; op++) {
 		size_t n = 0, k = 0;
 		uint64_t *v;
-		const char *name = op < t.nops ? t.op_names[op] : "SCollation";
+		/* the op's id, as the tables name it (decode, collate, ...) */
+		const char *name = op < t.nops ? (t.op_ids[op][0] ? t.op_ids[op] : t.op_names[op]) :
+				   "collate";
 		for (size_t p = 0; p < t.nprocs; p++)
 			for (size_t e = 0; e < t.procs[p].n; e++) {
 				const struct trace_ev *ev = &t.procs[p].ev[e];
@@ -1214,8 +1216,6 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 			}
 		qsort(v, n, sizeof(*v), cmp_u64);
 		series++;
-		if (name[0] == 'S')
-			name++;
 		size_t pts = n < 400 ? n : 400;
 		for (size_t i = 0; i < pts; i++) {
 			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
@@ -3068,6 +3068,7 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: %s\n\n%s\n", usage, what);
+		exit_codes_help(stdout);
 		return 1;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
@@ -3109,6 +3110,7 @@ int cmd_report(int argc, char **argv)
 			       "5a, 5b). A run made with --repeat N is reported with all its repeats\n"
 			       "(found next to it; or give them all): each figure is then the median\n"
 			       "with its spread.\n", usage);
+			exit_codes_help(stdout);
 			free(dirs);
 			return EXIT_OK;
 		}
@@ -3142,6 +3144,11 @@ int cmd_report(int argc, char **argv)
 		free(dirs);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (input_missing(dirs[i])) {
+			free(dirs);
+			return EXIT_USAGE;
+		}
 	if (is_run_dir(dirs[0])) {
 		if (out) {
 			error("--out is for sweeps: a run's report goes into its folder");
@@ -3218,6 +3225,8 @@ int cmd_plots(int argc, char **argv)
 			     "repeats when it was run with --repeat.");
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (input_missing(argv[1]))
+		return EXIT_USAGE;
 	if (is_run_dir(argv[1])) {
 		json_t *sum;
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];

@@ -29,6 +29,7 @@
 #include "machine.h"
 #include "options.h"
 #include "report.h"
+#include "run.h"
 #include "sweep.h"
 #include "resdir.h"
 
@@ -58,7 +59,7 @@ static const struct opt sweep_opts[] = {
 	  "write the figures and report at the end", .choices = NULL },
 	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
 	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
-	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
 	  "print the plan (memory needed and whether it fits, images, estimated time per "
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
@@ -751,6 +752,26 @@ static int split_args(int argc, char **argv, char ***mine, int *nmine, char ***p
 	return 0;
 }
 
+/* An option neither the sweep nor a run knows: the nearest of both, or NULL
+ * when arg is known (or not an option). */
+static const char *unknown_passed(const char *arg, char *name, size_t n)
+{
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return NULL;
+	snprintf(name, n, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	if (opts_find(run_opts_table, name) ||
+	    (!strncmp(name, "no-", 3) && opts_find(run_opts_table, name + 3)))
+		return NULL;
+	const char *names[256];
+	size_t k = 0;
+	for (const struct opt *t = sweep_opts; t->name && k < 128; t++)
+		names[k++] = t->name;
+	for (const struct opt *t = run_opts_table; t->name && k < 256; t++)
+		names[k++] = t->name;
+	const char *near = nearest_name(name, names, k);
+	return near ? near : "";
+}
+
 static int lock_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -802,6 +823,15 @@ int cmd_sweep(int argc, char **argv)
 	if (npos) {
 		error("unexpected argument '%s' (see ppbench sweep --help)", mine[1]);
 		goto out;
+	}
+	for (size_t i = 0; i < npass; i++) {
+		char name[64];
+		const char *near = unknown_passed(pass[i], name, sizeof(name));
+		if (near && *near) {
+			error("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
+			      "and ppbench run --help)", name, near);
+			goto out;
+		}
 	}
 
 	if (c.resume) {

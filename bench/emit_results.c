@@ -69,6 +69,17 @@ json_t *results_summary_json(const struct results_in *in)
 	for (int i = 0; m->worker_maxrss_kib && i < m->workers; i++)
 		json_array_append_new(arr, json_integer(m->worker_maxrss_kib[i]));
 	bad |= metric_json_put(o, "memory.worker_max_rss_kib", arr);
+	if (in->t && in->chrome) {
+		/* what trace.json.gz keeps (emit.h): said here and in the file */
+		struct chrome_sampling smp;
+		chrome_trace_plan(in->t, &smp);
+		bad |= metric_json_put(o, "trace.chrome", json_pack(
+			"{s:s, s:b, s:I, s:I, s:I, s:I}", "file", "trace.json.gz",
+			"sampled", smp.every > 1, "op_events_every_nth_batch", (json_int_t)smp.every,
+			"op_events", (json_int_t)smp.sample_events,
+			"op_events_kept", (json_int_t)smp.kept_sample_events,
+			"max_events", (json_int_t)smp.limit_events));
+	}
 
 	ops = json_object();
 	for (size_t i = 0; i < m->nops; i++) {
@@ -248,7 +259,7 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 			return -1;
 	}
 	if (in->t && in->chrome) {
-		snprintf(path, sizeof(path), "%s/trace.json", dir);
+		snprintf(path, sizeof(path), "%s/trace.json.gz", dir);
 		if (chrome_trace_write(in->t, path, err, errlen) < 0)
 			return -1;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "commands.h"
 #include "escape.h"
 #include "options.h"
 
@@ -312,6 +313,21 @@ int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* "unknown option '--name'", with the nearest option of t when one is close. */
+static void unknown_option(const struct opt *t, const char *name, char *err, size_t errlen)
+{
+	const char *names[128];
+	size_t n = 0;
+	for (; t->name && n < 128; t++)
+		names[n++] = t->name;
+	const char *near = nearest_name(name, names, n);
+	if (near)
+		snprintf(err, errlen, "unknown option '--%s'; did you mean '--%s'? (see --help)", name,
+			 near);
+	else
+		snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+}
+
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen)
 {
@@ -366,7 +382,7 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				o = NULL;
 			}
 			if (!o) {
-				snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+				unknown_option(t, name, err, errlen);
 				return -1;
 			}
 		}
@@ -439,7 +455,11 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 	if (description)
 		fprintf(f, "\n%s\n", description);
 	fprintf(f, "\noptions:\n");
+	const struct opt *t0 = t;
 	for (; t->name; t++) {
+		/* options one ppbench process passes another are not the user's */
+		if (t->help && !strncmp(t->help, "(internal)", 10))
+			continue;
 		char left[64];
 		const char *mv = t->metavar;
 		if (!mv)
@@ -462,6 +482,13 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
+	for (const struct opt *b = t0; b->name; b++)
+		if (b->type == OPT_BOOL) {
+			fprintf(f, "  %-32s %s\n", "    --no-NAME", "for an on|off option: the same as "
+				"--NAME off (--NAME alone: on)");
+			break;
+		}
+	exit_codes_help(f);
 }
 
 json_t *opts_json(const struct opt *t, const void *cfg)

@@ -17,6 +17,7 @@ pkgs=(
 	libcmocka-dev                           # unit tests
 	valgrind                                # ppbench map (callgrind), its test
 	libzstd-dev liblz4-dev                  # compressed storage formats
+	zlib1g-dev                              # trace.json.gz (gzip'd Chrome trace)
 	libxxhash-dev                           # checksums of batches and stores
 	gnuplot-nox                             # figures
 	slurm-wlm munge                         # a one-node Slurm for tests/cli/test_slurm.sh (18 s)

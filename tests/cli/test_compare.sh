@@ -83,7 +83,7 @@ fi
 check "fidelity.json says identical" grep -q '"identical": true' "$dir/fidelity/fidelity.json"
 check "dumps removed after the check" test ! -e "$dir/fidelity/ppbench/batches/batch_0.npy"
 for f in compare.md compare.csv ppbench/summary.json ppbench/batches.csv pytorch/summary.json \
-	 pytorch/batches.csv pytorch/ops.csv pytorch/trace.json pytorch/run.json pytorch/config.json \
+	 pytorch/batches.csv pytorch/ops.csv pytorch/trace.json.gz pytorch/run.json pytorch/config.json \
 	 logs/ppbench.log logs/pytorch.log; do
 	check "compare folder has $f" test -s "$dir/$f"
 done

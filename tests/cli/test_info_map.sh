@@ -42,7 +42,7 @@ check_cli "info takes no argument"               2 'takes no arguments'         
 check_cli "map --help"                           0 'op-to-function table'            -- map --help
 check_cli "map --size malformed"                 2 "--size: '0x7' is not WxH"        -- map --size 0x7 --out "$TMP/m0"
 check_cli "map: unknown pipeline"                2 "no pipeline named 'nope'"        -- map --pipeline nope --out "$TMP/m0"
-check_cli "map: a missing image"                 1 "cannot open '$TMP/missing.jpg'"  -- map "$TMP/missing.jpg" --out "$TMP/m0"
+check_cli "map: a missing image"                 2 "cannot open '$TMP/missing.jpg'"  -- map "$TMP/missing.jpg" --out "$TMP/m0"
 check_cli "map: --tool bogus"                    2 '--tool'                          -- map --tool bogus
 
 # map under valgrind: not with an AddressSanitizer build, which valgrind cannot run

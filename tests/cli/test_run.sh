@@ -79,7 +79,7 @@ else echo "not ok - nothing ran: no results folder"; fi
 check_cli "a synthetic run completes" 0 '^results: .*/[0-9]{8}-[0-9]{6}-synth-b4-w3-g2$' \
 	-- run "${base[@]}" --pipeline "$SYNTH" --batch 4 --workers 3
 res=$(ls -d "$out"/*-synth-b4-w3-g2 2>/dev/null | head -1)
-for f in summary.json batches.csv ops.csv trace.json; do
+for f in summary.json batches.csv ops.csv trace.json.gz; do
 	check "results hold $f" test -s "$res/$f"
 done
 check "summary: complete, schema, checksum, images/s" grep -Eq \
@@ -122,11 +122,15 @@ check_count main '^SBatchWait_[0-9]+,' 10
 check_count main '^SBatchConsumed_[0-9]+,[0-9]+,1000$' 10
 check_count main '^SBatchQueued_[0-9]+,[0-9]+,1000$' 10
 # Chrome trace: X events per span, flow arrows from preprocessed to consumed
-check "trace.json is a Chrome trace" grep -q '"traceEvents":\[' "$res/trace.json"
-n=$(grep -c '"name":"SBatchPreprocessed_[0-9]*"' "$res/trace.json")
-if [ "$n" -eq 10 ]; then echo "ok - Chrome trace: 10 batch spans"
-else echo "not ok - Chrome trace: 10 batch spans ($n)"; fi
-n=$(grep -cE '"ph":"(s|f)"' "$res/trace.json")
+zcat "$res/trace.json.gz" >"$TMP/trace.json"
+check "trace.json.gz is a gzip'd Chrome trace" grep -q '"traceEvents":\[' "$TMP/trace.json"
+n=$(grep -c '"name":"SBatchPreprocessed",.*"args":{"batch":[0-9]*' "$TMP/trace.json")
+if [ "$n" -eq 10 ]; then echo "ok - Chrome trace: 10 batch spans, named by kind, the batch in args"
+else echo "not ok - Chrome trace: 10 batch spans, named by kind ($n)"; fi
+if grep -q '"id":-' "$TMP/trace.json"; then echo "not ok - Chrome trace: flow ids are not negative"
+else echo "ok - Chrome trace: flow ids are not negative"; fi
+check "the summary says what the Chrome trace keeps" grep -q '"op_events_every_nth_batch": 1' "$res/summary.json"
+n=$(grep -cE '"ph":"(s|f)"' "$TMP/trace.json")
 if [ "$n" -eq 20 ]; then echo "ok - Chrome trace: 10 flow arrows"
 else echo "not ok - Chrome trace: 10 flow arrows ($n ends)"; fi
 
