@@ -54,7 +54,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -255,6 +255,77 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	free(ms);
 	free(ratio);
 	free(ips);
+	pipeline_release(&p);
+	return 0;
+}
+
+/* Section "kernels": the pipeline's work after decode with each kernel
+ * the CPU runs, pass by pass in rotating order over the same images: the
+ * time per image of the ops after decode, and each kernel against sse2. */
+static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, size_t n,
+			 struct bench_result *res)
+{
+	char err[512], v[160], name[96];
+	struct pipeline p;
+	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	int ids[KERNEL_COUNT], nk = 0;
+	for (int id = 0; id < KERNEL_COUNT; id++)
+		if (kernels_supported((enum kernel_id)id, NULL))
+			ids[nk++] = id;
+	size_t R = (size_t)c->rounds;
+	double *ms = calloc((size_t)KERNEL_COUNT * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
+	uint64_t sum[KERNEL_COUNT] = { 0 };
+	if (!ms || !ratio)
+		die("out of memory");
+	const struct kernels *was = kernels_active();
+	struct ops_ws w;
+	ops_ws_init(&w, c->batch);
+	struct ops_pass a;
+	for (size_t r = 0; r < R; r++)
+		for (int q = 0; q < nk; q++) {
+			int id = ids[(q + (int)r) % nk];   /* rotate who goes first */
+			if (kernels_use(kernels_of((enum kernel_id)id)->name, err, sizeof(err)))
+				die("%s", err);
+			ops_pass(&p, d, n, &w, &a);
+			double after = 0;
+			for (int i = 1; i < p.nops; i++)
+				after += a.ms[i];
+			ms[(size_t)id * R + r] = after;
+			sum[id] = a.checksum;
+		}
+	kernels_use(was->name, err, sizeof(err));
+	printf("\n## kernels: the work after decode of '%s' with each kernel, %zu images, %zu passes each, "
+	       "rotating\n\n| kernel | ms per image after decode |\n|---|---:|\n", p.name, n, R);
+	for (int q = 0; q < nk; q++) {
+		snprintf(name, sizeof(name), "work after decode ms per image, kernel %s",
+			 kernels_of((enum kernel_id)ids[q])->name);
+		const struct bench_fig *f = bench_figure(res, "kernels", name, "ms", &ms[(size_t)ids[q] * R],
+							 R, 0, 0, 0);
+		if (f) {
+			bench_fig_format(v, sizeof(v), f, "%.4f");
+			printf("| %s | %s |\n", kernels_of((enum kernel_id)ids[q])->name, v);
+		}
+	}
+	putchar('\n');
+	int same = 1;
+	for (int q = 1; q < nk; q++) {
+		for (size_t r = 0; r < R; r++)
+			ratio[r] = ms[(size_t)ids[q] * R + r] / ms[r];
+		snprintf(name, sizeof(name), "work after decode %s / sse2", kernels_of((enum kernel_id)ids[q])->name);
+		bench_print_target(stdout, bench_figure(res, "kernels", name, "ratio", ratio, R, 0, 0, 0), "%.3f");
+		if (sum[ids[q]] != sum[0]) {
+			printf("THE TENSORS DIFFER between %s and sse2\n", kernels_of((enum kernel_id)ids[q])->name);
+			same = 0;
+		}
+	}
+	printf("checksums: %s\n", nk == 1 ? "one kernel only" : same ? "identical with every kernel" :
+	       "THE TENSORS DIFFER");
+	ops_ws_release(&w);
+	free(ms);
+	free(ratio);
 	pipeline_release(&p);
 	return 0;
 }
@@ -609,7 +680,8 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 }
 
 /* The sections, in the order they run. */
-static const char *const bench_sections[] = { "ops", "bounds", "fused", "decode", "trace", "pool", NULL };
+static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
+					      NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -621,8 +693,8 @@ static int check_sections(const char *list, char *err, size_t errlen)
 		for (int i = 0; bench_sections[i]; i++)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, bounds, "
-			     "fused, decode, trace, pool)", (int)l, p);
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, kernels, "
+			     "bounds, fused, decode, trace, pool)", (int)l, p);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -701,6 +773,8 @@ int cmd_bench(int argc, char **argv)
 	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
 		bench_ops(&c, &d, n, &res);
+	if (has_section(c.sections, "kernels"))
+		bench_kernels(&c, &d, n, &res);
 	if (has_section(c.sections, "bounds"))
 		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
 	if (has_section(c.sections, "fused"))
