@@ -281,6 +281,8 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 	if (!ms || !ratio)
 		die("out of memory");
 	const struct kernels *was = kernels_active();
+	char was_by[64];
+	snprintf(was_by, sizeof(was_by), "%s", kernels_chosen_by());
 	struct ops_ws w;
 	ops_ws_init(&w, c->batch);
 	struct ops_pass a;
@@ -296,7 +298,7 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 			ms[(size_t)id * R + r] = after;
 			sum[id] = a.checksum;
 		}
-	kernels_use(was->name, err, sizeof(err));
+	kernels_restore(was, was_by);
 	printf("\n## kernels: the work after decode of '%s' with each kernel, %zu images, %zu passes each, "
 	       "rotating\n\n| kernel | ms per image after decode |\n|---|---:|\n", p.name, n, R);
 	for (int q = 0; q < nk; q++) {
