@@ -12,8 +12,10 @@
 #include <unistd.h>
 #include <jansson.h>
 #include <turbojpeg.h>
+#include <sys/stat.h>
 #include "bench_result.h"
 #include "checksum.h"
+#include "fsutil.h"
 #include "clock.h"
 #include "commands.h"
 #include "decode.h"
@@ -70,9 +72,15 @@ struct file_mem {
 
 static int read_file(const char *path, struct file_mem *f)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+	char why[256];
+	struct stat st;
+	int fd = open_regular(path, &st, why, sizeof(why));
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	fseek(fp, 0, SEEK_END);
 	long n = ftell(fp);
 	fseek(fp, 0, SEEK_SET);

@@ -7,6 +7,7 @@
 #include "kernels.h"
 #include "merge.h"
 #include "metrics.h"
+#include "model.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -23,10 +24,12 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
+	{ "ls", cmd_ls, "past results, newest first (kind, time, configuration, images/s, noise); --clean" },
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "model", cmd_model, "a discrete-event model of the loader: predict runs past this machine" },
 	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },

@@ -42,7 +42,7 @@ static int fused_run(const void *cfg, struct sample *s)
 {
 	char why[sizeof(s->err)];
 	size_t n;
-	if (decode_read_file(s->path, &s->scr->file, &n, why, sizeof(why)))
+	if (decode_read_file(s->path, s->max_file_bytes, &s->scr->file, &n, why, sizeof(why)))
 		return sample_fail(s, "%s", why);
 	const uint8_t *data = s->scr->file.p;
 	struct decode_region r = { .out = &s->data };
