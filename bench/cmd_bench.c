@@ -56,7 +56,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -666,6 +666,37 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 	free(eff);
 }
 
+/* Section "harness": the null pipeline (nothing per sample) on 2 workers,
+ * `repeats` runs: the loader's own rate, a regression check (issue 14:
+ * 0.5-0.7 M samples/s on 2 workers, about 2 us per sample). */
+static void bench_harness(const struct bench_cfg *c, const char *data, const char *tmp,
+			  struct bench_result *res)
+{
+	const char *args[] = { "--pipeline", "null", "--workers", "2", "--batch", "64", "--epochs", "1000",
+			       "--max-batches", "3000", "--gpu-step", "0", "--trace", "off", NULL };
+	double *ips = calloc((size_t)c->repeats, sizeof(double)), *us = calloc((size_t)c->repeats, sizeof(double));
+	if (!ips || !us)
+		die("out of memory");
+	int ok = 0;
+	for (long r = 0; r < c->repeats; r++) {
+		json_t *j = run_child(data, args, tmp, (int)r + 3000);
+		double v = j ? jnum(j, "images_per_s", NULL) : 0;
+		if (v > 0) {
+			ips[ok] = v;
+			us[ok++] = 1e6 / v;
+		}
+		json_decref(j);
+	}
+	printf("\n## harness: the null pipeline, 2 workers, batch 64, 3000 batches, GPU step 0, trace off, "
+	       "%d runs\n\n", ok);
+	bench_print_target(stdout, bench_figure(res, "harness", "null pipeline samples/s (2 workers)",
+						"samples/s", ips, (size_t)ok, 1, 500000, 0), "%.0f");
+	bench_print_target(stdout, bench_figure(res, "harness", "harness wall time per sample",
+						"us", us, (size_t)ok, 0, 0, 0), "%.2f");
+	free(ips);
+	free(us);
+}
+
 /* The results folder: every figure, and what it was measured on. */
 static int bench_write(const struct bench_result *res, const struct bench_cfg *c,
 		       const struct dataset *d, size_t n, const struct noise *nz, int argc,
@@ -702,7 +733,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 
 /* The sections, in the order they run. */
 static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
-					      NULL };
+					      "harness", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -715,7 +746,7 @@ static int check_sections(const char *list, char *err, size_t errlen)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
 			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, kernels, "
-			     "bounds, fused, decode, trace, pool)", (int)l, p);
+			     "bounds, fused, decode, trace, pool, harness)", (int)l, p);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -744,7 +775,8 @@ int cmd_bench(int argc, char **argv)
 	if (rc == 1) {
 		opts_help(bench_opts, stdout, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
-			  "against libjpeg-turbo's own, tracing overhead and pool efficiency, measured\n"
+			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
+			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
 			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
@@ -802,7 +834,8 @@ int cmd_bench(int argc, char **argv)
 		bench_fused(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))
 		bench_decode(&c, &d, n, &res);
-	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {
+	if (has_section(c.sections, "trace") || has_section(c.sections, "pool") ||
+	    has_section(c.sections, "harness")) {
 		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
 		if (!mkdtemp(tmp))
 			die("cannot create a temporary folder: %m");
@@ -811,6 +844,8 @@ int cmd_bench(int argc, char **argv)
 			bench_trace(&c, c.data, tmp, &res);
 		if (has_section(c.sections, "pool"))
 			bench_pool(&c, c.data, tmp, &res);
+		if (has_section(c.sections, "harness"))
+			bench_harness(&c, c.data, tmp, &res);
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 		if (system(cmd))

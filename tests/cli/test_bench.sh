@@ -31,3 +31,4 @@ check "bounds: each op's time / bound judged" \
 check "fused: identical tensors to the faithful pipeline, judged" \
 	bash -c "grep -q '^fused,fused tensors identical to faithful (1 yes 0 no),bool,1,1,' '$d/bench.csv' && grep -q '^fused,fused / faithful images/s,ratio,2,.*,1.6,at_least,' '$d/bench.csv'"
 check_cli "kernels: every kernel the CPU runs gives the same tensors" 0 'checksums: (identical with every kernel|one kernel only)' -- bench --data "$ds" --images 8 --batch 4 --rounds 1 --out "$out" --sections kernels
+check_cli "harness: the null pipeline's rate against 0.5 M samples/s" 0 'null pipeline samples/s \(2 workers\): [0-9]+ samples/s; target >= 500000: (met|NOT met|within noise)' -- bench --data "$ds" --repeats 1 --out "$out" --sections harness
