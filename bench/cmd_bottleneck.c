@@ -121,7 +121,8 @@ int cmd_bottleneck(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (npos) {
-		error("unexpected argument '%s' (see ppbench bottleneck --help)", argv[1]);
+		opts_unexpected(argv[1], "bottleneck", err, sizeof(err));
+		error("%s", err);
 		return EXIT_USAGE;
 	}
 	if (!o.max_batches)   /* run's "every batch" is too long for five steps */

@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
@@ -281,6 +283,43 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
+/* A flock on this process's temporary results folder while it is written:
+ * a .NAME.tmp nobody holds was left by a run that did not finish. */
+static int tmp_lock = -1;
+
+/* Warn about the temporary folders in root that no running process holds. */
+static void list_stale(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	char names[600] = "", p[PATH_MAX];
+	size_t n = 0, len = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' || l < 6 || strcmp(e->d_name + l - 4, ".tmp"))
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", root, e->d_name) >= (int)sizeof(p))
+			continue;
+		int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			if (n < 5 && len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
+							n ? ", " : "", e->d_name);
+			n++;
+		}
+		close(fd);
+	}
+	closedir(d);
+	if (n)
+		warn("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
+		     "a crash): %s%s; they hold no complete result (remove them with rm -r)", n,
+		     n == 1 ? "" : "s", root, names, n > 5 ? ", ..." : "");
+}
+
 /* The longest path a results folder holds below itself: lotustrace/
  * bB_gpuG/lotustrace_log_ppbench_worker_PID is about 80 bytes. */
 #define RESULTS_INNER_MAX 128
@@ -319,6 +358,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	}
 	if (make_dirs(root, err, errlen) < 0)
 		return -1;
+	list_stale(root);
 	gmtime_r(&now, &tm);
 	strftime(base, sizeof(base), "%Y%m%d-%H%M%S", &tm);
 	if (tag && tag[0]) {
@@ -341,6 +381,11 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 			return -1;
 		}
 		snprintf(name, namelen, "%s", cand);
+		if (tmp_lock >= 0)
+			close(tmp_lock);
+		tmp_lock = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (tmp_lock >= 0)
+			flock(tmp_lock, LOCK_EX | LOCK_NB);
 		return 0;
 	}
 	errf(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
@@ -356,7 +401,7 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 		else
 			snprintf(final_path, finallen, "%s/%s-%d", root, name, k);
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final_path, RENAME_NOREPLACE) == 0)
-			return 0;
+			goto done;
 		if (errno == EEXIST)
 			continue;
 		if (errno == EINVAL || errno == ENOSYS) {
@@ -364,7 +409,7 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 			if (exists(final_path))
 				continue;
 			if (rename(tmp, final_path) == 0)
-				return 0;
+				goto done;
 		}
 		errf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, final_path,
 			strerror(errno));
@@ -372,6 +417,11 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 	}
 	errf(err, errlen, "cannot rename '%s': every name is taken", tmp);
 	return -1;
+done:
+	if (tmp_lock >= 0)
+		close(tmp_lock);
+	tmp_lock = -1;
+	return 0;
 }
 
 static void human_time(char *out, size_t n, double ns)
