@@ -8,10 +8,6 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$TMP/compare_out
 
-if "$PPBENCH" compare --help 2>&1 | grep -q "unknown command 'compare'"; then
-	skip "compare" "this ppbench does not dispatch the compare command (bench/main.c)"
-	exit 0
-fi
 
 # ---- options and refusals: exit 2, nothing run, no folder ----------------------
 check_cli "compare --help: its options" 0 '--fidelity N' -- compare --help
@@ -104,12 +100,10 @@ check "PyTorch side: pin memory requested, not effective" \
 check "output says pin memory is off on the PyTorch side" \
 	grep -q 'silently disables pin_memory' "$log"
 check "output names the ATen CPU capability" grep -q 'ATen CPU capability' "$log"
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	for f in ops wait_cdf delay_cdf preproc_cdf batches; do
 		check "figure $f.png and .svg" test -s "$dir/figures/$f.png" -a -s "$dir/figures/$f.svg"
 	done
-else
-	skip "figures" "gnuplot is not installed"
 fi
 
 # the val chain: Resize(256), CenterCrop(224), no random op

@@ -1,4 +1,5 @@
-# The golden fixtures still match the scripts that make them (scripts/
+# CI runs the README's test command with the oracle; the golden fixtures
+# still match the scripts that make them (scripts/
 # fixtures_*.py, Debian's python3-torch/-torchvision/-pil): each script is
 # run in a scratch copy and every file it writes must equal the committed
 # one byte for byte. fixtures_compare.py (it runs ppbench compare) is left
@@ -6,6 +7,10 @@
 # oracle (scripts/install-deps.sh --oracle installs it; CI does).
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# CI runs the README's test command, with the oracle
+cmd=$(tail -1 "$top/.ci/run")
+check "README's test command is .ci/run's ($cmd)" grep -Fxq "$cmd" "$top/README.md"
+check "CI installs the oracle" grep -q -- "--oracle" <<<"$cmd"
 if ! /usr/bin/python3 -c 'import torch, torchvision, PIL, numpy' 2>/dev/null; then
 	skip "fixtures match their scripts" "no oracle: python3-torch is not installed for /usr/bin/python3 (scripts/install-deps.sh --oracle)"
 	exit 0

@@ -6,10 +6,6 @@
 # image skipped by every strategy alike.
 . "$(dirname "$0")/lib.sh"
 
-if "$PPBENCH" strategies --help 2>&1 | grep -q "unknown command 'strategies'"; then
-	skip "strategies" "this ppbench does not dispatch the strategies command (bench/main.c)"
-	exit 0
-fi
 
 out=$TMP/strategies_out
 ds=$TMP/strategies_ds
@@ -128,15 +124,13 @@ else
 fi
 ranks=$(col "$csv" rank | sort -n | tr '\n' ' ')
 if [ "$ranks" = "$(seq 1 24 | tr '\n' ' ')" ]; then echo "ok - ranks 1..24"; else echo "not ok - ranks: $ranks"; fi
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	if [ -s "$dir/figures/strategies.png" ] && [ -s "$dir/figures/strategies.svg" ]; then
 		echo "ok - the figure"
 	else
 		echo "not ok - the figure"
 		tail -3 "$dir/figures/gnuplot.log" 2>/dev/null | sed 's/^/#   /'
 	fi
-else
-	skip "the figure" "gnuplot is not installed"
 fi
 
 # ---- --keep, --store: the stores stay, in the format asked ------------------------
