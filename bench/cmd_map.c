@@ -41,6 +41,7 @@
 #include "pipeline.h"
 #include "rng.h"
 #include "valgrind_marks.h"
+#include "resdir.h"
 
 extern char **environ;
 
@@ -92,7 +93,7 @@ static const struct opt map_opts[] = {
 	{ .name = "size", .type = OPT_STR, .off = O(size), .def = "2000x1500", .metavar = "WxH",
 	  .help = "size of the generated JPEG when no IMAGE is given" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .metavar = "DIR",
-	  .help = "output folder, created (default: results/map-<UTC time>-<pipeline>)" },
+	  .help = "output folder, created (default: results/<UTC time>-map-<pipeline>)" },
 	{ .name = "top", .type = OPT_INT, .off = O(top), .def = "8", .metavar = "N",
 	  .help = "functions per op in map.md", .lo = 1, .hi = 1000 },
 	{ .name = "min-share", .type = OPT_DOUBLE, .off = O(min_share), .def = "1", .metavar = "PCT",
@@ -963,20 +964,17 @@ static int make_out_dir(const struct map_cfg *c, const char *pipe_name, char *di
 		}
 		return 0;
 	}
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	char name[256];
+	results_dir_name(name, sizeof(name), "map", pipe_name);
 	if (mkdir("results", 0755) && errno != EEXIST) {
 		fmt_to(err, errlen, "cannot create 'results': %s", strerror(errno));
 		return -1;
 	}
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
-			fmt_to(dir, n, "results/map-%s-%s", stamp, pipe_name);
+			fmt_to(dir, n, "results/%s", name);
 		else
-			fmt_to(dir, n, "results/map-%s-%s-%d", stamp, pipe_name, k);
+			fmt_to(dir, n, "results/%s-%d", name, k);
 		if (!mkdir(dir, 0755))
 			return 0;
 		if (errno != EEXIST)

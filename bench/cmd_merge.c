@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "plot.h"
 #include "report.h"
+#include "resdir.h"
 
 #define MAX_OPS (2 * SWEEP_MAX_OPS)
 
@@ -1732,7 +1733,7 @@ static void help(void)
 	       "                        --by cpu), repeatable: adds the cost per million images\n"
 	       "      --by host|cpu     one machine per host name (default), or per CPU model and\n"
 	       "                        CPU count (array tasks of one node type on several nodes)\n"
-	       "  -o, --out DIR         where the merge goes (default: results/merge-<UTC time>)\n"
+	       "  -o, --out DIR         where the merge goes (default: results/<UTC time>-merge)\n"
 	       "  -h, --help            show this help\n", usage_line);
 }
 
@@ -1825,12 +1826,9 @@ int cmd_merge(int argc, char **argv)
 	}
 
 	if (!m.out) {
-		time_t now = time(NULL);
-		struct tm tm;
-		char stamp[32];
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-		msg(outbuf, sizeof(outbuf), "results/merge-%s", stamp);
+		char name[256];
+		results_dir_name(name, sizeof(name), "merge", NULL);
+		msg(outbuf, sizeof(outbuf), "results/%s", name);
 		m.out = outbuf;
 	}
 	msg(path, sizeof(path), "%s/figures/data", m.out);

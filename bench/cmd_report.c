@@ -2,7 +2,9 @@
  * its figures (data files drawn by the plots/ scripts), the verdicts on the Lotus
  * findings, and report.md / report.html. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -992,7 +994,9 @@ static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t
 
 static void config_label(const struct sweep *s, const struct sweep_row *r, char *out, size_t n)
 {
-	if (s->nparts > 1)
+	if (!s->nparts)   /* a run report: its repeats */
+		snprintf(out, n, "%s", r->tag);
+	else if (s->nparts > 1)
 		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch, r->gpus);
 	else
 		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
@@ -1193,6 +1197,51 @@ static void draw(const char *top, const char *figdir, const char *log, struct fi
 	f->drawn = gnuplot(top, script, data, out, arg3, log, f->why, sizeof(f->why)) == 0;
 }
 
+/* The figures of single runs, a sweep's and a run report's: Table II's CDF
+ * (the run with the fewest workers) and Figs. 4, 5a, 5b (one series per
+ * configuration). 0, or -1 with err when a data file cannot be written. */
+static int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
+			    const char *datadir, const char *log, struct fig_status *st, size_t max,
+			    size_t *nst, char *err, size_t errlen)
+{
+	char p[4096], sub[160];
+	struct fig_status *f;
+
+	/* Table II */
+	f = fig_add(st, max, nst, "table2_op_cdf");
+	{
+		long i = report_table2_row(s->rows, s->nrows, 0);
+		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
+		if (i < 0)
+			snprintf(f->why, sizeof(f->why), "no run finished");
+		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
+			snprintf(sub, sizeof(sub), "run %s", s->rows[i].tag);
+			draw(top, figdir, log, f, "table2_op_cdf.gp", p, sub);
+		}
+	}
+
+	/* per configuration: Figs. 4, 5a, 5b */
+	int ncfg = write_per_config(s, datadir, err, errlen);
+	if (ncfg < 0)
+		return -1;
+	static const struct {
+		const char *name, *script, *data;
+	} per_cfg[] = {
+		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv" },
+		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv" },
+		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv" },
+	};
+	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
+		f = fig_add(st, max, nst, per_cfg[k].name);
+		pathf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
+		if (!ncfg)
+			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
+		else
+			draw(top, figdir, log, f, per_cfg[k].script, p, NULL);
+	}
+	return 0;
+}
+
 int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *nst,
 		   char *err, size_t errlen)
 {
@@ -1220,38 +1269,8 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	if (fh)
 		fclose(fh);
 
-	/* Table II */
-	f = fig_add(st, max, nst, "table2_op_cdf");
-	{
-		long i = report_table2_row(s->rows, s->nrows, 0);
-		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
-		if (i < 0)
-			snprintf(f->why, sizeof(f->why), "no run finished");
-		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
-			snprintf(sub, sizeof(sub), "run %s", s->rows[i].tag);
-			draw(top, figdir, log, f, "table2_op_cdf.gp", p, sub);
-		}
-	}
-
-	/* per configuration: Figs. 4, 5a, 5b */
-	int ncfg = write_per_config(s, datadir, err, errlen);
-	if (ncfg < 0)
+	if (draw_run_figures(s, top, figdir, datadir, log, st, max, nst, err, errlen))
 		goto out;
-	static const struct {
-		const char *name, *script, *data;
-	} per_cfg[] = {
-		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv" },
-		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv" },
-		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv" },
-	};
-	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
-		f = fig_add(st, max, nst, per_cfg[k].name);
-		pathf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
-		if (!ncfg)
-			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
-		else
-			draw(top, figdir, log, f, per_cfg[k].script, p, NULL);
-	}
 
 	/* against workers, against batch size */
 	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
@@ -1423,6 +1442,7 @@ struct doc {
 	const char *dir;      /* the sweep folder */
 	int nfig;             /* figures inlined so far (SVG id prefixes) */
 	int in_list;
+	char mdt[4096], htt[4096];   /* written under these names, renamed at the end */
 };
 
 static void html_esc(FILE *f, const char *s)
@@ -1726,6 +1746,63 @@ static const char html_head[] =
 	"p.cannot strong{color:#8a6d00}\np.rule{font-size:0.9em;color:#555}\n"
 	"p.nofig{font-size:0.9em;color:#777}\ncode{background:#f3f3f3;padding:0 0.2em}\n"
 	"</style>\n</head>\n<body>\n";
+
+/* Open dir/report.md and report.html under temporary names, with the
+ * title "<title_lead><the folder's name>". 0, or -1 with err. */
+static int doc_begin(struct doc *d, const char *title_lead, char *err, size_t errlen)
+{
+	const char *slash = strrchr(d->dir, '/');
+	char title[512];
+
+	pathf(d->mdt, sizeof(d->mdt), "%s/.report.md.tmp", d->dir);
+	pathf(d->htt, sizeof(d->htt), "%s/.report.html.tmp", d->dir);
+	d->md = fopen(d->mdt, "w");
+	d->html = fopen(d->htt, "w");
+	if (!d->md || !d->html) {
+		errf(err, errlen, "cannot create '%s': %s", d->md ? d->htt : d->mdt, strerror(errno));
+		return -1;
+	}
+	fputs(html_head, d->html);
+	snprintf(title, sizeof(title), "%s%.400s", title_lead, slash && slash[1] ? slash + 1 : d->dir);
+	fprintf(d->md, "# %s\n", title);
+	fputs("<h1>", d->html);
+	html_esc(d->html, title);
+	fputs("</h1>\n", d->html);
+	return 0;
+}
+
+/* ok: close both files and give them their names; else (or when that
+ * fails) remove them. 0, or -1 with err. */
+static int doc_end(struct doc *d, int ok, char *err, size_t errlen)
+{
+	char path[4096];
+	int bad = !ok;
+
+	if (d->html && ok)
+		fputs("</body>\n</html>\n", d->html);
+	if (d->md)
+		bad |= ferror(d->md) | fclose(d->md);
+	if (d->html)
+		bad |= ferror(d->html) | fclose(d->html);
+	d->md = d->html = NULL;
+	if (ok && bad)
+		errf(err, errlen, "cannot write the report in '%s'", d->dir);
+	pathf(path, sizeof(path), "%s/report.md", d->dir);
+	if (!bad && rename(d->mdt, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		bad = 1;
+	}
+	pathf(path, sizeof(path), "%s/report.html", d->dir);
+	if (!bad && rename(d->htt, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		bad = 1;
+	}
+	if (bad) {
+		unlink(d->mdt);
+		unlink(d->htt);
+	}
+	return bad ? -1 : 0;
+}
 
 static void list_ints(json_t *arr, char *out, size_t n)
 {
@@ -2375,7 +2452,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[5];
-	char path[4096], mdt[4096], htt[4096], topbuf[4096], stamp[64];
+	char path[4096], topbuf[4096], stamp[64];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
 	size_t nst = 0;
@@ -2424,27 +2501,10 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	for (int i = 0; i < 5; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
 
-	snprintf(mdt, sizeof(mdt), "%s/.report.md.tmp", s->dir);
-	snprintf(htt, sizeof(htt), "%s/.report.html.tmp", s->dir);
-	d.md = fopen(mdt, "w");
-	d.html = fopen(htt, "w");
-	if (!d.md || !d.html) {
-		errf(err, errlen, "cannot create '%s': %s", d.md ? htt : mdt, strerror(errno));
+	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
 		goto out;
-	}
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	fputs(html_head, d.html);
-	{
-		const char *slash = strrchr(s->dir, '/');
-		char title[512];
-		snprintf(title, sizeof(title), "The Lotus findings on this machine: %.400s",
-			 slash && slash[1] ? slash + 1 : s->dir);
-		fprintf(d.md, "# %s\n", title);
-		fputs("<h1>", d.html);
-		html_esc(d.html, title);
-		fputs("</h1>\n", d.html);
-	}
 	doc_p(&d, "Written by ppbench report on %s. The study: Bachkaniwala et al., \"Lotus: "
 		  "Characterization of Machine Learning Preprocessing Pipelines via Framework and "
 		  "Hardware Profiling\", IISWC 2024. Each finding below shows the paper's numbers "
@@ -2477,39 +2537,462 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		  "where the curve flattens), not seconds.");
 	write_findings(&d, &fs, top, &paper, st, nst, fd);
 	write_runs_section(&d, s);
-	fputs("</body>\n</html>\n", d.html);
-	{
-		int bad = ferror(d.md) | ferror(d.html);
-		bad |= fclose(d.md);
-		bad |= fclose(d.html);
-		d.md = d.html = NULL;
-		if (bad) {
-			errf(err, errlen, "cannot write the report in '%s'", s->dir);
-			goto out;
-		}
-	}
-	snprintf(path, sizeof(path), "%s/report.md", s->dir);
-	if (rename(mdt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	snprintf(path, sizeof(path), "%s/report.html", s->dir);
-	if (rename(htt, path)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
 	rc = 0;
 out:
-	if (d.md)
-		fclose(d.md);
-	if (d.html)
-		fclose(d.html);
-	if (rc) {
-		unlink(mdt);
-		unlink(htt);
-	}
+	if (d.md || d.html)
+		rc = doc_end(&d, !rc, err, errlen);
 	if (fs.rows != s->rows)
 		free(fs.rows);
+	return rc;
+}
+
+/* ---- the report of one run (and its repeats) ------------------------------*/
+
+/* The figures of a run report's tables, by metric-table name. */
+static const char *const run_main_figs[] = {
+	"images_per_s", "e2e_s", "images", "batches", "workers_cpu_s", "ops_span_s",
+	"preproc_avg_ms", "preproc_std_pct", "preproc_iqr_ms", "ooo_pct", "stall_pct",
+	"gpu_util_pct", "worker_rss_max_kib", "main_max_rss_kib",
+};
+static const char *const run_wait_figs[] = {
+	"sum_wait_s", "wait_p50_ms", "wait_p90_ms", "wait_p99_ms", "wait_max_ms",
+	"wait_gt_500ms_pct", "delay_p50_ms", "delay_p90_ms", "delay_p99_ms", "delay_max_ms",
+	"delay_gt_500ms_pct",
+};
+static const char *const run_noise_figs[] = {
+	"others_cpu_pct", "steal_pct", "load_avg_1min", "cpus_usable", "busy_threads",
+	"oversubscribed", "trace_dropped", "skipped_files",
+};
+
+/* One row per figure: its value (the median with its spread over the
+ * repeats), unit and definition. */
+static void doc_metric_table(struct doc *d, const struct combined *c, const char *const *names,
+			     size_t n)
+{
+	static const char *const hdr[] = { "figure", "value", "unit", "what it is" };
+	char v[128];
+	const char *cell[4];
+
+	doc_row(d, hdr, 4, 1);
+	for (size_t i = 0; i < n; i++) {
+		const struct metric *mt = metric_find(names[i]);
+		const struct stats_summary *sp = combined_spread(c, names[i]);
+		if (sp->n && mt->combine == COMBINE_SAME)
+			snprintf(v, sizeof(v), "%.6g", metric_row_get(mt, &c->r));
+		else if (sp->n)
+			stats_format(v, sizeof(v), sp, "%.5g");
+		else
+			snprintf(v, sizeof(v), "%s", mt->optional ? "not measured" : "n/a");
+		cell[0] = mt->name;
+		cell[1] = v;
+		cell[2] = mt->unit;
+		cell[3] = mt->def;
+		doc_row(d, cell, 4, 0);
+	}
+	doc_table_end(d);
+}
+
+static void doc_run_ops(struct doc *d, const struct sweep_row *r)
+{
+	static const char *const hdr[] = { "op", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms",
+					   "max ms", "span s", "< 10 ms %", "< 100 us %" };
+	static const char *const col[] = { "count", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
+					   "max_ms", "span_s", "under_10ms_pct", "under_100us_pct" };
+	char c[10][48];
+	const char *cell[10];
+
+	doc_row(d, hdr, 10, 1);
+	for (size_t i = 0; i < r->nops; i++) {
+		snprintf(c[0], sizeof(c[0]), "%s", r->ops[i].name);
+		for (size_t k = 0; k < 9; k++) {
+			double v = op_metric_get(op_metric_find(col[k]), &r->ops[i]);
+			if (isfinite(v))
+				snprintf(c[k + 1], sizeof(c[k + 1]), "%.4g", v);
+			else
+				snprintf(c[k + 1], sizeof(c[k + 1]), "n/a");
+		}
+		for (size_t k = 0; k < 10; k++)
+			cell[k] = c[k];
+		doc_row(d, cell, 10, 0);
+	}
+	doc_table_end(d);
+}
+
+static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
+{
+	json_t *o = json_object_get(sum, "options"), *m = json_object_get(sum, "machine");
+	char a[64];
+
+	doc_h(d, 2, "The run");
+	int w = jint(sum, "workers", 0), g = jint(sum, "gpus", 0);
+	doc_li(d, "Configuration: %d worker%s, batch %d, %d simulated GPU%s, loader policy %s, "
+	       "backend %s, order %s, prefetch factor %d, pin memory %s; %d epoch%s, seed %d.",
+	       w, w == 1 ? "" : "s", jint(sum, "batch_size", 0), g, g == 1 ? "" : "s",
+	       jstr(o, "policy", "torch"), jstr(o, "backend", "?"), jstr(o, "order", "?"),
+	       jint(o, "prefetch_factor", 0),
+	       json_is_true(json_object_get(o, "pin_memory")) ? "on" : "off",
+	       jint(o, "epochs", 1), jint(o, "epochs", 1) == 1 ? "" : "s", jint(o, "seed", 0));
+	doc_li(d, "Dataset %s, pipeline %s.", jstr(o, "data", "?"), jstr(o, "pipeline", "?"));
+	if (s->nrows > 1)
+		doc_li(d, "%zu repeats of this configuration (--repeat): every figure below is the "
+		       "median over them with its spread: %s, or (min, max) with fewer than 6.",
+		       s->nrows, STATS_CI_METHOD);
+	else
+		doc_li(d, "One measurement (no --repeat): the figures have no spread; repeat the "
+		       "run (ppbench run --repeat 5) to know how far to trust them.");
+	if (m)
+		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
+		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
+		       jstr(m, "hostname", "?"), num(a, sizeof(a), jnum(m, "cpus_usable"), 0),
+		       jint(m, "cpus_online", 0),
+		       num(a + 32, 32, jnum(m, "memory_total_bytes") / 1073741824.0, 1),
+		       jstr(json_object_get(m, "kernel"), "sysname", ""),
+		       jstr(json_object_get(m, "kernel"), "release", ""),
+		       jstr(m, "ppbench_version", "?"), jstr(m, "compiler", "?"));
+	doc_list_end(d);
+}
+
+static void doc_run_repeats(struct doc *d, const struct sweep *s)
+{
+	static const char *const hdr[] = { "repeat", "complete", "images/s", "E2E (s)",
+					   "others' CPU (%)", "checksum", "folder" };
+	char c[7][300];
+	const char *cell[7];
+
+	doc_h(d, 2, s->nrows > 1 ? "The repeats" : "The folder");
+	doc_row(d, hdr, 7, 1);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		snprintf(c[0], sizeof(c[0]), "%d", r->repeat);
+		snprintf(c[1], sizeof(c[1]), "%s", r->complete ? "yes" : "NO");
+		num(c[2], sizeof(c[2]), r->images_per_s, 1);
+		num(c[3], sizeof(c[3]), r->e2e_s, 3);
+		num(c[4], sizeof(c[4]), r->others_cpu_pct, 1);
+		snprintf(c[5], sizeof(c[5]), "%s", r->checksum[0] ? r->checksum : "-");
+		snprintf(c[6], sizeof(c[6]), "%.250s", r->run_dir);
+		for (size_t k = 0; k < 7; k++)
+			cell[k] = c[k];
+		doc_row(d, cell, 7, 0);
+	}
+	doc_table_end(d);
+}
+
+static void doc_run_noise(struct doc *d, const struct sweep *s, const struct combined *c)
+{
+	size_t busy = 0, over = 0;
+	for (size_t i = 0; i < s->nrows; i++) {
+		busy += s->rows[i].others_cpu_pct > REPORT_BUSY_PCT ||
+			s->rows[i].steal_pct > REPORT_BUSY_PCT;
+		over += report_oversubscribed(&s->rows[i], s->cpus);
+	}
+	doc_h(d, 2, "Noise");
+	if (busy)
+		doc_lead(d, "nothold", "The machine was busy:", "in %zu of %zu measurement%s, other "
+			 "processes or the hypervisor took more than %.0f %% of the CPUs the run "
+			 "could use: its times are inflated and vary more than the pipeline's.", busy,
+			 s->nrows, s->nrows == 1 ? "" : "s", REPORT_BUSY_PCT);
+	else
+		doc_p(d, "Other processes and the hypervisor took less than %.0f %% of the CPUs "
+		      "the run could use (or were not measured).", REPORT_BUSY_PCT);
+	if (over)
+		doc_lead(d, "cannot", "Oversubscribed:", "more threads were busy than CPUs were "
+			 "usable, so workers were time-sliced: per-batch times include waiting for "
+			 "a core.");
+	doc_metric_table(d, c, run_noise_figs, sizeof(run_noise_figs) / sizeof(run_noise_figs[0]));
+}
+
+/* report.md and report.html of one run folder (s: its repeats as rows,
+ * nparts 0, dir the folder; sum: the first repeat's summary.json). */
+static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_t errlen)
+{
+	struct fig_status st[REPORT_MAX_FIGS];
+	char topbuf[4096], figdir[4096], datadir[4096], log[4096], stamp[64];
+	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const struct sweep_row **rp = calloc(s->nrows, sizeof(*rp));
+	struct combined *c = malloc(sizeof(*c));
+	struct doc d = { .dir = s->dir };
+	size_t nst = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc = -1;
+
+	if (!rp || !c) {
+		errf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nrows; i++)
+		rp[i] = &s->rows[i];
+	if (repeats_combine(rp, s->nrows, c)) {
+		errf(err, errlen, "out of memory");
+		goto out;
+	}
+	pathf(figdir, sizeof(figdir), "%s/figures", s->dir);
+	pathf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
+	if (mkdir_p(datadir, 0777)) {
+		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+		goto out;
+	}
+	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
+		goto out;
+
+	if (doc_begin(&d, "Run ", err, errlen))
+		goto out;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	doc_p(&d, "Written by ppbench report on %s from the run's summary.json, batches.csv and "
+		  "LotusTrace files. Every figure is defined in the metric table (ppbench metrics).",
+		  stamp);
+	if (!c->r.complete || s->nrows != c->n)
+		doc_lead(&d, "nothold", "Incomplete:", "%s.", jstr(sum, "stop_reason",
+			 jstr(sum, "write_error", "a repeat did not finish")));
+	doc_run_identity(&d, s, sum);
+	doc_h(&d, 2, "Main figures");
+	doc_metric_table(&d, c, run_main_figs, sizeof(run_main_figs) / sizeof(run_main_figs[0]));
+	if (c->same_differs)
+		doc_lead(&d, "nothold", "The repeats differ", "in %s, which should be the same in "
+			 "every repeat.", c->same_what);
+	doc_h(&d, 2, "Ops");
+	doc_p(&d, "Per op, over every call in every worker%s (Table II of the paper: the share "
+		  "of calls under 10 ms and under 100 us).", s->nrows > 1 ?
+		  "; each figure the median over the repeats" : "");
+	doc_run_ops(&d, &c->r);
+	doc_fig(&d, st, nst, "table2_op_cdf", "Share of each op's calls at most t long");
+	doc_fig(&d, st, nst, "fig4_preproc_boxplot", "Per-batch preprocessing time (Fig. 4)");
+	doc_h(&d, 2, "Batch wait and delay");
+	doc_p(&d, "Wait: how long the main process waited for the batch it hands over next. "
+		  "Delay: from the end of a batch's preprocessing to its hand-over to the consumer.");
+	doc_metric_table(&d, c, run_wait_figs, sizeof(run_wait_figs) / sizeof(run_wait_figs[0]));
+	doc_fig(&d, st, nst, "fig5a_wait_per_batch", "Main-process wait for each batch (Fig. 5a)");
+	doc_fig(&d, st, nst, "fig5b_delay_percentiles", "Delay by percentile (Fig. 5b)");
+	doc_run_noise(&d, s, c);
+	doc_run_repeats(&d, s);
+	rc = 0;
+out:
+	if (d.md || d.html)
+		rc = doc_end(&d, !rc, err, errlen);
+	free(rp);
+	free(c);
+	return rc;
+}
+
+/* Appends the run folder dir as repeat s->nrows + 1; *sum gets its
+ * summary.json when it is the first. */
+static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, size_t errlen)
+{
+	char path[4096], real[PATH_MAX];
+	json_error_t je;
+	pathf(path, sizeof(path), "%s/summary.json", dir);
+	json_t *j = json_load_file(path, 0, &je);
+	if (!j) {
+		if (!file_exists(path))
+			errf(err, errlen, "'%s' is not a run or sweep folder: no summary.json nor "
+			     "sweep.json", dir);
+		else
+			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+		return -1;
+	}
+	struct sweep_row *rows = realloc(s->rows, (s->nrows + 1) * sizeof(*rows));
+	if (!rows || !realpath(dir, real) || strlen(real) >= sizeof(rows->run_dir)) {
+		errf(err, errlen, "cannot take '%s': %s", dir, rows ? "its path is too long" :
+		     "out of memory");
+		s->rows = rows ? rows : s->rows;
+		json_decref(j);
+		return -1;
+	}
+	s->rows = rows;
+	struct sweep_row *r = &rows[s->nrows++];
+	sweep_row_init(r);
+	sweep_row_from_summary(r, j);
+	r->part = -1;
+	r->config = (int)s->nrows;   /* each repeat its own series in the figures */
+	r->repeat = (int)s->nrows;
+	r->workers = jint(j, "workers", 0);
+	r->batch = jint(j, "batch_size", 0);
+	r->gpus = jint(j, "gpus", 0);
+	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
+	snprintf(r->run_dir, sizeof(r->run_dir), "%s", real);
+	if (!s->cpus)
+		s->cpus = (int)jnum(j, "machine.cpus_usable");
+	if (*sum) {
+		/* a repeat of the same configuration, or not comparable */
+		static const char *const same[] = { "workers", "batch_size", "gpus" };
+		for (size_t k = 0; k < 3; k++)
+			if (jint(j, same[k], -1) != jint(*sum, same[k], -1)) {
+				errf(err, errlen, "'%s' is another configuration (%s %d, not %d): a run "
+				     "report takes the repeats of one configuration (ppbench sweep "
+				     "compares several)", dir, same[k], jint(j, same[k], -1),
+				     jint(*sum, same[k], -1));
+				json_decref(j);
+				return -1;
+			}
+		json_decref(j);
+	} else {
+		*sum = j;
+	}
+	return 0;
+}
+
+/* The folders of the other repeats of the run folder dir (run --repeat N
+ * names them <time>-<tag>-r1 .. -rN, one after the other), in order; just
+ * dir when it was not repeated. Caller frees the strings and the array. */
+static char **run_repeat_dirs(const char *dir, size_t *n)
+{
+	char parent[4096], path[8192], tagbuf[300];
+	const char *slash;
+	char **out = calloc(1, sizeof(*out));
+	*n = 0;
+	if (!out || !(out[0] = strdup(dir)))
+		return out;
+	*n = 1;
+	pathf(path, sizeof(path), "%s/summary.json", dir);
+	json_t *j = json_load_file(path, 0, NULL);
+	int reps = jint(json_object_get(j, "options"), "repeat", 1);
+	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
+	json_decref(j);
+	snprintf(parent, sizeof(parent), "%s", dir);
+	strip_slashes(parent);
+	slash = strrchr(parent, '/');
+	const char *me = slash ? slash + 1 : parent;
+	char mine[512];
+	snprintf(mine, sizeof(mine), "%s", me);
+	if (slash)
+		parent[slash - parent] = 0;
+	else
+		snprintf(parent, sizeof(parent), ".");
+	/* which repeat this is */
+	char suffix[320];
+	int k0 = 0;
+	for (int k = 1; k <= reps && reps > 1; k++) {
+		snprintf(suffix, sizeof(suffix), "-%s-r%d", tagbuf, k);
+		size_t l = strlen(mine), sl = strlen(suffix);
+		if (l > sl && !strcmp(mine + l - sl, suffix))
+			k0 = k;
+	}
+	if (!k0)
+		return out;
+	/* the repeats next to it in name (= time) order: the nearest tag-rK for each K */
+	struct dirent **ents;
+	int ne = scandir(parent, &ents, NULL, alphasort);
+	if (ne < 0)
+		return out;
+	char **v = calloc((size_t)reps, sizeof(*v));
+	int at = -1;
+	for (int i = 0; i < ne; i++)
+		if (!strcmp(ents[i]->d_name, mine))
+			at = i;
+	for (int k = 1; v && at >= 0 && k <= reps; k++) {
+		snprintf(suffix, sizeof(suffix), "-%s-r%d", tagbuf, k);
+		size_t sl = strlen(suffix);
+		/* repeat k is after this one when k > k0, before it when k < k0 */
+		for (int i = at, step = k >= k0 ? 1 : -1; i >= 0 && i < ne; i += step) {
+			size_t l = strlen(ents[i]->d_name);
+			if (l > sl && !strcmp(ents[i]->d_name + l - sl, suffix)) {
+				pathf(path, sizeof(path), "%s/%s", parent, ents[i]->d_name);
+				v[k - 1] = strdup(path);
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < ne; i++)
+		free(ents[i]);
+	free(ents);
+	if (!v)
+		return out;
+	size_t m = 0;
+	for (int k = 0; k < reps; k++)
+		if (v[k])
+			v[m++] = v[k];
+	if (m < 2) {
+		for (size_t i = 0; i < m; i++)
+			free(v[i]);
+		free(v);
+		return out;
+	}
+	free(out[0]);
+	free(out);
+	*n = m;
+	return v;
+}
+
+/* A run folder (with its repeats found next to it), or the given run
+ * folders (the repeats of one configuration), as rows of s (nparts 0, dir
+ * the first folder); *sum gets the first one's summary.json. 0, or -1 with
+ * err (s freed). */
+static int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, size_t errlen)
+{
+	char **found = NULL;
+	size_t nfound = 0;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	*sum = NULL;
+	if (n == 1) {
+		found = run_repeat_dirs(dirs[0], &nfound);
+		if (!found || !nfound) {
+			errf(err, errlen, "out of memory");
+			free(found);
+			return -1;
+		}
+		if (nfound > 1)
+			info("%s is one of %zu repeats: the report takes them all", dirs[0], nfound);
+	}
+	/* the report goes into the folder given first */
+	snprintf(s->dir, sizeof(s->dir), "%s", dirs[0]);
+	strip_slashes(s->dir);
+	if (found) {
+		dirs = found;
+		n = nfound;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (run_add(s, dirs[i], sum, err, errlen))
+			goto out;
+	rc = 0;
+out:
+	for (size_t i = 0; i < nfound; i++)
+		free(found[i]);
+	free(found);
+	if (rc) {
+		json_decref(*sum);
+		*sum = NULL;
+		free(s->rows);
+		memset(s, 0, sizeof(*s));
+	}
+	return rc;
+}
+
+/* A run folder: summary.json and no sweep.json. */
+static int is_run_dir(const char *dir)
+{
+	char p[4096];
+	pathf(p, sizeof(p), "%s/sweep.json", dir);
+	if (file_exists(p))
+		return 0;
+	pathf(p, sizeof(p), "%s/summary.json", dir);
+	return file_exists(p);
+}
+
+/* ppbench report RUN_DIR [RUN_DIR...]: the report of one run, or of the
+ * repeats of one configuration, written in the first folder. */
+static int cmd_report_run(char **dirs, size_t n)
+{
+	struct sweep s;
+	json_t *sum;
+	char err[1024];
+	int rc = EXIT_FAIL;
+
+	if (run_load(&s, dirs, n, &sum, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	if (report_write_run(&s, sum, err, sizeof(err)))
+		error("%s", err);
+	else {
+		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
+		rc = EXIT_OK;
+	}
+	json_decref(sum);
+	free(s.rows);
 	return rc;
 }
 
@@ -2530,7 +3013,8 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 
 int cmd_report(int argc, char **argv)
 {
-	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR]";
+	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR]\n"
+				    "       ppbench report RUN_DIR [RUN_DIR...]";
 	struct sweep s;
 	char err[1024], outbuf[4096];
 	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
@@ -2550,7 +3034,13 @@ int cmd_report(int argc, char **argv)
 			       "self-contained report.html: for each finding of the Lotus paper, the\n"
 			       "paper's numbers, this machine's, and a verdict. Several sweep folders\n"
 			       "(make reproduce's two experiments) make one report, written in --out\n"
-			       "(default: their common parent folder).\n", usage);
+			       "(default: their common parent folder).\n\n"
+			       "A run folder RUN_DIR (made by ppbench run) gets a report of its own,\n"
+			       "written into it: the configuration, the main figures, the ops, batch\n"
+			       "wait and delay, noise and the machine, with figures (op CDF, Figs. 4,\n"
+			       "5a, 5b). A run made with --repeat N is reported with all its repeats\n"
+			       "(found next to it; or give them all): each figure is then the median\n"
+			       "with its spread.\n", usage);
 			free(dirs);
 			return EXIT_OK;
 		}
@@ -2575,6 +3065,16 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "usage: %s\n", usage);
 		free(dirs);
 		return EXIT_USAGE;
+	}
+	if (is_run_dir(dirs[0])) {
+		if (out) {
+			error("--out is for sweeps: a run's report goes into its folder");
+			free(dirs);
+			return EXIT_USAGE;
+		}
+		rc = cmd_report_run(dirs, n);
+		free(dirs);
+		return rc;
 	}
 	if (n == 1 && !out) {
 		rc = sweep_load(&s, dirs[0], err, sizeof(err));
@@ -2636,19 +3136,44 @@ int cmd_plots(int argc, char **argv)
 	size_t n = 0, drawn = 0;
 	int rc = one_dir_arg(argc, argv, usage,
 			     "Redraws the figures of the sweep folder DIR (figures/: the data files,\n"
-			     "PNG and SVG) and its summary.csv, without the report.");
+			     "PNG and SVG) and its summary.csv, without the report. For a run folder\n"
+			     "(made by ppbench run): its figures (op CDF, Figs. 4, 5a, 5b), with its\n"
+			     "repeats when it was run with --repeat.");
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (sweep_load(&s, argv[1], err, sizeof(err))) {
+	if (is_run_dir(argv[1])) {
+		json_t *sum;
+		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
+		const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+		if (run_load(&s, argv + 1, 1, &sum, err, sizeof(err))) {
+			error("%s", err);
+			return EXIT_FAIL;
+		}
+		json_decref(sum);
+		pathf(figdir, sizeof(figdir), "%s/figures", s.dir);
+		pathf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
+		pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+		if (mkdir_p(datadir, 0777)) {
+			error("cannot create '%s': %s", datadir, strerror(errno));
+			rc = -1;
+		} else {
+			rc = draw_run_figures(&s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &n,
+					      err, sizeof(err));
+			if (rc)
+				error("%s", err);
+		}
+	} else if (sweep_load(&s, argv[1], err, sizeof(err))) {
 		error("%s", err);
 		return EXIT_FAIL;
+	} else {
+		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
+		rc = sweep_write_csv(&s, path, err, sizeof(err));
+		if (!rc)
+			rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
+		if (rc)
+			error("%s", err);
 	}
-	snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
-	rc = sweep_write_csv(&s, path, err, sizeof(err));
-	if (!rc)
-		rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
 	if (rc) {
-		error("%s", err);
 		sweep_free(&s);
 		return EXIT_FAIL;
 	}

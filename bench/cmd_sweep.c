@@ -30,11 +30,12 @@
 #include "options.h"
 #include "report.h"
 #include "sweep.h"
+#include "resdir.h"
 
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report;
+	int warm, report, dry_run;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -55,6 +56,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
+	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	  "print the plan (memory needed and whether it fits, images, estimated time per "
+	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
@@ -78,7 +82,7 @@ static const char description[] =
 	"from the page cache before each run unless --warm. Any other option is passed\n"
 	"to every run (see ppbench run --help): --pipeline, --max-batches, --epochs,\n"
 	"--seed, --gpu-step, ...\n"
-	"Leaves OUT/sweep-<UTC time>[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
+	"Leaves OUT/<UTC time>-sweep[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
 
@@ -307,11 +311,11 @@ static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-/* <out>/sweep-<UTC>[-tag][-k], created */
+/* <out>/<UTC>-sweep[-tag][-k], created */
 static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n, char *err,
 			  size_t errlen)
 {
-	char stamp[32], base[PATH_MAX];
+	char name[256], base[PATH_MAX];
 
 	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
 		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
@@ -337,9 +341,8 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 			p[i] = out[i];
 		}
 	}
-	utc_stamp(stamp, sizeof(stamp), "%Y%m%d-%H%M%S");
-	snprintf(base, sizeof(base), "%s/sweep-%s%s%.200s", out, stamp, tag && *tag ? "-" : "",
-		 tag ? tag : "");
+	results_dir_name(name, sizeof(name), "sweep", tag);
+	pathf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
 			snprintf(dir, n, "%s", base);
@@ -930,6 +933,17 @@ int cmd_sweep(int argc, char **argv)
 			if (bad) {
 				error("a run option was refused: %s",
 				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
+				goto out;
+			}
+		}
+		/* every configuration's memory, before anything runs */
+		{
+			struct sweep_grid sg = { .w = w, .b = b, .g = g, .pol = pol, .nw = nw, .nb = nb,
+						 .ng = ng, .np = np, .tied = tied,
+						 .pol_name = policy_names, .repeat = c.repeat };
+			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
+			if (pl < 0 || pl > 0 || c.dry_run) {
+				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
 				goto out;
 			}
 		}

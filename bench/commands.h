@@ -8,6 +8,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_ops(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_map(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
 
 /* Exit codes shared by every command. */
 enum {

@@ -8,15 +8,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
 #include "counters.h"
 #include "emit.h"
 #include "escape.h"
+#include "kernels.h"
 #include "log.h"
 #include "metrics.h"
+#include "resdir.h"
 
 #define NS_PER_MS 1e6
 
@@ -45,6 +46,8 @@ json_t *results_summary_json(const struct results_in *in)
 		snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
 		json_object_set_new(o, "checksum", json_string(hex));
 	}
+	/* the ops' kernels (workers inherit the choice: PPBENCH_KERNEL or auto) */
+	json_object_set_new(o, "kernels", json_string(kernels_active()->name));
 	put_int(o, "batch_size", m->batch_size);
 	put_int(o, "workers", m->workers);
 	put_int(o, "gpus", m->gpus);
@@ -283,10 +286,6 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
-/* A flock on this process's temporary results folder while it is written:
- * a .NAME.tmp nobody holds was left by a run that did not finish. */
-static int tmp_lock = -1;
-
 /* Warn about the temporary folders in root that no running process holds. */
 static void list_stale(const char *root)
 {
@@ -302,21 +301,17 @@ static void list_stale(const char *root)
 			continue;
 		if (snprintf(p, sizeof(p), "%s/%s", root, e->d_name) >= (int)sizeof(p))
 			continue;
-		int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		if (results_dir_held(p) == 0) {   /* no process writes it (resdir.h) */
 			if (n < 5 && len < sizeof(names))
 				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
 							n ? ", " : "", e->d_name);
 			n++;
 		}
-		close(fd);
 	}
 	closedir(d);
 	if (n)
 		warn("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
-		     "a crash): %s%s; they hold no complete result (remove them with rm -r)", n,
+		     "a crash): %s%s; they hold no complete result (ppbench ls --clean removes them)", n,
 		     n == 1 ? "" : "s", root, names, n > 5 ? ", ..." : "");
 }
 
@@ -349,8 +344,6 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 		      char *name, size_t namelen, char *err, size_t errlen)
 {
 	char base[256], cand[300], final[4096];
-	time_t now = time(NULL);
-	struct tm tm;
 
 	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
 		errf(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
@@ -359,12 +352,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	if (make_dirs(root, err, errlen) < 0)
 		return -1;
 	list_stale(root);
-	gmtime_r(&now, &tm);
-	strftime(base, sizeof(base), "%Y%m%d-%H%M%S", &tm);
-	if (tag && tag[0]) {
-		size_t l = strlen(base);
-		snprintf(base + l, sizeof(base) - l, "-%.200s", tag);
-	}
+	results_dir_name(base, sizeof(base), NULL, tag);
 	for (int k = 1; k < 10000; k++) {
 		if (k == 1)
 			snprintf(cand, sizeof(cand), "%s", base);
@@ -381,11 +369,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 			return -1;
 		}
 		snprintf(name, namelen, "%s", cand);
-		if (tmp_lock >= 0)
-			close(tmp_lock);
-		tmp_lock = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (tmp_lock >= 0)
-			flock(tmp_lock, LOCK_EX | LOCK_NB);
+		results_dir_hold(tmp);
 		return 0;
 	}
 	errf(err, errlen, "cannot create a results folder '%s/%s': every name is taken", root, base);
@@ -401,7 +385,7 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 		else
 			snprintf(final_path, finallen, "%s/%s-%d", root, name, k);
 		if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final_path, RENAME_NOREPLACE) == 0)
-			goto done;
+			return 0;
 		if (errno == EEXIST)
 			continue;
 		if (errno == EINVAL || errno == ENOSYS) {
@@ -409,7 +393,7 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 			if (exists(final_path))
 				continue;
 			if (rename(tmp, final_path) == 0)
-				goto done;
+				return 0;
 		}
 		errf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, final_path,
 			strerror(errno));
@@ -417,11 +401,6 @@ int results_dir_commit(const char *root, const char *tmp, const char *name,
 	}
 	errf(err, errlen, "cannot rename '%s': every name is taken", tmp);
 	return -1;
-done:
-	if (tmp_lock >= 0)
-		close(tmp_lock);
-	tmp_lock = -1;
-	return 0;
 }
 
 static void human_time(char *out, size_t n, double ns)

@@ -4,8 +4,10 @@
 #include "bottleneck.h"
 #include "commands.h"
 #include "compare.h"
+#include "kernels.h"
 #include "merge.h"
 #include "metrics.h"
+#include "model.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -22,10 +24,12 @@ struct command {
 static const struct command commands[] = {
 	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
+	{ "ls", cmd_ls, "past results, newest first (kind, time, configuration, images/s, noise); --clean" },
 	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "model", cmd_model, "a discrete-event model of the loader: predict runs past this machine" },
 	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
@@ -60,6 +64,11 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
 		printf("ppbench %s\n", PPBENCH_VERSION);
 		return EXIT_OK;
+	}
+	char err[256];
+	if (kernels_from_env(err, sizeof(err))) {   /* before any worker starts */
+		fprintf(stderr, "ppbench: error: %s\n", err);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(c, commands[i].name))

@@ -2,7 +2,7 @@
  * copied by hand) as one table, one set of figures with a line per machine,
  * and a comparison report (bench/cmd_merge.c).
  *
- * The merge folder (--out, default results/merge-<UTC time>/) holds
+ * The merge folder (--out, default results/<UTC time>-merge/) holds
  *   summary.csv      every run of every folder: host, cpu_model,
  *                    cpus_online, cores, machine, sweep, compared,
  *                    in_overlap, then the sweep's columns (bench/report.h)

@@ -155,6 +155,42 @@ static const char *const order_names[] = { "inorder", "arrival" };
 static const char *const rng_names[] = { "per-sample", "torch" };
 static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
 
+/* Peak resident memory summed over the main process and the workers (a
+ * shared page touched by several processes counts in each: an upper bound). */
+static long rss_sum_kib(const struct loader_result *r)
+{
+	long rss = r->main_maxrss_kib;
+	for (int w = 0; r->worker_maxrss_kib && w < r->workers; w++)
+		rss += r->worker_maxrss_kib[w];
+	return rss;
+}
+
+/* summary.json "loader.memory": what the run planned and used beside what
+ * PyTorch 1.13 would hold (docs/protocol.md, "Memory"). */
+static json_t *loader_memory_json(const struct loader_result *r)
+{
+	const struct loader_plan *pl = &r->plan;
+	json_t *j = json_object();
+	long rss = rss_sum_kib(r);
+	int have_rss = rss > 0;
+	json_object_set_new(j, "batch_buffer_bytes", json_integer((json_int_t)pl->slot_bytes));
+	json_object_set_new(j, "batch_buffers", json_integer(pl->nslots));
+	json_object_set_new(j, "batch_buffers_peak", json_integer(r->buffers_peak));
+	json_object_set_new(j, "largest_batch", json_integer((json_int_t)pl->batch_max));
+	json_object_set_new(j, "planned_bytes", json_integer((json_int_t)pl->need_bytes));
+	json_object_set_new(j, "planned_batch_bytes", json_integer((json_int_t)pl->batch_bytes));
+	json_object_set_new(j, "planned_trace_bytes", json_integer((json_int_t)pl->trace_bytes));
+	json_object_set_new(j, "planned_sample_bytes", json_integer((json_int_t)pl->sample_bytes));
+	json_object_set_new(j, "torch_batch_buffers", json_integer(pl->torch_buffers));
+	json_object_set_new(j, "torch_bytes",
+			    json_integer((json_int_t)((uint64_t)pl->torch_buffers * pl->slot_bytes +
+						      pl->sample_bytes)));
+	json_object_set_new(j, "measured_peak_rss_sum_bytes",
+			    have_rss ? json_integer((json_int_t)rss * 1024) : json_null());
+	json_object_set_new(j, "available_bytes", json_integer((json_int_t)pl->avail_bytes));
+	return j;
+}
+
 /* summary.json "loader": the loader's configuration and plan (its measured
  * figures are in the metric table's blocks). */
 static json_t *loader_json(const struct run_opts *o, const struct loader_result *r,
@@ -171,13 +207,9 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
 	json_object_set_new(j, "sample_height_px", json_integer(r->plan.sample_h));
 	json_object_set_new(j, "sample_width_px", json_integer(r->plan.sample_w));
-	json_object_set_new(j, "slot_bytes", json_integer((json_int_t)r->plan.slot_bytes));
-	json_object_set_new(j, "slots", json_integer(r->plan.nslots));
-	json_object_set_new(j, "pinned_buffers", json_integer(r->plan.npinned));
 	json_object_set_new(j, "pinned_locked",
 			    r->pin_locked < 0 ? json_null() : json_boolean(r->pin_locked));
-	json_object_set_new(j, "memory_needed_bytes", json_integer((json_int_t)r->plan.need_bytes));
-	json_object_set_new(j, "memory_available_bytes", json_integer((json_int_t)r->plan.avail_bytes));
+	json_object_set_new(j, "memory", loader_memory_json(r));
 	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch * o->workers));
 	json_object_set_new(j, "gpu_step_ns", json_integer((json_int_t)step_ns));
 	json_object_set_new(j, "h2d_bandwidth_bytes_per_s", json_real(o->h2d));
@@ -327,6 +359,14 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 	fprintf(f, ", in flight max %u of %ld", r->max_inflight, o->prefetch * o->workers);
 	if (r->pin_locked >= 0)
 		fprintf(f, ", pinned buffers %s", r->pin_locked ? "locked" : "NOT locked (mlock failed)");
+	char pl[32], tb[32], rs[32];
+	uint64_t torch = (uint64_t)r->plan.torch_buffers * r->plan.slot_bytes + r->plan.sample_bytes;
+	long rss = rss_sum_kib(r);
+	loader_human_bytes(r->plan.need_bytes, pl, sizeof(pl));
+	loader_human_bytes(torch, tb, sizeof(tb));
+	loader_human_bytes((uint64_t)rss * 1024, rs, sizeof(rs));
+	fprintf(f, ", memory planned %s (PyTorch %s), batch buffers %d of %d used, peak RSS summed %s",
+		pl, tb, r->buffers_peak, r->plan.nslots, rs);
 	if (r->trace_dropped)
 		fprintf(f, ", %" PRIu64 " trace events DROPPED (raise --trace-capacity)", r->trace_dropped);
 	fputc('\n', f);

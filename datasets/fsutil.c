@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -101,4 +102,26 @@ int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 		return -1;
 	}
 	return fd;
+}
+
+/* the first error of a remove_tree walk */
+static int rm_errno;
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(p) && !rm_errno)
+		rm_errno = errno;
+	return 0;
+}
+
+int remove_tree(const char *root)
+{
+	rm_errno = 0;
+	if (nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS) && !rm_errno)
+		rm_errno = errno;
+	errno = rm_errno;
+	return rm_errno ? -1 : 0;
 }

@@ -25,5 +25,8 @@ int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherele
 int open_regular(const char *path, struct stat *st, char *why, size_t whylen);
 /* The kind of a non-regular file for messages ("a FIFO", "a folder"...). */
 const char *file_kind(mode_t mode);
+/* rm -rf root (symbolic links removed, not followed): everything it can
+ * remove is removed. 0, or -1 with errno of the first failure. */
+int remove_tree(const char *root);
 
 #endif

@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
@@ -845,19 +844,6 @@ static int make_image(struct work *wk, const struct plan *p, uint64_t *s, const 
 
 /* ---- the tree -------------------------------------------------------- */
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(p);
-	return 0;
-}
-
-static void rm_tree(const char *root)
-{
-	nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS);
-}
 
 /* 1 if the folder has entries, 0 if empty, -1 if it cannot be read. */
 static int dir_has_entries(const char *path)
@@ -1114,7 +1100,7 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 	rc = 0;
 out:
 	if (made_tmp)
-		rm_tree(tmp);
+		remove_tree(tmp);
 	free(kind);
 	free(bytes);
 	free(wh);

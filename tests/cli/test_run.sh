@@ -65,9 +65,12 @@ unknown pipeline@no pipeline named 'nope'@--pipeline nope
 missing dataset@/nonexistent@--data /nonexistent
 no batch with drop-last@fewer than one batch of 100, and --drop-last drops it@--pipeline null --batch 100 --drop-last
 EOF
+# (memory is planned from the batches that exist: 100 epochs of one batch
+# of 40 images of 2048 x 2048, 100 in flight)
+printf 'synth w=2048 h=2048\nto_tensor\ncollate\n' >"$TMP/huge.pipe"
 check_cli "a run that cannot fit in memory is refused with the figures" 2 \
-	'needs .* GiB but only .* available: .* batch slots .*lower --batch, --workers or --prefetch-factor, or use --pin-memory off' \
-	-- run "${base[@]}" --pipeline "$TMP/big.pipe" --batch 65536 --workers 64
+	'needs .* GiB but only .* available: .* batch buffers .*lower --batch, --workers or --prefetch-factor, or use --pin-memory off' \
+	-- run "${base[@]}" --pipeline "$TMP/huge.pipe" --batch 65536 --workers 64 --epochs 100
 if [ ! -e "$out" ]; then echo "ok - nothing ran: no results folder"
 else echo "not ok - nothing ran: no results folder"; fi
 

@@ -52,10 +52,10 @@ col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = 
 
 # 1. one configuration per array task
 check "sbatch --wait --array=0-1 exits 0" test "$(cat "$W/per-config.rc" 2>/dev/null)" = 0
-n=$(ls -d "$W"/per-config/sweep-*-"$node"-*_[01] 2>/dev/null | wc -l)
+n=$(ls -d "$W"/per-config/*-sweep-"$node"-*_[01] 2>/dev/null | wc -l)
 check "two sweep folders named after the node ($node), one per task" test "$n" -eq 2
 for t in 0 1; do
-	d=$(ls -d "$W"/per-config/sweep-*-"$node"-*_$t 2>/dev/null | head -1)
+	d=$(ls -d "$W"/per-config/*-sweep-"$node"-*_$t 2>/dev/null | head -1)
 	want=$((t + 1))
 	check "task $t ran workers $want on $node" \
 		sh -c "grep -q '\"status\": \"ok\"' '$d/sweep.json' &&
@@ -68,7 +68,7 @@ done
 
 # 2. one task per node type (partition), and the merge job
 check "the submit mode exits 0" test "$(cat "$W/per-type.rc" 2>/dev/null)" = 0
-parts=$(cat "$W"/per-type/sweep-*/slurm.env 2>/dev/null | sed -n 's/^SLURM_JOB_PARTITION=//p' | sort | tr '\n' ' ')
+parts=$(cat "$W"/per-type/*-sweep*/slurm.env 2>/dev/null | sed -n 's/^SLURM_JOB_PARTITION=//p' | sort | tr '\n' ' ')
 check "one task in each partition (typea, typeb)" test "$parts" = "typea typeb "
 if [ "$has_merge" -eq 1 ]; then
 	check "the merge job wrote the comparison" test -s "$W/per-type/merged/report.html"

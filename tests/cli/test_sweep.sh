@@ -12,7 +12,7 @@ OUT=$TMP/sweep-out
 # 1. two configurations: rows, columns, figures, report
 check_cli "sweep over two worker counts" 0 "report.html" -- sweep --data "$DS" --workers "1 2" \
 	--batch 4 --gpus 1 --max-batches 3 --out "$OUT" --tag two
-S=$(ls -d "$OUT"/sweep-*-two 2>/dev/null | head -1)
+S=$(ls -d "$OUT"/*-sweep-two 2>/dev/null | head -1)
 check "sweep folder made" test -d "$S"
 check "sweep.json, summary.csv, report.md, report.html" \
 	test -s "$S/sweep.json" -a -s "$S/summary.csv" -a -s "$S/report.md" -a -s "$S/report.html"
@@ -63,7 +63,7 @@ printf 'sleep ms=150\n' >"$TMP/slow.pipe"
 pid=$!
 S2=""
 for i in $(seq 1 200); do
-	S2=$(ls -d "$OUT"/sweep-*-int 2>/dev/null | head -1)
+	S2=$(ls -d "$OUT"/*-sweep-int 2>/dev/null | head -1)
 	[ -n "$S2" ] && grep -q '"status": "ok"' "$S2/sweep.json" 2>/dev/null && break
 	sleep 0.05
 done
@@ -81,9 +81,11 @@ check_cli "resume again: nothing to do" 0 "0 runs to do" -- sweep --resume "$S2"
 check_cli "resume refuses new dimensions" 2 "cannot be changed" -- sweep --resume "$S2" --workers 3
 
 # 4. a run that fails is recorded and the sweep goes on
+# (16 images: with --drop-last a batch of 65536 has nothing to run; the
+# run refuses it with exit 2)
 check_cli "a refused configuration does not stop the sweep" 0 "" -- sweep --data "$DS" \
-	--workers 1 --batch "4 65536" --gpus 1 --max-batches 1 --out "$OUT" --tag fail
-S3=$(ls -d "$OUT"/sweep-*-fail 2>/dev/null | head -1)
+	--workers 1 --batch "4 65536" --gpus 1 --max-batches 1 --drop-last --out "$OUT" --tag fail
+S3=$(ls -d "$OUT"/*-sweep-fail 2>/dev/null | head -1)
 check "statuses ok, failed" test "$(col status "$S3/summary.csv" | tr '\n' ' ')" = "ok failed "
 check "exit code 2 recorded" test "$(col exit_code "$S3/summary.csv" | tr '\n' ' ')" = "0 2 "
 check "the report names the failed run" grep -q "w1-b65536-g1-r1: failed, exit code 2" "$S3/report.md"
@@ -91,7 +93,7 @@ check "the report names the failed run" grep -q "w1-b65536-g1-r1: failed, exit c
 # 5. refused before anything runs
 check_cli "unknown run option refused up front" 2 "unknown option '--bogus'" -- sweep --data "$DS" \
 	--bogus 1 --out "$OUT" --tag bogus
-check "and no sweep folder made" sh -c "! ls -d '$OUT'/sweep-*-bogus >/dev/null 2>&1"
+check "and no sweep folder made" sh -c "! ls -d '$OUT'/*-sweep-bogus >/dev/null 2>&1"
 check_cli "bad list refused" 2 "--workers: 'x' is not a positive integer" -- sweep --data "$DS" \
 	--workers "1 x" --out "$OUT"
 check_cli "sweep --help" 0 "--resume DIR" -- sweep --help

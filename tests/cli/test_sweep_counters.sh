@@ -21,7 +21,7 @@ PPBENCH_FORCE_NO_PMU=1 "$PPBENCH" sweep --data "$DS" --pipeline "$SYNTH" --worke
 rc=$?
 if [ "$rc" -eq 0 ]; then echo "ok - a sweep with --counters basic"
 else echo "not ok - a sweep with --counters basic (exit $rc)"; sed 's/^/#   /' "$TMP/swc.log" | tail -5; fi
-S=$(ls -d "$OUT"/sweep-*-cnt 2>/dev/null | head -1)
+S=$(ls -d "$OUT"/*-sweep-cnt 2>/dev/null | head -1)
 csv=$S/summary.csv
 hdr=$(head -1 "$csv" 2>/dev/null)
 missing=""

@@ -22,7 +22,7 @@ check_cli "--policy: a policy listed twice is refused" 2 "twice" -- \
 	sweep "${base[@]}" --workers 1 --policy "torch torch"
 check_cli "sweep over two policies and two worker counts" 0 "report.html" -- \
 	sweep "${base[@]}" --workers "1 2" --policy "torch shared-queue" --tag pol
-S=$(ls -d "$out"/sweep-*-pol 2>/dev/null | head -1)
+S=$(ls -d "$out"/*-sweep-pol 2>/dev/null | head -1)
 [ -n "$S" ] || { echo "not ok - sweep folder made"; exit 1; }
 csv=$S/summary.csv
 col() { awk -F, -v c="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next } { print $k }' "$2"; }
@@ -80,7 +80,7 @@ check "the resumed run is a shared-queue run" \
 # one policy (the default): tags and series labels as before
 check_cli "a sweep with the default policy" 0 "report.html" -- \
 	sweep "${base[@]}" --workers "1 2" --tag one
-S1=$(ls -d "$out"/sweep-*-one 2>/dev/null | head -1)
+S1=$(ls -d "$out"/*-sweep-one 2>/dev/null | head -1)
 check "default: tags do not name the policy" grep -q '"w1-b4-g1-r1"' "$S1/sweep.json"
 check "default: no comparison figure, no policies section" \
 	sh -c "test ! -e '$S1/figures/policies_compare.png' && ! grep -q '^## Loader policies' '$S1/report.md'"
