@@ -71,7 +71,7 @@ alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ''|Z*) return 1 ;; esac; }
 start_sweep swkill
 check "the sweep started a run" test -n "$RUNPID"
 kill -KILL "$SWEEP"
-wait "$SWEEP" 2>/dev/null
+{ wait "$SWEEP"; } 2>/dev/null
 gone=0
 for _ in $(seq 100); do
 	if [ -n "$RUNPID" ] && ! alive "$RUNPID"; then gone=1; break; fi
@@ -196,12 +196,12 @@ pid=$!
 for _ in $(seq 100); do [ -n "$(ls -A "$TMP/stale" 2>/dev/null)" ] && break; sleep 0.05; done
 sleep 0.3
 kill -KILL "$pid"
-wait "$pid" 2>/dev/null
+{ wait "$pid"; } 2>/dev/null
 check_cli "a temporary folder left by a killed run is listed by the next run" 0 \
 	"warning: 1 temporary folder in '$TMP/stale' left by runs that did not finish .*'\..*-killed\.tmp'" \
 	-- run "${base[@]}" --out "$TMP/stale" --tag next
 # a resumed sweep keeps the interrupted attempt's log
-sw=$(ls -d "$out"/sweep-*-swTERM | head -1)
+sw=$(ls -d "$out"/*-sweep-swTERM | head -1)
 log=$(ls "$sw"/logs/*.log | head -1)
 first=$(head -1 "$log")
 "$PPBENCH" sweep --resume "$sw" --no-report >/dev/null 2>&1 &
