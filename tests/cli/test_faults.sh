@@ -70,8 +70,8 @@ alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ''|Z*) return 1 ;; esac; }
 
 start_sweep swkill
 check "the sweep started a run" test -n "$RUNPID"
+disown "$SWEEP"   # no "Killed" job report
 kill -KILL "$SWEEP"
-{ wait "$SWEEP"; } 2>/dev/null
 gone=0
 for _ in $(seq 100); do
 	if [ -n "$RUNPID" ] && ! alive "$RUNPID"; then gone=1; break; fi
@@ -195,8 +195,9 @@ check_cli "a negative --crop top is blamed on the top" 2 "--crop: '-1,0,10,10' h
 pid=$!
 for _ in $(seq 100); do [ -n "$(ls -A "$TMP/stale" 2>/dev/null)" ] && break; sleep 0.05; done
 sleep 0.3
+disown "$pid"
 kill -KILL "$pid"
-{ wait "$pid"; } 2>/dev/null
+for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
 check_cli "a temporary folder left by a killed run is listed by the next run" 0 \
 	"warning: 1 temporary folder in '$TMP/stale' left by runs that did not finish .*'\..*-killed\.tmp'" \
 	-- run "${base[@]}" --out "$TMP/stale" --tag next
