@@ -505,7 +505,15 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		free_list(before, nbefore);
 		return -1;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* appended: a resumed sweep keeps the interrupted attempt's log */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
+		char stamp[32], head[96];
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		int hl = snprintf(head, sizeof(head), "\n==== another attempt, %s ====\n", stamp);
+		ssize_t wr = write(fd, head, (size_t)hl);
+		(void)wr;   /* the log is a convenience: the run goes on */
+	}
 	fflush(NULL);
 	t0 = clock_now_ns();
 	pid_t sweep_pid = getpid();
@@ -821,7 +829,8 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (npos) {
-		error("unexpected argument '%s' (see ppbench sweep --help)", mine[1]);
+		opts_unexpected(mine[1], "sweep", err, sizeof(err));
+		error("%s", err);
 		goto out;
 	}
 	for (size_t i = 0; i < npass; i++) {

@@ -28,12 +28,10 @@ for s in '^# Run ' '^## The run' 'Configuration: 1 worker, batch 4' '^## Main fi
 	 'One measurement \(no --repeat\)'; do
 	if grep -Eq -- "$s" "$md"; then echo "ok - report.md: /$s/"; else echo "not ok - report.md: /$s/"; fi
 done
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	check "figures drawn" test -s "$one/figures/fig5a_wait_per_batch.svg"
 	check "report.html inlines them" grep -q '<svg' "$one/report.html"
 	check_cli "plots of a run folder" 0 "fig4_preproc_boxplot.png" -- plots "$one"
-else
-	skip "figures" "no gnuplot"
 fi
 
 # a repeated run: one folder given, every repeat found
