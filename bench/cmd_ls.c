@@ -65,6 +65,8 @@ struct ls_entry {
 	char dataset[256];            /* its path as recorded */
 	char pipeline[128];
 	char config[256];
+	int workers, batch, gpus;     /* a run's (-1: not a run) */
+	char policy[16];
 	struct stats_summary ips;     /* images/s: n = 0 when not known */
 	char ips_note[96];            /* "best: w4 b32 g1", "ppbench; PyTorch 812" */
 	int complete;                 /* 1, 0, -1 unknown */
@@ -96,6 +98,7 @@ static struct ls_entry *ls_add(struct ls_list *l)
 	struct ls_entry *e = &l->e[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->complete = -1;
+	e->workers = e->batch = e->gpus = -1;
 	return e;
 }
 
@@ -170,6 +173,10 @@ static void fill_run(struct ls_entry *e, json_t *s)
 	snprintf(e->pipeline, sizeof(e->pipeline), "%s", json_text(s, "options.pipeline", ""));
 	if (w >= 0)
 		snprintf(e->config, sizeof(e->config), "w%d b%d g%d %s", w, b, g, pol);
+	e->workers = w;
+	e->batch = b;
+	e->gpus = g;
+	snprintf(e->policy, sizeof(e->policy), "%s", pol);
 	double ips = metric_from_json(metric_find("images_per_s"), s);
 	stats_summarise(&ips, 1, STATS_CI_LEVEL, &e->ips);
 	e->complete = json_is_true(json_object_get(s, "complete"));
@@ -568,6 +575,12 @@ static json_t *entry_json(const struct ls_entry *e)
 	json_object_set_new(o, "dataset", e->dataset[0] ? json_string(e->dataset) : json_null());
 	json_object_set_new(o, "pipeline", e->pipeline[0] ? json_string(e->pipeline) : json_null());
 	json_object_set_new(o, "configuration", e->config[0] ? json_string(e->config) : json_null());
+	if (e->workers >= 0) {
+		json_object_set_new(o, "workers", json_integer(e->workers));
+		json_object_set_new(o, "batch_size", json_integer(e->batch));
+		json_object_set_new(o, "gpus", json_integer(e->gpus));
+		json_object_set_new(o, "policy", json_string(e->policy));
+	}
 	json_object_set_new(o, "images_per_s", ips);
 	json_object_set_new(o, "images_per_s_note", json_string(e->ips_note));
 	json_object_set_new(o, "complete", e->complete < 0 ? json_null() : json_boolean(e->complete));
@@ -652,9 +665,11 @@ int cmd_ls(int argc, char **argv)
 	if (cr)
 		error("out of memory: the list is incomplete");
 	/* repeats are grouped in time order, then the list is newest first */
-	qsort(l.e, l.n, sizeof(*l.e), oldest_first);
+	if (l.n)
+		qsort(l.e, l.n, sizeof(*l.e), oldest_first);
 	group_repeats(&l);
-	qsort(l.e, l.n, sizeof(*l.e), newest_first);
+	if (l.n)
+		qsort(l.e, l.n, sizeof(*l.e), newest_first);
 	/* drop what is not shown */
 	size_t k = 0;
 	for (size_t i = 0; i < l.n; i++) {

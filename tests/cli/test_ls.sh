@@ -73,6 +73,7 @@ kinds = {e["kind"] for e in a}
 assert {"run", "sweep", "tmp"} <= kinds, kinds
 rep = [e for e in a if e["tag"] == "rep"][0]
 assert rep["images_per_s"]["n"] == 2 and rep["complete"] is True, rep
+assert (rep["workers"], rep["batch_size"], rep["policy"]) == (2, 4, "torch"), rep
 assert [e["time_utc"] for e in a] == sorted((e["time_utc"] for e in a), reverse=True)
 assert [e for e in a if e["folder"].endswith("killed.tmp")][0]["stale"] is True
 EOF
