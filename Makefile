@@ -21,13 +21,21 @@ MAIN    := bench/main.c
 LIBSRCS := $(filter-out $(MAIN),$(SRCS))
 TESTS   := $(sort $(wildcard tests/unit/test_*.c))
 
+# The ops' kernels, one file per instruction set, chosen at run time
+# (pipelines/kernels.h): -O3 for the vectorizer, and the set's -m flags.
+# -mfma only for the explicit fmaf() the kernels write: -ffp-contract=off
+# still keeps the compiler from fusing anything else.
+KFLAGS_kernels_sse2   := -O3
+KFLAGS_kernels_avx2   := -O3 -mavx2 -mfma
+KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl -mfma
+
 # Two build trees: build/opt (the product) and build/san (make check).
 define tree
 $(1)_OBJS  := $$(patsubst %.c,build/$(1)/%.o,$$(LIBSRCS))
 $(1)_TESTS := $$(patsubst tests/unit/%.c,build/$(1)/tests/%,$$(TESTS))
 build/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(BASE_CFLAGS) $(2) -MMD -MP -c $$< -o $$@
+	$$(CC) $$(BASE_CFLAGS) $(2) $$(KFLAGS_$$(notdir $$*)) -MMD -MP -c $$< -o $$@
 build/$(1)/libppbench.a: $$($(1)_OBJS)
 	@rm -f $$@
 	ar rcs $$@ $$^
@@ -78,6 +86,7 @@ compare: bench/ppbench
 
 # ---- sweeps, the paper's figures, the findings report ----------------------
 # make sweep [WORKERS="8 12 16"] [BATCH="1024"] [GPUS="4"] [DATA=DIR] [PIPELINE=NAME]
+#            [DRY_RUN=1: print the plan (memory, fits, images, time) and run nothing]
 #            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
 # Each configuration runs as its own `ppbench run`; the variables left unset take
 # `ppbench sweep --help`'s defaults (a small sweep on the default dataset, about a
@@ -88,7 +97,8 @@ SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch)
 	$(call sweep_opt,GPUS,--gpus) $(call sweep_opt,DATA,--data) \
 	$(call sweep_opt,PIPELINE,--pipeline) $(call sweep_opt,REPEAT,--repeat) \
 	$(call sweep_opt,EPOCHS,--epochs) $(call sweep_opt,MAX_BATCHES,--max-batches) \
-	$(call sweep_opt,TAG,--tag) $(call sweep_opt,POLICY,--policy) $(EXTRA)
+	$(call sweep_opt,TAG,--tag) $(call sweep_opt,POLICY,--policy) \
+	$(if $(DRY_RUN),--dry-run) $(EXTRA)
 
 .PHONY: sweep plots reproduce
 sweep: bench/ppbench
@@ -109,7 +119,8 @@ plots: bench/ppbench
 # (16..128 for 128..1024; the simulated GPU step scales with the batch, so the
 # CPU:GPU balance per image is the paper's) and 8 (grid) / 20 (workers) epochs:
 # about 30 minutes on 2 cores. FULL=1: the paper's sizes (batch 128..1024, one
-# epoch) on DATA=<ImageNet train folder>.
+# epoch) on DATA=<ImageNet train folder>. Interrupted, the same command again
+# (or RESUME=results/...-reproduce) finishes what is missing and writes the report.
 REPRO_GRID_BATCH = $(if $(FULL),128 256 512 1024,16 32 64 128)
 REPRO_GRID_EPOCHS = $(if $(FULL),1,8)
 REPRO_W_BATCH = $(if $(FULL),1024,128)
@@ -117,16 +128,9 @@ REPRO_W_EPOCHS = $(if $(FULL),1,20)
 reproduce: bench/ppbench
 	@if [ -n "$(FULL)" ] && [ -z "$(DATA)" ]; then \
 		echo "make reproduce FULL=1 needs DATA=<the ImageNet train folder>" >&2; exit 2; fi
-	@dir=results/$$(date -u +%Y%m%d-%H%M%S)-reproduce$(if $(TAG),-$(TAG)); \
-	echo "make reproduce: experiment 1 of 2 (Figs. 4-5) into $$dir"; \
-	bench/ppbench sweep --out $$dir --tag grid --workers gpus --gpus "1 2 3 4" \
-		--batch "$(REPRO_GRID_BATCH)" --epochs $(REPRO_GRID_EPOCHS) \
-		$(call sweep_opt,DATA,--data) --no-report $(EXTRA); \
-	echo "make reproduce: experiment 2 of 2 (Fig. 6) into $$dir"; \
-	bench/ppbench sweep --out $$dir --tag workers --workers "8 12 16 20 24 28" --gpus 4 \
-		--batch $(REPRO_W_BATCH) --epochs $(REPRO_W_EPOCHS) \
-		$(call sweep_opt,DATA,--data) --no-report $(EXTRA); \
-	bench/ppbench report $$dir/*-sweep-grid $$dir/*-sweep-workers
+	@scripts/reproduce.sh bench/ppbench results "$(TAG)" "$(REPRO_GRID_BATCH)" \
+		$(REPRO_GRID_EPOCHS) $(REPRO_W_BATCH) $(REPRO_W_EPOCHS) "$(RESUME)" -- \
+		$(call sweep_opt,DATA,--data) $(EXTRA)
 
 # Regenerate golden fixtures with Debian's python3-torchvision and python3-pil.
 fixtures:

@@ -2,7 +2,7 @@
  * and the slots are MAP_SHARED | MAP_ANONYMOUS mappings made before the
  * fork: nothing has a name, so nothing can be left behind in /dev/shm, even
  * after SIGKILL. A worker dies with its parent (PR_SET_PDEATHSIG), ignores
- * SIGINT (the main process stops it), and leaves through _exit. */
+ * SIGINT and SIGHUP (the main process stops it), and leaves through _exit. */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,6 +29,7 @@ static void child(struct loader *L, int w)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);   /* the main process stops the workers */
 	sa.sa_handler = SIG_DFL;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);

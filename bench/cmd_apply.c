@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "decode.h"
 #include "log.h"
 #include "npy.h"
 #include "options.h"
@@ -16,7 +17,7 @@ struct apply_cfg {
 	long flip;
 	uint64_t seed;
 	uint64_t index;
-	uint64_t max_pixels;
+	uint64_t max_pixels, max_file_size;
 	const char *out;
 };
 
@@ -29,6 +30,7 @@ static const struct opt apply_opts[] = {
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
 	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
 	{ .name = "max-pixels", .shortname = 0, .type = OPT_U64, .off = O(max_pixels), .def = "178956970", .metavar = "N", .help = "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
+	{ .name = "max-file-size", .type = OPT_SIZE, .off = O(max_file_size), .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "FILE.npy", .help = "where to write the result (required)" },
 	OPT_END
 };
@@ -99,7 +101,7 @@ int cmd_apply(int argc, char **argv)
 	struct scratch scr = { 0 };
 	struct sample s = {
 		.path = argv[1], .rng = &r, .fixed = &fixed, .index = cfg.index,
-		.max_pixels = cfg.max_pixels, .scr = &scr,
+		.max_pixels = cfg.max_pixels, .max_file_bytes = cfg.max_file_size, .scr = &scr,
 	};
 	struct op_time t[PIPE_MAX_OPS];
 	int status = EXIT_OK;

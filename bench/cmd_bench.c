@@ -1,6 +1,7 @@
 /* ppbench bench: the speed and overhead benchmark behind `make bench`.
  * Everything it compares is measured side by side in the same run; it
  * prints ratios, never absolute targets from another run. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +12,24 @@
 #include <unistd.h>
 #include <jansson.h>
 #include <turbojpeg.h>
+#include <sys/stat.h>
+#include "bench_result.h"
+#include "checksum.h"
+#include "fsutil.h"
 #include "clock.h"
 #include "commands.h"
 #include "decode.h"
+#include "emit.h"
 #include "generate.h"
 #include "imagefolder.h"
+#include "kernels.h"
 #include "log.h"
+#include "machine.h"
+#include "noise.h"
 #include "options.h"
 #include "pipeline.h"
 #include "rng.h"
+#include "rrc.h"
 #include "stats.h"
 
 struct bench_cfg {
@@ -31,18 +41,25 @@ struct bench_cfg {
 	long repeats;
 	uint64_t loader_batches;
 	const char *sections;
+	const char *out, *tag;
+	const char *fused;
+	double require_idle;
 };
 
 #define O(f) offsetof(struct bench_cfg, f)
 static const struct opt bench_opts[] = {
 	{ .name = "data", .shortname = 'd', .type = OPT_STR, .off = O(data), .def = NULL, .metavar = "DIR", .help = "ImageFolder dataset (default: the generated default dataset)" },
 	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline to time op by op" },
-	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "1000", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
-	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "5", .metavar = "N", .help = "interleaved rounds of the decode comparison", .lo = 1, .hi = 1000 },
+	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
+	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
+	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
-	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "3", .metavar = "N", .help = "interleaved pairs of runs in the loader sections", .lo = 1, .hi = 100 },
-	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "30", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
+	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
+	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
+	NOISE_OPT(struct bench_cfg, require_idle),
 	OPT_END
 };
 #undef O
@@ -55,9 +72,15 @@ struct file_mem {
 
 static int read_file(const char *path, struct file_mem *f)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
+	char why[256];
+	struct stat st;
+	int fd = open_regular(path, &st, why, sizeof(why));
+	FILE *fp = fd < 0 ? NULL : fdopen(fd, "rb");
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
+	}
 	fseek(fp, 0, SEEK_END);
 	long n = ftell(fp);
 	fseek(fp, 0, SEEK_SET);
@@ -68,112 +91,256 @@ static int read_file(const char *path, struct file_mem *f)
 	return f->n == (size_t)n ? 0 : -1;
 }
 
-/* Section 1: the pipeline op by op, single-threaded, files from the page cache. */
-static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t n)
+/* What one pass of a pipeline over the images measured. */
+struct ops_pass {
+	double ms[PIPE_MAX_OPS];   /* mean ms per image of each op (collate: per batch / B) */
+	size_t cnt[PIPE_MAX_OPS];
+	size_t failed;
+	uint64_t checksum;         /* sum of the samples' hashes (checksum_sample) */
+};
+
+/* The buffers of the ops section, reused from pass to pass. */
+struct ops_ws {
+	size_t B;
+	struct sample *smp;
+	struct sample **ptr;
+	struct rng *rngs;
+	struct scratch scr;
+	struct batch_out out;
+};
+
+static void ops_ws_init(struct ops_ws *w, size_t B)
+{
+	memset(w, 0, sizeof(*w));
+	w->B = B;
+	w->smp = calloc(B, sizeof(*w->smp));
+	w->ptr = calloc(B, sizeof(*w->ptr));
+	w->rngs = calloc(B, sizeof(*w->rngs));
+	if (!w->smp || !w->ptr || !w->rngs)
+		die("out of memory");
+}
+
+static void ops_ws_release(struct ops_ws *w)
+{
+	for (size_t i = 0; i < w->B; i++)
+		sample_release(&w->smp[i]);
+	scratch_release(&w->scr);
+	free(w->out.mem);
+	free(w->smp);
+	free(w->ptr);
+	free(w->rngs);
+}
+
+/* Collate k samples (timed), growing the batch buffer outside the clock reads. */
+static void ops_collate(const struct pipeline *p, struct ops_ws *w, size_t k, struct ops_pass *a)
 {
 	char err[512];
+	const struct pipe_op *bo = &p->op[p->batch_op];
+	size_t need = bo->ops->batch_bytes(bo->cfg, k, w->ptr[0]->h, w->ptr[0]->w);
+	if (need > w->out.capacity) {
+		free(w->out.mem);
+		w->out.capacity = need;
+		w->out.mem = malloc(need);
+		if (!w->out.mem)
+			die("out of memory");
+	}
+	w->out.n = k;
+	uint64_t t0 = clock_now_ns();
+	int rc = bo->ops->run_batch(bo->cfg, w->ptr, k, &w->out, err, sizeof(err));
+	uint64_t t1 = clock_now_ns();
+	if (rc)
+		warn("collate: %s", err);
+	else {   /* per image, so a short last batch counts for what it is */
+		a->ms[p->batch_op] += (double)(t1 - t0) / 1e6;
+		a->cnt[p->batch_op] += k;
+	}
+}
+
+/* One pass of pipeline p over the first n images, single-threaded, with
+ * the same seeds every pass (so two pipelines drawing alike see the same
+ * crops). */
+static void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n,
+		     struct ops_ws *w, struct ops_pass *a)
+{
+	struct op_time t[PIPE_MAX_OPS];
+	memset(a, 0, sizeof(*a));
+	size_t done = 0;
+	while (done < n) {
+		size_t k = 0;
+		for (; k < w->B && done < n; done++) {
+			struct sample *s = &w->smp[k];
+			rng_seed(&w->rngs[k], rng_sample_seed(0, 0, done));
+			s->path = d->items[done].path;
+			s->label = d->items[done].label;
+			s->index = done;
+			s->rng = &w->rngs[k];
+			s->scr = &w->scr;
+			s->max_pixels = 178956970;
+			s->kind = PIX_NONE;
+			if (pipeline_run_sample(p, s, t)) {
+				a->failed++;
+				continue;
+			}
+			for (int i = 0; i < p->nops; i++)
+				if (i != p->batch_op) {
+					a->ms[i] += (double)t[i].dur_ns / 1e6;
+					a->cnt[i]++;
+				}
+			a->checksum += checksum_sample(s->data.p, sample_bytes(s), s->label);
+			w->ptr[k++] = s;
+		}
+		if (p->batch_op >= 0 && k)
+			ops_collate(p, w, k, a);
+	}
+	for (int i = 0; i < p->nops; i++)
+		a->ms[i] = a->cnt[i] ? a->ms[i] / (double)a->cnt[i] : NAN;
+}
+
+/* The share of the work after decode in decode's time: the ops after the
+ * first (the decode) against the first. */
+static double after_decode_ratio(const struct pipeline *p, const struct ops_pass *a)
+{
+	double after = 0;
+	for (int i = 1; i < p->nops; i++)
+		after += a->ms[i];
+	return after / a->ms[0];
+}
+
+/* Section 1: the pipeline op by op, single-threaded, files from the page
+ * cache, `rounds` passes: each op's mean per image is a median over the
+ * passes with its interval. */
+static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		     struct bench_result *res)
+{
+	char err[512], name[128], v[160];
 	struct pipeline p;
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
 		error("%s", err);
 		return -1;
 	}
-	size_t B = c->batch;
-	double *ms = calloc((size_t)p.nops * n, sizeof(double));
-	size_t *cnt = calloc((size_t)p.nops, sizeof(size_t));
-	struct sample *smp = calloc(B, sizeof(*smp));
-	struct sample **ptr = calloc(B, sizeof(*ptr));
-	struct rng *rngs = calloc(B, sizeof(*rngs));
-	struct scratch scr = { 0 };
-	struct batch_out out = { 0 };
-	if (!ms || !cnt || !smp || !ptr || !rngs)
+	size_t R = (size_t)c->rounds;
+	double *ms = calloc((size_t)p.nops * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
+	double *ips = calloc(R, sizeof(double));
+	struct ops_ws w;
+	if (!ms || !ratio || !ips)
 		die("out of memory");
-	if (p.batch_op >= 0) {
-		out.capacity = p.op[p.batch_op].ops->batch_bytes(p.op[p.batch_op].cfg, B, 224, 224);
-		out.mem = malloc(out.capacity);
-		if (!out.mem)
-			die("out of memory");
-	}
-	size_t done = 0, failed = 0, nb = 0;
-	struct op_time t[PIPE_MAX_OPS];
-	uint64_t t_start = clock_now_ns();
-	while (done < n) {
-		size_t k = 0;
-		for (; k < B && done < n; done++) {
-			struct sample *s = &smp[k];
-			rng_seed(&rngs[k], rng_sample_seed(0, 0, done));
-			s->path = d->items[done].path;
-			s->label = d->items[done].label;
-			s->index = done;
-			s->rng = &rngs[k];
-			s->scr = &scr;
-			s->max_pixels = 178956970;
-			s->kind = PIX_NONE;
-			if (pipeline_run_sample(&p, s, t)) {
-				failed++;
-				continue;
-			}
-			for (int i = 0; i < p.nops; i++)
-				if (i != p.batch_op)
-					ms[(size_t)i * n + cnt[i]++] = (double)t[i].dur_ns / 1e6;
-			ptr[k++] = s;
+	ops_ws_init(&w, c->batch);
+	struct ops_pass a;
+	size_t failed = 0;
+	for (size_t r = 0; r < R; r++) {
+		ops_pass(&p, d, n, &w, &a);
+		double sum = 0;
+		for (int i = 0; i < p.nops; i++) {
+			ms[(size_t)i * R + r] = a.ms[i];
+			sum += a.ms[i];
 		}
-		if (p.batch_op >= 0 && k) {
-			const struct pipe_op *bo = &p.op[p.batch_op];
-			size_t need = bo->ops->batch_bytes(bo->cfg, k, ptr[0]->h, ptr[0]->w);
-			if (need > out.capacity) {
-				free(out.mem);
-				out.capacity = need;
-				out.mem = malloc(need);
-				if (!out.mem)
-					die("out of memory");
-			}
-			out.n = k;
-			uint64_t t0 = clock_now_ns();
-			int rc = bo->ops->run_batch(bo->cfg, ptr, k, &out, err, sizeof(err));
-			uint64_t t1 = clock_now_ns();
-			if (rc)
-				warn("collate: %s", err);
-			else if (k == B)  /* a short last batch is not a batch-size figure */
-				ms[(size_t)p.batch_op * n + cnt[p.batch_op]++] = (double)(t1 - t0) / 1e6;
-			nb++;
-		}
+		ips[r] = 1e3 / sum;
+		ratio[r] = after_decode_ratio(&p, &a);
+		failed = a.failed;
 	}
-	double wall = (double)(clock_now_ns() - t_start) / 1e9;
-	printf("\n## 1. pipeline '%s' op by op, single-threaded (%zu images, %zu failed, batch %zu)\n\n",
-	       p.name, n - failed, failed, B);
-	printf("| op | count | mean ms | p90 ms | images/s (1/mean) |\n|---|---:|---:|---:|---:|\n");
-	double total = 0;
+	printf("\n## 1. pipeline '%s' op by op, single-threaded (%zu images, %zu failed, batch %zu, "
+	       "%zu passes)\n\n", p.name, n - failed, failed, c->batch, R);
+	printf("| op | mean ms per image: median over passes [interval] |\n|---|---:|\n");
 	for (int i = 0; i < p.nops; i++) {
-		struct stats st;
-		stats_compute(&ms[(size_t)i * n], cnt[i], &st);
-		if (i == p.batch_op) {
-			printf("| %s (per batch of %zu) | %zu | %.3f | %.3f | %.0f |\n", p.op[i].ops->name, B,
-			       cnt[i], st.mean, st.p90, st.mean > 0 ? 1e3 * (double)B / st.mean : 0);
-			total += st.mean / (double)B;
-		} else {
-			printf("| %s | %zu | %.3f | %.3f | %.0f |\n", p.op[i].ops->name, cnt[i], st.mean,
-			       st.p90, st.mean > 0 ? 1e3 / st.mean : 0);
-			total += st.mean;
+		snprintf(name, sizeof(name), "%s ms per image%s", p.op[i].ops->name,
+			 i == p.batch_op ? " (batch time / batch size)" : "");
+		const struct bench_fig *f = bench_figure(res, "ops", name, "ms", &ms[(size_t)i * R], R,
+							 0, 0, 0);
+		if (f) {
+			bench_fig_format(v, sizeof(v), f, "%.4f");
+			printf("| %s | %s |\n", p.op[i].ops->name, v);
 		}
 	}
-	printf("| all ops (sum of means) | | %.3f | | %.0f |\n", total, total > 0 ? 1e3 / total : 0);
-	printf("\nwall %.2f s, %.0f images/s including the harness\n", wall, (double)(n - failed) / wall);
-	for (size_t i = 0; i < B; i++)
-		sample_release(&smp[i]);
-	scratch_release(&scr);
-	free(out.mem);
+	const struct bench_fig *f = bench_figure(res, "ops", "all ops images/s (1 / sum of means)",
+						 "images/s", ips, R, 0, 0, 0);
+	if (f) {
+		bench_fig_format(v, sizeof(v), f, "%.0f");
+		printf("| all ops (images/s) | %s |\n\n", v);
+	}
+	bench_print_target(stdout, bench_figure(res, "ops", "work after decode / decode", "ratio", ratio,
+						R, 1, 0.30, 1), "%.3f");
+	ops_ws_release(&w);
 	free(ms);
-	free(cnt);
-	free(smp);
-	free(ptr);
-	free(rngs);
+	free(ratio);
+	free(ips);
 	pipeline_release(&p);
+	return 0;
+}
+
+/* Section "fused": the faithful pipeline and its fused what-if (decode +
+ * random_resized_crop as one op decoding only the crop), pass by pass in
+ * alternating order over the same images with the same seeds: images/s of
+ * each, their ratio per round, and the checksums, which must agree. */
+static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		       struct bench_result *res)
+{
+	char err[512], v[160];
+	struct pipeline p[2];
+	if (pipeline_load(&p[0], c->pipeline, err, sizeof(err)) ||
+	    pipeline_load(&p[1], c->fused, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	size_t R = (size_t)c->rounds;
+	double *ips = calloc(2 * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
+	if (!ips || !ratio)
+		die("out of memory");
+	struct ops_ws w;
+	ops_ws_init(&w, c->batch);
+	struct ops_pass a;
+	uint64_t sum[2] = { 0, 0 }, r0, f0 = fused_fallbacks(&r0), r1;
+	int differ = 0;
+	for (size_t r = 0; r < R; r++) {
+		for (int side = 0; side < 2; side++) {
+			int k = (side == 0) == (r % 2 == 0) ? 0 : 1;   /* alternate who goes first */
+			ops_pass(&p[k], d, n, &w, &a);
+			double t = 0;
+			for (int i = 0; i < p[k].nops; i++)
+				t += a.ms[i];
+			ips[k * R + r] = 1e3 / t;
+			if (r == 0)
+				sum[k] = a.checksum;
+			else if (sum[k] != a.checksum)
+				differ = 1;
+		}
+		ratio[r] = ips[R + r] / ips[r];
+	}
+	uint64_t f1 = fused_fallbacks(&r1);
+	printf("\n## fused what-if: '%s' against '%s' (decode + random_resized_crop as one op that "
+	       "decodes only the crop), single-threaded, %zu images, %zu passes each, alternating\n\n",
+	       p[1].name, p[0].name, n, R);
+	printf("| pipeline | images/s (1 / sum of op means) |\n|---|---:|\n");
+	for (int k = 0; k < 2; k++) {
+		char name[96];
+		snprintf(name, sizeof(name), "%.64s images/s", p[k].name);
+		const struct bench_fig *f = bench_figure(res, "fused", name, "images/s", &ips[k * R], R, 0, 0, 0);
+		if (f) {
+			bench_fig_format(v, sizeof(v), f, "%.0f");
+			printf("| %s | %s |\n", p[k].name, v);
+		}
+	}
+	printf("\nchecksums: faithful %016llx, fused %016llx: %s\n", (unsigned long long)sum[0],
+	       (unsigned long long)sum[1], sum[0] == sum[1] && !differ ? "identical tensors" :
+	       "THE TENSORS DIFFER");
+	printf("fused: %llu images decoded by region, %llu in full (PNG, no EOI, or a failed region "
+	       "decode)\n", (unsigned long long)(r1 - r0), (unsigned long long)(f1 - f0));
+	double same = sum[0] == sum[1] && !differ;
+	bench_figure(res, "fused", "fused tensors identical to faithful (1 yes 0 no)", "bool", &same, 1,
+		     1, 1, 0);
+	bench_print_target(stdout, bench_figure(res, "fused", "fused / faithful images/s", "ratio", ratio, R,
+						1, 1.6, 0), "%.3f");
+	ops_ws_release(&w);
+	free(ips);
+	free(ratio);
+	pipeline_release(&p[0]);
+	pipeline_release(&p[1]);
 	return 0;
 }
 
 /* Section 2: ppbench's decode against TurboJPEG's tjDecompress2 on the same
  * in-memory files, interleaved round by round. */
-static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size_t n)
+static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size_t n,
+			struct bench_result *res)
 {
 	struct file_mem *f = calloc(n, sizeof(*f));
 	if (!f)
@@ -230,16 +397,15 @@ static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size
 		theirs += b;
 		ratio[r] = (double)a / (double)b;
 	}
-	struct stats st;
-	stats_compute(ratio, (size_t)c->rounds, &st);
 	printf("\n## 2. decode: ppbench decode_image_mem vs TurboJPEG tjDecompress2 (%zu colour JPEGs "
 	       "in memory, %ld interleaved rounds)\n\n", nj, c->rounds);
 	printf("| decoder | ms per image | images/s |\n|---|---:|---:|\n");
 	double per = (double)(c->rounds) * (double)nj;
 	printf("| ppbench decode | %.3f | %.0f |\n", (double)ours / 1e6 / per, per * 1e9 / (double)ours);
 	printf("| tjDecompress2 | %.3f | %.0f |\n", (double)theirs / 1e6 / per, per * 1e9 / (double)theirs);
-	printf("\nratio ppbench / TurboJPEG: median %.3f (min %.3f, max %.3f over rounds); target <= 1.05: %s\n",
-	       st.p50, st.min, st.max, st.p50 <= 1.05 ? "met" : "NOT met");
+	putchar('\n');
+	bench_print_target(stdout, bench_figure(res, "decode", "decode ppbench / TurboJPEG", "ratio", ratio,
+						(size_t)c->rounds, 1, 1.05, 1), "%.3f");
 	if (bad)
 		printf("(%zu decode failures)\n", bad);
 	tjDestroy(tj);
@@ -310,7 +476,8 @@ static double jnum(json_t *j, const char *a, const char *b)
 }
 
 /* Section 3: tracing overhead, trace off and on, interleaved pairs. */
-static void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp)
+static void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp,
+			struct bench_result *res)
 {
 	char nb[32];
 	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)c->loader_batches);
@@ -341,14 +508,13 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 			sum_off += e2e[0];
 		}
 	}
-	struct stats st;
-	stats_compute(ratio, (size_t)ok, &st);
 	printf("\n## 3. tracing overhead: imagenet_train, 2 workers, batch 64, %s batches, GPU step 0, "
 	       "trace off/on in %d interleaved pairs\n\n", nb, ok);
 	printf("| trace | mean E2E s |\n|---|---:|\n| off | %.3f |\n| on | %.3f |\n",
 	       ok ? sum_off / ok : 0, ok ? sum_on / ok : 0);
-	printf("\nE2E on / off: median %.4f (min %.4f, max %.4f); overhead %+.2f %%; target <= +1 %%: %s\n",
-	       st.p50, st.min, st.max, (st.p50 - 1) * 100, st.p50 <= 1.01 ? "met" : "NOT met");
+	putchar('\n');
+	bench_print_target(stdout, bench_figure(res, "trace", "E2E trace on / off", "ratio", ratio,
+						(size_t)ok, 1, 1.01, 1), "%.4f");
 	if (images > 0 && cpu > 0)
 		printf("from the parts: %.1f trace events per image x %.2f ns per event (measured at start-up) "
 		       "/ %.3f ms of worker CPU per image = %.4f %% of the work\n",
@@ -358,9 +524,12 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 }
 
 /* Section 4: pool efficiency (W = cores against W = 1 x cores) and per-worker memory. */
-static void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp)
+static void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp,
+		       struct bench_result *res)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct cpus cp;
+	cpus_read(&cp);
+	long ncpu = cpus_usable_int(&cp);   /* the CPUs this process may use */
 	char nb[32], w[32];
 	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)c->loader_batches);
 	snprintf(w, sizeof(w), "%ld", ncpu);
@@ -399,17 +568,74 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 			ipsn += ips[1];
 		}
 	}
-	struct stats st;
-	stats_compute(eff, (size_t)ok, &st);
 	printf("\n## 4. pool efficiency: imagenet_train, batch 64, %s batches, GPU step 0, W = 1 and W = %ld "
 	       "(cores), %d interleaved pairs\n\n", nb, ncpu, ok);
 	printf("| workers | images/s (mean) |\n|---:|---:|\n| 1 | %.1f |\n| %ld | %.1f |\n",
 	       ok ? ips1 / ok : 0, ncpu, ok ? ipsn / ok : 0);
-	printf("\nefficiency = images/s(W=%ld) / (%ld x images/s(W=1)): median %.3f (min %.3f, max %.3f); "
-	       "target >= 0.90: %s\n", ncpu, ncpu, st.p50, st.min, st.max, st.p50 >= 0.90 ? "met" : "NOT met");
+	char name[96];
+	snprintf(name, sizeof(name), "pool efficiency images/s(W=%ld) / (%ld x images/s(W=1))", ncpu, ncpu);
+	putchar('\n');
+	bench_print_target(stdout, bench_figure(res, "pool", name, "ratio", eff, (size_t)ok, 1, 0.90, 0),
+			   "%.3f");
 	printf("memory (process backend, W = %ld): largest worker max RSS %.0f MiB, main process %.0f MiB "
 	       "(RSS counts the shared batch-slot pages a process touched)\n", ncpu, rss / 1024, main_rss / 1024);
 	free(eff);
+}
+
+/* The results folder: every figure, and what it was measured on. */
+static int bench_write(const struct bench_result *res, const struct bench_cfg *c,
+		       const struct dataset *d, size_t n, const struct noise *nz, int argc,
+		       char **argv, const char *dir, char *err, size_t errlen)
+{
+	json_t *doc = json_object();
+	char cmd[2048] = "ppbench";
+	for (int i = 0; i < argc; i++) {
+		size_t l = strlen(cmd);
+		snprintf(cmd + l, sizeof(cmd) - l, " %s", argv[i]);
+	}
+	json_object_set_new(doc, "kind", json_string("bench"));
+	json_object_set_new(doc, "command", json_string(cmd));
+	json_object_set_new(doc, "dataset", json_pack("{s:s, s:I, s:I}", "path", d->root, "images_used",
+						     (json_int_t)n, "images", (json_int_t)d->n));
+	json_object_set_new(doc, "pipeline", json_string(c->pipeline));
+	json_object_set_new(doc, "sections", json_string(c->sections));
+	json_object_set_new(doc, "rounds", json_integer(c->rounds));
+	json_object_set_new(doc, "repeats", json_integer(c->repeats));
+	json_object_set_new(doc, "machine", machine_json());
+	json_object_set_new(doc, "kernels", json_pack("{s:s, s:s}", "active", kernels_active()->name,
+						     "chosen_by", kernels_chosen_by()));
+	json_t *nj = noise_json(nz);
+	json_object_set_new(nj, "others_cpu_pct", isfinite(nz->others_cpu_pct) ?
+			    json_real(nz->others_cpu_pct) : json_null());
+	json_object_set_new(nj, "steal_pct", isfinite(nz->steal_pct) ? json_real(nz->steal_pct) : json_null());
+	json_object_set_new(nj, "load1", json_real(nz->load1));
+	json_object_set_new(nj, "wall_s", json_real(nz->wall_s));
+	json_object_set_new(doc, "noise", nj);
+	int rc = bench_result_write(res, dir, doc, err, errlen);
+	json_decref(doc);
+	return rc;
+}
+
+/* The sections, in the order they run. */
+static const char *const bench_sections[] = { "ops", "bounds", "fused", "decode", "trace", "pool", NULL };
+
+/* -1 with err naming the first unknown section of list */
+static int check_sections(const char *list, char *err, size_t errlen)
+{
+	const char *p = list;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		int ok = 0;
+		for (int i = 0; bench_sections[i]; i++)
+			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
+		if (!ok) {
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, bounds, "
+			     "fused, decode, trace, pool)", (int)l, p);
+			return -1;
+		}
+		p += l + (p[l] == ',');
+	}
+	return 0;
 }
 
 static int has_section(const char *list, const char *name)
@@ -433,9 +659,14 @@ int cmd_bench(int argc, char **argv)
 	if (rc == 1) {
 		opts_help(bench_opts, stdout, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
-			  "against libjpeg-turbo's own, measured side by side in one run.");
+			  "against libjpeg-turbo's own, tracing overhead and pool efficiency, measured\n"
+			  "side by side in one run. Each figure is a median over passes or interleaved\n"
+			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
+			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
 		return EXIT_OK;
 	}
+	if (!rc && !npos && check_sections(c.sections, err, sizeof(err)))
+		rc = -1;
 	if (rc || npos) {
 		error("%s", rc ? err : "bench takes no arguments");
 		return EXIT_USAGE;
@@ -453,28 +684,63 @@ int cmd_bench(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	size_t n = d.n < c.images ? d.n : (size_t)c.images;
+	struct cpus cp;
+	cpus_read(&cp);
+	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
+		error("%s", err);
+		dataset_release(&d);
+		return EXIT_FAIL;
+	}
+	char tmpdir[4200], rname[512], final[4400];
+	if (results_dir_begin(c.out, c.tag, tmpdir, sizeof(tmpdir), rname, sizeof(rname), err,
+			      sizeof(err))) {
+		error("%s", err);
+		dataset_release(&d);
+		return EXIT_FAIL;
+	}
+	static struct bench_result res;
+	struct noise_snap before, after;
+	noise_read(&before, &cp);
 	struct utsname u;
 	uname(&u);
-	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n",
-	       d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns());
+	char kd[256];
+	kernels_describe(kd, sizeof(kd));
+	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n"
+	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
-		bench_ops(&c, &d, n);
+		bench_ops(&c, &d, n, &res);
+	if (has_section(c.sections, "bounds"))
+		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
+	if (has_section(c.sections, "fused"))
+		bench_fused(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))
-		bench_decode(&c, &d, n);
+		bench_decode(&c, &d, n, &res);
 	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {
 		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
 		if (!mkdtemp(tmp))
 			die("cannot create a temporary folder: %m");
 		fflush(stdout);
 		if (has_section(c.sections, "trace"))
-			bench_trace(&c, c.data, tmp);
+			bench_trace(&c, c.data, tmp, &res);
 		if (has_section(c.sections, "pool"))
-			bench_pool(&c, c.data, tmp);
+			bench_pool(&c, c.data, tmp, &res);
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 		if (system(cmd))
 			warn("cannot remove %s", tmp);
 	}
+	noise_read(&after, &cp);
+	struct noise nz;
+	noise_between(&before, &after, &cp, &nz);
+	noise_warn(&nz, "the benchmark");
+	int rc2 = bench_write(&res, &c, &d, n, &nz, argc, argv, tmpdir, err, sizeof(err));
+	if (!rc2)
+		rc2 = results_dir_commit(c.out, tmpdir, rname, final, sizeof(final), err, sizeof(err));
 	dataset_release(&d);
+	if (rc2) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	printf("\nresults: %s (bench.json, bench.csv)\n", final);
 	return EXIT_OK;
 }

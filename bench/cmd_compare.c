@@ -25,6 +25,7 @@
 #include "log.h"
 #include "machine.h"
 #include "metrics.h"
+#include "noise.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "report.h"
@@ -526,18 +527,6 @@ static double ratio(double a, double b)
 	return a / b;
 }
 
-static void fmt_md(char *out, size_t n, double v)
-{
-	if (!isfinite(v))
-		snprintf(out, n, "-");
-	else if (fabs(v) >= 1000 || v == floor(v))
-		snprintf(out, n, "%.0f", v);
-	else if (fabs(v) >= 1)
-		snprintf(out, n, "%.3g", v);
-	else
-		snprintf(out, n, "%.3f", v);
-}
-
 static void fmt_csv(char *out, size_t n, double v)
 {
 	if (!isfinite(v))
@@ -546,78 +535,222 @@ static void fmt_csv(char *out, size_t n, double v)
 		snprintf(out, n, "%.9g", v);
 }
 
-static void print_md(FILE *f, const struct rows *t)
+/* A number's printf format by its size (the table's one style). */
+static const char *fmt_of(double v)
+{
+	if (fabs(v) >= 1000 || v == floor(v))
+		return "%.0f";
+	return fabs(v) >= 1 ? "%.3g" : "%.3f";
+}
+
+const char *compare_ratio_verdict(const struct stats_summary *r)
+{
+	if (r->n < 2 || !isfinite(r->median))
+		return "";
+	if (r->lo == 1 && r->hi == 1)
+		return "same";
+	if (r->lo > 1)
+		return "ppbench higher";
+	if (r->hi < 1)
+		return "ppbench lower";
+	return "within noise";
+}
+
+/* One row over the repeats: each side's values, the per-repeat ratios, and
+ * their summaries. */
+struct row_rep {
+	const struct row *r;          /* repeat 1's row: name, unit */
+	double *a, *b, *q;            /* [n] */
+	struct stats_summary sa, sb, sq;
+};
+
+/* The row named like r0 in t (NULL: that repeat has no such row). */
+static const struct row *row_find(const struct rows *t, const struct row *r0, size_t hint)
+{
+	if (hint < t->n && !strcmp(t->r[hint].metric, r0->metric))
+		return &t->r[hint];
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->r[i].metric, r0->metric))
+			return &t->r[i];
+	return NULL;
+}
+
+static int row_combine(const struct rows *reps, size_t n, size_t i, struct row_rep *x)
+{
+	x->r = &reps[0].r[i];
+	x->a = malloc(3 * n * sizeof(double));
+	if (!x->a)
+		return -1;
+	x->b = x->a + n;
+	x->q = x->b + n;
+	for (size_t k = 0; k < n; k++) {
+		const struct row *r = row_find(&reps[k], x->r, i);
+		x->a[k] = r ? r->a : NAN;
+		x->b[k] = r ? r->b : NAN;
+		x->q[k] = ratio(x->a[k], x->b[k]);
+	}
+	if (stats_summarise(x->a, n, STATS_CI_LEVEL, &x->sa) ||
+	    stats_summarise(x->b, n, STATS_CI_LEVEL, &x->sb) ||
+	    stats_summarise(x->q, n, STATS_CI_LEVEL, &x->sq)) {
+		free(x->a);
+		return -1;
+	}
+	return 0;
+}
+
+static void fmt_cell(char *out, size_t n, const struct stats_summary *s, const char *fmt)
+{
+	struct stats_summary one = *s;
+	if (!s->n) {
+		snprintf(out, n, "-");
+		return;
+	}
+	one.n = s->min == s->max ? 1 : s->n;   /* the same in every repeat: the value alone */
+	stats_format(out, n, &one, fmt ? fmt : fmt_of(s->median));
+}
+
+static void print_md(FILE *f, const struct row_rep *x, size_t nrows)
 {
 	fprintf(f, "| metric | unit | ppbench | PyTorch | ppbench / PyTorch |\n");
 	fprintf(f, "|---|---|---:|---:|---:|\n");
-	for (size_t i = 0; i < t->n; i++) {
-		const struct row *r = &t->r[i];
-		char a[32], b[32], q[32];
-		fmt_md(a, sizeof(a), r->a);
-		fmt_md(b, sizeof(b), r->b);
-		double x = ratio(r->a, r->b);
-		if (isfinite(x))
-			snprintf(q, sizeof(q), "%.2f", x);
-		else
-			snprintf(q, sizeof(q), "-");
-		fprintf(f, "| %s | %s | %s | %s | %s |\n", r->metric, r->unit, a, b, q);
+	for (size_t i = 0; i < nrows; i++) {
+		char a[128], b[128], q[160];
+		fmt_cell(a, sizeof(a), &x[i].sa, NULL);
+		fmt_cell(b, sizeof(b), &x[i].sb, NULL);
+		fmt_cell(q, sizeof(q), &x[i].sq, "%.2f");
+		const char *v = compare_ratio_verdict(&x[i].sq);
+		if (*v && strcmp(v, "same")) {
+			size_t l = strlen(q);
+			snprintf(q + l, sizeof(q) - l, ", %s", v);
+		}
+		fprintf(f, "| %s | %s | %s | %s | %s |\n", x[i].r->metric, x[i].r->unit, a, b, q);
 	}
 }
 
-int compare_write_table(const struct compare_side *a, const struct compare_side *b,
-			const char *md_path, const char *csv_path, FILE *echo,
+static void write_csv_rows(FILE *f, const struct row_rep *x, size_t nrows)
+{
+	fprintf(f, "metric,unit,ppbench,pytorch,ratio,repeats,ppbench_lo,ppbench_hi,pytorch_lo,"
+		"pytorch_hi,ratio_lo,ratio_hi,interval,ratio_verdict\n");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct stats_summary *s[3] = { &x[i].sa, &x[i].sb, &x[i].sq };
+		char v[3][3][32];
+		for (int k = 0; k < 3; k++) {
+			fmt_csv(v[k][0], sizeof(v[k][0]), s[k]->median);
+			fmt_csv(v[k][1], sizeof(v[k][1]), s[k]->lo);
+			fmt_csv(v[k][2], sizeof(v[k][2]), s[k]->hi);
+		}
+		/* metric names hold no comma or quote; quote them if one ever does */
+		int quote = strpbrk(x[i].r->metric, ",\"") != NULL;
+		fprintf(f, "%s%s%s,%s,%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", quote ? "\"" : "",
+			x[i].r->metric, quote ? "\"" : "", x[i].r->unit, v[0][0], v[1][0], v[2][0],
+			x[i].sq.n, v[0][1], v[0][2], v[1][1], v[1][2], v[2][1], v[2][2],
+			x[i].sq.has_ci ? "ci95" : "min-max", compare_ratio_verdict(&x[i].sq));
+	}
+}
+
+static json_t *values_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a, isfinite(v[k]) ? json_real(v[k]) : json_null());
+	return a;
+}
+
+static json_t *rows_json(const struct row_rep *x, size_t nrows, size_t n)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < nrows; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "metric", json_string(x[i].r->metric));
+		json_object_set_new(o, "unit", json_string(x[i].r->unit));
+		json_object_set_new(o, "ppbench", values_json(x[i].a, n));
+		json_object_set_new(o, "pytorch", values_json(x[i].b, n));
+		json_object_set_new(o, "ratio", values_json(x[i].q, n));
+		json_object_set_new(o, "ppbench_summary", stats_summary_json(&x[i].sa));
+		json_object_set_new(o, "pytorch_summary", stats_summary_json(&x[i].sb));
+		json_object_set_new(o, "ratio_summary", stats_summary_json(&x[i].sq));
+		json_object_set_new(o, "ratio_verdict", json_string(compare_ratio_verdict(&x[i].sq)));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static int write_md_file(const char *path, const struct compare_side *a,
+			 const struct compare_side *b, size_t n, const struct row_rep *x,
+			 size_t nrows, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "# ppbench and PyTorch side by side\n\n");
+	fprintf(f, "- ppbench: %s\n- PyTorch: %s%s%s\n", a->versions, b->versions,
+		b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
+	if (n > 1)
+		fprintf(f, "- %zu repeats of both sides: each figure is the median with %s; the "
+			"ratio is the median of the repeats' ratios, \"within noise\" when its "
+			"interval holds 1\n", n, n >= 6 ? "its " STATS_CI_METHOD " in brackets" :
+			"its (min, max) (fewer than 6 repeats: no confidence interval)");
+	fprintf(f, "\n");
+	print_md(f, x, nrows);
+	if (ferror(f) | fclose(f)) {
+		errf(err, errlen, "cannot write '%s'", path);
+		return -1;
+	}
+	return 0;
+}
+
+int compare_write_table(const struct compare_side *a, const struct compare_side *b, size_t n,
+			const char *md_path, const char *csv_path, json_t *into, FILE *echo,
 			char *err, size_t errlen)
 {
-	struct rows t = { 0 };
+	struct rows *reps = calloc(n ? n : 1, sizeof(*reps));
+	struct row_rep *x = NULL;
+	size_t nx = 0;
 	int rc = -1;
 	FILE *f;
 
-	if (build_rows(a, b, &t)) {
-		errf(err, errlen, "out of memory");
-		goto out;
-	}
+	if (!reps || !n)
+		goto oom;
+	for (size_t k = 0; k < n; k++)
+		if (build_rows(&a[k], &b[k], &reps[k]))
+			goto oom;
+	x = calloc(reps[0].n ? reps[0].n : 1, sizeof(*x));
+	if (!x)
+		goto oom;
+	for (; nx < reps[0].n; nx++)
+		if (row_combine(reps, n, nx, &x[nx]))
+			goto oom;
 	if (echo)
-		print_md(echo, &t);
-	if (md_path) {
-		f = fopen(md_path, "w");
-		if (!f) {
-			errf(err, errlen, "cannot write '%s': %s", md_path, strerror(errno));
-			goto out;
-		}
-		fprintf(f, "# ppbench and PyTorch side by side\n\n");
-		fprintf(f, "- ppbench: %s\n- PyTorch: %s%s%s\n\n", a->versions, b->versions,
-			b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
-		print_md(f, &t);
-		if (ferror(f) | fclose(f)) {
-			errf(err, errlen, "cannot write '%s'", md_path);
-			goto out;
-		}
-	}
+		print_md(echo, x, nx);
+	if (md_path && write_md_file(md_path, a, b, n, x, nx, err, errlen))
+		goto out;
 	if (csv_path) {
 		f = fopen(csv_path, "w");
 		if (!f) {
 			errf(err, errlen, "cannot write '%s': %s", csv_path, strerror(errno));
 			goto out;
 		}
-		fprintf(f, "metric,unit,ppbench,pytorch,ratio\n");
-		for (size_t i = 0; i < t.n; i++) {
-			char x[32], y[32], q[32];
-			fmt_csv(x, sizeof(x), t.r[i].a);
-			fmt_csv(y, sizeof(y), t.r[i].b);
-			fmt_csv(q, sizeof(q), ratio(t.r[i].a, t.r[i].b));
-			/* metric names hold no comma or quote; quote them if one ever does */
-			int quote = strpbrk(t.r[i].metric, ",\"") != NULL;
-			fprintf(f, "%s%s%s,%s,%s,%s,%s\n", quote ? "\"" : "", t.r[i].metric,
-				quote ? "\"" : "", t.r[i].unit, x, y, q);
-		}
+		write_csv_rows(f, x, nx);
 		if (ferror(f) | fclose(f)) {
 			errf(err, errlen, "cannot write '%s'", csv_path);
 			goto out;
 		}
 	}
+	if (into)
+		json_object_set_new(into, "metrics", rows_json(x, nx, n));
 	rc = 0;
+	goto out;
+oom:
+	errf(err, errlen, "out of memory");
 out:
-	free(t.r);
+	for (size_t i = 0; i < nx; i++)
+		free(x[i].a);
+	free(x);
+	for (size_t k = 0; reps && k < n; k++)
+		free(reps[k].r);
+	free(reps);
 	return rc;
 }
 
@@ -936,8 +1069,12 @@ static void remove_dumps(const char *dir)
 
 /* ---- the command --------------------------------------------------------- */
 
+#define COMPARE_DEFAULT_REPEAT 3
+#define COMPARE_SCHEMA_VERSION 1
+
 struct cargs {
-	long fidelity;
+	long fidelity, repeat;
+	double require_idle;
 	const char *python, *out, *tag;
 	int keep_dumps, help;
 	/* peeked from the run options (also passed on) */
@@ -956,8 +1093,10 @@ static const char usage[] =
 	"drop_last, seed and simulated GPU step. Both sides write LotusTrace files that\n"
 	"ppbench's analysis reads, so every figure is computed by the same code. Then, with\n"
 	"--rng torch, the first batches' tensors of both are compared. Leaves\n"
-	"OUT/<UTC time>-compare-<tag>/ with both results folders, compare.md, compare.csv\n"
-	"and figures/.\n"
+	"OUT/<UTC time>-compare-<tag>/ with both results folders (repeat 1: ppbench/ and\n"
+	"pytorch/; repeat K: ppbench-rK/, pytorch-rK/), compare.md, compare.csv,\n"
+	"compare.json (every repeat's values, the intervals, the noise windows) and figures/\n"
+	"(repeat 1).\n"
 	"\n"
 	"compare options:\n"
 	"      --fidelity N        batches whose tensors are compared, with --rng torch, in\n"
@@ -965,6 +1104,13 @@ static const char usage[] =
 	"      --keep-dumps        keep the compared batches as .npy files in fidelity/\n"
 	"      --python PATH       the Python with torch, torchvision, PIL\n"
 	"                          (default: " DEFAULT_PYTHON ")\n"
+	"  -r, --repeat N          run both sides N times, alternating which goes first;\n"
+	"                          each figure is the median with its spread, each ratio\n"
+	"                          the median of the repeats' ratios, \"within noise\" when\n"
+	"                          its interval holds 1 (default: 3)\n"
+	"      --require-idle[=PCT] before each repeat, wait (up to 60 s) until other\n"
+	"                          processes use at most PCT % (default " NOISE_IDLE_DEFAULT_PCT ") of\n"
+	"                          the CPUs this run may use, else refuse\n"
 	"  -t, --tag TAG           name of the compare folder after the time\n"
 	"                          (default: PIPELINE-bB-wW-gG)\n"
 	"  -o, --out DIR           where the compare folder is made (default: results)\n"
@@ -1004,6 +1150,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->fidelity = 2;
+	c->repeat = COMPARE_DEFAULT_REPEAT;
 	c->python = DEFAULT_PYTHON;
 	c->out = "results";
 	c->fwd = calloc((size_t)argc + 1, sizeof(char *));
@@ -1028,6 +1175,29 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			c->fidelity = strtol(v, &end, 10);
 			if (errno || *end || end == v || c->fidelity < 0 || c->fidelity > 1000) {
 				error("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
+				return -1;
+			}
+			continue;
+		}
+		if (!strcmp(a, "--require-idle")) {
+			c->require_idle = atof(NOISE_IDLE_DEFAULT_PCT);
+			continue;
+		}
+		if (!strncmp(a, "--require-idle=", 15)) {
+			char *end;
+			c->require_idle = strtod(a + 15, &end);
+			if (*end || end == a + 15 || !(c->require_idle >= 0 && c->require_idle <= 100)) {
+				error("--require-idle: '%s' is not a share in [0, 100] %%", a + 15);
+				return -1;
+			}
+			continue;
+		}
+		if (!miss && (v = match_opt(argc, argv, &i, "repeat", 'r', &miss))) {
+			char *end;
+			errno = 0;
+			c->repeat = strtol(v, &end, 10);
+			if (errno || *end || end == v || c->repeat < 1 || c->repeat > 100) {
+				error("--repeat: '%s' is not a number of repeats in [1, 100]", v);
 				return -1;
 			}
 			continue;
@@ -1442,6 +1612,120 @@ static void print_notes(FILE *f, const struct compare_side *a, const struct comp
 		   "\"workers' rusage\" is the workers' user + system CPU time\n");
 }
 
+/* The folders and logs of repeat k (0-based): repeat 1 keeps the names
+ * of a single comparison. */
+static void repeat_paths(const char *dir, long k, char *pdir, char *tdir, char *plog, char *tlog)
+{
+	char sfx[32] = "";
+	if (k)
+		snprintf(sfx, sizeof(sfx), "-r%ld", k + 1);
+	pathf(pdir, PATH_MAX, "%s/ppbench%s", dir, sfx);
+	pathf(tdir, PATH_MAX, "%s/pytorch%s", dir, sfx);
+	pathf(plog, PATH_MAX, "%s/logs/ppbench%s.log", dir, sfx);
+	pathf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
+}
+
+/* The PyTorch side of one repeat, configured from ppbench's options. */
+static int torch_side(const struct cargs *c, const char *script, const char *tdir,
+		      const char *tlog, const json_t *opt, json_t *ops, int gpus)
+{
+	char err[PATH_MAX + 512];
+	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)jint(opt, "max_batches", 0), 0,
+			       err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	int rc = run_torch(c, script, tdir, tlog);
+	if (rc) {
+		error("the PyTorch side failed (exit %d; see %s)", rc, tlog);
+		rc = rc >= 128 ? rc : EXIT_FAIL;
+	}
+	return rc;
+}
+
+/* Repeats 2..N of both sides, odd ones PyTorch first (drift over time
+ * weighs on both sides alike), each in its noise window. */
+static int more_repeats(const struct cargs *c, const char *script, const char *dir,
+			const json_t *opt, json_t *ops, int gpus, const struct cpus *cp,
+			struct noise *nz)
+{
+	char pdir[PATH_MAX], tdir[PATH_MAX], plog[PATH_MAX], tlog[PATH_MAX], what[64];
+	char err[512];
+	for (long k = 1; k < c->repeat; k++) {
+		struct noise_snap n0, n1;
+		int rc = 0;
+		repeat_paths(dir, k, pdir, tdir, plog, tlog);
+		if (noise_require_idle(c->require_idle, noise_idle_wait_s(), cp, err, sizeof(err))) {
+			error("%s", err);
+			return EXIT_FAIL;
+		}
+		printf("repeat %ld of %ld: %s first\n", k + 1, c->repeat, k % 2 ? "PyTorch" : "ppbench");
+		noise_read(&n0, cp);
+		for (int side = 0; side < 2 && !rc; side++) {
+			if ((side == 0) == (k % 2 == 1)) {
+				rc = torch_side(c, script, tdir, tlog, opt, ops, gpus);
+			} else {
+				rc = run_ppbench(c, NULL, dir, pdir, plog);
+				if (rc)
+					error("`ppbench run` failed (exit %d; see %s)", rc, plog);
+			}
+		}
+		noise_read(&n1, cp);
+		if (rc)
+			return rc;
+		noise_between(&n0, &n1, cp, &nz[k]);
+		snprintf(what, sizeof(what), "repeat %ld", k + 1);
+		noise_warn(&nz[k], what);
+	}
+	return 0;
+}
+
+/* Read every repeat's two sides (the PyTorch side's results files written
+ * here). *nread: the repeats read. */
+static int read_sides(const struct cargs *c, const char *dir, const struct pipeline *pipe,
+		      struct compare_side *sa, struct compare_side *sb, long *nread)
+{
+	char pdir[PATH_MAX], tdir[PATH_MAX], plog[PATH_MAX], tlog[PATH_MAX];
+	char err[2 * PATH_MAX + 512];
+	for (long k = 0; k < c->repeat; k++) {
+		repeat_paths(dir, k, pdir, tdir, plog, tlog);
+		if (compare_read_ppbench(pdir, pipe, &sa[k], err, sizeof(err))) {
+			error("%s", err);
+			return -1;
+		}
+		if (compare_read_torch(tdir, pipe, &sb[k], err, sizeof(err))) {
+			compare_side_free(&sa[k]);
+			error("%s", err);
+			return -1;
+		}
+		++*nread;
+		if (write_torch_results(tdir, &sb[k], err, sizeof(err))) {
+			error("%s", err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* compare.json's frame: the repeats, their order, the noise guard. */
+static json_t *compare_json(const struct cargs *c, const struct noise *nz, const struct cpus *cp)
+{
+	json_t *j = json_object(), *ord = json_array();
+	json_object_set_new(j, "schema_version", json_integer(COMPARE_SCHEMA_VERSION));
+	json_object_set_new(j, "tool", json_string("ppbench compare"));
+	json_object_set_new(j, "repeats", json_integer(c->repeat));
+	json_object_set_new(j, "interval_method", json_string(STATS_CI_METHOD));
+	for (long k = 0; k < c->repeat; k++)
+		json_array_append_new(ord, json_string(k % 2 ? "pytorch" : "ppbench"));
+	json_object_set_new(j, "first_side", ord);
+	json_object_set_new(j, "noise", noise_study_json(nz, (size_t)c->repeat, "repeats",
+							 c->require_idle, cp));
+	json_t *m = machine_json();
+	if (m)
+		json_object_set_new(j, "machine", m);
+	return j;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct cargs c;
@@ -1449,11 +1733,13 @@ int cmd_compare(int argc, char **argv)
 	int have_pipe = 0, rc = EXIT_USAGE;
 	char err[2 * PATH_MAX + 512], top[PATH_MAX], script[PATH_MAX], info[512];
 	char tmp[PATH_MAX], dir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX];
-	char stamp[32], tagbuf[256], final[2 * PATH_MAX];
-	json_t *ops = NULL, *psum = NULL;
-	struct compare_side sa, sb;
-	int have_a = 0, have_b = 0;
+	char tlog[PATH_MAX], stamp[32], tagbuf[256], final[2 * PATH_MAX];
+	json_t *ops = NULL, *psum = NULL, *cj = NULL;
+	struct compare_side *sa = NULL, *sb = NULL;
+	struct noise *nz = NULL;
+	long nread = 0;
 	struct compare_fidelity fd;
+	struct cpus cp;
 	int fid_done = 0;
 
 	if (parse_args(argc, argv, &c)) {
@@ -1463,6 +1749,14 @@ int cmd_compare(int argc, char **argv)
 	if (c.help) {
 		free(c.fwd);
 		return print_run_help();
+	}
+	sa = calloc((size_t)c.repeat, sizeof(*sa));
+	sb = calloc((size_t)c.repeat, sizeof(*sb));
+	nz = calloc((size_t)c.repeat, sizeof(*nz));
+	if (!sa || !sb || !nz) {
+		error("out of memory");
+		rc = EXIT_FAIL;
+		goto out;
 	}
 	if (pipeline_load(&pipe, c.pipeline ? c.pipeline : "imagenet_train", err, sizeof(err))) {
 		error("%s", err);
@@ -1511,12 +1805,24 @@ int cmd_compare(int argc, char **argv)
 	}
 	results_dir_hold(tmp);
 	pathf(dir, sizeof(dir), "%s", tmp);
-	pathf(pdir, sizeof(pdir), "%s/ppbench", dir);
-	pathf(tdir, sizeof(tdir), "%s/pytorch", dir);
+	repeat_paths(dir, 0, pdir, tdir, log, tlog);
+	cpus_read(&cp);
+	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
+		error("%s", err);
+		rc = EXIT_FAIL;
+		unlink(log);
+		pathf(log, sizeof(log), "%s/logs", dir);
+		rmdir(log);
+		rmdir(dir);
+		goto restore;
+	}
 
 	printf("compare: %s; PyTorch side: %s\n", pipe.name, info);
+	if (c.repeat > 1)
+		printf("repeat 1 of %ld: ppbench first\n", c.repeat);
 	printf("ppbench: running `ppbench run` (log: logs/ppbench.log)\n");
-	pathf(log, sizeof(log), "%s/logs/ppbench.log", dir);
+	struct noise_snap n0, n1;
+	noise_read(&n0, &cp);
 	rc = run_ppbench(&c, NULL, dir, pdir, log);
 	if (rc) {
 		if (rc == EXIT_USAGE) {
@@ -1542,20 +1848,13 @@ int cmd_compare(int argc, char **argv)
 	       jint(psum, "images", 0), jint(psum, "batches", 0), jnum(psum, "e2e_s"),
 	       jnum(psum, "images_per_s"));
 
-	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)jint(opt, "max_batches", 0), 0,
-			       err, sizeof(err))) {
-		error("%s", err);
-		rc = EXIT_FAIL;
-		goto restore;
-	}
 	printf("pytorch: running %s (log: logs/pytorch.log)\n", script);
-	pathf(log, sizeof(log), "%s/logs/pytorch.log", dir);
-	rc = run_torch(&c, script, tdir, log);
-	if (rc) {
-		error("the PyTorch side failed (exit %d; see %s)", rc, log);
-		rc = rc >= 128 ? rc : EXIT_FAIL;
+	rc = torch_side(&c, script, tdir, tlog, opt, ops, gpus);
+	if (rc)
 		goto restore;
-	}
+	noise_read(&n1, &cp);
+	noise_between(&n0, &n1, &cp, &nz[0]);
+	noise_warn(&nz[0], c.repeat > 1 ? "repeat 1" : "the comparison");
 
 	if (c.fidelity > 0) {
 		printf("fidelity: first %ld batches of both sides, --rng torch\n", c.fidelity);
@@ -1564,55 +1863,58 @@ int cmd_compare(int argc, char **argv)
 			goto restore;
 		fid_done = 1;
 	}
+	rc = more_repeats(&c, script, dir, opt, ops, gpus, &cp, nz);
+	if (rc)
+		goto restore;
 
 	rc = EXIT_FAIL;
-	if (compare_read_ppbench(pdir, &pipe, &sa, err, sizeof(err))) {
-		error("%s", err);
+	if (read_sides(&c, dir, &pipe, sa, sb, &nread))
 		goto restore;
-	}
-	have_a = 1;
-	if (compare_read_torch(tdir, &pipe, &sb, err, sizeof(err))) {
-		error("%s", err);
-		goto restore;
-	}
-	have_b = 1;
-	if (write_torch_results(tdir, &sb, err, sizeof(err))) {
-		error("%s", err);
-		goto restore;
-	}
-	char md[PATH_MAX], csv[PATH_MAX], sub[512];
+	char md[PATH_MAX], csv[PATH_MAX], cjp[PATH_MAX], sub[512];
 	pathf(md, sizeof(md), "%s/compare.md", dir);
 	pathf(csv, sizeof(csv), "%s/compare.csv", dir);
+	pathf(cjp, sizeof(cjp), "%s/compare.json", dir);
 	printf("\n");
-	if (compare_write_table(&sa, &sb, md, csv, stdout, err, sizeof(err))) {
+	if (c.repeat > 1)
+		printf("%ld repeats: each figure the median, %s; the ratio the median of the "
+		       "repeats' ratios, \"within noise\" when its interval holds 1\n", c.repeat,
+		       c.repeat >= 6 ? "[" STATS_CI_METHOD "]" : "(min, max, n) over the repeats");
+	cj = compare_json(&c, nz, &cp);
+	if (compare_write_table(sa, sb, (size_t)c.repeat, md, csv, cj, stdout, err, sizeof(err))) {
 		error("%s", err);
 		goto restore;
 	}
+	if (json_dump_file(cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+		error("cannot write '%s'", cjp);
+		goto restore;
+	}
 	printf("\n");
-	if (!sa.complete || !sb.complete)
-		warn("incomplete: %s%s%s", sa.complete ? "" : "ppbench", !sa.complete &&
-		     !sb.complete ? " and " : "", sb.complete ? "" : "PyTorch");
-	print_notes(stdout, &sa, &sb, opt);
+	for (long k = 0; k < c.repeat; k++)
+		if (!sa[k].complete || !sb[k].complete)
+			warn("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
+			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
+			     sb[k].complete ? "" : "PyTorch");
+	print_notes(stdout, &sa[0], &sb[0], opt);
 	if (fid_done)
 		print_fidelity(stdout, &fd);
 	FILE *mf = fopen(md, "a");
 	if (mf) {
 		fprintf(mf, "\n");
-		print_notes(mf, &sa, &sb, opt);
+		print_notes(mf, &sa[0], &sb[0], opt);
 		if (fid_done)
 			print_fidelity(mf, &fd);
 		fclose(mf);
 	}
-	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa.m.workers,
-		 sa.m.batch_size, (long long)sa.m.images);
-	draw_figures(dir, &sa, &sb, sub);
+	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa[0].m.workers,
+		 sa[0].m.batch_size, (long long)sa[0].m.images);
+	draw_figures(dir, &sa[0], &sb[0], sub);
 	md_context(md, dir, opt, pipe.name, info);
 
 	if (c.tag)
 		snprintf(tagbuf, sizeof(tagbuf), "%s", c.tag);
 	else
-		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa.m.batch_size,
-			 sa.m.workers, gpus);
+		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa[0].m.batch_size,
+			 sa[0].m.workers, gpus);
 	pathf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
 		pathf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
@@ -1631,10 +1933,14 @@ restore:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
-	if (have_a)
-		compare_side_free(&sa);
-	if (have_b)
-		compare_side_free(&sb);
+	for (long k = 0; k < nread; k++) {
+		compare_side_free(&sa[k]);
+		compare_side_free(&sb[k]);
+	}
+	free(sa);
+	free(sb);
+	free(nz);
+	json_decref(cj);
 	json_decref(psum);
 	json_decref(ops);
 	if (have_pipe)

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "counted.h"
 #include "counters.h"
+#include "kernels.h"
 #include "log.h"
 #include "machine.h"
 #include "noise.h"
@@ -68,6 +69,9 @@ static void print_text(const struct topo_summary *ts, const struct counter_spec 
 	topo_print_caches(ts, f, "  ");
 	fprintf(f, "%-13s %s, resolution %llu ns, read cost %.1f ns\n", "clock", clock_source(),
 		(unsigned long long)clock_resolution_ns(), clock_cost);
+	char kd[256];
+	kernels_describe(kd, sizeof(kd));
+	fprintf(f, "%-13s %s\n", "kernels", kd);
 	if (spec->paranoid == -99)
 		fprintf(f, "%-13s perf_event_paranoid unreadable", "perf");
 	else
@@ -198,6 +202,18 @@ int cmd_info(int argc, char **argv)
 		json_object_set_new(c, "read_cost_ns", json_real(clock_cost));
 		json_object_set_new(o, "clock", c);
 		json_object_set_new(o, "counters", counters_spec_json(spec));
+		{
+			json_t *k = json_object();
+			json_object_set_new(k, "active", json_string(kernels_active()->name));
+			json_object_set_new(k, "chosen_by", json_string(kernels_chosen_by()));
+			for (int id = 0; id < KERNEL_COUNT; id++) {
+				const char *why;
+				int ok = kernels_supported((enum kernel_id)id, &why);
+				json_object_set_new(k, kernels_of((enum kernel_id)id)->name,
+						    json_string(ok ? "yes" : why));
+			}
+			json_object_set_new(o, "kernels", k);
+		}
 		if (null_ok) {
 			json_t *n = json_object();
 			json_object_set_new(n, "plain_ns_per_sample", json_real(null_ov.plain_ns));

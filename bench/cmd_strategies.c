@@ -42,11 +42,13 @@
 #include "imagefolder.h"
 #include "log.h"
 #include "machine.h"
+#include "noise.h"
 #include "options.h"
 #include "pipeline.h"
 #include "report.h"
 #include "rng.h"
 #include "sampler.h"
+#include "stats.h"
 #include "store.h"
 #include "strategies.h"
 #include "fsutil.h"
@@ -56,9 +58,9 @@
 
 struct strat_opts {
 	const char *data, *pipeline, *formats, *splits, *store, *out, *tag;
-	long images, epochs, batch, workers, offline_threads, zstd_level;
+	long images, epochs, batch, workers, offline_threads, zstd_level, repeat;
 	uint64_t seed, max_pixels;
-	double weight, offline_weight;
+	double weight, offline_weight, require_idle;
 	int shuffle, warm, cache, keep, checksum, plot;
 };
 
@@ -82,6 +84,11 @@ static const struct opt strat_opts_table[] = {
 	  .choices = NULL },
 	{ "epochs", 'e', OPT_INT, O(epochs), "3", "E", "online epochs per strategy",
 	  .lo = 1, .hi = 1000 },
+	{ "repeat", 'r', OPT_INT, O(repeat), "3", "N",
+	  "measure each strategy's online epochs N times (the offline pass once); each "
+	  "timing is the median over them with its spread, and strategies within noise of "
+	  "each other share a rank", .lo = 1, .hi = 1000 },
+	NOISE_OPT(struct strat_opts, require_idle),
 	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
 	{ "workers", 'w', OPT_INT, O(workers), "1", "W",
 	  "threads of the online epochs (OpenMP; 1: one process, no workers)", .lo = 1, .hi = 1024 },
@@ -152,15 +159,19 @@ struct strategy {
 	int ran;                /* measured to the end */
 	double offline_s;
 	uint64_t storage_bytes, cache_bytes;
-	double *ips;            /* [E] images/s of each epoch */
-	uint64_t *sum;          /* [E] checksum of each epoch */
-	size_t *images;         /* [E] samples delivered */
+	double *ips;            /* [R * E] images/s of each epoch of each repeat */
+	uint64_t *sum;          /* [R * E] checksum of each epoch */
+	size_t *images;         /* [R * E] samples delivered */
+	double *steady_r;       /* [R] steady images/s of each repeat */
+	double *score_r;        /* [R] score of each repeat */
+	struct stats_summary sp_steady, sp_score;
+	struct noise noise;     /* the window of its online measurements */
 	size_t skipped;         /* samples skipped in the last epoch */
 	uint64_t fetch_ns, suffix_ns, delivered;
 	double mean_ips, steady_ips;
 	int tensors;            /* 1 same as the full pipeline, 0 not, -1 not checked */
-	double score;
-	int rank;
+	double score;           /* the median score */
+	int rank, tied;         /* tied: within noise of another strategy */
 };
 
 /* One thread's state; padded apart. */
@@ -202,6 +213,9 @@ struct ctx {
 	int made_store_root;
 	struct strategy st[(PIPE_MAX_OPS + 1) * (STORE_NFORMATS + 1)];
 	int nst;
+	struct cpus cpus;               /* the CPUs the noise guard watches */
+	struct noise noise;             /* the window of the whole measurement */
+	int idle_refused;               /* --require-idle: never quiet; nothing more is measured */
 	char fatal[768];                /* the error that ended the current strategy */
 	int fatal_set;                  /* fatal[] holds it (read without the lock) */
 };
@@ -352,7 +366,9 @@ static int parse_formats(struct ctx *c, char *err, size_t errlen)
 static void drop_dataset_pages(const struct ctx *c)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		int fd = open(c->ds.items[i].path, O_RDONLY | O_CLOEXEC);
+		char why[256];
+		struct stat st;
+		int fd = open_regular(c->ds.items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
 		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -380,37 +396,12 @@ static uint64_t mem_available(void)
 /* The whole file into b; *n its size. -1 with s->err set. */
 static int read_file(struct sample *s, struct buf *b, uint64_t *n)
 {
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return sample_fail(s, "cannot open: %s", strerror(errno));
-	struct stat sb;
-	int rc = -1;
-	if (fstat(fd, &sb)) {
-		sample_fail(s, "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	size_t size = (size_t)sb.st_size, got = 0;
-	if (buf_reserve(b, size ? size : 1)) {
-		sample_fail(s, "out of memory (%zu bytes for the file)", size);
-		goto out;
-	}
-	while (got < size) {
-		ssize_t r = read(fd, (char *)b->p + got, size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			sample_fail(s, "cannot read: %s", strerror(errno));
-			goto out;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	char why[sizeof(s->err)];
+	size_t got;
+	if (decode_read_file(s->path, s->max_file_bytes, b, &got, why, sizeof(why)))
+		return sample_fail(s, "%s", why);
 	*n = got;
-	rc = 0;
-out:
-	close(fd);
-	return rc;
+	return 0;
 }
 
 static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, size_t i)
@@ -421,6 +412,7 @@ static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, si
 	s->rng = &t->rng;
 	s->fixed = NULL;
 	s->max_pixels = c->o->max_pixels;
+	s->max_file_bytes = DECODE_MAX_FILE_BYTES;
 	s->kind = PIX_NONE;
 	s->h = s->w = 0;
 	s->scr = &t->scr;
@@ -650,8 +642,9 @@ static void free_cache(struct ctx *c)
 	c->cache = NULL;
 }
 
-/* E epochs of strategy sg reading st (NULL: the dataset's files). */
-static int online(struct ctx *c, struct strategy *sg, const struct store *st,
+/* E epochs of strategy sg reading st (NULL: the dataset's files), its
+ * repeat r. */
+static int online(struct ctx *c, struct strategy *sg, const struct store *st, int r,
 		  char *err, size_t errlen)
 {
 	const struct strat_opts *o = c->o;
@@ -729,9 +722,10 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st,
 			nskip += c->thr[w].nskip;
 		}
 		double s = (double)(t1 - t0) / 1e9;
-		sg->ips[e] = s > 0 ? (double)nok / s : 0;
-		sg->sum[e] = sum;
-		sg->images[e] = nok;
+		size_t at = (size_t)r * (size_t)E + (size_t)e;
+		sg->ips[at] = s > 0 ? (double)nok / s : 0;
+		sg->sum[at] = sum;
+		sg->images[at] = nok;
 		sg->skipped = nskip;
 		sg->delivered += nok + nskip;
 	}
@@ -739,9 +733,32 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st,
 		sg->fetch_ns += c->thr[w].fetch_ns;
 		sg->suffix_ns += c->thr[w].suffix_ns;
 	}
-	if (sg->cache)
+	if (sg->cache && r == 0)
 		for (size_t i = 0; i < c->n; i++)
 			sg->cache_bytes += c->cache[i].rec.bytes;
+	return 0;
+}
+
+/* The repeats of strategy sg, each from a cold start (the +cache ones
+ * refill their cache), inside one noise window; --require-idle waits
+ * before them. */
+static int online_repeats(struct ctx *c, struct strategy *sg, const struct store *st,
+			  char *err, size_t errlen)
+{
+	struct noise_snap a, b;
+	if (noise_require_idle(c->o->require_idle, noise_idle_wait_s(), &c->cpus, err, errlen)) {
+		c->idle_refused = 1;
+		return -1;
+	}
+	noise_read(&a, &c->cpus);
+	for (int r = 0; r < (int)c->o->repeat; r++) {
+		int rc = online(c, sg, st, r, err, errlen);
+		free_cache(c);
+		if (rc)
+			return -1;
+	}
+	noise_read(&b, &c->cpus);
+	noise_between(&a, &b, &c->cpus, &sg->noise);
 	return 0;
 }
 
@@ -760,44 +777,72 @@ static struct strategy *add_strategy(struct ctx *c, int split, int format, int c
 	snprintf(name, sizeof(name), "%s/%s%s", c->split[split].name,
 		 store_format_name((enum store_format)format), cache ? "+cache" : "");
 	memcpy(sg->name, name, sizeof(name));
-	size_t E = (size_t)c->o->epochs;
-	sg->ips = calloc(E, sizeof(double));
-	sg->sum = calloc(E, sizeof(uint64_t));
-	sg->images = calloc(E, sizeof(size_t));
-	if (!sg->ips || !sg->sum || !sg->images)
+	size_t E = (size_t)c->o->epochs, R = (size_t)c->o->repeat;
+	sg->ips = calloc(R * E, sizeof(double));
+	sg->sum = calloc(R * E, sizeof(uint64_t));
+	sg->images = calloc(R * E, sizeof(size_t));
+	sg->steady_r = calloc(R, sizeof(double));
+	sg->score_r = calloc(R, sizeof(double));
+	if (!sg->ips || !sg->sum || !sg->images || !sg->steady_r || !sg->score_r)
 		die("out of memory");
 	return sg;
 }
 
+/* The images/s of epoch e over the repeats. */
+static void epoch_summary(const struct ctx *c, const struct strategy *sg, int e,
+			  struct stats_summary *out)
+{
+	int E = (int)c->o->epochs, R = (int)c->o->repeat;
+	double v[1000];   /* --repeat is at most 1000 */
+	for (int r = 0; r < R; r++)
+		v[r] = sg->ips[r * E + e];
+	if (stats_summarise(v, (size_t)R, STATS_CI_LEVEL, out))
+		die("out of memory");
+}
+
 static void finish_strategy(struct ctx *c, struct strategy *sg)
 {
-	int E = (int)c->o->epochs;
-	double sum = 0, steady = 0;
-	for (int e = 0; e < E; e++) {
-		sum += sg->ips[e];
-		if (e > 0)
-			steady += sg->ips[e];
+	int E = (int)c->o->epochs, R = (int)c->o->repeat;
+	double mean[1000];
+	for (int r = 0; r < R; r++) {
+		const double *ips = sg->ips + (size_t)r * (size_t)E;
+		double sum = 0, steady = 0;
+		for (int e = 0; e < E; e++) {
+			sum += ips[e];
+			if (e > 0)
+				steady += ips[e];
+		}
+		mean[r] = sum / E;
+		sg->steady_r[r] = E > 1 ? steady / (E - 1) : ips[0];
 	}
-	sg->mean_ips = sum / E;
-	sg->steady_ips = E > 1 ? steady / (E - 1) : sg->ips[0];
+	struct stats_summary m;
+	if (stats_summarise(mean, (size_t)R, STATS_CI_LEVEL, &m) ||
+	    stats_summarise(sg->steady_r, (size_t)R, STATS_CI_LEVEL, &sg->sp_steady))
+		die("out of memory");
+	sg->mean_ips = m.median;
+	sg->steady_ips = sg->sp_steady.median;
 	sg->ran = 1;
 	if (!c->o->checksum) {
 		sg->tensors = -1;
 		return;
 	}
+	/* every repeat of every strategy: the full pipeline's first repeat */
 	const struct strategy *base = &c->st[0];
 	sg->tensors = 1;
-	for (int e = 0; e < E; e++)
-		if (sg->sum[e] != base->sum[e] || sg->images[e] != base->images[e])
+	for (int k = 0; k < R * E; k++)
+		if (sg->sum[k] != base->sum[k % E] || sg->images[k] != base->images[k % E])
 			sg->tensors = 0;
 }
 
 static void progress(const struct ctx *c, const struct strategy *sg)
 {
 	char eps[256] = "";
-	for (int e = 0; e < (int)c->o->epochs; e++)
+	for (int e = 0; e < (int)c->o->epochs; e++) {
+		struct stats_summary s;
+		epoch_summary(c, sg, e, &s);
 		snprintf(eps + strlen(eps), sizeof(eps) - strlen(eps), "%s%.0f", e ? " " : "",
-			 sg->ips[e]);
+			 s.median);
+	}
 	info("strategies: %-22s offline %6.2f s  storage %8.1f MB  images/s %s%s", sg->name,
 	     sg->offline_s, (double)sg->storage_bytes / 1e6, eps,
 	     sg->tensors == 0 ? "  OTHER TENSORS than the full pipeline" : "");
@@ -824,7 +869,7 @@ static int run_split(struct ctx *c, int si)
 	char err[1024], dir[PATH_MAX + 200], why[200];
 	int failed = 0;
 
-	for (int f = 0; f < STORE_NFORMATS && !stop_signal; f++) {
+	for (int f = 0; f < STORE_NFORMATS && !stop_signal && !c->idle_refused; f++) {
 		int baseline = si == 0 && f == STORE_RAW;
 		if (!c->want_format[f] && !baseline)
 			continue;
@@ -875,7 +920,7 @@ static int run_split(struct ctx *c, int si)
 			}
 			have_store = 1;
 		}
-		if (online(c, sg, have_store ? &st : NULL, err, sizeof(err))) {
+		if (online_repeats(c, sg, have_store ? &st : NULL, err, sizeof(err))) {
 			error("strategy %s: %s", sg->name, err);
 			failed = 1;
 			goto remove;
@@ -893,7 +938,7 @@ static int run_split(struct ctx *c, int si)
 			if (!cache_fits(c, need, why, sizeof(why))) {
 				info("strategies: %s left out: the cache %s", cg->name, why);
 				c->nst--;
-			} else if (online(c, cg, have_store ? &st : NULL, err, sizeof(err))) {
+			} else if (online_repeats(c, cg, have_store ? &st : NULL, err, sizeof(err))) {
 				error("strategy %s: %s", cg->name, err);
 				failed = 1;
 			} else {
@@ -926,39 +971,57 @@ static double norm(double v, double lo, double hi, int smaller_is_better)
 	return smaller_is_better ? 1 - x : x;
 }
 
+/* PRESTO's score of each strategy in each repeat (the throughput
+ * normalised over that repeat's strategies; storage and offline time are
+ * measured once), its median and spread, then the ranks with ties within
+ * noise (strategies_rank). */
 static void rank_strategies(struct ctx *c)
 {
 	double wt = c->o->weight, wp = c->o->offline_weight, ws = 1 - wt - wp;
-	double tlo = INFINITY, thi = -INFINITY, slo = INFINITY, shi = -INFINITY;
-	double plo = INFINITY, phi = -INFINITY;
+	double slo = INFINITY, shi = -INFINITY, plo = INFINITY, phi = -INFINITY;
+	int R = (int)c->o->repeat;
 	for (int i = 0; i < c->nst; i++) {
 		const struct strategy *s = &c->st[i];
 		if (!s->ran)
 			continue;
-		tlo = fmin(tlo, s->steady_ips);
-		thi = fmax(thi, s->steady_ips);
 		slo = fmin(slo, (double)s->storage_bytes);
 		shi = fmax(shi, (double)s->storage_bytes);
 		plo = fmin(plo, s->offline_s);
 		phi = fmax(phi, s->offline_s);
 	}
-	for (int i = 0; i < c->nst; i++) {
-		struct strategy *s = &c->st[i];
-		if (!s->ran)
-			continue;
-		s->score = wt * norm(s->steady_ips, tlo, thi, 0) +
-			   ws * norm((double)s->storage_bytes, slo, shi, 1) +
-			   wp * norm(s->offline_s, plo, phi, 1);
+	for (int r = 0; r < R; r++) {
+		double tlo = INFINITY, thi = -INFINITY;
+		for (int i = 0; i < c->nst; i++)
+			if (c->st[i].ran) {
+				tlo = fmin(tlo, c->st[i].steady_r[r]);
+				thi = fmax(thi, c->st[i].steady_r[r]);
+			}
+		for (int i = 0; i < c->nst; i++) {
+			struct strategy *s = &c->st[i];
+			if (s->ran)
+				s->score_r[r] = wt * norm(s->steady_r[r], tlo, thi, 0) +
+						ws * norm((double)s->storage_bytes, slo, shi, 1) +
+						wp * norm(s->offline_s, plo, phi, 1);
+		}
 	}
+	struct stats_summary score[sizeof(c->st) / sizeof(c->st[0])];
+	int valid[sizeof(c->st) / sizeof(c->st[0])], rank[sizeof(c->st) / sizeof(c->st[0])];
+	int tied[sizeof(c->st) / sizeof(c->st[0])];
 	for (int i = 0; i < c->nst; i++) {
 		struct strategy *s = &c->st[i];
-		if (!s->ran)
-			continue;
-		s->rank = 1;
-		for (int j = 0; j < c->nst; j++)
-			if (j != i && c->st[j].ran &&
-			    (c->st[j].score > s->score || (c->st[j].score == s->score && j < i)))
-				s->rank++;
+		valid[i] = s->ran;
+		memset(&score[i], 0, sizeof(score[i]));
+		if (s->ran && stats_summarise(s->score_r, (size_t)R, STATS_CI_LEVEL, &s->sp_score))
+			die("out of memory");
+		if (s->ran) {
+			score[i] = s->sp_score;
+			s->score = s->sp_score.median;
+		}
+	}
+	strategies_rank(score, valid, c->nst, rank, tied);
+	for (int i = 0; i < c->nst; i++) {
+		c->st[i].rank = rank[i];
+		c->st[i].tied = tied[i];
 	}
 }
 
@@ -970,8 +1033,10 @@ static void formula(const struct ctx *c, char *out, size_t n)
 		 "(StrategyAnalysis.weighted_summary): T = (thr - min) / (max - min) of the "
 		 "steady images/s, S = (max - storage) / (max - min) of the bytes on storage, "
 		 "P = (max - offline) / (max - min) of the offline seconds, min and max over the "
-		 "strategies measured (a measure equal for all counts 1); the highest score ranks "
-		 "first", wt, ws, wp);
+		 "strategies measured (a measure equal for all counts 1), per repeat; the score is "
+		 "the median over the repeats, and a strategy's rank is 1 + the strategies whose "
+		 "score is higher beyond noise (intervals apart), so strategies within noise of "
+		 "each other share a rank (=)", wt, ws, wp);
 }
 
 /* ---- output -----------------------------------------------------------------------*/
@@ -987,10 +1052,21 @@ static int *by_rank(const struct ctx *c)
 	if (!ord)
 		die("out of memory");
 	int n = 0;
-	for (int r = 1; r <= c->nst; r++)
-		for (int i = 0; i < c->nst; i++)
-			if (c->st[i].ran && c->st[i].rank == r)
-				ord[n++] = i;
+	/* by rank, then by median score within a rank (ties), then as measured */
+	for (int i = 0; i < c->nst; i++) {
+		if (!c->st[i].ran)
+			continue;
+		const struct strategy *s = &c->st[i];
+		int k = n++;
+		while (k > 0) {
+			const struct strategy *p = &c->st[ord[k - 1]];
+			if (p->rank < s->rank || (p->rank == s->rank && p->score >= s->score))
+				break;
+			ord[k] = ord[k - 1];
+			k--;
+		}
+		ord[k] = i;
+	}
 	for (int i = 0; i < c->nst; i++)
 		if (!c->st[i].ran)
 			ord[n++] = i;
@@ -1026,8 +1102,22 @@ static void print_table(FILE *f, const struct ctx *c, const char *results)
 	fprintf(f, "- +cache: the split's output kept in memory by the application: the first "
 		"epoch reads the raw store (or the files) and fills it, later epochs copy from "
 		"memory\n");
-	fprintf(f, "- steady images/s: the mean of epochs 2..%d%s\n\n", E,
+	fprintf(f, "- steady images/s: the mean of epochs 2..%d%s\n", E,
 		E == 1 ? " (epoch 1 here)" : "");
+	if (o->repeat > 1)
+		fprintf(f, "- repeats: the online epochs of each strategy measured %ld times (the "
+			"offline pass once: its time is one measurement); each images/s and score is "
+			"the median over them with %s\n", o->repeat, o->repeat >= 6 ?
+			"its " STATS_CI_METHOD " in brackets" :
+			"its (min, max) over the repeats (fewer than 6: no confidence interval)");
+	else
+		fprintf(f, "- one repeat: no figure has a spread, so no difference can be called "
+			"within noise (--repeat 3 or more)\n");
+	if (isfinite(c->noise.others_cpu_pct))
+		fprintf(f, "- noise: other processes took %.0f %% of the CPUs this run could use "
+			"while it measured%s\n", c->noise.others_cpu_pct, c->noise.noisy ?
+			" (over the threshold: the timings are not this machine's alone)" : "");
+	fprintf(f, "\n");
 
 	fprintf(f, "| rank | strategy | offline s | storage MB | vs dataset |");
 	for (int e = 0; e < E; e++)
@@ -1043,26 +1133,43 @@ static void print_table(FILE *f, const struct ctx *c, const char *results)
 			fprintf(f, "| - | %s | failed |\n", s->name);
 			continue;
 		}
-		fprintf(f, "| %d | %s | %.2f | %.1f | %.2fx |", s->rank, s->name, s->offline_s,
-			s->storage_bytes / 1e6, c->orig_bytes ? (double)s->storage_bytes /
-			(double)c->orig_bytes : 0.0);
-		for (int e = 0; e < E; e++)
-			fprintf(f, " %.0f |", s->ips[e]);
-		fprintf(f, " %.0f | ", s->steady_ips);
+		char v[128];
+		fprintf(f, "| %d%s | %s | %.2f | %.1f | %.2fx |", s->rank, s->tied ? "=" : "",
+			s->name, s->offline_s, s->storage_bytes / 1e6, c->orig_bytes ?
+			(double)s->storage_bytes / (double)c->orig_bytes : 0.0);
+		for (int e = 0; e < E; e++) {
+			struct stats_summary es;
+			epoch_summary(c, s, e, &es);
+			stats_format(v, sizeof(v), &es, "%.0f");
+			fprintf(f, " %s |", v);
+		}
+		stats_format(v, sizeof(v), &s->sp_steady, "%.0f");
+		fprintf(f, " %s | ", v);
 		if (s->cache)
 			fprintf(f, "%.1f", s->cache_bytes / 1e6);
 		else
 			fprintf(f, "-");
-		fprintf(f, " | %s | %.3f |\n", tensors_text(s->tensors), s->score);
+		stats_format(v, sizeof(v), &s->sp_score, "%.3f");
+		fprintf(f, " | %s | %s |\n", tensors_text(s->tensors), v);
 	}
 	free(ord);
 	formula(c, fm, sizeof(fm));
 	fprintf(f, "\n%s.\n", fm);
+	int nbest = 0;
 	for (int i = 0; i < c->nst; i++)
-		if (c->st[i].ran && c->st[i].rank == 1)
-			fprintf(f, "\nBest by this weighting: **%s** (%.0f images/s, %.1f MB on storage"
-				"%s).\n", c->st[i].name, c->st[i].steady_ips,
-				c->st[i].storage_bytes / 1e6, c->st[i].cache ? " plus the cache" : "");
+		nbest += c->st[i].ran && c->st[i].rank == 1;
+	if (nbest > 1)
+		fprintf(f, "\nBest by this weighting, within noise of each other:\n");
+	for (int i = 0; i < c->nst; i++) {
+		const struct strategy *s = &c->st[i];
+		if (!s->ran || s->rank != 1)
+			continue;
+		char v[128];
+		stats_format(v, sizeof(v), &s->sp_steady, "%.0f");
+		fprintf(f, nbest > 1 ? "- **%s** (%s images/s, %.1f MB on storage%s)\n" :
+			"\nBest by this weighting: **%s** (%s images/s, %.1f MB on storage%s).\n",
+			s->name, v, s->storage_bytes / 1e6, s->cache ? " plus the cache" : "");
+	}
 	if (results)
 		fprintf(f, "\nresults: %s\n", results);
 }
@@ -1092,7 +1199,8 @@ static int write_csv(const struct ctx *c, const char *path, char *err, size_t er
 		fprintf(f, ",epoch%d_images_per_s", e + 1);
 	fprintf(f, ",mean_images_per_s,steady_images_per_s,cache_bytes,fetch_ms_per_image,"
 		"suffix_ms_per_image,skipped_per_epoch,tensors,epoch1_checksum,score,rank,series,"
-		"series_label\n");
+		"series_label,repeats,steady_images_per_s_lo,steady_images_per_s_hi,score_lo,"
+		"score_hi,interval,tied,others_cpu_pct\n");
 	for (int i = 0; i < c->nst; i++) {
 		const struct strategy *s = &c->st[i];
 		if (!s->ran)
@@ -1102,8 +1210,11 @@ static int write_csv(const struct ctx *c, const char *path, char *err, size_t er
 			store_format_name((enum store_format)s->format), s->cache, s->offline_s,
 			s->storage_bytes, c->orig_bytes ? (double)s->storage_bytes /
 			(double)c->orig_bytes : 0.0);
-		for (int e = 0; e < E; e++)
-			fprintf(f, ",%.3f", s->ips[e]);
+		for (int e = 0; e < E; e++) {
+			struct stats_summary es;   /* the median over the repeats */
+			epoch_summary(c, s, e, &es);
+			fprintf(f, ",%.3f", es.median);
+		}
 		fprintf(f, ",%.3f,%.3f,%" PRIu64 ",", s->mean_ips, s->steady_ips, s->cache_bytes);
 		double per = s->delivered ? 1e-6 / (double)s->delivered : 0;
 		if (s->files && !s->cache)
@@ -1114,7 +1225,13 @@ static int write_csv(const struct ctx *c, const char *path, char *err, size_t er
 			s->tensors > 0 ? "same" : s->tensors == 0 ? "different" : "");
 		if (c->o->checksum)
 			fprintf(f, "%016" PRIx64, s->sum[0]);
-		fprintf(f, ",%.6f,%d,%d,%s\n", s->score, s->rank, series_of(s), series_label(s));
+		fprintf(f, ",%.6f,%d,%d,%s", s->score, s->rank, series_of(s), series_label(s));
+		fprintf(f, ",%zu,%.3f,%.3f,%.6f,%.6f,%s,%d,", s->sp_steady.n, s->sp_steady.lo,
+			s->sp_steady.hi, s->sp_score.lo, s->sp_score.hi,
+			s->sp_steady.has_ci ? "ci95" : "min-max", s->tied);
+		if (isfinite(s->noise.others_cpu_pct))
+			fprintf(f, "%.2f", s->noise.others_cpu_pct);
+		fprintf(f, "\n");
 	}
 	if (ferror(f) | fclose(f)) {
 		snprintf(err, errlen, "cannot write '%.900s': %s", path, strerror(errno));
@@ -1151,6 +1268,11 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 			    json_real(1 - c->o->weight - c->o->offline_weight));
 	json_object_set_new(rk, "offline_weight", json_real(c->o->offline_weight));
 	json_object_set_new(j, "ranking", rk);
+	json_object_set_new(j, "repeats", json_integer(c->o->repeat));
+	json_object_set_new(j, "interval_method", json_string(STATS_CI_METHOD));
+	/* one window: the whole measurement; each strategy's own is beside it */
+	json_object_set_new(j, "noise", noise_study_json(&c->noise, 1, "windows",
+							 c->o->require_idle, &c->cpus));
 	json_t *arr = json_array();
 	for (int i = 0; i < c->nst; i++) {
 		const struct strategy *s = &c->st[i];
@@ -1169,7 +1291,9 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 			json_t *ep = json_array();
 			json_t *cs = json_array();
 			for (int e = 0; e < E; e++) {
-				json_array_append_new(ep, json_real(s->ips[e]));
+				struct stats_summary es;
+				epoch_summary(c, s, e, &es);
+				json_array_append_new(ep, json_real(es.median));
 				snprintf(hex, sizeof(hex), "%016" PRIx64, s->sum[e]);
 				json_array_append_new(cs, json_string(hex));
 			}
@@ -1186,6 +1310,21 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 						    json_boolean(s->tensors));
 			json_object_set_new(o, "score", json_real(s->score));
 			json_object_set_new(o, "rank", json_integer(s->rank));
+			json_object_set_new(o, "tied", json_boolean(s->tied));
+			json_object_set_new(o, "steady_images_per_s_summary", stats_summary_json(&s->sp_steady));
+			json_object_set_new(o, "score_summary", stats_summary_json(&s->sp_score));
+			json_t *rs = json_array();
+			for (int r = 0; r < (int)c->o->repeat; r++) {
+				json_t *x = json_object(), *xe = json_array();
+				for (int e = 0; e < E; e++)
+					json_array_append_new(xe, json_real(s->ips[r * E + e]));
+				json_object_set_new(x, "epoch_images_per_s", xe);
+				json_object_set_new(x, "steady_images_per_s", json_real(s->steady_r[r]));
+				json_object_set_new(x, "score", json_real(s->score_r[r]));
+				json_array_append_new(rs, x);
+			}
+			json_object_set_new(o, "repeats", rs);
+			json_object_set_new(o, "noise", noise_window_json(&s->noise));
 		}
 		json_array_append_new(arr, o);
 	}
@@ -1237,6 +1376,8 @@ static void ctx_free(struct ctx *c)
 		free(c->st[i].ips);
 		free(c->st[i].sum);
 		free(c->st[i].images);
+		free(c->st[i].steady_r);
+		free(c->st[i].score_r);
 	}
 	schedule_free(&c->sched);
 	pipeline_release(&c->pipe);
@@ -1363,7 +1504,14 @@ int cmd_strategies(int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	have_sig = 1;
-	for (int si = 0; si < c->nsplits && !stop_signal; si++) {
+	cpus_read(&c->cpus);
+	if (noise_require_idle(o.require_idle, noise_idle_wait_s(), &c->cpus, err, sizeof(err))) {
+		error("%s", err);
+		goto out;
+	}
+	struct noise_snap n0, n1;
+	noise_read(&n0, &c->cpus);
+	for (int si = 0; si < c->nsplits && !stop_signal && !c->idle_refused; si++) {
 		if (!c->want_split[si])
 			continue;
 		if (run_split(c, si))
@@ -1375,6 +1523,11 @@ int cmd_strategies(int argc, char **argv)
 	}
 	if (stop_signal)
 		goto out;
+	noise_read(&n1, &c->cpus);
+	noise_between(&n0, &n1, &c->cpus, &c->noise);
+	noise_warn(&c->noise, "the strategies' measurements");
+	if (c->idle_refused)
+		warn("--require-idle: the strategies measured before the machine got busy are kept");
 	if (c->made_store_root && !o.keep)
 		rmdir(c->store_root);
 	rank_strategies(c);

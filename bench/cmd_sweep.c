@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -18,8 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <jansson.h>
+#include "fsutil.h"
 #include "clock.h"
 #include "commands.h"
+#include "escape.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -32,7 +35,7 @@
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report;
+	int warm, report, dry_run;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -53,6 +56,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
+	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	  "print the plan (memory needed and whether it fits, images, estimated time per "
+	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
@@ -101,8 +107,9 @@ double sweep_page_cache(const struct dataset *d, int drop)
 	double total = 0, resident = 0;
 
 	for (size_t i = 0; i < d->n; i++) {
-		int fd = open(d->items[i].path, O_RDONLY | O_CLOEXEC);
+		char why[256];
 		struct stat st;
+		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
 		if (drop) {
@@ -487,6 +494,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	if (stop_signal) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -497,6 +505,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	fflush(NULL);
 	t0 = clock_now_ns();
+	pid_t sweep_pid = getpid();
 	pid = fork();
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
@@ -520,6 +529,14 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		/* the run dies with the sweep (SIGKILL included): a run nobody
+		 * records would only be run again by --resume. SIGTERM, so it
+		 * still keeps what it measured; the check after it covers a sweep
+		 * that died before the prctl. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != sweep_pid)
+			_exit(128 + SIGTERM);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execv("/proc/self/exe", argv);
 		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
@@ -542,7 +559,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 			 * then, if it does not stop within a minute, kill its group */
 			if (!forwarded) {
 				forwarded = now;
-				kill(pid, stop_signal == SIGINT ? SIGINT : SIGTERM);
+				kill(pid, stop_signal);
 			} else if (now - forwarded > 60000000000ull) {
 				kill(-pid, SIGKILL);
 			}
@@ -755,10 +772,11 @@ int cmd_sweep(int argc, char **argv)
 	char **mine = NULL, **pass = NULL, **base = NULL;
 	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
 	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0, np = 0;
+	size_t own_args = 0;   /* base[2 .. own_args) are copies (a resumed sweep's) */
 	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
 	json_t *doc = NULL, *runs;
 	struct dataset ds;
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_hup;
 	int handlers = 0;
 
 	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
@@ -810,8 +828,9 @@ int cmd_sweep(int argc, char **argv)
 			rc = EXIT_FAIL;
 			goto out;
 		}
-		snprintf(data, sizeof(data), "%s", json_string_value(json_object_get(doc, "data")) ?
-			 json_string_value(json_object_get(doc, "data")) : "");
+		/* paths in sweep.json are escaped (escape.h) */
+		if (!json_bytes_value(json_object_get(doc, "data"), data, sizeof(data)))
+			data[0] = 0;
 		c.warm = !strcmp(json_string_value(json_object_get(doc, "page_cache")) ?
 				 json_string_value(json_object_get(doc, "page_cache")) : "", "warm");
 		json_t *ra = json_object_get(doc, "run_args"), *v;
@@ -826,8 +845,17 @@ int cmd_sweep(int argc, char **argv)
 		nbase = 0;
 		base[nbase++] = "--data";
 		base[nbase++] = data;
-		json_array_foreach(ra, i, v)
-			base[nbase++] = (char *)json_string_value(v);
+		json_array_foreach(ra, i, v) {
+			char arg[PATH_MAX];
+			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
+				error("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+				      "an escaped string", dir, i);
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			own_args = nbase + 1;
+			nbase++;
+		}
 	} else {
 		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
 		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
@@ -899,6 +927,17 @@ int cmd_sweep(int argc, char **argv)
 				goto out;
 			}
 		}
+		/* every configuration's memory, before anything runs */
+		{
+			struct sweep_grid sg = { .w = w, .b = b, .g = g, .pol = pol, .nw = nw, .nb = nb,
+						 .ng = ng, .np = np, .tied = tied,
+						 .pol_name = policy_names, .repeat = c.repeat };
+			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
+			if (pl < 0 || pl > 0 || c.dry_run) {
+				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
+				goto out;
+			}
+		}
 		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
 			error("%s", err);
 			rc = EXIT_FAIL;
@@ -908,14 +947,14 @@ int cmd_sweep(int argc, char **argv)
 		json_t *ra = json_array();
 		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
 		for (size_t i = 0; i < npass; i++)
-			json_array_append_new(ra, json_string(pass[i]));
+			json_array_append_new(ra, json_bytes(pass[i]));
 		doc = json_object();
 		json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
 		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
 		json_object_set_new(doc, "created_utc", json_string(stamp));
-		json_object_set_new(doc, "tag", json_string(c.tag ? c.tag : ""));
-		json_object_set_new(doc, "label", json_string(c.label ? c.label : ""));
-		json_object_set_new(doc, "data", json_string(data));
+		json_object_set_new(doc, "tag", json_bytes(c.tag ? c.tag : ""));
+		json_object_set_new(doc, "label", json_bytes(c.label ? c.label : ""));
+		json_object_set_new(doc, "data", json_bytes(data));
 		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
 		json_object_set_new(doc, "workers", int_array(w, nw));
 		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
@@ -964,7 +1003,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	have_data = 1;
 	/* what merge checks before it compares sweeps of several machines */
-	json_object_set_new(doc, "dataset", json_pack("{s:s, s:I, s:I}", "path", ds.root,
+	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
 			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
 	if (save_json(doc, dir, err, sizeof(err))) {
 		error("%s", err);
@@ -977,6 +1016,7 @@ int cmd_sweep(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
 	handlers = 1;
 
 	runs = json_object_get(doc, "runs");
@@ -1022,7 +1062,8 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (stop_signal)
 		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
-		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : "SIGTERM", dir);
+		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
+		     : "SIGTERM", dir);
 	else if (nfail)
 		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
 		     dir);
@@ -1040,11 +1081,13 @@ int cmd_sweep(int argc, char **argv)
 		}
 	}
 	printf("sweep: %s\n", dir);
-	rc = stop_signal || !nok ? EXIT_FAIL : EXIT_OK;
+	/* interrupted: 128 + the signal, as a shell reports it */
+	rc = stop_signal ? 128 + stop_signal : !nok ? EXIT_FAIL : EXIT_OK;
 out:
 	if (handlers) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
 	}
 	if (have_data)
 		dataset_release(&ds);
@@ -1054,6 +1097,8 @@ out:
 	free(w);
 	free(b);
 	free(g);
+	for (size_t i = 2; i < own_args; i++)
+		free(base[i]);
 	free(base);
 	free(mine);
 	free(pass);

@@ -80,11 +80,25 @@ struct compare_fidelity {
 int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compare_fidelity *f,
 		    char *err, size_t errlen);
 
-/* The table, both sides and the ratio a / b, as markdown and CSV (header
- * "metric,unit,ppbench,pytorch,ratio"). Either path may be NULL. The
- * markdown also goes to echo when not NULL. 0, or -1 with err. */
-int compare_write_table(const struct compare_side *a, const struct compare_side *b,
-			const char *md_path, const char *csv_path, FILE *echo,
+/* The table over n repeats (a[k], b[k]: the two sides of repeat k): per
+ * figure each side's median with its spread and the median of the
+ * repeats' ratios a / b with its spread, as markdown and CSV (header
+ * "metric,unit,ppbench,pytorch,ratio,repeats,ppbench_lo,ppbench_hi,
+ * pytorch_lo,pytorch_hi,ratio_lo,ratio_hi,interval,ratio_verdict"; with one
+ * repeat the medians are the values and the ratio is a / b). Either path may
+ * be NULL; into (not NULL): gets "metrics", every figure's per-repeat values
+ * and summaries. The markdown also goes to echo when not NULL. 0, or -1
+ * with err. */
+struct json_t;
+int compare_write_table(const struct compare_side *a, const struct compare_side *b, size_t n,
+			const char *md_path, const char *csv_path, struct json_t *into, FILE *echo,
 			char *err, size_t errlen);
+
+/* What the repeats' ratios say (stats_summarise of a / b): "" (fewer than
+ * two repeats: no noise measured), "same" (every ratio 1), "ppbench higher"
+ * or "ppbench lower" (the interval wholly above or below 1), "within noise"
+ * (it holds 1). */
+struct stats_summary;
+const char *compare_ratio_verdict(const struct stats_summary *r);
 
 #endif

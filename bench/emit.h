@@ -166,6 +166,13 @@ uint64_t results_size_estimate(uint64_t events, uint64_t batches, int lotustrace
  * -2, -3, ... if the name appeared meanwhile) and fills final_path. */
 int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmplen,
 		      char *name, size_t namelen, char *err, size_t errlen);
+/* Before a run: can root hold a results folder for tag (plus suffix_len
+ * bytes, e.g. "-r3") and the files in it? The tag fits in a folder name
+ * (at most RESULTS_TAG_MAX bytes), the longest path below root within
+ * PATH_MAX. 0, or -1 with err naming the option and the limit. */
+#define RESULTS_TAG_MAX 200
+int results_path_check(const char *root, const char *tag, size_t suffix_len,
+		       char *err, size_t errlen);
 int results_dir_commit(const char *root, const char *tmp, const char *name,
 		       char *final_path, size_t finallen, char *err, size_t errlen);
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,6 +12,8 @@
 #include <jansson.h>
 #include "counters.h"
 #include "emit.h"
+#include "escape.h"
+#include "kernels.h"
 #include "log.h"
 #include "metrics.h"
 #include "resdir.h"
@@ -35,13 +38,15 @@ json_t *results_summary_json(const struct results_in *in)
 	json_object_set_new(o, "tool", json_string(in->tool ? in->tool : "ppbench"));
 	json_object_set_new(o, "complete", json_boolean(m->complete && !in->write_error));
 	if (!m->complete && m->stop_reason[0])
-		json_object_set_new(o, "stop_reason", json_string(m->stop_reason));
+		json_object_set_new(o, "stop_reason", json_bytes(m->stop_reason));
 	if (in->write_error)
-		json_object_set_new(o, "write_error", json_string(in->write_error));
+		json_object_set_new(o, "write_error", json_bytes(in->write_error));
 	if (!in->no_checksum) {
 		snprintf(hex, sizeof(hex), "%016" PRIx64, m->checksum);
 		json_object_set_new(o, "checksum", json_string(hex));
 	}
+	/* the ops' kernels (workers inherit the choice: PPBENCH_KERNEL or auto) */
+	json_object_set_new(o, "kernels", json_string(kernels_active()->name));
 	put_int(o, "batch_size", m->batch_size);
 	put_int(o, "workers", m->workers);
 	put_int(o, "gpus", m->gpus);
@@ -86,9 +91,14 @@ json_t *results_summary_json(const struct results_in *in)
 	json_object_set_new(o, "ops", ops);
 
 	arr = json_array();
-	for (size_t i = 0; i < m->nskipped_listed; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:s}", "path", m->skipped[i], "reason",
-						     m->skipped_reason ? m->skipped_reason[i] : ""));
+	for (size_t i = 0; i < m->nskipped_listed; i++) {
+		/* file names need not be UTF-8: escaped (escape.h) */
+		json_t *f = json_object();
+		json_object_set_new(f, "path", json_bytes(m->skipped[i]));
+		json_object_set_new(f, "reason", json_bytes(m->skipped_reason ? m->skipped_reason[i]
+							    : ""));
+		json_array_append_new(arr, f);
+	}
 	bad |= metric_json_put(o, "skipped.files", arr);
 
 	if (json_is_object(in->blocks)) {
@@ -273,6 +283,31 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* The longest path a results folder holds below itself: lotustrace/
+ * bB_gpuG/lotustrace_log_ppbench_worker_PID is about 80 bytes. */
+#define RESULTS_INNER_MAX 128
+
+int results_path_check(const char *root, const char *tag, size_t suffix_len,
+		       char *err, size_t errlen)
+{
+	size_t tl = (tag ? strlen(tag) : 0) + suffix_len;
+	if (tl > RESULTS_TAG_MAX) {
+		errf(err, errlen, "--tag is %zu bytes%s: a results folder's name holds at most %d "
+		     "(the UTC time and a suffix take the rest of the system's %d)", tl,
+		     suffix_len ? " with the repeat's suffix" : "", RESULTS_TAG_MAX, NAME_MAX);
+		return -1;
+	}
+	/* root/.UTC-tag-NNNN.partial/inner */
+	size_t longest = strlen(root) + 2 + 15 + 1 + tl + 5 + 8 + 1 + RESULTS_INNER_MAX;
+	if (longest >= PATH_MAX) {
+		errf(err, errlen, "--out is %zu bytes long: the results' files below it would have "
+		     "paths of up to %zu bytes, over the system's limit of %d (PATH_MAX); give a "
+		     "shorter --out", strlen(root), longest, PATH_MAX);
+		return -1;
+	}
+	return 0;
 }
 
 int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmplen,

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "consumer.h"
+#include "escape.h"
 #include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -39,18 +40,19 @@ static size_t page_round(size_t n)
 /* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
 
 static volatile int sig_attention;        /* any handled signal arrived */
-static volatile sig_atomic_t sig_stop;    /* SIGINT or SIGTERM, 0 none */
+static volatile sig_atomic_t sig_stop;    /* SIGINT, SIGTERM or SIGHUP, 0 none */
 static int sig_pipe[2] = { -1, -1 };
 
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if ((sig == SIGINT || sig == SIGTERM) && sig_stop) {
+	int stop = sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+	if (stop && sig_stop) {
 		/* a second one: stop now (the workers die with their parent) */
 		signal(sig, SIG_DFL);
 		raise(sig);
 	}
-	if (sig == SIGINT || sig == SIGTERM)
+	if (stop)
 		sig_stop = sig;
 	sig_attention = 1;
 	if (sig_pipe[1] >= 0) {
@@ -61,7 +63,7 @@ static void on_signal(int sig)
 }
 
 struct sig_saved {
-	struct sigaction intr, term, chld, pipe;
+	struct sigaction intr, term, hup, chld, pipe;
 };
 
 static int signals_install(struct sig_saved *old)
@@ -74,6 +76,7 @@ static int signals_install(struct sig_saved *old)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old->intr);
 	sigaction(SIGTERM, &sa, &old->term);
+	sigaction(SIGHUP, &sa, &old->hup);   /* a closed terminal: stop as on SIGTERM */
 	sigaction(SIGCHLD, &sa, &old->chld);
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	sigemptyset(&ign.sa_mask);
@@ -85,6 +88,7 @@ static void signals_restore(const struct sig_saved *old)
 {
 	sigaction(SIGINT, &old->intr, NULL);
 	sigaction(SIGTERM, &old->term, NULL);
+	sigaction(SIGHUP, &old->hup, NULL);
 	sigaction(SIGCHLD, &old->chld, NULL);
 	sigaction(SIGPIPE, &old->pipe, NULL);
 	close(sig_pipe[0]);
@@ -163,6 +167,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 		s.index = k;
 		s.rng = r;
 		s.max_pixels = c->max_pixels;
+		s.max_file_bytes = c->max_file_bytes;
 		s.kind = PIX_NONE;
 		s.h = s.w = 0;
 		s.scr = &scr;
@@ -195,7 +200,7 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 	return rc;
 }
 
-static void human_bytes(uint64_t b, char *out, size_t n)
+void loader_human_bytes(uint64_t b, char *out, size_t n)
 {
 	if (b >= (1ull << 30))
 		snprintf(out, n, "%.1f GiB", b / 1073741824.0);
@@ -248,51 +253,66 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 		return -1;
 	if (c->policy != POLICY_TORCH)
 		pl->stage_bytes = out;
-	size_t bytes = B * sizeof(int64_t);
-	if (p->batch_op >= 0 && p->op[p->batch_op].ops->batch_bytes)
-		bytes = p->op[p->batch_op].ops->batch_bytes(p->op[p->batch_op].cfg, B,
-							    pl->sample_h, pl->sample_w);
-	pl->slot_bytes = page_round(bytes ? bytes : 1);
-	pl->nslots = (int)(P * W + (c->pin_memory ? 0 : 1));
-	pl->npinned = c->pin_memory ? (int)(P * W + 1) : 0;
-
-	/* events per worker: its share of the batches (round-robin, each epoch
-	 * restarting at worker 0), each with its samples' events */
+	/* events per worker: torch, its share of the batches (round-robin, each
+	 * epoch restarting at worker 0), each with its samples' events. The
+	 * other policies hand any sample to any worker (the others take on the
+	 * work of one held by a slow sample), so each buffer can hold the whole
+	 * run's events; those buffers are not populated up front (map_shared),
+	 * so the memory they take is the events written: the run's, once. */
 	int tf_first, tf_last, nsops;
 	transform_span(p, &tf_first, &tf_last, &nsops);
 	size_t n = c->data->n;
+	size_t Bx = B < n ? B : n;
 	size_t per_epoch = c->drop_last ? n / B : (n + B - 1) / B;
 	size_t total = per_epoch * (size_t)c->epochs;
 	if (c->max_batches && c->max_batches < total)
 		total = (size_t)c->max_batches;
 	size_t epochs = per_epoch ? (total + per_epoch - 1) / per_epoch : 0;
-	size_t mine = (total + W - 1) / W + epochs;
-	size_t per_batch = 1 + (c->trace ? B * (size_t)(nsops + (tf_first >= 0)) + 1 : 0);
+	int torch = c->policy == POLICY_TORCH;
+	size_t mine = torch ? (total + W - 1) / W + epochs : total;
+	size_t per_batch = 1 + (c->trace ? Bx * (size_t)(nsops + (tf_first >= 0)) + 1 : 0);
 	pl->trace_events = c->trace_capacity ? c->trace_capacity : mine * per_batch + 16;
 
-	uint64_t slots = (uint64_t)pl->nslots * pl->slot_bytes;
-	uint64_t pinned = (uint64_t)pl->npinned * pl->slot_bytes;
-	uint64_t events = (uint64_t)W * pl->trace_events * sizeof(struct trace_ev) +
+	/* memory from the batches that exist: none is larger than the
+	 * dataset, no more than the run's batches are in flight, and only the
+	 * workers an epoch's batches reach hold samples */
+	size_t inflight = P * W < total ? P * W : total;
+	size_t busy = W < per_epoch ? W : per_epoch;
+	if (busy > total)
+		busy = total;
+	pl->batch_max = Bx;
+	size_t bytes = Bx * sizeof(int64_t);
+	if (p->batch_op >= 0 && p->op[p->batch_op].ops->batch_bytes)
+		bytes = p->op[p->batch_op].ops->batch_bytes(p->op[p->batch_op].cfg, Bx,
+							    pl->sample_h, pl->sample_w);
+	pl->slot_bytes = page_round(bytes ? bytes : 1);
+	pl->nslots = (int)(inflight + 1 + (c->pin_memory ? 1 : 0));
+	pl->npinned = c->pin_memory ? pl->nslots : 0;
+	pl->torch_buffers = pl->nslots;
+
+	pl->batch_bytes = (uint64_t)pl->nslots * pl->slot_bytes;
+	pl->trace_bytes = (uint64_t)(torch ? W : 1) * pl->trace_events * sizeof(struct trace_ev) +
+			  (torch ? 0 : (uint64_t)W * 4096) +
 			  (uint64_t)total * 8 * sizeof(struct trace_ev);
 	/* each worker holds B samples until collate, plus its scratch */
-	uint64_t samples = (uint64_t)W * (B + 2) * (uint64_t)peak;
+	pl->sample_bytes = (uint64_t)busy * (Bx + 2) * (uint64_t)peak;
 	/* policies: a worker holds one sample; each slot stages B */
 	if (c->policy != POLICY_TORCH)
-		samples = (uint64_t)W * 3 * (uint64_t)peak +
-			  (uint64_t)pl->nslots * B * (uint64_t)pl->stage_bytes;
-	pl->need_bytes = slots + pinned + events + samples;
+		pl->sample_bytes = (uint64_t)W * 3 * (uint64_t)peak +
+				   (uint64_t)pl->nslots * Bx * (uint64_t)pl->stage_bytes;
+	pl->need_bytes = pl->batch_bytes + pl->trace_bytes + pl->sample_bytes;
 	pl->avail_bytes = meminfo_available();
 	if (pl->avail_bytes && pl->need_bytes > pl->avail_bytes) {
 		char need[32], avail[32], one[32], tr[32], sm[32];
-		human_bytes(pl->need_bytes, need, sizeof(need));
-		human_bytes(pl->avail_bytes, avail, sizeof(avail));
-		human_bytes(pl->slot_bytes, one, sizeof(one));
-		human_bytes(events, tr, sizeof(tr));
-		human_bytes(samples, sm, sizeof(sm));
-		snprintf(err, errlen, "this run needs %s but only %s is available: %d batch slots and "
-			 "%d pinned buffers of %s (batch %d of %dx%d), %s of trace buffers, %s of "
+		loader_human_bytes(pl->need_bytes, need, sizeof(need));
+		loader_human_bytes(pl->avail_bytes, avail, sizeof(avail));
+		loader_human_bytes(pl->slot_bytes, one, sizeof(one));
+		loader_human_bytes(pl->trace_bytes, tr, sizeof(tr));
+		loader_human_bytes(pl->sample_bytes, sm, sizeof(sm));
+		snprintf(err, errlen, "this run needs %s but only %s is available: %d batch buffers "
+			 "of %s (batch %zu of %dx%d), %s of trace buffers, %s of "
 			 "samples in the workers; lower --batch, --workers or --prefetch-factor%s%s",
-			 need, avail, pl->nslots, pl->npinned, one, c->batch, pl->sample_w,
+			 need, avail, pl->nslots, one, Bx, pl->sample_w,
 			 pl->sample_h, tr, sm, c->pin_memory ? ", or use --pin-memory off" : "",
 			 c->trace ? ", or --trace off" : "");
 		return -1;
@@ -330,16 +350,15 @@ struct run {
 	struct result_msg *msg;    /* [nbatches]: what arrived */
 	unsigned char *have;       /* [nbatches]: arrived, not yet handed over (reorder buffer) */
 
+	/* the pool of batch buffers (loader.h); under pmu when pin is on, as
+	 * the pin thread takes and gives back buffers too */
 	uint32_t *free_slots;
 	int nfree;
 
 	/* pin memory */
 	int pin;
-	unsigned char *pinned;
-	size_t pinned_bytes;
 	pthread_mutex_t pmu;
 	pthread_cond_t pcv;
-	int *pfree, npfree;
 	int pin_stop;              /* under pmu */
 	pthread_t pin_thr;
 	int pin_started;
@@ -405,7 +424,8 @@ static int must_stop(struct run *R)
 	if (R->L.stop_code)
 		return 1;
 	if (sig_stop) {
-		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT" : "SIGTERM");
+		set_stop(R, 128 + sig_stop, "interrupted by %s", sig_stop == SIGINT ? "SIGINT"
+			 : sig_stop == SIGHUP ? "SIGHUP" : "SIGTERM");
 		return 1;
 	}
 	return 0;
@@ -428,6 +448,34 @@ static int msg_ok(const struct loader *L, const struct result_msg *m)
 	return m->batch >= 0 && (size_t)m->batch < L->sched.nbatches &&
 	       m->slot < (uint32_t)L->plan->nslots && m->worker >= 0 && m->worker < L->W &&
 	       m->bytes <= L->plan->slot_bytes && m->pinned < L->plan->npinned;
+}
+
+/* Take a buffer from the pool (-1: none free; with wait, wait for one
+ * unless the pin thread is told to stop). */
+static int pool_take(struct run *R, int wait)
+{
+	if (R->pin)
+		pthread_mutex_lock(&R->pmu);
+	while (wait && !R->nfree && !R->pin_stop)
+		pthread_cond_wait(&R->pcv, &R->pmu);
+	int b = R->nfree > 0 && !(wait && R->pin_stop) ? (int)R->free_slots[--R->nfree] : -1;
+	int used = R->L.plan->nslots - R->nfree;
+	if (used > R->r->buffers_peak)
+		R->r->buffers_peak = used;
+	if (R->pin)
+		pthread_mutex_unlock(&R->pmu);
+	return b;
+}
+
+static void pool_give(struct run *R, uint32_t b)
+{
+	if (R->pin)
+		pthread_mutex_lock(&R->pmu);
+	R->free_slots[R->nfree++] = b;
+	if (R->pin) {
+		pthread_cond_signal(&R->pcv);
+		pthread_mutex_unlock(&R->pmu);
+	}
 }
 
 /* Next message from the data queue, watching signals and workers. 0, or -1
@@ -500,11 +548,12 @@ static int dispatch(struct run *R)
 	int64_t id = R->send;
 	const struct sched_batch *sb = &L->sched.b[id];
 	int w = (int)((id - R->epoch_first) % L->W);
-	if (R->nfree <= 0) {
-		set_stop(R, EXIT_FAIL, "internal error: no free batch slot for batch %" PRId64, id);
+	int got = pool_take(R, 0);
+	if (got < 0) {
+		set_stop(R, EXIT_FAIL, "internal error: no free batch buffer for batch %" PRId64, id);
 		return -1;
 	}
-	uint32_t slot = R->free_slots[--R->nfree];
+	uint32_t slot = (uint32_t)got;
 	struct task_msg t = { .batch = id, .first = sb->first, .n = sb->n, .slot = slot,
 			      .epoch = sb->epoch };
 	uint64_t now = clock_now_ns();
@@ -559,9 +608,6 @@ static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
 	b->bytes = m->bytes;
 	R->outstanding--;
 	trace_add(&R->main_tp, EV_BATCH_ARRIVED, 0, m->batch, UINT32_MAX, wall, TRACE_MARKER_NS);
-	/* with pin memory the batch was copied out: its slot is free */
-	if (R->pin)
-		R->free_slots[R->nfree++] = m->slot;
 }
 
 /* _next_data, in order: the batch rcvd, from the reorder buffer or waited for. */
@@ -615,16 +661,10 @@ static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
 static void release(struct run *R, int64_t id)
 {
 	const struct result_msg *m = &R->msg[id];
-	if (!R->pin) {
-		R->free_slots[R->nfree++] = m->slot;
-		return;
-	}
-	if (m->pinned >= 0) {
-		pthread_mutex_lock(&R->pmu);
-		R->pfree[R->npfree++] = m->pinned;
-		pthread_cond_signal(&R->pcv);
-		pthread_mutex_unlock(&R->pmu);
-	}
+	if (!R->pin)
+		pool_give(R, m->slot);
+	else if (m->pinned >= 0)
+		pool_give(R, (uint32_t)m->pinned);
 }
 
 static void stop_reason_for_error(struct run *R, int64_t id)
@@ -640,12 +680,15 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 		return;
 	}
 	const char *op = e->op >= 0 ? c->pipe->op[e->op].ops->name : "?";
-	if (e->index >= 0)
+	if (e->index >= 0) {
+		char path[1100];
+		bytes_escape(c->data->items[e->index].path, path, sizeof(path));   /* one line */
 		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
-			 c->data->items[e->index].path, op, e->worker, e->reason);
-	else
+			 path, op, e->worker, e->reason);
+	} else {
 		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
+	}
 }
 
 /* ---- pin memory thread ------------------------------------------------ */
@@ -675,18 +718,19 @@ static void *pin_main(void *arg)
 		if (read_msg(L->res_rd, &m))
 			break;
 		uint64_t t0 = clock_now_ns();
-		if (m.status == RES_OK && msg_ok(L, &m)) {
-			pthread_mutex_lock(&R->pmu);
-			while (!R->npfree && !R->pin_stop)
-				pthread_cond_wait(&R->pcv, &R->pmu);
-			int stop = R->pin_stop;
-			int b = stop ? -1 : R->pfree[--R->npfree];
-			pthread_mutex_unlock(&R->pmu);
-			if (stop)
+		int ok = msg_ok(L, &m);
+		if (m.status == RES_OK && ok) {
+			int b = pool_take(R, 1);
+			if (b < 0)
 				break;
-			memcpy(R->pinned + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
+			memcpy(L->slots + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
 			m.pinned = b;
 		}
+		/* the batch lives in its pinned copy now: its slot goes back to
+		 * the pool before the copy is handed on (_pin_memory_loop drops
+		 * the shared tensor when it rebinds r) */
+		if (ok)
+			pool_give(R, m.slot);
 		uint64_t t1 = clock_now_ns();
 		trace_add(&R->pin_tp, EV_BATCH_PINNED, 0, m.batch, UINT32_MAX,
 			  t0 + (uint64_t)L->wall_off, t1 - t0);
@@ -736,10 +780,11 @@ static int make_pipe(int fd[2], size_t need, char *err, size_t errlen)
 /* Populated up front, so that no batch pays for first-touch page faults
  * (PyTorch allocates a new shared tensor per batch and pays them every
  * time; ppbench reuses slots and keeps that cost out of the window). */
-static void *map_shared(size_t n)
+static void *map_shared(size_t n, int populate)
 {
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1, 0);
+		       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | (populate ? MAP_POPULATE : 0),
+		       -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -761,12 +806,12 @@ static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
 	const struct loader_cfg *c = L->cfg;
 	const struct loader_plan *pl = L->plan;
 	size_t nb = L->sched.nbatches, B = (size_t)c->batch, ns = c->data->n;
-	size_t nstage = (size_t)pl->nslots * B;
+	size_t nstage = (size_t)pl->nslots * pl->batch_max;
 	size_t o_fill = 0, o_slot = o_fill + nb * 4, o_slow = o_slot + nb * 4;
 	size_t o_meta = (o_slow + ns * 4 + 63) / 64 * 64;
 	size_t o_stage = page_round(o_meta + nstage * sizeof(struct stage_meta));
 	L->pol_bytes = page_round(o_stage + nstage * pl->stage_bytes);
-	L->pol = map_shared(L->pol_bytes);
+	L->pol = map_shared(L->pol_bytes, 1);
 	if (!L->pol) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory for batch assembly: %s",
 			 L->pol_bytes, strerror(errno));
@@ -853,9 +898,11 @@ static int setup(struct run *R, char *err, size_t errlen)
 	head = (head + 63) / 64 * 64;
 	size_t evbytes = (size_t)pl->trace_events * sizeof(struct trace_ev);
 	L->sh_bytes = page_round(head + (size_t)W * evbytes);
-	L->sh = map_shared(L->sh_bytes);
+	/* not populated for the shared-queue policies: their buffers are sized
+	 * for the whole run each (loader_plan) */
+	L->sh = map_shared(L->sh_bytes, c->policy == POLICY_TORCH);
 	L->slots_bytes = (size_t)pl->nslots * pl->slot_bytes;
-	L->slots = map_shared(L->slots_bytes);
+	L->slots = map_shared(L->slots_bytes, 1);
 	if (!L->sh || !L->slots) {
 		snprintf(err, errlen, "cannot map %zu bytes of shared memory: %s",
 			 L->sh_bytes + L->slots_bytes, strerror(errno));
@@ -874,35 +921,15 @@ static int setup(struct run *R, char *err, size_t errlen)
 		R->free_slots[R->nfree++] = (uint32_t)(pl->nslots - 1 - s);
 
 	if (R->pin) {
-		R->pinned_bytes = (size_t)pl->npinned * pl->slot_bytes;
-		void *p = mmap(NULL, R->pinned_bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-		if (p == MAP_FAILED) {
-			snprintf(err, errlen, "cannot map %zu bytes for pinned buffers: %s",
-				 R->pinned_bytes, strerror(errno));
-			return -1;
-		}
-		R->pinned = p;
-		/* the pin thread's memory is the main process's alone: forked
-		 * workers must not map it (nor count it in their RSS) */
-		if (madvise(p, R->pinned_bytes, MADV_DONTFORK))
-			warn("madvise(MADV_DONTFORK) on the pinned buffers: %s", strerror(errno));
-		if (mlock(p, R->pinned_bytes)) {
-			warn("cannot lock the pinned buffers in memory (mlock of %zu bytes: %s): "
-			     "pin memory copies into unlocked memory", R->pinned_bytes, strerror(errno));
+		/* pinned copies come from the same pool: lock all of it (the
+		 * workers' slots too, which costs them nothing: populated already) */
+		if (mlock(L->slots, L->slots_bytes)) {
+			warn("cannot lock the batch buffers in memory (mlock of %zu bytes: %s): "
+			     "pin memory copies into unlocked memory", L->slots_bytes, strerror(errno));
 			r->pin_locked = 0;
 		} else {
 			r->pin_locked = 1;
 		}
-		R->pfree = malloc((size_t)pl->npinned * sizeof(int));
-		if (!R->pfree) {
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		for (int i = 0; i < pl->npinned; i++)
-			R->pfree[R->npfree++] = pl->npinned - 1 - i;
-		pthread_mutex_init(&R->pmu, NULL);
-		pthread_cond_init(&R->pcv, NULL);
 	} else {
 		r->pin_locked = -1;
 	}
@@ -971,12 +998,8 @@ static void teardown(struct run *R)
 	free(L->idx_rd);
 	free(L->idx_wr);
 	L->idx_rd = L->idx_wr = NULL;
-	if (R->pinned) {
-		munmap(R->pinned, R->pinned_bytes);
-		pthread_mutex_destroy(&R->pmu);
-		pthread_cond_destroy(&R->pcv);
-	}
-	free(R->pfree);
+	pthread_mutex_destroy(&R->pmu);
+	pthread_cond_destroy(&R->pcv);
 	free(R->msg);
 	free(R->have);
 	free(R->free_slots);
@@ -1036,6 +1059,7 @@ static void collect_errors(struct run *R)
 	r->err_reason = calloc(n ? n : 1, sizeof(char *));
 	if (!r->err_path || !r->err_reason)
 		return;
+	uint64_t nbatch = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct err_rec *e = &L->sh->err[k];
 		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
@@ -1051,7 +1075,14 @@ static void collect_errors(struct run *R)
 		r->err_reason[r->nerrors] = strdup(reason);
 		if (r->err_path[r->nerrors] && r->err_reason[r->nerrors])
 			r->nerrors++;
+		nbatch += e->index < 0;
 	}
+	/* The count agrees with the list: every file that failed, also in a
+	 * batch never handed over (the one that stopped an --on-error fail run,
+	 * those in flight at a stop); the list holds the first ERR_LOG_CAP. */
+	uint64_t files = atomic_load(&L->sh->nerr) - nbatch;
+	if (files > r->nskipped)
+		r->nskipped = files;
 }
 
 static double tv_s(struct timeval tv)
@@ -1070,7 +1101,7 @@ static void dump_batch(struct run *R, int64_t id)
 	size_t h = (size_t)R->L.plan->sample_h, w = (size_t)R->L.plan->sample_w;
 	size_t img = n * 3 * h * w * sizeof(float);
 	const unsigned char *mem = !R->pin ? R->L.slots + (size_t)m->slot * sb :
-				   m->pinned >= 0 ? R->pinned + (size_t)m->pinned * sb : NULL;
+				   m->pinned >= 0 ? R->L.slots + (size_t)m->pinned * sb : NULL;
 	char path[4096], err[4200] = "";
 	float *lab = malloc((n ? n : 1) * sizeof(float));
 	if (!mem || !lab || b->bytes != img + n * sizeof(int64_t)) {
@@ -1173,6 +1204,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->main_pinned = r->pin_pinned = -1;
 	R->pin_bound = -1;
 	R->pin = c->pin_memory;
+	pthread_mutex_init(&R->pmu, NULL);
+	pthread_cond_init(&R->pcv, NULL);
 	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
 	int nsops;
 	transform_span(c->pipe, &L->tf_first, &L->tf_last, &nsops);

@@ -14,11 +14,17 @@
  *  - Pin memory: a pin thread copies each batch, in arrival order, into a
  *    page-locked buffer before the reorder step, and frees its slot.
  *
- * Slots: a slot is taken at dispatch and freed after the pin copy (pin
- * memory on) or after the consumer is done with the batch (off). At most
- * P x W tasks are dispatched and not yet handed over, and one batch is being
- * consumed, so P x W slots (pin on) or P x W + 1 (off) never run out, and a
- * slot is never reused while it is read. Pinned buffers: P x W + 1.
+ * Batch buffers, as PyTorch 1.13 holds them (docs/protocol.md): one pool
+ * in shared memory. A batch holds one buffer at a time: its slot from
+ * dispatch until the pin thread has copied it into a second buffer of the
+ * pool (the pinned copy; the slot goes back to the pool before the copy is
+ * handed on, as _pin_memory_loop drops the shared tensor), or until the
+ * consumer is done with it (pin memory off). At most P x W tasks are
+ * dispatched and not yet handed over and one batch is being consumed, so
+ * the pool holds P x W + 1 buffers (off) or P x W + 2 (on: one more for the
+ * copy in progress), never runs out, and no buffer is reused while it is
+ * read. With pin memory the whole pool is mlock-ed. Fewer batches than
+ * P x W in the run: the pool is sized from the batches that exist.
  *
  * Events (trace.h) are recorded in preallocated buffers: per worker in
  * shared memory, and for the main thread, the pin thread and the GPU. */
@@ -77,6 +83,7 @@ struct loader_cfg {
 	int checksum;                  /* 1: hash every sample (checksum.h); 0: checksum stays 0 */
 	uint64_t trace_capacity;       /* events per worker buffer; 0: what the run needs */
 	uint64_t max_pixels;           /* decode refuses larger images; 0: no limit */
+	uint64_t max_file_bytes;       /* decode refuses larger files; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */
 	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
 	/* The first dump_batches batches handed over are written to dump_dir
@@ -103,7 +110,13 @@ struct loader_cfg {
 struct loader_plan {
 	int sample_h, sample_w;        /* output size of one sample (probed); 0: no image */
 	size_t slot_bytes;             /* one batch as the batch op collates it (page-rounded) */
-	int nslots, npinned;
+	int nslots;                    /* batch buffers in the pool (slots and pinned copies) */
+	int npinned;                   /* of them locked for pinned copies: nslots, or 0 (pin off) */
+	size_t batch_max;              /* the largest batch that exists: min(B, images) */
+	int torch_buffers;             /* batch buffers PyTorch 1.13 holds at most (= nslots) */
+	uint64_t batch_bytes;          /* nslots x slot_bytes */
+	uint64_t trace_bytes;          /* trace buffers */
+	uint64_t sample_bytes;         /* samples held by the workers before collation */
 	size_t stage_bytes;            /* policies: one sample's output bytes (0: no image) */
 	uint64_t trace_events;         /* per worker buffer */
 	uint64_t need_bytes;           /* slots + pinned + trace buffers + workers' sample buffers */
@@ -115,6 +128,9 @@ struct loader_plan {
  * compare with the memory available. 0, or -1 with err: a probe that fails,
  * or a refusal with the figures and what to lower. */
 int loader_plan(const struct loader_cfg *c, struct loader_plan *p, char *err, size_t errlen);
+
+/* A size as ppbench prints sizes: "1.5 GiB", "588.0 MiB", "12.0 KiB". */
+void loader_human_bytes(uint64_t b, char *out, size_t n);
 
 /* One batch as the main process saw it. Times: wall-clock ns, 0 = never. */
 struct loader_batch {
@@ -159,6 +175,7 @@ struct loader_result {
 	uint64_t hash_ns, hash_bytes;  /* checksum cost, summed over workers */
 	uint64_t trace_dropped;
 	int pin_locked;            /* pinned buffers are mlock-ed: 1, 0 (mlock failed), -1 (no pin) */
+	int buffers_peak;          /* most batch buffers of the pool in use at once */
 	/* Counters (cfg->counters): sums over all workers by pipeline op index
 	 * [PIPE_MAX_OPS], NULL when off; workers whose group opened. */
 	struct counter_acc *cacc;

@@ -4,8 +4,10 @@
 #include "bottleneck.h"
 #include "commands.h"
 #include "compare.h"
+#include "kernels.h"
 #include "merge.h"
 #include "metrics.h"
+#include "model.h"
 #include "report.h"
 #include "run.h"
 #include "strategies.h"
@@ -27,6 +29,7 @@ static const struct command commands[] = {
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
+	{ "model", cmd_model, "a discrete-event model of the loader: predict runs past this machine" },
 	{ "bottleneck", cmd_bottleneck, "the caching ladder: which stage of the input pipeline costs most" },
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
@@ -61,6 +64,11 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
 		printf("ppbench %s\n", PPBENCH_VERSION);
 		return EXIT_OK;
+	}
+	char err[256];
+	if (kernels_from_env(err, sizeof(err))) {   /* before any worker starts */
+		fprintf(stderr, "ppbench: error: %s\n", err);
+		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(c, commands[i].name))

@@ -281,6 +281,39 @@ json_t *noise_json(const struct noise *n)
 	return j;
 }
 
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+json_t *noise_window_json(const struct noise *n)
+{
+	json_t *j = noise_json(n);
+	json_object_set_new(j, "wall_s", real_or_null(n->wall_s));
+	json_object_set_new(j, "others_cpu_pct", real_or_null(n->others_cpu_pct));
+	json_object_set_new(j, "steal_pct", real_or_null(n->steal_pct));
+	json_object_set_new(j, "load_avg_1min", real_or_null(n->load1));
+	return j;
+}
+
+json_t *noise_study_json(const struct noise *w, size_t n, const char *key, double require_idle,
+			 const struct cpus *c)
+{
+	json_t *j = json_object(), *arr = json_array(), *cj = json_object();
+	int noisy = 0;
+	for (size_t k = 0; k < n; k++) {
+		json_array_append_new(arr, noise_window_json(&w[k]));
+		noisy |= w[k].noisy;
+	}
+	json_object_set_new(j, "noisy", json_boolean(noisy));
+	json_object_set_new(j, "threshold_pct", json_real(NOISE_BUSY_PCT));
+	json_object_set_new(j, "require_idle_pct", json_real(require_idle));
+	json_object_set_new(j, key, arr);
+	cpus_json(c, cj);
+	json_object_set_new(j, "cpus", cj);
+	return j;
+}
+
 void noise_warn(const struct noise *n, const char *what)
 {
 	if (!n->noisy)

@@ -91,6 +91,19 @@ void noise_between(const struct noise_snap *a, const struct noise_snap *b, const
  * metric-table figures): {"noisy", "threshold_pct"}. New reference. */
 struct json_t *noise_json(const struct noise *n);
 
+/* A measured window of a study command (compare, bottleneck, strategies),
+ * whole: noise_json's keys plus "wall_s", "others_cpu_pct", "steal_pct",
+ * "load_avg_1min" (the run's summary.json keeps those in its metric table;
+ * null: unknown). New reference. */
+struct json_t *noise_window_json(const struct noise *n);
+
+/* A study command's "noise" block: {"noisy" (any window was), "threshold_pct",
+ * "require_idle_pct" (0: not asked), key: [noise_window_json of w[0..n)],
+ * "cpus": cpus_json}. New reference. */
+struct cpus;
+struct json_t *noise_study_json(const struct noise *w, size_t n, const char *key,
+				double require_idle, const struct cpus *c);
+
 /* One line on stderr when the window was noisy ("what" names it: "the run",
  * "round 3"); nothing otherwise. */
 void noise_warn(const struct noise *n, const char *what);

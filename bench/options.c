@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "escape.h"
 #include "options.h"
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
@@ -98,6 +99,41 @@ static int in_range(const struct opt *o, double v)
 	if (o->lo == 0 && o->hi == 0)
 		return 1;
 	return v >= o->lo && v <= o->hi;
+}
+
+/* A bound of o's range as text in o's units ("60s", "1TiB", "1MB/s", "1024"). */
+static void fmt_bound(const struct opt *o, double v, char *out, size_t n)
+{
+	struct unit_mul { double mul; const char *suf; };
+	static const struct unit_mul times[] = {
+		{ 60e9, "min" }, { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" }, { 1, "ns" } },
+	sizes[] = { { 1099511627776.0, "TiB" }, { 1073741824.0, "GiB" }, { 1048576.0, "MiB" },
+		    { 1024.0, "KiB" }, { 1, "B" } },
+	rates[] = { { 1e12, "TB/s" }, { 1e9, "GB/s" }, { 1e6, "MB/s" }, { 1e3, "kB/s" },
+		    { 1, "B/s" } };
+	const void *tab = o->type == OPT_TIME ? (const void *)times : o->type == OPT_SIZE
+		? (const void *)sizes : o->type == OPT_RATE ? (const void *)rates : NULL;
+	if (!tab || v == 0) {
+		snprintf(out, n, "%.15g", v);
+		return;
+	}
+	const struct unit_mul *t = tab;
+	for (int i = 0; i < 5; i++)
+		if (v >= t[i].mul && fmod(v, t[i].mul) == 0) {
+			snprintf(out, n, "%.15g%s", v / t[i].mul, t[i].suf);
+			return;
+		}
+	snprintf(out, n, "%.15g%s", v / t[4].mul, t[4].suf);
+}
+
+/* "--name: 'v' is out of range [lo, hi]" in the option's units */
+static int range_error(const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	char lo[32], hi[32];
+	fmt_bound(o, o->lo, lo, sizeof(lo));
+	fmt_bound(o, o->hi, hi, sizeof(hi));
+	snprintf(err, errlen, "--%s: %s is out of range [%s, %s]", o->name, v, lo, hi);
+	return -1;
 }
 
 static int enum_index(const char *choices, const char *v)
@@ -206,10 +242,8 @@ static int set_value(const struct opt *o, void *cfg, const char *v, char *err, s
 				 o->name, v, o->def && !strcmp(o->def, "auto") ? ", auto" : "");
 			return -1;
 		}
-		if (!in_range(o, (double)ns)) {
-			snprintf(err, errlen, "--%s: '%s' is out of range", o->name, v);
-			return -1;
-		}
+		if (!in_range(o, (double)ns))
+			return range_error(o, v, err, errlen);
 		*FIELD(cfg, o, uint64_t) = ns;
 		return 0;
 	}
@@ -219,10 +253,8 @@ static int set_value(const struct opt *o, void *cfg, const char *v, char *err, s
 			snprintf(err, errlen, "--%s: '%s' is not a size (examples: 512MiB, 2GB, 4096)", o->name, v);
 			return -1;
 		}
-		if (!in_range(o, (double)b)) {
-			snprintf(err, errlen, "--%s: '%s' is out of range", o->name, v);
-			return -1;
-		}
+		if (!in_range(o, (double)b))
+			return range_error(o, v, err, errlen);
 		*FIELD(cfg, o, uint64_t) = b;
 		return 0;
 	}
@@ -232,6 +264,8 @@ static int set_value(const struct opt *o, void *cfg, const char *v, char *err, s
 			snprintf(err, errlen, "--%s: '%s' is not a rate (examples: 12GB/s, 800MiB/s)", o->name, v);
 			return -1;
 		}
+		if (!in_range(o, r))
+			return range_error(o, v, err, errlen);
 		*FIELD(cfg, o, double) = r;
 		return 0;
 	}
@@ -417,6 +451,12 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 		else
 			snprintf(left, sizeof(left), "    --%s %s", t->name, mv);
 		fprintf(f, "  %-32s %s", left, t->help);
+		if (t->lo != 0 || t->hi != 0) {
+			char lo[32], hi[32];
+			fmt_bound(t, t->lo, lo, sizeof(lo));
+			fmt_bound(t, t->hi, hi, sizeof(hi));
+			fprintf(f, " [%s..%s]", lo, hi);
+		}
 		if (t->def && *t->def)
 			fprintf(f, " (default: %s)", t->def);
 		fputc('\n', f);
@@ -465,7 +505,7 @@ json_t *opts_json(const struct opt *t, const void *cfg)
 		case OPT_STR:
 		case OPT_LIST: {
 			const char *s = *FIELD(c, t, const char *const);
-			v = s ? json_string(s) : json_null();
+			v = json_bytes(s);   /* a path need not be UTF-8: escape.h */
 			break;
 		}
 		case OPT_ENUM: {

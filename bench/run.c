@@ -15,7 +15,9 @@
 #include "consumer.h"
 #include "counted.h"
 #include "counters.h"
+#include "decode.h"
 #include "emit.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -51,9 +53,9 @@ const struct opt run_opts_table[] = {
 	  .lo = 1, .hi = 64 },
 	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
 	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
-	  .unit = "ms" },
+	  .unit = "ms", .lo = 0, .hi = 60e9 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth", .unit = "B/s" },
+	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
@@ -82,6 +84,8 @@ const struct opt run_opts_table[] = {
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
 	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
+	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
@@ -97,7 +101,8 @@ const struct opt run_opts_table[] = {
 	  "hash every sample's output and label (proof of work; costs about 2 % of decode-bound work)",
 	  .choices = NULL },
 	{ "trace-capacity", 0, OPT_U64, O(trace_capacity), "0", "N",
-	  "events per worker buffer (0: what the run needs); more are counted as dropped", .choices = NULL },
+	  "events per worker buffer (0: what the run needs); more are counted as dropped",
+	  .lo = 0, .hi = 1e9 },
 	{ "dump-batches", 0, OPT_U64, O(dump_batches), "0", "N",
 	  "write the first N batches handed over as batches/batch_<id>.npy (for checks, not timing)",
 	  .choices = NULL },
@@ -117,8 +122,8 @@ static const char description[] =
 	"Counters (--counters) are read around every op in each worker: per op, their sums,\n"
 	"the time on a CPU beside the wall time, and the difference, the time descheduled.\n"
 	"Exit status: 0 done; 1 the run failed (a data error with --on-error fail); 2 a bad\n"
-	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130 and\n"
-	"143 SIGINT and SIGTERM. A run that stopped early still leaves its results folder,\n"
+	"option, or a run that cannot fit in memory (nothing ran); 3 a worker died; 130, 143\n"
+	"and 129 SIGINT, SIGTERM and SIGHUP. A run that stopped early still leaves its results folder,\n"
 	"with \"complete\": false.";
 
 /* ---- progress line (stderr, terminals only) ---------------------------- */
@@ -150,6 +155,42 @@ static const char *const order_names[] = { "inorder", "arrival" };
 static const char *const rng_names[] = { "per-sample", "torch" };
 static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
 
+/* Peak resident memory summed over the main process and the workers (a
+ * shared page touched by several processes counts in each: an upper bound). */
+static long rss_sum_kib(const struct loader_result *r)
+{
+	long rss = r->main_maxrss_kib;
+	for (int w = 0; r->worker_maxrss_kib && w < r->workers; w++)
+		rss += r->worker_maxrss_kib[w];
+	return rss;
+}
+
+/* summary.json "loader.memory": what the run planned and used beside what
+ * PyTorch 1.13 would hold (docs/protocol.md, "Memory"). */
+static json_t *loader_memory_json(const struct loader_result *r)
+{
+	const struct loader_plan *pl = &r->plan;
+	json_t *j = json_object();
+	long rss = rss_sum_kib(r);
+	int have_rss = rss > 0;
+	json_object_set_new(j, "batch_buffer_bytes", json_integer((json_int_t)pl->slot_bytes));
+	json_object_set_new(j, "batch_buffers", json_integer(pl->nslots));
+	json_object_set_new(j, "batch_buffers_peak", json_integer(r->buffers_peak));
+	json_object_set_new(j, "largest_batch", json_integer((json_int_t)pl->batch_max));
+	json_object_set_new(j, "planned_bytes", json_integer((json_int_t)pl->need_bytes));
+	json_object_set_new(j, "planned_batch_bytes", json_integer((json_int_t)pl->batch_bytes));
+	json_object_set_new(j, "planned_trace_bytes", json_integer((json_int_t)pl->trace_bytes));
+	json_object_set_new(j, "planned_sample_bytes", json_integer((json_int_t)pl->sample_bytes));
+	json_object_set_new(j, "torch_batch_buffers", json_integer(pl->torch_buffers));
+	json_object_set_new(j, "torch_bytes",
+			    json_integer((json_int_t)((uint64_t)pl->torch_buffers * pl->slot_bytes +
+						      pl->sample_bytes)));
+	json_object_set_new(j, "measured_peak_rss_sum_bytes",
+			    have_rss ? json_integer((json_int_t)rss * 1024) : json_null());
+	json_object_set_new(j, "available_bytes", json_integer((json_int_t)pl->avail_bytes));
+	return j;
+}
+
 /* summary.json "loader": the loader's configuration and plan (its measured
  * figures are in the metric table's blocks). */
 static json_t *loader_json(const struct run_opts *o, const struct loader_result *r,
@@ -166,13 +207,9 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
 	json_object_set_new(j, "sample_height_px", json_integer(r->plan.sample_h));
 	json_object_set_new(j, "sample_width_px", json_integer(r->plan.sample_w));
-	json_object_set_new(j, "slot_bytes", json_integer((json_int_t)r->plan.slot_bytes));
-	json_object_set_new(j, "slots", json_integer(r->plan.nslots));
-	json_object_set_new(j, "pinned_buffers", json_integer(r->plan.npinned));
 	json_object_set_new(j, "pinned_locked",
 			    r->pin_locked < 0 ? json_null() : json_boolean(r->pin_locked));
-	json_object_set_new(j, "memory_needed_bytes", json_integer((json_int_t)r->plan.need_bytes));
-	json_object_set_new(j, "memory_available_bytes", json_integer((json_int_t)r->plan.avail_bytes));
+	json_object_set_new(j, "memory", loader_memory_json(r));
 	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch * o->workers));
 	json_object_set_new(j, "gpu_step_ns", json_integer((json_int_t)step_ns));
 	json_object_set_new(j, "h2d_bandwidth_bytes_per_s", json_real(o->h2d));
@@ -322,6 +359,14 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 	fprintf(f, ", in flight max %u of %ld", r->max_inflight, o->prefetch * o->workers);
 	if (r->pin_locked >= 0)
 		fprintf(f, ", pinned buffers %s", r->pin_locked ? "locked" : "NOT locked (mlock failed)");
+	char pl[32], tb[32], rs[32];
+	uint64_t torch = (uint64_t)r->plan.torch_buffers * r->plan.slot_bytes + r->plan.sample_bytes;
+	long rss = rss_sum_kib(r);
+	loader_human_bytes(r->plan.need_bytes, pl, sizeof(pl));
+	loader_human_bytes(torch, tb, sizeof(tb));
+	loader_human_bytes((uint64_t)rss * 1024, rs, sizeof(rs));
+	fprintf(f, ", memory planned %s (PyTorch %s), batch buffers %d of %d used, peak RSS summed %s",
+		pl, tb, r->buffers_peak, r->plan.nslots, rs);
 	if (r->trace_dropped)
 		fprintf(f, ", %" PRIu64 " trace events DROPPED (raise --trace-capacity)", r->trace_dropped);
 	fputc('\n', f);
@@ -533,16 +578,22 @@ static void release_ctx(struct run_ctx *x)
 	free(x->req);
 }
 
-static void report_errors(const struct loader_result *r)
+/* The files left out, one line each. With
+ * --on-error fail the error line already names the one that stopped the run. */
+static void report_errors(const struct loader_result *r, int fail)
 {
-	if (!r->nerrors)
+	if (!r->nerrors || (fail && r->nerrors == 1))
 		return;
+	const char *what = fail ? "failed" : "skipped";
 	size_t show = r->nerrors < 10 ? r->nerrors : 10;
-	for (size_t i = 0; i < show; i++)
-		warn("skipped '%s': %s", r->err_path[i], r->err_reason[i]);
+	for (size_t i = 0; i < show; i++) {
+		char path[1100];
+		bytes_escape(r->err_path[i], path, sizeof(path));   /* a newline stays one line */
+		warn("%s '%s': %s", what, path, r->err_reason[i]);
+	}
 	if (r->nskipped > show)
-		warn("%" PRIu64 " samples skipped in all (summary.json lists up to %zu)", r->nskipped,
-		     r->nerrors);
+		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
+		     what, r->nerrors);
 }
 
 /* The loader configuration of a run's options; pipe, data and the GPU step
@@ -572,6 +623,7 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.checksum = o->checksum,
 		.trace_capacity = o->trace_capacity,
 		.max_pixels = o->max_pixels,
+		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
 	};
@@ -634,7 +686,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	if (prog.shown)
 		fputc('\n', stderr);
 	noise_warn(&ctx->noise, "the run");
-	report_errors(&r);
+	report_errors(&r, o->on_error);
 	if (!r.complete)
 		error("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
@@ -818,6 +870,10 @@ int cmd_run(int argc, char **argv)
 	if (!o.tag) {
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
+	}
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+		error("%s", err);
+		goto out;   /* EXIT_USAGE: nothing ran */
 	}
 	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
 		error("%s", err);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "stats.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -166,4 +167,15 @@ void stats_format(char *out, size_t n, const struct stats_summary *s, const char
 		snprintf(out, n, "%s [%s, %s]", a, b, c);
 	else
 		snprintf(out, n, "%s (min %s, max %s, n=%zu)", a, b, c, s->n);
+}
+
+json_t *stats_summary_json(const struct stats_summary *s)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "median", isfinite(s->median) ? json_real(s->median) : json_null());
+	json_object_set_new(j, "lo", isfinite(s->lo) ? json_real(s->lo) : json_null());
+	json_object_set_new(j, "hi", isfinite(s->hi) ? json_real(s->hi) : json_null());
+	json_object_set_new(j, "interval", json_string(s->has_ci ? "ci95" : "min-max"));
+	json_object_set_new(j, "n", json_integer((json_int_t)s->n));
+	return j;
 }

@@ -74,4 +74,9 @@ int stats_differ(const struct stats_summary *a, const struct stats_summary *b);
  * ("%.1f"). */
 void stats_format(char *out, size_t n, const struct stats_summary *s, const char *fmt);
 
+/* {"median", "lo", "hi" (null: none), "interval": "ci95" or "min-max",
+ * "n"}: a summary in a results JSON. New reference. */
+struct json_t;
+struct json_t *stats_summary_json(const struct stats_summary *s);
+
 #endif

@@ -10,6 +10,9 @@
 #ifndef PPBENCH_SWEEP_H
 #define PPBENCH_SWEEP_H
 
+#include <stddef.h>
+#include <stdio.h>
+
 /* argv[0] = "sweep". Exit codes: 0 the sweep ran (some runs may have failed:
  * the report lists them); 1 no run succeeded, the sweep was interrupted,
  * or its folder could not be written; 2 a bad option (nothing ran). */
@@ -23,5 +26,26 @@ struct dataset;
  * (mincore). Returns that share, 0..100, or -1 if nothing could be
  * measured. Files that cannot be opened are passed over. */
 double sweep_page_cache(const struct dataset *d, int drop);
+
+/* A sweep's grid: workers (tied: workers = GPUs), batch sizes, GPU counts,
+ * loader policies (their index and name), repeats. */
+struct sweep_grid {
+	const int *w, *b, *g, *pol;
+	size_t nw, nb, ng, np;
+	int tied;
+	const char *const *pol_name;   /* names by policy index */
+	long repeat;
+};
+
+/* Plan every configuration of g with the run options run_args ("--data
+ * DIR", then what is passed to every run): memory needed (as the run plans
+ * it) and whether it fits, images, and for those that do not fit the
+ * nearest change that makes them fit and what it changes in the
+ * measurement. dry_run: print one line per configuration, an estimated
+ * time from a short probe (one worker, 32 images), and the total, to f.
+ * Otherwise print only the configurations that cannot fit, as errors.
+ * 0 every configuration fits; 1 some do not; -1 (message printed) the plan
+ * could not be made. */
+int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dry_run, FILE *f);
 
 #endif

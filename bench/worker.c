@@ -164,6 +164,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 		s->index = di;
 		s->fixed = NULL;
 		s->max_pixels = c->max_pixels;
+		s->max_file_bytes = c->max_file_bytes;
 		s->kind = PIX_NONE;
 		s->h = s->w = 0;
 		s->scr = &st->scr;
@@ -302,7 +303,7 @@ static void complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 	const struct loader_cfg *c = L->cfg;
 	const struct pipeline *p = c->pipe;
 	const struct sched_batch *sb = &L->sched.b[j];
-	size_t B = (size_t)c->batch, nok = 0;
+	size_t B = L->plan->batch_max, nok = 0; /* the staging stride */
 	struct result_msg m;
 	memset(&m, 0, sizeof(m));
 	m.batch = j;
@@ -387,6 +388,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	s->index = di;
 	s->fixed = NULL;
 	s->max_pixels = c->max_pixels;
+	s->max_file_bytes = c->max_file_bytes;
 	s->kind = PIX_NONE;
 	s->h = s->w = 0;
 	s->scr = &st->scr;
@@ -428,7 +430,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	int64_t j = batch_of(&L->sched, pos);
 	uint32_t k = (uint32_t)(pos - L->sched.b[j].first);
 	uint32_t slot = atomic_load(&L->slot_of[j]);
-	size_t B = (size_t)c->batch;
+	size_t B = L->plan->batch_max;
 	struct stage_meta *mt = &L->meta[(size_t)slot * B + k];
 	memset(mt, 0, sizeof(*mt));
 	mt->err = -1;
@@ -522,9 +524,9 @@ void worker_loop(struct loader *L, int wid)
 		st->ws->counted = st->cg != NULL;
 	}
 	rng_seed(&st->srng, c->seed);
-	st->smp = calloc((size_t)c->batch, sizeof(*st->smp));
-	st->ok = calloc((size_t)c->batch, sizeof(*st->ok));
-	st->stg = calloc((size_t)c->batch, sizeof(*st->stg));
+	st->smp = calloc(L->plan->batch_max, sizeof(*st->smp));
+	st->ok = calloc(L->plan->batch_max, sizeof(*st->ok));
+	st->stg = calloc(L->plan->batch_max, sizeof(*st->stg));
 	if (st->smp && st->ok && st->stg && c->policy != POLICY_TORCH) {
 		sample_loop(st);
 	} else if (st->smp && st->ok && st->stg) {
@@ -539,7 +541,7 @@ void worker_loop(struct loader *L, int wid)
 		}
 	}
 	if (st->smp)
-		for (int i = 0; i < c->batch; i++)
+		for (size_t i = 0; i < L->plan->batch_max; i++)
 			sample_release(&st->smp[i]);
 	sample_release(&st->csmp);
 	counters_close(st->cg);

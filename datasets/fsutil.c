@@ -1,10 +1,12 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 #include "fsutil.h"
 
 int mkdir_p(const char *path, mode_t mode)
@@ -51,6 +53,55 @@ int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherele
 	*bytes = (uint64_t)v.f_bavail * (uint64_t)v.f_frsize;
 	snprintf(where, wherelen, "%s", p);
 	return 0;
+}
+
+const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a folder";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	return S_ISREG(mode) ? "a regular file" : "of an unknown kind";
+}
+
+int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
+{
+	if (stat(path, st)) {
+		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)", file_kind(st->st_mode));
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, whylen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st)) {
+		snprintf(why, whylen, "cannot stat: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, whylen, "not a regular file (%s)", file_kind(st->st_mode));
+		close(fd);
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		snprintf(why, whylen, "cannot clear O_NONBLOCK: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /* the first error of a remove_tree walk */

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* mkdir -p: create path and its missing parents with mode (less the umask).
@@ -15,6 +16,15 @@ int mkdir_p(const char *path, mode_t mode);
  * (that parent's name in where). 0, or -1 with errno. */
 int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherelen);
 
+/* Open path for reading only if it is a regular file: a FIFO, socket or
+ * device named like an image must not block a read or be read forever. The
+ * path is stat()ed (a device is not even opened), opened with O_NONBLOCK (a
+ * FIFO swapped in meanwhile cannot block the open), fstat()ed again, then
+ * O_NONBLOCK is cleared. *st receives the file's stat. The fd, or -1 with
+ * the reason in why ("not a regular file (a FIFO)", "cannot open: ..."). */
+int open_regular(const char *path, struct stat *st, char *why, size_t whylen);
+/* The kind of a non-regular file for messages ("a FIFO", "a folder"...). */
+const char *file_kind(mode_t mode);
 /* rm -rf root (symbolic links removed, not followed): everything it can
  * remove is removed. 0, or -1 with errno of the first failure. */
 int remove_tree(const char *root);

@@ -69,24 +69,11 @@ static void cmyk_inv_to_rgb(uint8_t *row, unsigned w)
 
 #define ROWS_PER_CALL 32
 
-/* The part that may longjmp; cinfo and its error manager live in the
- * caller, so nothing here needs to survive the jump. */
-static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je,
-		       const uint8_t *data, size_t n, uint64_t max_pixels, struct buf *out,
-		       int *h, int *w, char *err, size_t errlen)
+/* Create, read the header, check it and set the output as Pillow does.
+ * May longjmp (the caller holds the setjmp). 0, or -1 with err. */
+static int jpeg_setup(struct jpeg_decompress_struct *cinfo, const uint8_t *data, size_t n,
+		      uint64_t max_pixels, char *err, size_t errlen)
 {
-	if (setjmp(je->jump)) {
-		if (je->done)
-			return 0;
-		if (je->truncated) {
-			snprintf(err, errlen, "image file is truncated (Premature end of JPEG file)");
-		} else {
-			char msg[JMSG_LENGTH_MAX];
-			je->pub.format_message((j_common_ptr)cinfo, msg);
-			snprintf(err, errlen, "%s", msg);
-		}
-		return -1;
-	}
 	jpeg_create_decompress(cinfo);
 	jpeg_mem_src(cinfo, data, (unsigned long)n);
 	jpeg_read_header(cinfo, TRUE);
@@ -110,6 +97,54 @@ static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je
 	 * dct_method and do_fancy_upsampling stay at their defaults, as Pillow
 	 * leaves them (JDCT_ISLOW, TRUE). */
 	cinfo->out_color_space = nc == 4 ? JCS_CMYK : JCS_EXT_RGB;
+	return 0;
+}
+
+/* Read rows into px (stride bytes apart) until output_scanline reaches
+ * end; CMYK rows are converted to RGB in place. -1 with err. */
+static int jpeg_rows(struct jpeg_decompress_struct *cinfo, uint8_t *px, size_t stride,
+		     unsigned first, unsigned end, char *err, size_t errlen)
+{
+	const unsigned ow = cinfo->output_width;
+	const int cmyk = cinfo->num_components == 4;
+	JSAMPROW rows[ROWS_PER_CALL];
+	while (cinfo->output_scanline < end) {
+		unsigned y = cinfo->output_scanline, k = 0;
+		unsigned max = cmyk ? 1 : ROWS_PER_CALL;
+		for (; k < max && y + k < end; k++)
+			rows[k] = px + (size_t)(y - first + k) * stride;
+		unsigned got = jpeg_read_scanlines(cinfo, rows, k);
+		if (got == 0) {
+			snprintf(err, errlen, "libjpeg returned no rows at row %u", y);
+			return -1;
+		}
+		if (cmyk)
+			cmyk_inv_to_rgb(rows[0], ow);
+	}
+	return 0;
+}
+
+/* The part that may longjmp; cinfo and its error manager live in the
+ * caller, so nothing here needs to survive the jump. */
+static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je,
+		       const uint8_t *data, size_t n, uint64_t max_pixels, struct buf *out,
+		       int *h, int *w, char *err, size_t errlen)
+{
+	if (setjmp(je->jump)) {
+		if (je->done)
+			return 0;
+		if (je->truncated) {
+			snprintf(err, errlen, "image file is truncated (Premature end of JPEG file)");
+		} else {
+			char msg[JMSG_LENGTH_MAX];
+			je->pub.format_message((j_common_ptr)cinfo, msg);
+			snprintf(err, errlen, "%s", msg);
+		}
+		return -1;
+	}
+	if (jpeg_setup(cinfo, data, n, max_pixels, err, errlen))
+		return -1;
+	int nc = cinfo->num_components;
 	jpeg_start_decompress(cinfo);
 
 	const unsigned ow = cinfo->output_width, oh = cinfo->output_height;
@@ -121,21 +156,8 @@ static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je
 		snprintf(err, errlen, "out of memory (%zu bytes for %ux%u pixels)", need, ow, oh);
 		return -1;
 	}
-	uint8_t *px = out->p;
-	JSAMPROW rows[ROWS_PER_CALL];
-	while (cinfo->output_scanline < oh) {
-		unsigned y = cinfo->output_scanline, k = 0;
-		unsigned max = nc == 4 ? 1 : ROWS_PER_CALL;
-		for (; k < max && y + k < oh; k++)
-			rows[k] = px + (size_t)(y + k) * stride;
-		unsigned got = jpeg_read_scanlines(cinfo, rows, k);
-		if (got == 0) {
-			snprintf(err, errlen, "libjpeg returned no rows at row %u", y);
-			return -1;
-		}
-		if (nc == 4)
-			cmyk_inv_to_rgb(rows[0], ow);
-	}
+	if (jpeg_rows(cinfo, out->p, stride, 0, oh, err, errlen))
+		return -1;
 	*h = (int)oh;
 	*w = (int)ow;
 	je->eof_fatal = 0;
@@ -143,21 +165,93 @@ static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je
 	return 0;
 }
 
+/* cinfo zeroed (destroy is safe before create) with our error manager */
+static void jerr_init(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je)
+{
+	memset(cinfo, 0, sizeof(*cinfo));
+	cinfo->err = jpeg_std_error(&je->pub);
+	je->pub.error_exit = jerr_exit;
+	je->pub.emit_message = jerr_emit;
+	je->pub.output_message = jerr_output;
+	je->eof_fatal = 1;
+	je->truncated = 0;
+	je->done = 0;
+}
+
 int decode_jpeg_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 		    struct buf *out, int *h, int *w, char *err, size_t errlen)
 {
 	struct jpeg_decompress_struct cinfo;
 	struct jpeg_err je;
-	memset(&cinfo, 0, sizeof(cinfo));
-	cinfo.err = jpeg_std_error(&je.pub);
-	je.pub.error_exit = jerr_exit;
-	je.pub.emit_message = jerr_emit;
-	je.pub.output_message = jerr_output;
-	je.eof_fatal = 1;
-	je.truncated = 0;
-	je.done = 0;
+	jerr_init(&cinfo, &je);
 	int rc = jpeg_decode(&cinfo, &je, data, n, max_pixels, out, h, w, err, errlen);
 	/* frees everything, also after a jump, also before create (zeroed) */
+	jpeg_destroy_decompress(&cinfo);
+	return rc;
+}
+
+/* ---- the crop-region decode (decode_random_resized_crop) ------------------ */
+
+/* The part that may longjmp: header, the box from the caller, then only
+ * the rows of the box and its columns widened by one on each side (fancy
+ * upsampling reads a neighbour column; libjpeg widens further to whole
+ * iMCUs), stopping after the box's last row. */
+static int jpeg_region(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je,
+		       const uint8_t *data, size_t n, uint64_t max_pixels,
+		       int (*box_fn)(void *ctx, int W, int H, int box[4]), void *ctx,
+		       struct decode_region *r, char *err, size_t errlen)
+{
+	if (setjmp(je->jump)) {
+		char msg[JMSG_LENGTH_MAX];
+		je->pub.format_message((j_common_ptr)cinfo, msg);
+		snprintf(err, errlen, "%s", msg);
+		return r->box_done ? DECODE_REGION_FALLBACK : -1;
+	}
+	if (jpeg_setup(cinfo, data, n, max_pixels, err, errlen))
+		return -1;
+	r->W = (int)cinfo->image_width;
+	r->H = (int)cinfo->image_height;
+	if (box_fn(ctx, r->W, r->H, r->box))
+		return DECODE_REGION_BOX_FAILED;
+	r->box_done = 1;
+	jpeg_start_decompress(cinfo);
+	if ((int)cinfo->output_width != r->W || (int)cinfo->output_height != r->H)
+		return DECODE_REGION_FALLBACK;
+	const int i = r->box[0], j = r->box[1], h = r->box[2], w = r->box[3];
+	JDIMENSION x0 = j > 0 ? (JDIMENSION)j - 1 : 0;
+	JDIMENSION xw = (JDIMENSION)(j + w + 1 < r->W ? j + w + 1 : r->W) - x0;
+	jpeg_crop_scanline(cinfo, &x0, &xw);
+	const unsigned ow = cinfo->output_width;
+	const size_t stride = (size_t)ow * 3;
+	size_t need = stride * (size_t)h + (cinfo->num_components == 4 ? ow : 0);
+	if (buf_reserve(r->out, need)) {
+		snprintf(err, errlen, "out of memory (%zu bytes for %ux%d pixels)", need, ow, h);
+		return -1;
+	}
+	if (i > 0 && jpeg_skip_scanlines(cinfo, (JDIMENSION)i) != (JDIMENSION)i)
+		return DECODE_REGION_FALLBACK;
+	if (jpeg_rows(cinfo, r->out->p, stride, (unsigned)i, (unsigned)(i + h), err, errlen))
+		return DECODE_REGION_FALLBACK;
+	r->x0 = (int)x0;
+	r->stride = (int)stride;
+	return 0;
+}
+
+int decode_jpeg_region(const uint8_t *data, size_t n, uint64_t max_pixels,
+		       int (*box_fn)(void *ctx, int W, int H, int box[4]), void *ctx,
+		       struct decode_region *r, char *err, size_t errlen)
+{
+	r->box_done = 0;
+	/* Pillow refuses a JPEG whose data runs out; a region decode stops
+	 * early and would not see it: without the EOI at the end, let the
+	 * full decode judge */
+	if (n < 4 || data[n - 2] != 0xFF || data[n - 1] != 0xD9)
+		return DECODE_REGION_NOT_TRIED;
+	struct jpeg_decompress_struct cinfo;
+	struct jpeg_err je;
+	jerr_init(&cinfo, &je);
+	int rc = jpeg_region(&cinfo, &je, data, n, max_pixels, box_fn, ctx, r, err, errlen);
+	/* also stops a decode that has rows left (we never finish it) */
 	jpeg_destroy_decompress(&cinfo);
 	return rc;
 }

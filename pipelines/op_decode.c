@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "decode.h"
+#include "fsutil.h"
 #include "op.h"
 
 int decode_check_pixels(uint64_t w, uint64_t h, uint64_t max_pixels, char *err, size_t errlen)
@@ -43,8 +44,7 @@ static const char *other_format(const uint8_t *d, size_t n)
 	return NULL;
 }
 
-int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
-		     struct buf *out, int *h, int *w, char *err, size_t errlen)
+int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen)
 {
 	static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
 	if (n == 0) {
@@ -52,9 +52,9 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 		return -1;
 	}
 	if (n >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
-		return decode_jpeg_mem(data, n, max_pixels, out, h, w, err, errlen);
+		return 0;
 	if (n >= 8 && !memcmp(data, png_magic, 8))
-		return decode_png_mem(data, n, max_pixels, out, h, w, err, errlen);
+		return 0;
 	const char *other = other_format(data, n);
 	if (other)
 		snprintf(err, errlen, "not a JPEG or PNG file (%s)", other);
@@ -63,42 +63,68 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 	return -1;
 }
 
-/* The whole file into file; *n its size. -1 with err. */
-static int read_file(const char *path, struct buf *file, size_t *n, char *err, size_t errlen)
+int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
+		     struct buf *out, int *h, int *w, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+	if (decode_sniff(data, n, err, errlen))
 		return -1;
-	}
-	int rc = -1;
-	struct stat st;
-	if (fstat(fd, &st)) {
-		snprintf(err, errlen, "cannot stat: %s", strerror(errno));
-		goto out;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "cannot read: %s", strerror(EISDIR));
-		goto out;
-	}
-	size_t size = (size_t)st.st_size, got = 0;
-	if (size && buf_reserve(file, size)) {
-		snprintf(err, errlen, "out of memory (%zu bytes for the file)", size);
-		goto out;
-	}
-	while (got < size) {
-		ssize_t r = read(fd, (uint8_t *)file->p + got, size - got);
+	if (data[0] == 0xff)
+		return decode_jpeg_mem(data, n, max_pixels, out, h, w, err, errlen);
+	return decode_png_mem(data, n, max_pixels, out, h, w, err, errlen);
+}
+
+/* Read into p up to want bytes; the count read (short at end of file), or -1. */
+static ssize_t read_full(int fd, uint8_t *p, size_t want)
+{
+	size_t got = 0;
+	while (got < want) {
+		ssize_t r = read(fd, p + got, want - got);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			snprintf(err, errlen, "cannot read: %s", strerror(errno));
-			goto out;
-		}
+		if (r < 0)
+			return -1;
 		if (r == 0)
 			break;   /* it shrank: decode what there is */
 		got += (size_t)r;
 	}
-	*n = got;
+	return (ssize_t)got;
+}
+
+int decode_read_file(const char *path, uint64_t max_bytes, struct buf *file, size_t *n,
+		     char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open_regular(path, &st, err, errlen);
+	if (fd < 0)
+		return -1;
+	int rc = -1;
+	uint64_t size = (uint64_t)st.st_size;
+	if (max_bytes && size > max_bytes) {
+		snprintf(err, errlen, "file is %" PRIu64 " bytes, over the limit of %" PRIu64
+			 " (--max-file-size)", size, max_bytes);
+		goto out;
+	}
+	if (size > SIZE_MAX / 2 || buf_reserve(file, size > DECODE_SNIFF_BYTES ? (size_t)size
+					       : DECODE_SNIFF_BYTES)) {
+		snprintf(err, errlen, "out of memory (%" PRIu64 " bytes for the file)", size);
+		goto out;
+	}
+	/* The header first: a large file that is no image costs one read. */
+	size_t head = size < DECODE_SNIFF_BYTES ? (size_t)size : DECODE_SNIFF_BYTES;
+	ssize_t got = read_full(fd, file->p, head);
+	if (got < 0) {
+		snprintf(err, errlen, "cannot read: %s", strerror(errno));
+		goto out;
+	}
+	if (decode_sniff(file->p, (size_t)got, err, errlen))
+		goto out;
+	ssize_t rest = (size_t)got < head ? 0
+		: read_full(fd, (uint8_t *)file->p + got, (size_t)size - (size_t)got);
+	if (rest < 0) {
+		snprintf(err, errlen, "cannot read: %s", strerror(errno));
+		goto out;
+	}
+	*n = (size_t)got + (size_t)rest;
 	rc = 0;
 out:
 	close(fd);
@@ -111,7 +137,7 @@ static int decode_run(const void *cfg, struct sample *s)
 	char why[sizeof(s->err)];
 	size_t n;
 	int h, w;
-	if (read_file(s->path, &s->scr->file, &n, why, sizeof(why)) ||
+	if (decode_read_file(s->path, s->max_file_bytes, &s->scr->file, &n, why, sizeof(why)) ||
 	    decode_image_mem(s->scr->file.p, n, s->max_pixels, &s->scr->tmp, &h, &w,
 			     why, sizeof(why)))
 		return sample_fail(s, "%s", why);

@@ -1,6 +1,7 @@
 /* normalize mean=... std=...: (x - m) / s per channel in float32, true
  * division, as torchvision Normalize (mean and std are float32 tensors). */
 #include <stdlib.h>
+#include "kernels.h"
 #include "op.h"
 
 struct norm_cfg {
@@ -34,12 +35,9 @@ static int norm_run(const void *cfg, struct sample *s)
 	const struct norm_cfg *c = cfg;
 	size_t hw = (size_t)s->h * (size_t)s->w;
 	float *x = s->data.p;
-	for (int ch = 0; ch < 3; ch++) {
-		const float m = c->mean[ch], sd = c->std[ch];
-		float *p = x + (size_t)ch * hw;
-		for (size_t i = 0; i < hw; i++)
-			p[i] = (p[i] - m) / sd;
-	}
+	const struct kernels *k = kernels_active();
+	for (int ch = 0; ch < 3; ch++)
+		k->normalize(x + (size_t)ch * hw, hw, c->mean[ch], c->std[ch]);
 	return 0;
 }
 

@@ -2,6 +2,7 @@
  * image: flip iff torch.rand(1) < p (one draw per sample, always made). */
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "op.h"
 #include "rng.h"
 
@@ -36,20 +37,15 @@ static int flip_run(const void *cfg, struct sample *s)
 		flip = s->fixed->flip;
 	if (!flip)
 		return 0;
-	uint8_t *px = s->data.p;
-	int w = s->w;
-	for (int y = 0; y < s->h; y++) {
-		uint8_t *row = px + (size_t)y * w * 3;
-		for (int l = 0, r = w - 1; l < r; l++, r--) {
-			uint8_t t0 = row[3 * l], t1 = row[3 * l + 1], t2 = row[3 * l + 2];
-			row[3 * l] = row[3 * r];
-			row[3 * l + 1] = row[3 * r + 1];
-			row[3 * l + 2] = row[3 * r + 2];
-			row[3 * r] = t0;
-			row[3 * r + 1] = t1;
-			row[3 * r + 2] = t2;
-		}
-	}
+	size_t row = (size_t)s->w * 3;
+	if (buf_reserve(&s->scr->tmp, row * (size_t)s->h))
+		return sample_fail(s, "out of memory for a %dx%d image", s->w, s->h);
+	const struct kernels *k = kernels_active();
+	const uint8_t *in = s->data.p;
+	uint8_t *out = s->scr->tmp.p;
+	for (int y = 0; y < s->h; y++)
+		k->flip_row(in + (size_t)y * row, out + (size_t)y * row, s->w);
+	sample_swap_tmp(s);   /* a new image, as PIL's transpose makes */
 	return 0;
 }
 

@@ -15,7 +15,7 @@ struct rrc_cfg {
 	struct rrc_params p;
 };
 
-static int rrc_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+int rrc_op_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 {
 	long size = 224;
 	double scale[2] = { 0.08, 1.0 }, ratio[2] = { 3.0 / 4.0, 4.0 / 3.0 };
@@ -43,12 +43,10 @@ static int rrc_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 	return 0;
 }
 
-static int rrc_run(const void *cfg, struct sample *s)
+int rrc_op_box(const void *cfg, struct sample *s, int W, int H, int box[4])
 {
 	const struct rrc_cfg *c = cfg;
-	int W = s->w, H = s->h, i, j, h, w;
-	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
-		return sample_fail(s, "random_resized_crop needs a uint8 image, got %dx%d", W, H);
+	int i, j, h, w;
 	if (s->fixed && s->fixed->has_crop) {
 		i = s->fixed->crop[0];
 		j = s->fixed->crop[1];
@@ -64,11 +62,22 @@ static int rrc_run(const void *cfg, struct sample *s)
 			return sample_fail(s, "random_resized_crop: empty crop %dx%d of a %dx%d image",
 					   w, h, W, H);
 	}
+	box[0] = i;
+	box[1] = j;
+	box[2] = h;
+	box[3] = w;
+	return 0;
+}
+
+int rrc_op_resample(const void *cfg, struct sample *s, const uint8_t *px, int stride,
+		    const int box[4])
+{
+	const struct rrc_cfg *c = cfg;
+	int h = box[2], w = box[3];
 	size_t out_bytes = (size_t)c->size * (size_t)c->size * 3;
 	if (buf_reserve(&s->scr->tmp, out_bytes))
 		return sample_fail(s, "out of memory for a %dx%d image", c->size, c->size);
-	const uint8_t *src = (const uint8_t *)s->data.p + ((size_t)i * W + (size_t)j) * 3;
-	if (resample_bilinear_u8(src, w, h, W * 3, s->scr->tmp.p, c->size, c->size,
+	if (resample_bilinear_u8(px, w, h, stride, s->scr->tmp.p, c->size, c->size,
 				 &s->scr->aux[0], &s->scr->aux[1]))
 		return sample_fail(s, "out of memory resizing %dx%d to %dx%d", w, h,
 				   c->size, c->size);
@@ -76,6 +85,17 @@ static int rrc_run(const void *cfg, struct sample *s)
 	s->kind = PIX_U8_HWC;
 	s->h = s->w = c->size;
 	return 0;
+}
+
+static int rrc_run(const void *cfg, struct sample *s)
+{
+	int W = s->w, H = s->h, box[4];
+	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
+		return sample_fail(s, "random_resized_crop needs a uint8 image, got %dx%d", W, H);
+	if (rrc_op_box(cfg, s, W, H, box))
+		return -1;
+	const uint8_t *src = (const uint8_t *)s->data.p + ((size_t)box[0] * W + (size_t)box[1]) * 3;
+	return rrc_op_resample(cfg, s, src, W * 3, box);
 }
 
 const struct op_ops op_random_resized_crop = {
@@ -87,7 +107,7 @@ const struct op_ops op_random_resized_crop = {
 	.flags = OP_RANDOM,
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.init = rrc_init,
+	.init = rrc_op_init,
 	.run = rrc_run,
 	.release = free,
 };

@@ -1,5 +1,6 @@
 /* to_tensor: HWC uint8 -> CHW float32, x / 255.0f by true division, as
  * torchvision ToTensor (a reciprocal multiply rounds differently). */
+#include "kernels.h"
 #include "op.h"
 
 static int to_tensor_run(const void *cfg, struct sample *s)
@@ -10,11 +11,7 @@ static int to_tensor_run(const void *cfg, struct sample *s)
 		return sample_fail(s, "out of memory for a %dx%d tensor", s->w, s->h);
 	const uint8_t *in = s->data.p;
 	float *r = s->scr->tmp.p, *g = r + hw, *b = g + hw;
-	for (size_t i = 0; i < hw; i++) {
-		r[i] = (float)in[3 * i] / 255.0f;
-		g[i] = (float)in[3 * i + 1] / 255.0f;
-		b[i] = (float)in[3 * i + 2] / 255.0f;
-	}
+	kernels_active()->to_tensor(in, hw, r, g, b);
 	sample_swap_tmp(s);
 	s->kind = PIX_F32_CHW;
 	return 0;

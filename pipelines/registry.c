@@ -4,7 +4,7 @@
 
 extern const struct op_ops op_decode, op_random_resized_crop, op_random_horizontal_flip,
 	op_to_tensor, op_normalize, op_collate, op_resize, op_center_crop, op_null, op_sleep,
-	op_synth;
+	op_synth, op_decode_random_resized_crop;
 
 static const struct op_ops *const ops[] = {
 	&op_decode,
@@ -18,6 +18,7 @@ static const struct op_ops *const ops[] = {
 	&op_null,
 	&op_sleep,
 	&op_synth,
+	&op_decode_random_resized_crop,
 };
 
 const struct op_ops *op_find(const char *name)

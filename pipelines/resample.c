@@ -9,16 +9,15 @@
  * in any order, and even modulo 2^32: the SSE2 kernel splits each weight
  * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
  * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum. Both passes run the same kernel over 8 "lanes" that lie
+ * exact sum (kernels_sse2.c; the AVX2 and AVX-512 kernels use 32-bit
+ * multiplies). Both passes run the same kernel over 8 "lanes" that lie
  * `step` bytes apart per tap: columns of consecutive rows for the vertical
  * pass, and for the horizontal pass 8 rows interleaved so that a pixel's
  * taps lie 24 bytes apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
+#include "kernels.h"
 #include "resample.h"
 
 #define PRECISION_BITS (32 - 8 - 2)
@@ -43,27 +42,45 @@ static double bilinear_filter(double x)
 	return 0.0;
 }
 
+/* precompute_coeffs's geometry for the box (0, in_size): the scale and
+ * the filter's support */
+struct axis_geom {
+	double scale, filterscale, support;
+};
+
+static void axis_geom(struct axis_geom *g, int in_size, int out_size)
+{
+	float in0 = 0.0f, in1 = (float)in_size;
+	g->filterscale = g->scale = (double)(in1 - in0) / out_size;
+	if (g->filterscale < 1.0)
+		g->filterscale = 1.0;
+	g->support = 1.0 * g->filterscale;
+}
+
+/* output index xx's first input index and tap count; *center gets the
+ * filter's center */
+static int axis_span(const struct axis_geom *g, int in_size, int xx, int *count, double *center)
+{
+	*center = (xx + 0.5) * g->scale;
+	int xmin = (int)(*center - g->support + 0.5);
+	if (xmin < 0)
+		xmin = 0;
+	int xmax = (int)(*center + g->support + 0.5);
+	if (xmax > in_size)
+		xmax = in_size;
+	*count = xmax - xmin;
+	return xmin;
+}
+
 /* precompute_coeffs for the box (0, in_size), normalize_coeffs_8bpc, and
  * the pair packing; k has room for ksize doubles */
 static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
 {
-	float in0 = 0.0f, in1 = (float)in_size;
-	double scale, filterscale;
-	filterscale = scale = (double)(in1 - in0) / out_size;
-	if (filterscale < 1.0)
-		filterscale = 1.0;
-	double support = 1.0 * filterscale;
+	struct axis_geom g;
+	axis_geom(&g, in_size, out_size);
 	for (int xx = 0; xx < out_size; xx++) {
-		double center = in0 + (xx + 0.5) * scale;
-		double ww = 0.0;
-		double ss = 1.0 / filterscale;
-		int xmin = (int)(center - support + 0.5);
-		if (xmin < 0)
-			xmin = 0;
-		int xmax = (int)(center + support + 0.5);
-		if (xmax > in_size)
-			xmax = in_size;
-		xmax -= xmin;
+		double center, ww = 0.0, ss = 1.0 / g.filterscale;
+		int xmax, xmin = axis_span(&g, in_size, xx, &xmax, &center);
 		for (int x = 0; x < xmax; x++) {
 			double w = bilinear_filter((x + xmin - center + 0.5) * ss);
 			k[x] = w;
@@ -98,53 +115,14 @@ static int axis_ksize(int in_size, int out_size)
 	return (int)ceil(1.0 * filterscale) * 2 + 1;
 }
 
-static inline uint8_t clip8(int32_t ss)
-{
-	ss >>= PRECISION_BITS;
-	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
-}
-
 /* out[i] = clip8(2^21 + sum over taps t < n of p[t * step + i] * w_t) for
- * `lanes` consecutive i; w is output index j's weights of axis a */
-static void taps(const uint8_t *p, size_t step, const struct axis *a, size_t j, size_t lanes,
-		 uint8_t *out)
+ * `lanes` consecutive i; w is output index j's weights of axis a (the
+ * kernel of the CPU: kernels.h) */
+static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
+			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
 {
-	const int n = a->bounds[2 * j + 1];
-	size_t i = 0;
-#ifdef __SSE2__
-	const uint32_t *lo = a->lo + j * a->npairs, *hi = a->hi + j * a->npairs;
-	const __m128i z = _mm_setzero_si128();
-	for (; i + 8 <= lanes; i += 8) {
-		const uint8_t *q = p + i;
-		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
-		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
-			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
-			__m128i x1 = 2 * m + 1 < n ?
-				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
-			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
-			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
-			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
-			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
-			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
-			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
-		}
-		const __m128i half = _mm_set1_epi32(1 << (PRECISION_BITS - 1));
-		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
-		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
-		s0 = _mm_srai_epi32(s0, PRECISION_BITS);
-		s1 = _mm_srai_epi32(s1, PRECISION_BITS);
-		/* saturating packs: the clamp to [0, 255] */
-		__m128i v = _mm_packs_epi32(s0, s1);
-		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
-	}
-#endif
-	const int32_t *k = a->kk + j * a->ksize;
-	for (; i < lanes; i++) {
-		int32_t s = 1 << (PRECISION_BITS - 1);
-		for (int t = 0; t < n; t++)
-			s += p[t * step + i] * k[t];
-		out[i] = clip8(s);
-	}
+	kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
+		 a->hi + j * a->npairs, lanes, out);
 }
 
 #define HROWS 8                 /* rows per horizontal block */
@@ -160,6 +138,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 	const size_t out_stride = (size_t)out_w * 3;
 	const int nx = x_hi - x_lo;
 	uint8_t res[HLANES];
+	const struct kernels *kn = kernels_active();
 	for (int y = y0; y < y1; y += HROWS) {
 		int nr = y1 - y < HROWS ? y1 - y : HROWS;
 		/* column x of t: pixel x of rows y .. y + HROWS - 1 */
@@ -185,7 +164,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 		uint8_t *o = out + (size_t)(y - y0) * out_stride;
 		for (int xx = 0; xx < out_w; xx++) {
 			const uint8_t *p = t + (size_t)(a->bounds[2 * xx] - x_lo) * HLANES;
-			taps(p, HLANES, a, (size_t)xx, HLANES, res);
+			taps(kn, p, HLANES, a, (size_t)xx, HLANES, res);
 			for (int r = 0; r < nr; r++)
 				memcpy(o + (size_t)r * out_stride + (size_t)xx * 3, res + 3 * r, 3);
 		}
@@ -196,8 +175,9 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
 			  uint8_t *out, int out_h, const struct axis *a)
 {
+	const struct kernels *kn = kernels_active();
 	for (int yy = 0; yy < out_h; yy++)
-		taps(in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
+		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
 		     out + (size_t)yy * width);
 }
 
@@ -222,6 +202,32 @@ static size_t axis_place(struct axis *a, int out, char *p)
 		a->hi = a->lo + n * a->npairs;
 	}
 	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs) * 4;
+}
+
+/* the taps of one axis: their sum over the outputs, and the input span read */
+static uint64_t axis_taps(int in_size, int out_size, int *first, int *end)
+{
+	struct axis_geom g;
+	axis_geom(&g, in_size, out_size);
+	uint64_t sum = 0;
+	for (int xx = 0; xx < out_size; xx++) {
+		double center;
+		int n, x0 = axis_span(&g, in_size, xx, &n, &center);
+		sum += (uint64_t)n;
+		if (xx == 0)
+			*first = x0;
+		if (xx == out_size - 1)
+			*end = x0 + n;
+	}
+	return sum;
+}
+
+uint64_t resample_macs(int in_w, int in_h, int out_w, int out_h)
+{
+	int need_h = out_w != in_w, need_v = out_h != in_h, y0 = 0, y1 = in_h, x0, x1;
+	uint64_t v = need_v ? axis_taps(in_h, out_h, &y0, &y1) : 0;
+	uint64_t h = need_h ? axis_taps(in_w, out_w, &x0, &x1) : 0;
+	return 3 * (h * (uint64_t)(y1 - y0) + v * (uint64_t)out_w);
 }
 
 int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,

@@ -16,4 +16,9 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 			 uint8_t *out, int out_w, int out_h,
 			 struct buf *scratch_coeffs, struct buf *scratch_tmp);
 
+/* The multiply-adds resample_bilinear_u8 does for these sizes (taps x
+ * channels, over the horizontal pass's rows and the vertical pass): the
+ * work against which `make bench` states the resampler's bound. */
+uint64_t resample_macs(int in_w, int in_h, int out_w, int out_h);
+
 #endif

@@ -3,7 +3,12 @@
 #ifndef PPBENCH_RRC_H
 #define PPBENCH_RRC_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct rng;
+struct op_args;
+struct sample;
 
 /* The draw-independent part of get_params, computed once per op. */
 struct rrc_params {
@@ -25,5 +30,22 @@ void rrc_get_params(struct rng *r, const struct rrc_params *p, int W, int H,
 
 /* torch.log on float32 (Sleef logf_u10, the AVX2 path). */
 float rrc_torch_logf(float d);
+
+/* ---- the op's parts, shared by random_resized_crop and the fused
+ * decode_random_resized_crop (op_random_resized_crop.c) ------------------- */
+/* Parse size, scale, ratio into *cfg (heap; free()). 0, or -1 with err. */
+int rrc_op_init(struct op_args *a, void **cfg, char *err, size_t errlen);
+/* The box (top, left, height, width) for a W x H image: drawn from s->rng
+ * as get_params draws it, or s->fixed's. 0, or -1 (sample_fail). */
+int rrc_op_box(const void *cfg, struct sample *s, int W, int H, int box[4]);
+/* The box's pixels, at px (rows `stride` bytes apart), resized to size x
+ * size into the sample (its data becomes the result). 0, or -1. */
+int rrc_op_resample(const void *cfg, struct sample *s, const uint8_t *px, int stride,
+		    const int box[4]);
+
+/* decode_random_resized_crop's images decoded in full instead of by region
+ * (a PNG, no EOI, a failed region decode), in this process; with
+ * region_decodes, also those decoded by region. */
+uint64_t fused_fallbacks(uint64_t *region_decodes);
 
 #endif

@@ -56,6 +56,7 @@ struct sample {
 	struct rng *rng;       /* this sample's random stream */
 	const struct fixed_choice *fixed;  /* NULL, or forced choices */
 	uint64_t max_pixels;   /* decode refuses images with more pixels (0: no limit) */
+	uint64_t max_file_bytes;  /* decode refuses larger files before reading (0: no limit) */
 
 	enum pix_kind kind;
 	int h, w;              /* size of the current data; channels are always 3 */

@@ -2,8 +2,10 @@
 # needed: they stop before anything runs, nothing is left behind), the
 # message when python3-torch is missing, and, when Debian's python3-torch is
 # installed (scripts/install-deps.sh --oracle; CI does not install it), a
-# small comparison end to end (W=2) with identical tensors in the fidelity
-# check, on the train and the val chain.
+# small comparison end to end (W=2, two repeats: medians with their spread,
+# ratios "within noise" or not, compare.json with every repeat's values and
+# noise window) with identical tensors in the fidelity check, on the train
+# and the val chain.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$TMP/compare_out
@@ -23,6 +25,9 @@ check_cli "refused: --trace off" 2 '--trace off: compare reads' -- compare --tra
 check_cli "refused: --no-trace" 2 '--trace off' -- compare --no-trace --out "$out"
 check_cli "refused: --dump-batches" 2 '--dump-batches: compare' -- compare --dump-batches 2 --out "$out"
 check_cli "refused: --fidelity x" 2 "--fidelity: 'x' is not" -- compare --fidelity x --out "$out"
+check_cli "refused: --repeat 0" 2 "--repeat: '0' is not" -- compare --repeat 0 --out "$out"
+check_cli "refused: --require-idle=150" 2 "--require-idle: '150' is not" -- compare --require-idle=150 --out "$out"
+check_cli "compare --help: --repeat" 0 '--repeat N' -- compare --help
 check_cli "refused: a pipeline with no torchvision equivalent" 2 \
 	"op 'synth' has no torchvision equivalent" -- \
 	compare --pipeline "$top/tests/fixtures/pipelines/synth.pipe" --out "$out"
@@ -63,7 +68,7 @@ ds=$TMP/compare_ds
 
 log=$TMP/compare.log
 "$PPBENCH" compare --data "$ds" --workers 2 --batch 4 --max-batches 6 --gpu-step 5ms \
-	--fidelity 3 --tag t1 --out "$out" >"$log" 2>&1
+	--fidelity 3 --repeat 2 --tag t1 --out "$out" >"$log" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ]; then echo "ok - compare W=2 B=4 runs end to end"
 else echo "not ok - compare W=2 B=4 runs end to end: exit $rc"; sed 's/^/#   /' "$log" | tail -20; fi
@@ -95,11 +100,11 @@ if [ "$n" -eq 2 ]; then echo "ok - PyTorch side: one LotusTrace file per worker"
 else echo "not ok - PyTorch side: one LotusTrace file per worker ($n)"; fi
 check "PyTorch side: a main LotusTrace file" ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_main_pid_*
 # the same batches on both sides: 6 batches, 24 images
-check "both sides: 24 images" grep -q '^images,count,24,24,1$' "$dir/compare.csv"
-check "both sides: 6 batches" grep -q '^batches,count,6,6,1$' "$dir/compare.csv"
+check "both sides: 24 images, in both repeats" grep -q '^images,count,24,24,1,2,24,24,24,24,1,1,min-max,same$' "$dir/compare.csv"
+check "both sides: 6 batches" grep -q '^batches,count,6,6,1,2,' "$dir/compare.csv"
 for op in decode random_resized_crop random_horizontal_flip to_tensor normalize; do
 	check "table: $op mean on both sides, with a ratio" \
-		grep -Eq "^op_${op}_mean_ms,ms/image,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+$" "$dir/compare.csv"
+		grep -Eq "^op_${op}_mean_ms,ms/image,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,2,([0-9.e+-]+,){6}min-max,(ppbench higher|ppbench lower|within noise|same)$" "$dir/compare.csv"
 done
 # the rows are the metric table's names (ppbench metrics)
 for m in e2e_s images_per_s ooo_pct stall_pct workers_cpu_s worker_rss_max_kib wait_p90_ms \
@@ -107,6 +112,31 @@ for m in e2e_s images_per_s ooo_pct stall_pct workers_cpu_s worker_rss_max_kib w
 	check "table: $m" grep -Eq "^$m," "$dir/compare.csv"
 done
 check "PyTorch summary: tool pytorch" grep -q '"tool": "pytorch"' "$dir/pytorch/summary.json"
+# the second repeat: its own folders, PyTorch first
+for f in ppbench-r2/summary.json pytorch-r2/summary.json logs/ppbench-r2.log logs/pytorch-r2.log compare.json; do
+	check "repeat 2: $f" test -s "$dir/$f"
+done
+check "repeat 2 ran PyTorch first" grep -q '^repeat 2 of 2: PyTorch first' "$log"
+check "the table: a median with its spread" grep -Eq '^\| e2e_s \| s \| [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\) \|' "$log"
+if /usr/bin/python3 - "$dir/compare.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["repeats"] == 2 and j["first_side"] == ["ppbench", "pytorch"]
+m = {x["metric"]: x for x in j["metrics"]}
+e = m["e2e_s"]
+assert len(e["ppbench"]) == 2 and len(e["pytorch"]) == 2 and len(e["ratio"]) == 2
+for k in range(2):
+    assert abs(e["ratio"][k] - e["ppbench"][k] / e["pytorch"][k]) < 1e-9
+r = e["ratio_summary"]
+assert r["n"] == 2 and r["lo"] <= r["median"] <= r["hi"] and r["interval"] == "min-max"
+assert e["ratio_verdict"] in ("ppbench higher", "ppbench lower", "within noise")
+assert m["images"]["ratio_verdict"] == "same"
+n = j["noise"]
+assert len(n["repeats"]) == 2 and "others_cpu_pct" in n["repeats"][0]
+assert isinstance(n["noisy"], bool) and "cpus_usable" in n["cpus"]
+PY
+then echo "ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows"
+else echo "not ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows"; fi
 check "PyTorch side: pin memory requested, not effective" \
 	grep -q '"pin_memory_effective": false' "$dir/pytorch/run.json"
 check "output says pin memory is off on the PyTorch side" \
@@ -122,7 +152,7 @@ fi
 
 # the val chain: Resize(256), CenterCrop(224), no random op
 "$PPBENCH" compare --data "$ds" --pipeline imagenet_val --workers 2 --batch 5 --max-batches 2 \
-	--gpu-step 0 --fidelity 2 --tag val --out "$out" >"$log" 2>&1
+	--gpu-step 0 --fidelity 2 --repeat 1 --tag val --out "$out" >"$log" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^fidelity: tensors identical (first 2 batches: 10 images' "$log"; then
 	echo "ok - imagenet_val: tensors identical"

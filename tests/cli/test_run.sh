@@ -65,9 +65,12 @@ unknown pipeline@no pipeline named 'nope'@--pipeline nope
 missing dataset@/nonexistent@--data /nonexistent
 no batch with drop-last@fewer than one batch of 100, and --drop-last drops it@--pipeline null --batch 100 --drop-last
 EOF
+# (memory is planned from the batches that exist: 100 epochs of one batch
+# of 40 images of 2048 x 2048, 100 in flight)
+printf 'synth w=2048 h=2048\nto_tensor\ncollate\n' >"$TMP/huge.pipe"
 check_cli "a run that cannot fit in memory is refused with the figures" 2 \
-	'needs .* GiB but only .* available: .* batch slots .*lower --batch, --workers or --prefetch-factor, or use --pin-memory off' \
-	-- run "${base[@]}" --pipeline "$TMP/big.pipe" --batch 65536 --workers 64
+	'needs .* GiB but only .* available: .* batch buffers .*lower --batch, --workers or --prefetch-factor, or use --pin-memory off' \
+	-- run "${base[@]}" --pipeline "$TMP/huge.pipe" --batch 65536 --workers 64 --epochs 100
 if [ ! -e "$out" ]; then echo "ok - nothing ran: no results folder"
 else echo "not ok - nothing ran: no results folder"; fi
 
@@ -190,7 +193,9 @@ fi
 check_cli "--on-error skip: the sample is left out, the file named" 0 \
 	"skipped '.*/c0/x16.jpg': op synth: synthetic failure" \
 	-- run "${base[@]}" --pipeline "$TMP/fail.pipe" --batch 4 --shuffle off --tag skip
-check "skip: summary counts it" grep -Eq '"skipped"' "$(ls -d "$out"/*-skip)/summary.json"
+check "skip: summary counts it (count 1, listed with the reason)" test \
+	"$(jq -c '[.skipped.count, .skipped.files[0].reason]' "$(ls -d "$out"/*-skip)/summary.json")" \
+	= '[1,"op synth: synthetic failure of sample 6"]'
 check_cli "--on-error fail: the run stops naming the file, exit 1" 1 \
 	"error: cannot process '.*/c0/x16.jpg' \(op synth, in worker 1\): synthetic failure" \
 	-- run "${base[@]}" --pipeline "$TMP/fail.pipe" --batch 4 --shuffle off --on-error fail --tag fail

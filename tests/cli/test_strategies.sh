@@ -3,7 +3,8 @@
 # split of imagenet_val and imagenet_train in every format (and the cache)
 # gives the full pipeline's tensors, the same checksum as `ppbench run`;
 # stores removed unless --keep; the table, CSV, JSON and figure; a broken
-# image skipped by every strategy alike.
+# image skipped by every strategy alike; --repeat: every timing a median
+# with its spread, per-repeat values and the noise window in the JSON.
 . "$(dirname "$0")/lib.sh"
 
 if "$PPBENCH" strategies --help 2>&1 | grep -q "unknown command 'strategies'"; then
@@ -96,8 +97,8 @@ strategies_case() {
 	else echo "ok - $name: no temporary folder left"; fi
 }
 
-strategies_case val "$small" imagenet_val 0 24 "center_crop decode none normalize resize to_tensor " --plot on
-strategies_case train "$ds" imagenet_train 3 8 "decode none " --workers 2 --warm --plot off
+strategies_case val "$small" imagenet_val 0 24 "center_crop decode none normalize resize to_tensor " --plot on --repeat 1
+strategies_case train "$ds" imagenet_train 3 8 "decode none " --workers 2 --warm --plot off --repeat 2
 
 # ---- the outputs ------------------------------------------------------------------
 dir=$(ls -d "$TMP"/strategies_val/2* | head -1)
@@ -105,7 +106,7 @@ log=$TMP/strategies_val.log
 for f in strategies.csv strategies.json strategies.md; do
 	if [ -s "$dir/$f" ]; then echo "ok - results: $f"; else echo "not ok - results: $f"; fi
 done
-if grep -q '^| 1 | ' "$log" && grep -q 'score = 0.50 x T + 0.50 x S + 0.00 x P' "$log" &&
+if grep -q '^| 1=\? | ' "$log" && grep -q 'score = 0.50 x T + 0.50 x S + 0.00 x P' "$log" &&
    grep -q 'Best by this weighting' "$log"; then
 	echo "ok - the table, the formula and the best strategy on stdout"
 else
@@ -128,6 +129,49 @@ else
 fi
 ranks=$(col "$csv" rank | sort -n | tr '\n' ' ')
 if [ "$ranks" = "$(seq 1 24 | tr '\n' ' ')" ]; then echo "ok - ranks 1..24"; else echo "not ok - ranks: $ranks"; fi
+if grep -q '^- one repeat: no figure has a spread' "$log"; then echo "ok - --repeat 1 says it has no spread"
+else echo "not ok - --repeat 1 says it has no spread"; fi
+
+# ---- --repeat 2: medians with their spread; ties within noise ----------------------
+tdir=$(ls -d "$TMP"/strategies_train/2* | head -1)
+tlog=$TMP/strategies_train.log
+if grep -Eq '^\| [0-9]+=? \| none/raw \| .* [0-9]+ \(min [0-9]+, max [0-9]+, n=2\) \|' "$tlog" &&
+   grep -q '^- repeats: the online epochs of each strategy measured 2 times' "$tlog"; then
+	echo "ok - --repeat 2: images/s with (min, max, n=2) in the table"
+else
+	echo "not ok - --repeat 2: images/s with (min, max, n=2) in the table"
+	grep '^|' "$tlog" | head -4 | sed 's/^/#   /'
+fi
+if head -1 "$tdir/strategies.csv" | grep -q ',repeats,steady_images_per_s_lo,steady_images_per_s_hi,score_lo,score_hi,interval,tied,others_cpu_pct$' &&
+   [ "$(col "$tdir/strategies.csv" repeats | sort -u)" = "2" ]; then
+	echo "ok - --repeat 2: the csv has the intervals"
+else
+	echo "not ok - --repeat 2: the csv has the intervals: $(head -1 "$tdir/strategies.csv")"
+fi
+if /usr/bin/python3 - "$tdir/strategies.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["repeats"] == 2
+assert "others_cpu_pct" in j["noise"]["windows"][0] and isinstance(j["noise"]["noisy"], bool)
+assert "cpus_usable" in j["noise"]["cpus"]
+ranks = []
+for s in j["strategies"]:
+    assert len(s["repeats"]) == 2 and len(s["repeats"][0]["epoch_images_per_s"]) == 2
+    m = s["steady_images_per_s_summary"]
+    assert m["n"] == 2 and m["lo"] <= m["median"] <= m["hi"], m
+    v = sorted(r["steady_images_per_s"] for r in s["repeats"])
+    assert abs(m["lo"] - v[0]) < 1e-9 and abs(m["hi"] - v[1]) < 1e-9
+    sc = s["score_summary"]
+    assert sc["lo"] <= s["score"] <= sc["hi"]
+    assert "others_cpu_pct" in s["noise"]
+    ranks.append((s["rank"], s["tied"], sc))
+# a rank below another only when that one's score is higher beyond noise
+for r, t, sc in ranks:
+    better = sum(1 for r2, t2, s2 in ranks if s2["lo"] > sc["hi"])
+    assert r == 1 + better, (r, better)
+PY
+then echo "ok - --repeat 2: strategies.json has per-repeat values, intervals, ranks with ties, noise"
+else echo "not ok - --repeat 2: strategies.json"; fi
 if command -v gnuplot >/dev/null; then
 	if [ -s "$dir/figures/strategies.png" ] && [ -s "$dir/figures/strategies.svg" ]; then
 		echo "ok - the figure"
@@ -142,7 +186,7 @@ fi
 # ---- --keep, --store: the stores stay, in the format asked ------------------------
 st=$TMP/strategies_stores
 check_cli "--keep --store DIR" 0 'decode/lz4' -- strategies --data "$ds" --epochs 1 --images 6 \
-	--splits decode --formats lz4 --cache off --plot off --store "$st" --keep \
+	--splits decode --formats lz4 --cache off --plot off --store "$st" --keep --repeat 1 \
 	--out "$TMP/strategies_keep"
 if [ -s "$st/decode-lz4/index" ] && ls "$st"/decode-lz4/shard-*.bin >/dev/null 2>&1 &&
    [ ! -e "$st/decode-raw" ] && [ ! -e "$st/decode-zstd" ]; then
@@ -158,7 +202,7 @@ f=$(find "$bad" -name '*.JPEG' | sort | head -3 | tail -1)
 head -c 2000 "$f" >"$f.cut" && mv "$f.cut" "$f"
 o=$TMP/strategies_badout
 "$PPBENCH" strategies --data "$bad" --pipeline imagenet_val --splits resize --epochs 1 \
-	--images 6 --formats raw,zstd --plot off --out "$o" >/dev/null 2>&1
+	--images 6 --formats raw,zstd --plot off --repeat 2 --out "$o" >/dev/null 2>&1
 rc=$?
 csv=$(ls -d "$o"/2* 2>/dev/null | head -1)/strategies.csv
 if [ "$rc" -eq 0 ] && [ "$(col "$csv" skipped_per_epoch | sort -u)" = "1" ] &&
@@ -179,7 +223,7 @@ to_tensor
 collate
 PIPE
 o=$TMP/strategies_passout
-"$PPBENCH" strategies --data "$ds" --pipeline "$TMP/strategies_pass.pipe" --epochs 2 --batch 4 --images 8 \
+"$PPBENCH" strategies --data "$ds" --pipeline "$TMP/strategies_pass.pipe" --epochs 2 --batch 4 --images 8 --repeat 1 \
 	--plot off --out "$o" >"$TMP/strategies_pass.log" 2>&1
 rc=$?
 csv=$(ls -d "$o"/2* 2>/dev/null | head -1)/strategies.csv

@@ -18,6 +18,7 @@
 #include "compare.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "stats.h"
 
 #define FIX "tests/fixtures/compare"
 
@@ -188,14 +189,15 @@ static void test_table(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(md, sizeof(md), "%s/compare.md", dir);
 	snprintf(csv, sizeof(csv), "%s/compare.csv", dir);
-	if (compare_write_table(&a, &b, md, csv, NULL, err, sizeof(err)))
+	if (compare_write_table(&a, &b, 1, md, csv, NULL, NULL, err, sizeof(err)))
 		fail_msg("%s", err);
 
 	FILE *f = fopen(csv, "r");
 	assert_non_null(f);
 	char line[512];
 	assert_non_null(fgets(line, sizeof(line), f));
-	assert_string_equal(line, "metric,unit,ppbench,pytorch,ratio\n");
+	assert_string_equal(line, "metric,unit,ppbench,pytorch,ratio,repeats,ppbench_lo,ppbench_hi,"
+			    "pytorch_lo,pytorch_hi,ratio_lo,ratio_hi,interval,ratio_verdict\n");
 	int rows = 0, e2e = 0, ops = 0, rss = 0;
 	while (fgets(line, sizeof(line), f)) {
 		rows++;
@@ -226,12 +228,61 @@ static void test_table(void **state)
 		header |= !strcmp(line, "| metric | unit | ppbench | PyTorch | ppbench / PyTorch |\n");
 	fclose(f);
 	assert_true(header);
+
+	/* three repeats (the same sides thrice): medians, per-repeat values in
+	 * the JSON, ratios "same" or with their spread */
+	struct compare_side as[3] = { a, a, a }, bs[3] = { b, b, b };
+	json_t *j = json_object();
+	if (compare_write_table(as, bs, 3, NULL, csv, j, NULL, err, sizeof(err)))
+		fail_msg("%s", err);
+	json_t *ms = json_object_get(j, "metrics");
+	assert_true(json_array_size(ms) > 30);
+	int found = 0;
+	for (size_t i = 0; i < json_array_size(ms); i++) {
+		json_t *m = json_array_get(ms, i);
+		if (strcmp(json_string_value(json_object_get(m, "metric")), "e2e_s"))
+			continue;
+		found = 1;
+		assert_int_equal(json_array_size(json_object_get(m, "ppbench")), 3);
+		assert_int_equal(json_array_size(json_object_get(m, "ratio")), 3);
+		json_t *rs = json_object_get(m, "ratio_summary");
+		assert_int_equal(json_integer_value(json_object_get(rs, "n")), 3);
+		assert_printed(json_real_value(json_object_get(rs, "median")), a.m.e2e_s / b.m.e2e_s);
+		assert_string_equal(json_string_value(json_object_get(rs, "interval")), "min-max");
+	}
+	assert_true(found);
+	json_decref(j);
+	f = fopen(csv, "r");
+	assert_non_null(f);
+	int images = 0;
+	while (fgets(line, sizeof(line), f))
+		images |= !strncmp(line, "images,count,", 13) && strstr(line, ",3,") &&
+			  strstr(line, ",min-max,same\n");
+	fclose(f);
+	assert_true(images);
 	unlink(md);
 	unlink(csv);
 	rmdir(dir);
 	compare_side_free(&a);
 	compare_side_free(&b);
 	pipeline_release(&p);
+}
+
+/* what the repeats' ratios say */
+static void test_ratio_verdict(void **state)
+{
+	(void)state;
+	struct stats_summary s;
+	assert_int_equal(stats_summarise((double[]){ 1.2 }, 1, STATS_CI_LEVEL, &s), 0);
+	assert_string_equal(compare_ratio_verdict(&s), "");
+	assert_int_equal(stats_summarise((double[]){ 1, 1, 1 }, 3, STATS_CI_LEVEL, &s), 0);
+	assert_string_equal(compare_ratio_verdict(&s), "same");
+	assert_int_equal(stats_summarise((double[]){ 1.1, 1.3, 1.2 }, 3, STATS_CI_LEVEL, &s), 0);
+	assert_string_equal(compare_ratio_verdict(&s), "ppbench higher");
+	assert_int_equal(stats_summarise((double[]){ 0.8, 0.9, 0.85 }, 3, STATS_CI_LEVEL, &s), 0);
+	assert_string_equal(compare_ratio_verdict(&s), "ppbench lower");
+	assert_int_equal(stats_summarise((double[]){ 0.95, 1.1, 1.02 }, 3, STATS_CI_LEVEL, &s), 0);
+	assert_string_equal(compare_ratio_verdict(&s), "within noise");
 }
 
 /* ---- tensors ---- */
@@ -322,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_read_ppbench_sample),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_ratio_verdict),
 		cmocka_unit_test(test_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

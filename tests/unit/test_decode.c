@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "decode.h"
 #include "npy.h"
@@ -297,7 +298,7 @@ static void test_op(void **state)
 		const char *path, *err;
 	} fails[] = {
 		{ "tests/fixtures/decode/no-such-file.JPEG", "cannot open: No such file or directory" },
-		{ "tests/fixtures/decode", "cannot read: Is a directory" },
+		{ "tests/fixtures/decode", "not a regular file (a folder)" },
 		{ BAD "empty.jpg", "empty file" },
 		{ BAD "trunc_scan.jpg", "image file is truncated (Premature end of JPEG file)" },
 		{ BAD "huge.jpg", "image is 30000x30000 = 900000000 pixels, over the limit of "
@@ -309,6 +310,18 @@ static void test_op(void **state)
 		assert_int_equal(op_decode.run(NULL, &s), -1);
 		assert_string_equal(s.err, fails[i].err);
 	}
+	/* a FIFO named like an image: refused at once, never a blocking open */
+	char fifo[] = "/tmp/ppbench-test-fifo-XXXXXX";
+	assert_non_null(mkdtemp(fifo));
+	char fifo_file[sizeof(fifo) + 16];
+	snprintf(fifo_file, sizeof(fifo_file), "%s/x.JPEG", fifo);
+	assert_int_equal(mkfifo(fifo_file, 0600), 0);
+	s.path = fifo_file;
+	s.kind = PIX_NONE;
+	assert_int_equal(op_decode.run(NULL, &s), -1);
+	assert_string_equal(s.err, "not a regular file (a FIFO)");
+	unlink(fifo_file);
+	rmdir(fifo);
 	sample_release(&s);
 	scratch_release(&scr);
 }

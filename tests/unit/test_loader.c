@@ -621,9 +621,9 @@ static void test_plan(void **state)
 	struct loader_plan pl;
 	char err[512];
 	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
-	fake_dataset(&d, 10);
+	fake_dataset(&d, 1000);
 	base_cfg(&c, &p, &d);
-	/* small enough (about 1.4 GB) to fit on any machine that runs the tests */
+	/* small enough (about 1 GB) to fit on any machine that runs the tests */
 	c.batch = 256;
 	c.workers = 2;
 	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), 0);
@@ -631,19 +631,37 @@ static void test_plan(void **state)
 	assert_int_equal(pl.sample_w, 224);
 	/* 256 x 3 x 224 x 224 x 4 + 256 x 8, page-rounded */
 	assert_int_equal(pl.slot_bytes, (154140672 + 2048 + 4095) / 4096 * 4096);
-	assert_int_equal(pl.nslots, 4);
-	assert_int_equal(pl.npinned, 5);
+	/* as PyTorch holds them: P x W in flight, the consumer's, the copy */
+	assert_int_equal(pl.nslots, 6);
+	assert_int_equal(pl.npinned, 6);
+	assert_int_equal(pl.torch_buffers, 6);
+	assert_true(pl.need_bytes == pl.batch_bytes + pl.trace_bytes + pl.sample_bytes);
 	c.pin_memory = 0;
 	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), 0);
 	assert_int_equal(pl.nslots, 5);
 	assert_int_equal(pl.npinned, 0);
 	/* far beyond any machine's memory: refused with the figures */
-	c.batch = 65536;
+	c.batch = 1000;
 	c.workers = 256;
+	c.epochs = 600;
 	c.pin_memory = 1;
 	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), -1);
-	if (!strstr(err, "lower --batch") || !strstr(err, "pinned buffers"))
+	if (!strstr(err, "lower --batch") || !strstr(err, "batch buffers"))
 		fail_msg("refusal: %s", err);
+	pipeline_release(&p);
+	free_dataset(&d);
+
+	/* planned from the batches that exist: 10 images, --batch 256 is one
+	 * batch of 10, one in flight */
+	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
+	fake_dataset(&d, 10);
+	base_cfg(&c, &p, &d);
+	c.batch = 256;
+	c.workers = 2;
+	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), 0);
+	assert_int_equal(pl.batch_max, 10);
+	assert_int_equal(pl.slot_bytes, (10 * 602112 + 80 + 4095) / 4096 * 4096);
+	assert_int_equal(pl.nslots, 3);
 	pipeline_release(&p);
 	free_dataset(&d);
 }

@@ -143,7 +143,7 @@ static void test_rrc_params_valid(void **state)
 
 static void test_op_rrc_fixed(void **state)
 {
-	(void)state;
+	kernel_or_skip(state);
 	const struct op_ops *o = op_find("random_resized_crop");
 	assert_non_null(o);
 	assert_string_equal(o->lotus_name, "SRandomResizedCrop");
@@ -228,7 +228,7 @@ static void test_op_rrc_args(void **state)
  * stream per seed, two samples each (CHAIN_* of the script) */
 static void test_train_chain(void **state)
 {
-	(void)state;
+	kernel_or_skip(state);
 	struct npy seeds, want;
 	load(FIX "chain_seeds.npy", "<u8", &seeds);
 	load(FIX "chain.npy", "<f4", &want);
@@ -280,7 +280,7 @@ static void test_train_chain(void **state)
 /* Resize, CenterCrop and Resize(256) + CenterCrop(224) (ops.csv) */
 static void test_resize_center_crop(void **state)
 {
-	(void)state;
+	kernel_or_skip(state);
 	const struct op_ops *rs = op_find("resize"), *cc = op_find("center_crop");
 	assert_non_null(rs);
 	assert_non_null(cc);
@@ -340,10 +340,10 @@ int main(void)
 		cmocka_unit_test(test_rrc_params_alt),
 		cmocka_unit_test(test_rrc_params_hard),
 		cmocka_unit_test(test_rrc_params_valid),
-		cmocka_unit_test(test_op_rrc_fixed),
+		KERNEL_TESTS(test_op_rrc_fixed),
 		cmocka_unit_test(test_op_rrc_args),
-		cmocka_unit_test(test_train_chain),
-		cmocka_unit_test(test_resize_center_crop),
+		KERNEL_TESTS(test_train_chain),
+		KERNEL_TESTS(test_resize_center_crop),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

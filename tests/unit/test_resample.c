@@ -21,7 +21,7 @@ static const struct source sources[] = { { 300, 260, 1 }, { 500, 375, 2 } };
 
 static void test_fixture_boxes(void **state)
 {
-	(void)state;
+	kernel_or_skip(state);
 	uint8_t *src[2];
 	for (int k = 0; k < 2; k++)
 		src[k] = make_image(sources[k].w, sources[k].h, sources[k].salt);
@@ -66,7 +66,7 @@ static void test_fixture_boxes(void **state)
  * with the scratch buffers reused from call to call as in a worker */
 static void test_stride_sweep(void **state)
 {
-	(void)state;
+	kernel_or_skip(state);
 	const int W = 157, H = 131;
 	uint8_t *src = make_image(W, H, 99);
 	uint8_t *a = malloc(300 * 300 * 3), *b = malloc(300 * 300 * 3), *crop = malloc(W * H * 3);
@@ -105,9 +105,50 @@ static void test_stride_sweep(void **state)
 	free(crop);
 }
 
-static void test_properties(void **state)
+/* every kernel the CPU runs gives the sse2 kernel's bytes, at sizes whose
+ * lanes exercise every block width (32, 16, 8 and the scalar tail) */
+static void test_kernels_agree(void **state)
 {
 	(void)state;
+	const int W = 301, H = 211;
+	uint8_t *src = make_image(W, H, 7);
+	uint8_t *want = malloc(400 * 400 * 3), *got = malloc(400 * 400 * 3);
+	assert_true(src && want && got);
+	struct buf c = { 0 }, t = { 0 };
+	char err[256];
+	uint32_t r = 777;
+	for (int n = 0; n < 120; n++) {
+		int v[6];
+		for (int i = 0; i < 6; i++) {
+			r = r * 1103515245u + 12345u;
+			v[i] = (int)(r >> 8);
+		}
+		int h = 1 + v[0] % H, w = 1 + v[1] % W, top = v[2] % (H - h + 1), left = v[3] % (W - w + 1);
+		int ow = 1 + v[4] % 400, oh = 1 + v[5] % 400;
+		const uint8_t *box = src + ((size_t)top * W + left) * 3;
+		assert_int_equal(kernels_use("sse2", err, sizeof(err)), 0);
+		assert_int_equal(resample_bilinear_u8(box, w, h, W * 3, want, ow, oh, &c, &t), 0);
+		for (int id = KERNEL_AVX2; id < KERNEL_COUNT; id++) {
+			if (!kernels_supported((enum kernel_id)id, NULL))
+				continue;
+			assert_int_equal(kernels_use(kernels_of((enum kernel_id)id)->name, err, sizeof(err)), 0);
+			assert_int_equal(resample_bilinear_u8(box, w, h, W * 3, got, ow, oh, &c, &t), 0);
+			if (memcmp(want, got, (size_t)ow * oh * 3))
+				fail_msg("kernel %s differs from sse2: %dx%d box to %dx%d",
+					 kernels_of((enum kernel_id)id)->name, w, h, ow, oh);
+		}
+	}
+	assert_int_equal(kernels_use("auto", err, sizeof(err)), 0);
+	buf_free(&c);
+	buf_free(&t);
+	free(src);
+	free(want);
+	free(got);
+}
+
+static void test_properties(void **state)
+{
+	kernel_or_skip(state);
 	struct buf c = { 0 }, t = { 0 };
 	/* a flat image stays flat at any size */
 	uint8_t flat[7 * 5 * 3], out[40 * 3 * 3];
@@ -130,9 +171,10 @@ static void test_properties(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixture_boxes),
-		cmocka_unit_test(test_stride_sweep),
-		cmocka_unit_test(test_properties),
+		KERNEL_TESTS(test_fixture_boxes),
+		KERNEL_TESTS(test_stride_sweep),
+		KERNEL_TESTS(test_properties),
+		cmocka_unit_test(test_kernels_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

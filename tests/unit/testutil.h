@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "npy.h"
 #include "op.h"
 #include "sample.h"
@@ -161,5 +162,30 @@ static inline void sample_set(struct sample *s, struct scratch *scr, const uint8
 	s->w = W;
 	s->h = H;
 }
+
+/* ---- golden tests once per kernel (pipelines/kernels.h) ----------------------
+ * KERNEL_TESTS(f) registers f three times, "f/sse2", "f/avx2", "f/avx512";
+ * each begins with kernel_or_skip(state), which makes that kernel the one
+ * the ops use (as PPBENCH_KERNEL would), or skips with the reason when the
+ * CPU lacks it. */
+static const enum kernel_id kernel_ids[KERNEL_COUNT] = { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512 };
+
+static inline void kernel_or_skip(void **state)
+{
+	enum kernel_id id = *(const enum kernel_id *)*state;
+	const char *why;
+	if (!kernels_supported(id, &why)) {
+		print_message("kernel %s: %s\n", kernels_of(id)->name, why);
+		skip();
+	}
+	char err[256];
+	if (kernels_use(kernels_of(id)->name, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+#define KERNEL_TEST1(f, k, i) \
+	{ #f "/" k, f, NULL, NULL, (void *)&kernel_ids[i] }
+#define KERNEL_TESTS(f) \
+	KERNEL_TEST1(f, "sse2", 0), KERNEL_TEST1(f, "avx2", 1), KERNEL_TEST1(f, "avx512", 2)
 
 #endif

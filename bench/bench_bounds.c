@@ -1,0 +1,301 @@
+/* `make bench` section "bounds": each op after decode against the bound of
+ * its work on this machine, measured side by side in every round.
+ *
+ * to_tensor, normalize, the flip and collate move bytes: their bound is the
+ * time memcpy takes to read and write as many bytes as the op reads and
+ * writes (a copy of (in + out) / 2 bytes, hot in cache as the op's input
+ * is). The resampler multiplies and adds: its bound is its multiply-adds
+ * (taps x channels, resample_macs) at the peak int16 multiply-add rate of
+ * the kernel's widest vector (pmaddwd in registers, kernels.h). Its exact
+ * sums take two pmaddwd per pair of taps (the 22-bit weights split in two),
+ * so its time / bound cannot go below 2 with these kernels.
+ *
+ * Inputs are 224 x 224 (the pipeline's output size) and, for the
+ * resampler, crops drawn as RandomResizedCrop draws them from a 500 x 375
+ * image. Between two clock reads there is only the op or the copy; inputs
+ * are restored outside them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_result.h"
+#include "clock.h"
+#include "kernels.h"
+#include "log.h"
+#include "pipeline.h"
+#include "resample.h"
+#include "rng.h"
+#include "rrc.h"
+
+#define SIDE 224
+#define SRC_W 500
+#define SRC_H 375
+#define CROPS 32
+
+enum { B_TO_TENSOR, B_NORMALIZE, B_FLIP, B_COLLATE, B_RESAMPLE, B_ITEMS };
+
+struct bounds_ws {
+	const struct pipeline *p;
+	int op[B_ITEMS];               /* index in p, or -1 */
+	uint8_t *img, *src;            /* 224 x 224 and 500 x 375 RGB */
+	float *tensor;                 /* 224 x 224 x 3 float32 */
+	char *copy_a, *copy_b;         /* memcpy buffers (the largest copy) */
+	struct sample s, *bs, **bp;    /* one sample; a batch for collate */
+	size_t B;
+	struct scratch scr;
+	struct batch_out out;
+	int crop[CROPS][4];            /* i, j, h, w */
+	uint64_t macs;                 /* of the CROPS resamples */
+};
+
+static void put(struct sample *s, struct scratch *scr, const void *p, size_t bytes,
+		enum pix_kind kind, int w, int h)
+{
+	if (buf_reserve(&s->data, bytes))
+		die("out of memory");
+	memcpy(s->data.p, p, bytes);
+	s->scr = scr;
+	s->kind = kind;
+	s->w = w;
+	s->h = h;
+}
+
+/* ns of one memcpy of n bytes (hot), the mean of k */
+static double copy_ns(struct bounds_ws *w, size_t n, int k)
+{
+	uint64_t sum = 0;
+	memcpy(w->copy_b, w->copy_a, n);
+	for (int r = 0; r < k; r++) {
+		uint64_t t0 = clock_now_ns();
+		memcpy(w->copy_b, w->copy_a, n);
+		uint64_t t1 = clock_now_ns();
+		sum += t1 - t0;
+		__asm__ volatile("" ::: "memory");
+	}
+	return (double)sum / k;
+}
+
+/* ns of one call of a per-sample op on a fresh copy of its input, mean of k */
+static double op_ns(struct bounds_ws *w, int item, int k)
+{
+	const struct pipe_op *o = &w->p->op[w->op[item]];
+	struct fixed_choice fc = { .flip = 1 };
+	struct rng r;
+	uint64_t sum = 0;
+	rng_seed(&r, 1);
+	for (int c = 0; c < k; c++) {
+		if (item == B_TO_TENSOR || item == B_FLIP)
+			put(&w->s, &w->scr, w->img, (size_t)SIDE * SIDE * 3, PIX_U8_HWC, SIDE, SIDE);
+		else if (item == B_NORMALIZE)
+			put(&w->s, &w->scr, w->tensor, (size_t)SIDE * SIDE * 12, PIX_F32_CHW, SIDE, SIDE);
+		else
+			put(&w->s, &w->scr, w->src, (size_t)SRC_W * SRC_H * 3, PIX_U8_HWC, SRC_W, SRC_H);
+		if (item == B_RESAMPLE) {
+			fc.has_crop = 1;
+			memcpy(fc.crop, w->crop[c % CROPS], sizeof(fc.crop));
+		}
+		w->s.fixed = &fc;
+		w->s.rng = &r;
+		uint64_t t0 = clock_now_ns();
+		int rc = o->ops->run(o->cfg, &w->s);
+		uint64_t t1 = clock_now_ns();
+		if (rc)
+			die("bench bounds: %s: %s", o->ops->name, w->s.err);
+		sum += t1 - t0;
+	}
+	return (double)sum / k;
+}
+
+static double collate_ns(struct bounds_ws *w, int k)
+{
+	const struct pipe_op *o = &w->p->op[w->op[B_COLLATE]];
+	char err[256];
+	uint64_t sum = 0;
+	for (int c = 0; c < k; c++) {
+		w->out.n = w->B;
+		uint64_t t0 = clock_now_ns();
+		int rc = o->ops->run_batch(o->cfg, w->bp, w->B, &w->out, err, sizeof(err));
+		uint64_t t1 = clock_now_ns();
+		if (rc)
+			die("bench bounds: collate: %s", err);
+		sum += t1 - t0;
+	}
+	return (double)sum / k;
+}
+
+static void ws_init(struct bounds_ws *w, const struct pipeline *p, size_t B)
+{
+	static const char *const names[B_ITEMS] = { "to_tensor", "normalize", "random_horizontal_flip",
+						    "collate", "random_resized_crop" };
+	memset(w, 0, sizeof(*w));
+	w->p = p;
+	w->B = B;
+	for (int i = 0; i < B_ITEMS; i++)
+		w->op[i] = pipeline_find(p, names[i]);
+	size_t one = (size_t)SIDE * SIDE * 12, big = B * one;
+	w->img = malloc((size_t)SIDE * SIDE * 3);
+	w->src = malloc((size_t)SRC_W * SRC_H * 3);
+	w->tensor = malloc(one);
+	w->copy_a = malloc(big);
+	w->copy_b = malloc(big);
+	w->bs = calloc(B, sizeof(*w->bs));
+	w->bp = calloc(B, sizeof(*w->bp));
+	if (!w->img || !w->src || !w->tensor || !w->copy_a || !w->copy_b || !w->bs || !w->bp)
+		die("out of memory");
+	uint32_t x = 12345;
+	for (size_t i = 0; i < (size_t)SRC_W * SRC_H * 3; i++) {
+		x = x * 1103515245u + 12345u;
+		w->src[i] = (uint8_t)(x >> 16);
+		if (i < (size_t)SIDE * SIDE * 3)
+			w->img[i] = w->src[i];
+	}
+	for (size_t i = 0; i < (size_t)SIDE * SIDE * 3; i++)
+		w->tensor[i] = (float)w->img[i] / 255.0f;
+	memset(w->copy_a, 1, big);
+	memset(w->copy_b, 2, big);
+	for (size_t i = 0; i < B; i++) {
+		put(&w->bs[i], &w->scr, w->tensor, one, PIX_F32_CHW, SIDE, SIDE);
+		w->bp[i] = &w->bs[i];
+	}
+	if (w->op[B_COLLATE] >= 0) {
+		const struct pipe_op *o = &p->op[w->op[B_COLLATE]];
+		w->out.capacity = o->ops->batch_bytes(o->cfg, B, SIDE, SIDE);
+		w->out.mem = malloc(w->out.capacity);
+		if (!w->out.mem)
+			die("out of memory");
+		memset(w->out.mem, 0, w->out.capacity);
+	}
+	/* the crops RandomResizedCrop draws (default scale and ratio) */
+	struct rrc_params rp;
+	struct rng r;
+	rrc_params_init(&rp, 0.08, 1.0, 3.0 / 4.0, 4.0 / 3.0);
+	rng_seed(&r, 7);
+	for (int c = 0; c < CROPS; c++) {
+		int *b = w->crop[c];
+		rrc_get_params(&r, &rp, SRC_W, SRC_H, &b[0], &b[1], &b[2], &b[3]);
+		w->macs += resample_macs(b[3], b[2], SIDE, SIDE);
+	}
+}
+
+static void ws_release(struct bounds_ws *w)
+{
+	sample_release(&w->s);
+	for (size_t i = 0; i < w->B; i++)
+		sample_release(&w->bs[i]);
+	scratch_release(&w->scr);
+	free(w->out.mem);
+	free(w->img);
+	free(w->src);
+	free(w->tensor);
+	free(w->copy_a);
+	free(w->copy_b);
+	free(w->bs);
+	free(w->bp);
+}
+
+/* the int16 multiply-adds per ns of the active kernel's widest vector */
+static double peak_macs_per_ns(void)
+{
+	const struct kernels *k = kernels_active();
+	uint64_t t0 = clock_now_ns();
+	uint64_t m = k->madd_peak(2000000);
+	uint64_t t1 = clock_now_ns();
+	return (double)m / (double)(t1 - t0);
+}
+
+/* bytes each byte-moving op reads plus writes */
+static size_t item_bytes(int item, size_t B)
+{
+	size_t u8 = (size_t)SIDE * SIDE * 3, f32 = u8 * 4;
+	switch (item) {
+	case B_TO_TENSOR:
+		return u8 + f32;
+	case B_NORMALIZE:
+		return 2 * f32;
+	case B_FLIP:
+		return 2 * u8;
+	default:
+		return 2 * B * f32;
+	}
+}
+
+static void report(struct bench_result *res, const char *op, const char *unit, double *rate,
+		   double *bound, size_t R)
+{
+	char name[128], a[96], b[96];
+	snprintf(name, sizeof(name), "%s achieved %s", op, unit);
+	const struct bench_fig *fa = bench_figure(res, "bounds", name, unit, rate, R, 0, 0, 0);
+	snprintf(name, sizeof(name), "%s bound %s", op, unit);
+	const struct bench_fig *fb = bench_figure(res, "bounds", name, unit, bound, R, 0, 0, 0);
+	if (!fa || !fb)
+		return;
+	bench_fig_format(a, sizeof(a), fa, "%.1f");
+	bench_fig_format(b, sizeof(b), fb, "%.1f");
+	printf("| %s | %s | %s %s |\n", op, a, b, unit);
+}
+
+int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res)
+{
+	char err[512];
+	struct pipeline p;
+	if (pipeline_load(&p, pipeline, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	struct bounds_ws w;
+	ws_init(&w, &p, B);
+	size_t R = rounds;
+	double *v = calloc((size_t)B_ITEMS * 3 * R, sizeof(double));
+	if (!v)
+		die("out of memory");
+	/* v[(item * 3 + 0) * R + r]: achieved rate; + 1: bound rate; + 2: time / bound */
+#define V(item, k, r) v[((size_t)(item) * 3 + (k)) * R + (r)]
+	for (size_t r = 0; r < R; r++) {
+		for (int it = 0; it < B_ITEMS; it++) {
+			if (w.op[it] < 0)
+				continue;
+			if (it == B_RESAMPLE) {
+				double peak = peak_macs_per_ns();
+				double t = op_ns(&w, it, CROPS) * CROPS;
+				double bound_ns = (double)w.macs / peak;
+				V(it, 0, r) = (double)w.macs / t;   /* G multiply-adds / s */
+				V(it, 1, r) = peak;
+				V(it, 2, r) = t / bound_ns;
+				continue;
+			}
+			size_t bytes = item_bytes(it, B);
+			int k = it == B_COLLATE ? 3 : 100;
+			double t = it == B_COLLATE ? collate_ns(&w, k) : op_ns(&w, it, k);
+			double c = copy_ns(&w, bytes / 2, k);
+			V(it, 0, r) = (double)bytes / t;       /* GB/s */
+			V(it, 1, r) = (double)bytes / c;
+			V(it, 2, r) = t / c;
+		}
+	}
+	static const char *const label[B_ITEMS] = { "to_tensor", "normalize", "random_horizontal_flip (flipping)",
+						    "collate", "random_resized_crop (resample)" };
+	printf("\n## bounds: each op after decode against its bound, %zu rounds side by side, kernels %s\n\n"
+	       "Byte ops: (bytes read + written) / time against memcpy moving as many bytes (hot);\n"
+	       "the resampler: multiply-adds (taps x channels) / time against the peak pmaddwd rate of\n"
+	       "the kernel's widest vector (its exact sums take 2 pmaddwd per 2 taps: at best 2x).\n"
+	       "Inputs 224x224; resampler crops drawn as RandomResizedCrop draws them from 500x375.\n\n",
+	       R, kernels_active()->name);
+	printf("| op | achieved | bound |\n|---|---:|---:|\n");
+	for (int it = 0; it < B_ITEMS; it++)
+		if (w.op[it] >= 0)
+			report(res, label[it], it == B_RESAMPLE ? "GMAC/s" : "GB/s", &V(it, 0, 0), &V(it, 1, 0), R);
+	putchar('\n');
+	for (int it = 0; it < B_ITEMS; it++) {
+		if (w.op[it] < 0)
+			continue;
+		char name[128];
+		snprintf(name, sizeof(name), "%s time / bound", label[it]);
+		bench_print_target(stdout, bench_figure(res, "bounds", name, "ratio", &V(it, 2, 0), R, 1, 2.0, 1),
+				   "%.2f");
+	}
+#undef V
+	free(v);
+	ws_release(&w);
+	pipeline_release(&p);
+	return 0;
+}

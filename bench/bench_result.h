@@ -1,0 +1,57 @@
+/* The figures of one `ppbench bench`: each figure summarised over its
+ * repeats (stats_summarise: the median, min-max and, from 6 repeats on, a
+ * 95 % interval), a target judged against that interval (stats_judge:
+ * met, NOT met, within noise), printed as it is measured and written at the
+ * end to a results folder as bench.json and bench.csv. */
+#ifndef PPBENCH_BENCH_RESULT_H
+#define PPBENCH_BENCH_RESULT_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "stats.h"
+
+struct json_t;
+
+#define BENCH_MAX_FIGS 128
+
+struct bench_fig {
+	char section[24];          /* "ops", "decode", "bounds", "fused", "trace", "pool" */
+	char name[96];             /* "decode ppbench / TurboJPEG" */
+	char unit[24];             /* "ratio", "ms", "GB/s", "images/s" */
+	struct stats_summary s;    /* over the repeats */
+	int has_target, at_most;   /* at_most: lower is better */
+	double target;
+	enum stats_target verdict;
+};
+
+struct bench_result {
+	size_t n;
+	struct bench_fig fig[BENCH_MAX_FIGS];
+};
+
+/* Summarise v[0..n) as one figure (NaN values skipped) and keep it; with
+ * has_target, judge it. The figure, or NULL when the table is full or
+ * memory runs out. */
+const struct bench_fig *bench_figure(struct bench_result *r, const char *section, const char *name,
+				     const char *unit, const double *v, size_t n,
+				     int has_target, double target, int at_most);
+
+/* "12.3 [11.9, 12.8]" with the figure's own format */
+void bench_fig_format(char *out, size_t n, const struct bench_fig *f, const char *fmt);
+/* "met", "NOT met", "within noise", "unknown" (the printed verdict) */
+const char *bench_verdict_word(enum stats_target t);
+/* One line: "NAME: MEDIAN [LO, HI] UNIT; target <= T: VERDICT" */
+void bench_print_target(FILE *f, const struct bench_fig *g, const char *fmt);
+
+/* bench.json ({"command", "machine", "noise", "interval_method",
+ * "figures": [...]}) and bench.csv (section,figure,unit,n,median,lo,hi,
+ * interval,target,direction,verdict) into dir. 0, or -1 with err. */
+int bench_result_write(const struct bench_result *r, const char *dir, struct json_t *extra,
+		       char *err, size_t errlen);
+
+/* The "bounds" section of `ppbench bench` (bench_bounds.c): the ops after
+ * decode of `pipeline` against their bounds, `rounds` rounds; B: the
+ * batch of collate. 0, or -1 (said on stderr). */
+int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res);
+
+#endif

@@ -1,0 +1,124 @@
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "escape.h"
+
+/* Bytes of the valid UTF-8 character at s (as jansson accepts it: no
+ * overlong forms, no surrogates, at most U+10FFFF), 0 if none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	uint32_t cp;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+size_t bytes_escape(const char *in, char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)in;
+	size_t k = 0;
+#define PUT(ch) do { if (k + 1 < n) out[k] = (char)(ch); k++; } while (0)
+	while (*s) {
+		size_t l = utf8_len(s);
+		if (*s == '\\') {
+			PUT('\\');
+			PUT('\\');
+			s++;
+		} else if (l == 0 || *s < 0x20 || *s == 0x7f) {
+			PUT('\\');
+			PUT('x');
+			PUT(hex[*s >> 4]);
+			PUT(hex[*s & 15]);
+			s++;
+		} else {
+			while (l--)
+				PUT(*s++);
+		}
+	}
+#undef PUT
+	if (n)
+		out[k < n ? k : n - 1] = 0;
+	return k;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int bytes_unescape(const char *in, char *out, size_t n)
+{
+	size_t k = 0;
+	for (const char *s = in; *s; k++) {
+		char c = *s++;
+		if (c == '\\') {
+			if (*s == '\\') {
+				s++;
+			} else if (*s == 'x' && hexval(s[1]) >= 0 && hexval(s[2]) >= 0 &&
+				   (hexval(s[1]) || hexval(s[2]))) {
+				c = (char)(hexval(s[1]) << 4 | hexval(s[2]));
+				s += 3;
+			} else {
+				return -1;
+			}
+		}
+		if (k + 1 >= n)
+			return -1;
+		out[k] = c;
+	}
+	if (!n)
+		return -1;
+	out[k] = 0;
+	return 0;
+}
+
+json_t *json_bytes(const char *s)
+{
+	if (!s)
+		return json_null();
+	char small[512];
+	size_t need = bytes_escape(s, small, sizeof(small));
+	if (need < sizeof(small))
+		return json_string(small);
+	char *big = malloc(need + 1);
+	if (!big)
+		return NULL;
+	bytes_escape(s, big, need + 1);
+	json_t *v = json_string(big);
+	free(big);
+	return v;
+}
+
+const char *json_bytes_value(const json_t *v, char *out, size_t n)
+{
+	const char *s = json_string_value(v);
+	if (!s || bytes_unescape(s, out, n))
+		return NULL;
+	return out;
+}

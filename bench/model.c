@@ -1,0 +1,761 @@
+/* The discrete-event model of the loader's protocol (model.h). One event
+ * queue (a binary heap on time, then on the order the events were made, so
+ * that a seed gives one result); the main thread, the pin thread and every
+ * worker are small state machines driven by it, with the rules of loader.c,
+ * worker.c and consumer.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "backend.h"
+#include "model.h"
+
+#define T0 1000000000ull        /* the model's clock starts at 1 s: 0 means "never" in rows */
+
+enum mev_kind { MEV_WORKER, MEV_PIN, MEV_MAIN };
+
+struct mev {
+	uint64_t t, seq;
+	int kind, who;
+};
+
+/* A FIFO of int64 (a ring that grows). */
+struct fifo {
+	int64_t *v;
+	size_t cap, head, n;
+};
+
+static int fifo_push(struct fifo *f, int64_t x)
+{
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? f->cap * 2 : 64;
+		int64_t *v = malloc(cap * sizeof(*v));
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < f->n; i++)
+			v[i] = f->v[(f->head + i) % f->cap];
+		free(f->v);
+		f->v = v;
+		f->cap = cap;
+		f->head = 0;
+	}
+	f->v[(f->head + f->n++) % f->cap] = x;
+	return 0;
+}
+
+static int64_t fifo_pop(struct fifo *f)
+{
+	int64_t x = f->v[f->head];
+	f->head = (f->head + 1) % f->cap;
+	f->n--;
+	return x;
+}
+
+struct mworker {
+	struct fifo q;          /* torch: batch ids; policies: unused */
+	int busy;
+	int64_t batch;          /* torch: the batch at work; policies: the batch it collates, -1 */
+	uint64_t off, t0;       /* policies: the sample's schedule position and start */
+	double busy_ns;
+};
+
+struct sim {
+	const struct model_cfg *c;
+	struct model_out *o;
+	int W, policy;
+	/* the schedule: batch j holds positions first[j] .. first[j] + n[j] - 1 of idx[] */
+	size_t nb, npos;
+	uint64_t *first, *idx;
+	uint32_t *n, *epoch;
+	size_t *epoch_first;
+	int epochs;
+	/* per batch */
+	uint64_t *queued, *started, *finished;
+	unsigned char *have;
+	uint32_t *fill;
+	/* the event queue */
+	struct mev *heap;
+	size_t nheap, capheap;
+	uint64_t seq, now;
+	struct mworker *w;
+	int busy;               /* workers at work */
+	struct fifo results;    /* finished, not yet pinned (pin on) */
+	struct fifo pipe;       /* what the main thread can read */
+	int pin_busy;
+	int64_t pin_batch;
+	uint64_t pin_t0;
+	/* main */
+	int waiting, done;
+	uint64_t entry, last_end;
+	int64_t send, rcvd, yielded, efirst, eend;
+	int e;
+	/* policies */
+	struct fifo fast, slow;
+	uint64_t claim;
+	uint32_t *mark;         /* speedy: per dataset index, epoch + 2 from which it is slow */
+	uint64_t warm[WARM_CAP];
+	uint32_t warm_n, warm_target;
+	uint64_t timeout_ns;
+	struct trace_proc *tmain, *tpin, *tgpu, *tw;
+};
+
+/* ---- deterministic randomness: a hash of (seed, stream, key) ------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static double unif(uint64_t seed, uint64_t stream, uint64_t key)
+{
+	uint64_t h = mix64(mix64(seed ^ mix64(stream)) ^ key);
+	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(uint64_t seed, uint64_t stream, uint64_t key)
+{
+	double u1 = unif(seed, stream, 2 * key), u2 = unif(seed, stream, 2 * key + 1);
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* ---- costs ----------------------------------------------------------------- */
+
+/* One sample's cost (ns, before contention): fixed per dataset index, as a
+ * given image always decodes at about the same cost. */
+static double sample_cost(const struct sim *S, uint64_t di)
+{
+	const struct model_src *s = S->c->src;
+	uint64_t seed = S->c->seed;
+	switch (s->kind) {
+	case MSRC_SAMPLE_EMPIRICAL:
+		return s->v[(size_t)(unif(seed, 1, di) * (double)s->n) % s->n];
+	case MSRC_SAMPLE_LOGNORMAL: {
+		double cv = s->std_ns / s->mean_ns, sg = sqrt(log(1 + cv * cv));
+		return s->mean_ns * exp(sg * gauss(seed, 2, di) - sg * sg / 2);
+	}
+	case MSRC_BATCH_LIST:
+		return s->mean_ns / S->c->batch;
+	default: {
+		/* per-batch figures: a lognormal per sample whose sum over a
+		 * batch has the stated mean and std (independent samples) */
+		double m = s->mean_ns / s->batch_of;
+		double cv = s->std_ns / s->mean_ns * sqrt((double)s->batch_of);
+		if (s->kind == MSRC_BATCH_EMPIRICAL) {
+			double u = unif(seed, 3, di);
+			m = s->v[(size_t)(u * (double)s->n) % s->n] / s->batch_of;
+			cv = 0;
+		}
+		double sg = sqrt(log(1 + cv * cv));
+		return m * exp(sg * gauss(seed, 2, di) - sg * sg / 2);
+	}
+	}
+}
+
+/* The factor a batch's samples share (a lognormal of mean 1). */
+static double noise(const struct sim *S, int64_t j)
+{
+	double cv = S->c->src->batch_noise;
+	if (cv <= 0)
+		return 1;
+	double sg = sqrt(log(1 + cv * cv));
+	return exp(sg * gauss(S->c->seed, 6, (uint64_t)j) - sg * sg / 2);
+}
+
+/* A torch task's cost: batch j of n samples. */
+static double batch_cost(const struct sim *S, int64_t j)
+{
+	const struct model_src *s = S->c->src;
+	double n = S->n[j], r = n / (s->batch_of > 0 ? s->batch_of : 1);
+	uint64_t seed = S->c->seed;
+	if (s->kind == MSRC_BATCH_LIST)
+		return s->v[(size_t)j % s->n];
+	if (s->kind == MSRC_BATCH_NORMAL || s->kind == MSRC_BATCH_EMPIRICAL) {
+		/* n samples of independent costs: the mean scales by r, the
+		 * spread by sqrt(r) */
+		double dev = s->kind == MSRC_BATCH_NORMAL ? s->std_ns * gauss(seed, 4, (uint64_t)j) :
+			     s->v[(size_t)(unif(seed, 5, (uint64_t)j) * (double)s->n) % s->n] - s->mean_ns;
+		double t = s->mean_ns * r + dev * sqrt(r);
+		double lo = 0.05 * s->mean_ns * r;
+		return t > lo ? t : lo;
+	}
+	double t = 0;
+	for (uint32_t k = 0; k < S->n[j]; k++)
+		t += sample_cost(S, S->idx[S->first[j] + k]);
+	return (t + n * s->collate_ns) * noise(S, j);
+}
+
+/* ---- the event queue -------------------------------------------------- */
+
+static int ev_less(const struct mev *a, const struct mev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static int ev_push(struct sim *S, uint64_t t, int kind, int who)
+{
+	if (S->nheap == S->capheap) {
+		size_t cap = S->capheap ? S->capheap * 2 : 256;
+		struct mev *h = realloc(S->heap, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		S->heap = h;
+		S->capheap = cap;
+	}
+	struct mev e = { t, S->seq++, kind, who };
+	size_t i = S->nheap++;
+	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
+		S->heap[i] = S->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	S->heap[i] = e;
+	return 0;
+}
+
+static struct mev ev_pop(struct sim *S)
+{
+	struct mev top = S->heap[0], last = S->heap[--S->nheap];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct mev *best = &last;
+		if (l < S->nheap && ev_less(&S->heap[l], best)) {
+			m = l;
+			best = &S->heap[l];
+		}
+		if (r < S->nheap && ev_less(&S->heap[r], best))
+			m = r;
+		if (m == i)
+			break;
+		S->heap[i] = S->heap[m];
+		i = m;
+	}
+	if (S->nheap)
+		S->heap[i] = last;
+	return top;
+}
+
+/* ---- workers ----------------------------------------------------------- */
+
+static double busy_threads(const struct sim *S)
+{
+	return S->busy + S->c->machine.main_threads + (S->pin_busy ? 1 : 0);
+}
+
+/* Worker w starts work of base cost ns now. */
+static int work(struct sim *S, int w, double ns)
+{
+	S->w[w].busy = 1;
+	S->busy++;
+	double d = ns * model_worker_factor(&S->c->machine, busy_threads(S), S->W, w);
+	S->w[w].busy_ns += d;
+	return ev_push(S, S->now + (uint64_t)llround(d), MEV_WORKER, w);
+}
+
+static int torch_next(struct sim *S, int w)
+{
+	struct mworker *mw = &S->w[w];
+	if (mw->busy || !mw->q.n)
+		return 0;
+	int64_t j = fifo_pop(&mw->q);
+	mw->batch = j;
+	S->started[j] = S->now;
+	return work(S, w, batch_cost(S, j));
+}
+
+/* Policies: an idle worker takes a sample (worker W - 1 of speedy serves
+ * the slow lane first). */
+static int sample_next(struct sim *S, int w)
+{
+	struct mworker *mw = &S->w[w];
+	if (mw->busy)
+		return 0;
+	int bg = S->policy == POLICY_SPEEDY && S->W >= 2 && w == S->W - 1;
+	struct fifo *a = bg ? &S->slow : &S->fast, *b = bg ? &S->fast : &S->slow;
+	struct fifo *f = a->n ? a : b->n ? b : NULL;
+	if (!f)
+		return 0;
+	mw->off = (uint64_t)fifo_pop(f);
+	mw->t0 = S->now;
+	mw->batch = -1;
+	return work(S, w, sample_cost(S, S->idx[mw->off]));
+}
+
+static int idle_workers_take(struct sim *S)
+{
+	for (int w = 0; w < S->W; w++)
+		if ((S->policy == POLICY_TORCH ? torch_next(S, w) : sample_next(S, w)))
+			return -1;
+	return 0;
+}
+
+static int main_poll(struct sim *S);
+
+/* A batch leaves its worker: to the pin thread, or straight to the main thread. */
+static int batch_done(struct sim *S, int w, int64_t j)
+{
+	S->finished[j] = S->now;
+	trace_add(&S->tw[w], EV_BATCH_PREPROC, 0, j, UINT32_MAX, T0 + S->started[j],
+		  S->now - S->started[j]);
+	if (!S->c->pin_memory) {
+		if (fifo_push(&S->pipe, j))
+			return -1;
+		return S->waiting ? main_poll(S) : 0;
+	}
+	if (fifo_push(&S->results, j))
+		return -1;
+	if (S->pin_busy)
+		return 0;
+	j = fifo_pop(&S->results);
+	S->pin_busy = 1;
+	S->pin_batch = j;
+	S->pin_t0 = S->now;
+	double bytes = S->n[j] * S->c->sample_bytes;
+	double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
+	return ev_push(S, S->now + (uint64_t)llround(d), MEV_PIN, 0);
+}
+
+static int pin_done(struct sim *S)
+{
+	int64_t j = S->pin_batch;
+	trace_add(S->tpin, EV_BATCH_PINNED, 0, j, UINT32_MAX, T0 + S->pin_t0, S->now - S->pin_t0);
+	S->pin_busy = 0;
+	if (fifo_push(&S->pipe, j))
+		return -1;
+	if (S->results.n) {
+		int64_t k = fifo_pop(&S->results);
+		S->pin_busy = 1;
+		S->pin_batch = k;
+		S->pin_t0 = S->now;
+		double bytes = S->n[k] * S->c->sample_bytes;
+		double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
+		if (ev_push(S, S->now + (uint64_t)llround(d), MEV_PIN, 0))
+			return -1;
+	}
+	return S->waiting ? main_poll(S) : 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* speedy_note of worker.c: the warm-up's percentile is the timeout; a
+ * slower sample goes to the slow lane from the next epoch on. */
+static void speedy_note(struct sim *S, uint64_t di, uint32_t epoch, uint64_t ns)
+{
+	if (S->timeout_ns) {
+		if (ns > S->timeout_ns)
+			S->mark[di] = epoch + 2;
+		return;
+	}
+	if (S->warm_n >= S->warm_target)
+		return;
+	S->warm[S->warm_n++] = ns;
+	if (S->warm_n != S->warm_target)
+		return;
+	uint64_t v[WARM_CAP];
+	memcpy(v, S->warm, S->warm_n * sizeof(*v));
+	qsort(v, S->warm_n, sizeof(*v), cmp_u64);
+	double pct = S->c->speedy_timeout_pct > 0 ? S->c->speedy_timeout_pct : 75;
+	size_t i = (size_t)(pct / 100.0 * (double)(S->warm_n - 1) + 0.5);
+	if (i >= S->warm_n)
+		i = S->warm_n - 1;
+	S->timeout_ns = v[i] ? v[i] : 1;
+}
+
+/* The schedule position's batch (batches are contiguous). */
+static int64_t batch_of(const struct sim *S, uint64_t off)
+{
+	size_t lo = 0, hi = S->nb;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (S->first[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo;
+}
+
+static int worker_done(struct sim *S, int w)
+{
+	struct mworker *mw = &S->w[w];
+	mw->busy = 0;
+	S->busy--;
+	if (S->policy == POLICY_TORCH) {
+		if (batch_done(S, w, mw->batch))
+			return -1;
+		return torch_next(S, w);
+	}
+	if (mw->batch >= 0) {           /* its collation ended */
+		if (batch_done(S, w, mw->batch))
+			return -1;
+		return sample_next(S, w);
+	}
+	uint64_t di = S->idx[mw->off];
+	int64_t own = batch_of(S, mw->off);
+	if (S->policy == POLICY_SPEEDY)
+		speedy_note(S, di, S->epoch[own], S->now - mw->t0);
+	/* the next completion position: batch j */
+	int64_t j = batch_of(S, S->claim++);
+	if (mw->t0 < S->started[j])
+		S->started[j] = mw->t0;
+	if (++S->fill[j] == S->n[j]) {
+		mw->batch = j;
+		return work(S, w, S->n[j] * S->c->src->collate_ns);
+	}
+	return sample_next(S, w);
+}
+
+/* ---- the main thread --------------------------------------------------- */
+
+static int dispatch(struct sim *S)
+{
+	if (S->send >= S->eend)
+		return 0;
+	int64_t j = S->send++;
+	S->queued[j] = S->now;
+	trace_add(S->tmain, EV_BATCH_QUEUED, 0, j, UINT32_MAX, T0 + S->now, TRACE_MARKER_NS);
+	unsigned inflight = (unsigned)(S->send - S->efirst - S->yielded);
+	if (inflight > S->o->max_inflight)
+		S->o->max_inflight = inflight;
+	if (S->policy == POLICY_TORCH) {
+		int w = (int)((j - S->efirst) % S->W);
+		if (fifo_push(&S->w[w].q, j))
+			return -1;
+		return torch_next(S, w);
+	}
+	for (uint32_t k = 0; k < S->n[j]; k++) {
+		uint64_t off = S->first[j] + k;
+		uint32_t mk = S->mark ? S->mark[S->idx[off]] : 0;
+		int slow = S->policy == POLICY_SPEEDY && S->W >= 2 && mk && mk - 1 <= S->epoch[j];
+		if (slow)
+			S->o->slow_lane++;
+		if (fifo_push(slow ? &S->slow : &S->fast, (int64_t)off))
+			return -1;
+	}
+	return idle_workers_take(S);
+}
+
+static int prime(struct sim *S)
+{
+	S->efirst = (int64_t)S->epoch_first[S->e];
+	S->eend = (int64_t)S->epoch_first[S->e + 1];
+	S->send = S->rcvd = S->efirst;
+	S->yielded = 0;
+	for (int i = 0; i < S->c->prefetch * S->W; i++)
+		if (dispatch(S))
+			return -1;
+	return 0;
+}
+
+/* Batch j handed to the consumer: one new task, then copy and step. */
+static int hand_over(struct sim *S, int64_t j)
+{
+	if (!S->o->batches)
+		S->o->first_ns = S->now;
+	S->o->yield_order[S->o->batches] = j;
+	S->yielded++;
+	S->waiting = 0;
+	if (dispatch(S))
+		return -1;
+	trace_add(S->tmain, EV_BATCH_CONSUMED, 0, j, UINT32_MAX, T0 + S->now, TRACE_MARKER_NS);
+	S->o->gpu_idle_ns += S->now - S->last_end;
+	double bytes = S->n[j] * S->c->sample_bytes + S->n[j] * 8.0;
+	uint64_t copy = S->c->h2d_bytes_per_s > 0 ? (uint64_t)(bytes / S->c->h2d_bytes_per_s * 1e9) : 0;
+	uint64_t step = (uint64_t)llround(S->c->gpu_step_ns);
+	trace_add(S->tgpu, EV_GPU_COPY, 0, j, UINT32_MAX, T0 + S->now, copy);
+	trace_add(S->tgpu, EV_GPU_STEP, 0, j, UINT32_MAX, T0 + S->now + copy, step);
+	S->o->gpu_copy_ns += copy;
+	S->o->gpu_busy_ns += copy + step;
+	S->last_end = S->now + copy + step;
+	S->o->batches++;
+	S->o->images += S->n[j];
+	return ev_push(S, S->last_end, MEV_MAIN, 0);
+}
+
+static void arrived(struct sim *S, int64_t j)
+{
+	trace_add(S->tmain, EV_BATCH_ARRIVED, 0, j, UINT32_MAX, T0 + S->now, TRACE_MARKER_NS);
+}
+
+/* The main thread waits for data: what next_inorder / next_arrival do. */
+static int main_poll(struct sim *S)
+{
+	int inorder = S->c->order == ORDER_INORDER && S->policy == POLICY_TORCH;
+	while (S->waiting) {
+		if (inorder && S->have[S->rcvd]) {
+			S->have[S->rcvd] = 0;
+			return hand_over(S, S->rcvd++);
+		}
+		if (!S->pipe.n)
+			return 0;
+		int64_t j = fifo_pop(&S->pipe);
+		arrived(S, j);
+		if (inorder && j != S->rcvd) {
+			trace_add(S->tmain, EV_BATCH_WAIT, 0, j, UINT32_MAX, T0 + S->now, TRACE_MARKER_NS);
+			S->have[j] = 1;
+			continue;
+		}
+		trace_add(S->tmain, EV_BATCH_WAIT, 0, j, UINT32_MAX, T0 + S->entry, S->now - S->entry);
+		if (inorder)
+			S->rcvd++;
+		return hand_over(S, j);
+	}
+	return 0;
+}
+
+/* The consumer is done with a batch: the next one, or the next epoch. */
+static int main_free(struct sim *S)
+{
+	if (S->yielded >= S->eend - S->efirst) {
+		if (++S->e >= S->epochs) {
+			S->done = 1;
+			return 0;
+		}
+		if (prime(S))
+			return -1;
+	}
+	S->waiting = 1;
+	S->entry = S->now;
+	return main_poll(S);
+}
+
+/* ---- set up ----------------------------------------------------------- */
+
+static int schedule(struct sim *S, char *err, size_t errlen)
+{
+	const struct model_cfg *c = S->c;
+	uint64_t N = c->images, B = (uint64_t)c->batch;
+	uint64_t per = c->drop_last ? N / B : (N + B - 1) / B;
+	uint64_t total = per * (uint64_t)c->epochs;
+	if (!per) {
+		snprintf(err, errlen, "no batch to model: %llu images, batch %llu%s",
+			 (unsigned long long)N, (unsigned long long)B, c->drop_last ? " with --drop-last" : "");
+		return -1;
+	}
+	if (c->max_batches && c->max_batches < total)
+		total = c->max_batches;
+	S->epochs = (int)((total + per - 1) / per);
+	S->nb = total;
+	S->first = malloc(total * sizeof(*S->first));
+	S->n = malloc(total * sizeof(*S->n));
+	S->epoch = malloc(total * sizeof(*S->epoch));
+	S->epoch_first = malloc(((size_t)S->epochs + 1) * sizeof(*S->epoch_first));
+	S->idx = malloc((size_t)N * (size_t)S->epochs * sizeof(*S->idx));
+	if (!S->first || !S->n || !S->epoch || !S->epoch_first || !S->idx) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	size_t j = 0;
+	uint64_t pos = 0;
+	for (int e = 0; e < S->epochs; e++) {
+		uint64_t *ix = S->idx + (size_t)e * N;
+		for (uint64_t i = 0; i < N; i++)
+			ix[i] = i;
+		for (uint64_t i = N; c->shuffle && i > 1; i--) {
+			uint64_t k = (uint64_t)(unif(c->seed, 100 + (uint64_t)e, i) * (double)i) % i;
+			uint64_t t = ix[i - 1];
+			ix[i - 1] = ix[k];
+			ix[k] = t;
+		}
+		S->epoch_first[e] = j;
+		for (uint64_t b = 0; b < per && j < total; b++, j++) {
+			S->first[j] = pos + b * B;
+			S->n[j] = (uint32_t)(b * B + B <= N ? B : N - b * B);
+			S->epoch[j] = (uint32_t)e;
+		}
+		pos += N;
+	}
+	S->epoch_first[S->epochs] = j;
+	S->npos = pos;
+	return 0;
+}
+
+static int alloc_proc(struct trace_proc *tp, enum proc_role role, int id, size_t cap)
+{
+	memset(tp, 0, sizeof(*tp));
+	tp->role = role;
+	tp->id = id;
+	tp->pid = 1000 + id + (role == ROLE_WORKER ? 1 : 0);
+	tp->cap = cap;
+	tp->ev = malloc((cap ? cap : 1) * sizeof(*tp->ev));
+	return tp->ev ? 0 : -1;
+}
+
+static int setup(struct sim *S, char *err, size_t errlen)
+{
+	const struct model_cfg *c = S->c;
+	struct model_out *o = S->o;
+	if (schedule(S, err, errlen))
+		return -1;
+	size_t nb = S->nb, W = (size_t)c->workers;
+	S->queued = calloc(nb, sizeof(uint64_t));
+	S->started = malloc(nb * sizeof(uint64_t));
+	S->finished = calloc(nb, sizeof(uint64_t));
+	S->have = calloc(nb, 1);
+	S->fill = calloc(nb, sizeof(uint32_t));
+	S->w = calloc(W, sizeof(*S->w));
+	o->worker_busy_s = calloc(W, sizeof(double));
+	o->yield_order = calloc(nb, sizeof(int64_t));
+	if (c->policy == POLICY_SPEEDY)
+		S->mark = calloc((size_t)c->images, sizeof(uint32_t));
+	size_t nprocs = W + 2 + (c->pin_memory ? 1 : 0);
+	o->trace.procs = calloc(nprocs, sizeof(struct trace_proc));
+	if (!S->queued || !S->started || !S->finished || !S->have || !S->fill || !S->w ||
+	    !o->worker_busy_s || !o->yield_order || (c->policy == POLICY_SPEEDY && !S->mark) ||
+	    !o->trace.procs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t j = 0; j < nb; j++)
+		S->started[j] = UINT64_MAX;
+	struct trace *t = &o->trace;
+	t->nprocs = nprocs;
+	int bad = alloc_proc(&t->procs[0], ROLE_MAIN, 0, nb * 5 + 16);
+	for (size_t w = 0; w < W; w++)
+		bad |= alloc_proc(&t->procs[1 + w], ROLE_WORKER, (int)w, nb + 16);
+	if (c->pin_memory)
+		bad |= alloc_proc(&t->procs[1 + W], ROLE_PIN, 0, nb + 16);
+	bad |= alloc_proc(&t->procs[nprocs - 1], ROLE_GPU, 0, nb * 2 + 16);
+	if (bad) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	S->tmain = &t->procs[0];
+	S->tw = &t->procs[1];
+	S->tpin = c->pin_memory ? &t->procs[1 + W] : NULL;
+	S->tgpu = &t->procs[nprocs - 1];
+	/* speedy's warm-up: P x W x B samples, 8 to WARM_CAP, within epoch 0 */
+	uint64_t warm = (uint64_t)c->prefetch * W * (uint64_t)c->batch;
+	uint64_t e0 = S->epoch_first[1] ? S->first[S->epoch_first[1] - 1] + S->n[S->epoch_first[1] - 1] : 0;
+	warm = warm < 8 ? 8 : warm > WARM_CAP ? WARM_CAP : warm;
+	S->warm_target = (uint32_t)(warm > e0 ? e0 : warm);
+	return 0;
+}
+
+static void sim_free(struct sim *S)
+{
+	free(S->first);
+	free(S->n);
+	free(S->epoch);
+	free(S->epoch_first);
+	free(S->idx);
+	free(S->queued);
+	free(S->started);
+	free(S->finished);
+	free(S->have);
+	free(S->fill);
+	for (int w = 0; S->w && w < S->W; w++)
+		free(S->w[w].q.v);
+	free(S->w);
+	free(S->heap);
+	free(S->results.v);
+	free(S->pipe.v);
+	free(S->fast.v);
+	free(S->slow.v);
+	free(S->mark);
+}
+
+static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
+{
+	if (c->workers < 1 || c->batch < 1 || c->prefetch < 1 || c->epochs < 1 || !c->images) {
+		snprintf(err, errlen, "the model needs workers, batch, prefetch factor, epochs and "
+			 "images of at least 1");
+		return -1;
+	}
+	if (!c->src || (c->src->kind <= MSRC_BATCH_EMPIRICAL && c->src->batch_of < 1) ||
+	    ((c->src->kind == MSRC_BATCH_EMPIRICAL || c->src->kind == MSRC_SAMPLE_EMPIRICAL ||
+	      c->src->kind == MSRC_BATCH_LIST) &&
+	     !c->src->n)) {
+		snprintf(err, errlen, "the model has no costs to draw from");
+		return -1;
+	}
+	return 0;
+}
+
+int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof(*o));
+	if (check_cfg(c, err, errlen))
+		return -1;
+	struct sim *S = calloc(1, sizeof(*S));
+	if (!S) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	S->c = c;
+	S->o = o;
+	S->W = c->workers;
+	S->policy = c->policy;
+	int rc = setup(S, err, errlen);
+	if (!rc)
+		rc = prime(S);
+	if (!rc) {
+		S->waiting = 1;
+		S->entry = 0;
+		rc = main_poll(S);
+	}
+	while (!rc && !S->done && S->nheap) {
+		struct mev e = ev_pop(S);
+		S->now = e.t;
+		rc = e.kind == MEV_WORKER ? worker_done(S, e.who) :
+		     e.kind == MEV_PIN ? pin_done(S) : main_free(S);
+	}
+	if (!rc && !S->done) {
+		snprintf(err, errlen, "internal error: the model stopped after %llu of %zu batches",
+			 (unsigned long long)o->batches, S->nb);
+		rc = -1;
+	}
+	if (!rc) {
+		for (int w = 0; w < S->W; w++)
+			o->worker_busy_s[w] = S->w[w].busy_ns / 1e9;
+		o->timeout_ns = S->timeout_ns;
+		struct analysis_opts *a = &o->opts;
+		memset(a, 0, sizeof(*a));
+		a->start_ns = T0;
+		a->end_ns = T0 + S->now;
+		a->batch_size = c->batch;
+		a->workers = c->workers;
+		a->gpus = c->gpus;
+		a->images = o->images;
+		a->batches = o->batches;
+		a->worker_cpu_s = o->worker_busy_s;
+		a->gpu_busy_ns = o->gpu_busy_ns;
+		a->gpu_idle_ns = o->gpu_idle_ns;
+		a->gpu_copy_ns = o->gpu_copy_ns;
+		a->complete = 1;
+		a->max_inflight = o->max_inflight;
+		a->slow_lane = o->slow_lane;
+		a->speedy_timeout_ns = o->timeout_ns;
+		a->speedy = c->policy == POLICY_SPEEDY;
+		a->others_cpu_pct = a->steal_pct = a->load1 = NAN;
+		a->cpus_usable = c->machine.cores > 0 ? c->machine.cores * c->machine.tpc : 0;
+	}
+	sim_free(S);
+	free(S);
+	if (rc)
+		model_out_free(o);
+	return rc;
+}
+
+int model_metrics(const struct model_cfg *c, struct model_out *o, struct run_metrics *m,
+		  char *err, size_t errlen)
+{
+	(void)c;
+	return analysis_compute(&o->trace, &o->opts, m, err, errlen);
+}
+
+void model_out_free(struct model_out *o)
+{
+	for (size_t i = 0; i < o->trace.nprocs; i++)
+		free(o->trace.procs[i].ev);
+	free(o->trace.procs);
+	free(o->worker_busy_s);
+	free(o->yield_order);
+	memset(o, 0, sizeof(*o));
+}

@@ -1,0 +1,111 @@
+/* The machine's contention model and its fit (model.h). */
+#include <math.h>
+#include <stdlib.h>
+#include "model.h"
+#include "stats.h"
+
+static double capacity(const struct model_machine *m, double n)
+{
+	double c = m->cores, extra = n - c, room = c * (m->tpc - 1);
+	if (extra < 0)
+		extra = 0;
+	if (extra > room)
+		extra = room;
+	return (n < c ? n : c) + m->beta * extra;
+}
+
+static double factor(const struct model_machine *m, double busy)
+{
+	if (m->cores <= 0 || busy <= 0)
+		return 1;
+	double used = busy < m->cores ? busy : m->cores;
+	double shared = 1 + m->alpha * (used - 1);
+	/* beyond the hardware threads, time-slicing: the capacity stays that
+	 * of every thread busy */
+	return shared * busy / capacity(m, busy);
+}
+
+double model_factor(const struct model_machine *m, double busy)
+{
+	return factor(m, busy) / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
+}
+
+double model_worker_factor(const struct model_machine *m, double busy, int W, int w)
+{
+	if (!m->smt_static || m->tpc != 2 || busy <= m->cores || busy > 2 * m->cores)
+		return model_factor(m, busy);
+	/* busy - cores cores run two threads, 2 x cores - busy threads have a
+	 * core alone; the workers' share of those is the lowest ids */
+	double lone = 2 * m->cores - busy;
+	int lone_w = (int)floor(lone * W / busy + 0.5);
+	double f = (1 + m->alpha * (m->cores - 1)) * (w < lone_w ? 1 : 2 / (1 + m->beta));
+	return f / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
+}
+
+static double mean_worker_factor(const struct model_machine *m, double busy, int W)
+{
+	if (!m->smt_static || W < 1)
+		return model_factor(m, busy);
+	double t = 0;
+	for (int w = 0; w < W; w++)
+		t += model_worker_factor(m, busy, W, w);
+	return t / W;
+}
+
+/* Sum of |log(t / (base x factor))| at the best base (the median of the
+ * log ratios, which minimises it). */
+static double fit_cost(const struct model_machine *m, const double *n, const int *W,
+		       const double *t, size_t k, double *base)
+{
+	double r[64];
+	if (k > 64)
+		k = 64;
+	for (size_t i = 0; i < k; i++)
+		r[i] = log(t[i] / mean_worker_factor(m, n[i], W ? W[i] : 0));
+	double s[64];
+	for (size_t i = 0; i < k; i++)
+		s[i] = r[i];
+	stats_sort(s, k);
+	double mid = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+	double cost = 0;
+	for (size_t i = 0; i < k; i++)
+		cost += fabs(r[i] - mid);
+	*base = exp(mid);
+	return cost;
+}
+
+void model_fit(struct model_machine *m, const double *n, const int *W, const double *t, size_t k,
+	       double *base, double *err_pct)
+{
+	double best = INFINITY, bb = 0, ba = 0, bbeta = 0;
+	int smt = 0;
+	for (size_t i = 0; i < k; i++)
+		if (n[i] > m->cores)
+			smt = 1;
+	/* a grid, fine enough for what the data can say: alpha in 0..0.05,
+	 * beta in 0..1 (0 when no point has more busy threads than cores) */
+	for (int ia = 0; ia <= 200; ia++) {
+		for (int ib = 0; ib <= (smt ? 100 : 0); ib++) {
+			struct model_machine q = *m;
+			q.alpha = ia * 0.00025;
+			q.beta = ib * 0.01;
+			double b;
+			double c = fit_cost(&q, n, W, t, k, &b);
+			if (c < best - 1e-12) {
+				best = c;
+				bb = b;
+				ba = q.alpha;
+				bbeta = q.beta;
+			}
+		}
+	}
+	m->alpha = ba;
+	m->beta = bbeta;
+	*base = bb;
+	double e[64];
+	size_t kk = k > 64 ? 64 : k;
+	for (size_t i = 0; i < kk; i++)
+		e[i] = fabs(t[i] / (bb * mean_worker_factor(m, n[i], W ? W[i] : 0)) - 1) * 100;
+	stats_sort(e, kk);
+	*err_pct = kk ? (kk % 2 ? e[kk / 2] : (e[kk / 2 - 1] + e[kk / 2]) / 2) : 0;
+}

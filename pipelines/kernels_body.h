@@ -1,0 +1,238 @@
+/* The kernels' source, compiled once per instruction set (kernels_sse2.c,
+ * kernels_avx2.c, kernels_avx512.c define KERNEL_NAME and get their -m
+ * flags and -O3 from the Makefile): plain loops the compiler vectorizes at
+ * the set's width, so every set computes the same expression per element,
+ * and the resampler's integer sums written for each width. */
+#include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+#include "kernels.h"
+
+#define KCAT2(a, b) a##_##b
+#define KCAT(a, b) KCAT2(a, b)
+#define K(f) KCAT(f, KERNEL_NAME)
+
+/* torchvision ToTensor: x / 255.0f, correctly rounded. With FMA, as the
+ * reciprocal product corrected by its residual: q = x * r, e = x - 255 q
+ * (exact in one fma), q + e r: the correctly rounded quotient for every x
+ * in 0..255 (the golden test checks all 256 values with every kernel; the
+ * plain product x * r alone differs for 126 of them). Division's
+ * throughput is what bounds this loop otherwise. */
+static void K(to_tensor)(const uint8_t *restrict in, size_t hw, float *restrict r,
+			 float *restrict g, float *restrict b)
+{
+#ifdef __FMA__
+	const float inv = 1.0f / 255.0f;
+#define TT(x) __extension__({ float x_ = (float)(x), q_ = x_ * inv; \
+			       __builtin_fmaf(__builtin_fmaf(-q_, 255.0f, x_), inv, q_); })
+#else
+#define TT(x) ((float)(x) / 255.0f)
+#endif
+	for (size_t i = 0; i < hw; i++) {
+		r[i] = TT(in[3 * i]);
+		g[i] = TT(in[3 * i + 1]);
+		b[i] = TT(in[3 * i + 2]);
+	}
+#undef TT
+}
+
+/* torchvision Normalize: (x - mean) / std in float32, true division */
+static void K(normalize)(float *restrict p, size_t n, float m, float sd)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (p[i] - m) / sd;
+}
+
+/* PIL's FLIP_LEFT_RIGHT of one row into dst (a new image, as PIL's
+ * transpose makes). With SSSE3, five pixels per pshufb: dst pixels
+ * x..x+4 are src pixels w-1-x..w-5-x; the 16-byte load reads one byte of
+ * src pixel w-x (there while x >= 1) and the 16-byte store writes one byte
+ * of dst pixel x+5 (there while x + 5 < w; the next store rewrites it). */
+static void K(flip_row)(const uint8_t *restrict src, uint8_t *restrict dst, int w)
+{
+	int x = 0;
+#ifdef __SSSE3__
+	const __m128i rev = _mm_setr_epi8(12, 13, 14, 9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 1, 2, -1);
+	if (w > 6) {
+		memcpy(dst, src + 3 * (size_t)(w - 1), 3);
+		for (x = 1; x + 5 < w; x += 5) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(src + 3 * (size_t)(w - 5 - x)));
+			_mm_storeu_si128((__m128i *)(dst + 3 * (size_t)x), _mm_shuffle_epi8(v, rev));
+		}
+	}
+#endif
+	for (; x < w; x++) {
+		const uint8_t *s = src + 3 * (size_t)(w - 1 - x);
+		dst[3 * x] = s[0];
+		dst[3 * x + 1] = s[1];
+		dst[3 * x + 2] = s[2];
+	}
+}
+
+static inline uint8_t K(clip8)(int32_t ss)
+{
+	ss >>= 22;
+	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
+}
+
+/* The resampler's sums (resample.c): pmaddwd on the weights split into 15
+ * low and 8 high bits (both fit int16); (high sum << 15) + low sum with
+ * wrapping 32-bit adds is the exact sum, so every width gives the same
+ * bytes. Blocks of 32 lanes (AVX-512 BW), 16 (AVX2), 8 (SSE2), then one by
+ * one. */
+static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,
+		    const uint32_t *hi, size_t lanes, uint8_t *out)
+{
+	size_t i = 0;
+#ifdef __AVX512BW__
+	for (; i + 32 <= lanes; i += 32) {
+		const uint8_t *q = p + i;
+		const __m512i z = _mm512_setzero_si512();
+		__m512i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m512i x0 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)q));
+			__m512i x1 = 2 * m + 1 < n ?
+				_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(q + step))) : z;
+			__m512i a0 = _mm512_unpacklo_epi16(x0, x1), a1 = _mm512_unpackhi_epi16(x0, x1);
+			__m512i kl = _mm512_set1_epi32((int32_t)lo[m]), kh = _mm512_set1_epi32((int32_t)hi[m]);
+			l0 = _mm512_add_epi32(l0, _mm512_madd_epi16(a0, kl));
+			l1 = _mm512_add_epi32(l1, _mm512_madd_epi16(a1, kl));
+			h0 = _mm512_add_epi32(h0, _mm512_madd_epi16(a0, kh));
+			h1 = _mm512_add_epi32(h1, _mm512_madd_epi16(a1, kh));
+		}
+		const __m512i half = _mm512_set1_epi32(1 << 21);
+		__m512i s0 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h0, 15), l0), half);
+		__m512i s1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h1, 15), l1), half);
+		s0 = _mm512_srai_epi32(s0, 22);
+		s1 = _mm512_srai_epi32(s1, 22);
+		/* per 128-bit lane: lo/hi halves back in order, saturating to [0, 255] */
+		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), z);
+		/* the low 8 bytes of each 128-bit lane, in lane order */
+		__m512i idx = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+		v = _mm512_permutexvar_epi64(idx, v);
+		_mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(v));
+	}
+#endif
+#ifdef __AVX2__
+	for (; i + 16 <= lanes; i += 16) {
+		const uint8_t *q = p + i;
+		const __m256i z = _mm256_setzero_si256();
+		__m256i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)q));
+			__m256i x1 = 2 * m + 1 < n ?
+				_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + step))) : z;
+			__m256i a0 = _mm256_unpacklo_epi16(x0, x1), a1 = _mm256_unpackhi_epi16(x0, x1);
+			__m256i kl = _mm256_set1_epi32((int32_t)lo[m]), kh = _mm256_set1_epi32((int32_t)hi[m]);
+			l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(a0, kl));
+			l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(a1, kl));
+			h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(a0, kh));
+			h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(a1, kh));
+		}
+		const __m256i half = _mm256_set1_epi32(1 << 21);
+		__m256i s0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h0, 15), l0), half);
+		__m256i s1 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h1, 15), l1), half);
+		s0 = _mm256_srai_epi32(s0, 22);
+		s1 = _mm256_srai_epi32(s1, 22);
+		__m256i v = _mm256_packus_epi16(_mm256_packs_epi32(s0, s1), z);
+		v = _mm256_permute4x64_epi64(v, 0x08);   /* qwords 0 and 2 */
+		_mm_storeu_si128((__m128i *)(out + i), _mm256_castsi256_si128(v));
+	}
+#endif
+#ifdef __SSE2__
+	for (; i + 8 <= lanes; i += 8) {
+		const uint8_t *q = p + i;
+		const __m128i z = _mm_setzero_si128();
+		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
+			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
+			__m128i x1 = 2 * m + 1 < n ?
+				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
+			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
+			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
+			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
+			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
+			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
+			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
+		}
+		const __m128i half = _mm_set1_epi32(1 << 21);
+		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
+		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
+		s0 = _mm_srai_epi32(s0, 22);
+		s1 = _mm_srai_epi32(s1, 22);
+		/* saturating packs: the clamp to [0, 255] */
+		__m128i v = _mm_packs_epi32(s0, s1);
+		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
+	}
+#else
+	(void)lo;
+	(void)hi;
+#endif
+	for (; i < lanes; i++) {
+		int32_t s = 1 << 21;
+		for (int t = 0; t < n; t++)
+			s += p[t * step + i] * k[t];
+		out[i] = K(clip8)(s);
+	}
+}
+
+/* register-only pmaddwd throughput; the empty asm makes the inputs look
+ * changed every round, so nothing is hoisted out of the loop or merged */
+static uint64_t K(madd_peak)(uint64_t iters)
+{
+#if defined(__AVX512BW__)
+#define PEAK_T __m512i
+#define PEAK_MADD _mm512_madd_epi16
+#define PEAK_ADD _mm512_add_epi32
+#define PEAK_SET1 _mm512_set1_epi16
+#elif defined(__AVX2__)
+#define PEAK_T __m256i
+#define PEAK_MADD _mm256_madd_epi16
+#define PEAK_ADD _mm256_add_epi32
+#define PEAK_SET1 _mm256_set1_epi16
+#elif defined(__SSE2__)
+#define PEAK_T __m128i
+#define PEAK_MADD _mm_madd_epi16
+#define PEAK_ADD _mm_add_epi32
+#define PEAK_SET1 _mm_set1_epi16
+#endif
+#ifdef PEAK_T
+	PEAK_T y = PEAK_SET1(5), a[8], x[8];
+	for (int i = 0; i < 8; i++) {
+		a[i] = PEAK_SET1((short)i);
+		x[i] = PEAK_SET1((short)(i + 3));
+	}
+	for (uint64_t r = 0; r < iters; r++) {
+		/* eight distinct inputs, each "changed" every round */
+		__asm__ volatile("" : "+v"(x[0]), "+v"(x[1]), "+v"(x[2]), "+v"(x[3]), "+v"(x[4]),
+				 "+v"(x[5]), "+v"(x[6]), "+v"(x[7]), "+v"(y));
+		for (int i = 0; i < 8; i++)
+			a[i] = PEAK_ADD(a[i], PEAK_MADD(x[i], y));
+	}
+	PEAK_T t = a[0];
+	for (int i = 1; i < 8; i++)
+		t = PEAK_ADD(t, a[i]);
+	volatile PEAK_T sink = t;
+	(void)sink;
+	return iters * 8 * (sizeof(PEAK_T) / 2);
+#undef PEAK_T
+#undef PEAK_MADD
+#undef PEAK_ADD
+#undef PEAK_SET1
+#else
+	volatile int32_t acc = 0;
+	for (uint64_t r = 0; r < iters; r++)
+		acc += (int32_t)r * 3;
+	return iters;
+#endif
+}
+
+const struct kernels KCAT(kernels, KERNEL_NAME) = {
+	.name = KERNEL_STR,
+	.to_tensor = K(to_tensor),
+	.normalize = K(normalize),
+	.flip_row = K(flip_row),
+	.taps = K(taps),
+	.madd_peak = K(madd_peak),
+};

@@ -1,0 +1,32 @@
+# ppbench bench (make bench): every target printed with its interval and a
+# verdict (met / NOT met / within noise), and a results folder with
+# bench.json and bench.csv. A tiny run: timings here are not judged.
+. "$(dirname "$0")/lib.sh"
+ds=$TMP/bench_ds
+out=$TMP/bench_out
+"$PPBENCH" dataset generate --out "$ds" --images 16 --classes 2 --quiet on >/dev/null 2>&1 ||
+	echo "not ok - generate the bench dataset"
+small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,bounds,fused,decode)
+
+check_cli "bench --help names the results folder" 0 'bench.json, bench.csv' -- bench --help
+check_cli "bench: a bad section list"            2 "--sections: unknown section 'opz'" -- bench --sections opz
+check_cli "bench: targets with a verdict"        0 'decode ppbench / TurboJPEG: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.050: (met|NOT met|within noise)' -- bench "${small[@]}"
+d=$(ls -d "$out"/*-bench 2>/dev/null | head -1)
+check "bench leaves a results folder" test -d "$d"
+check "bench.json holds the figures and the machine" \
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert j['kind']=='bench' and j['machine'] and j['noise']; f=[x for x in j['figures'] if x['figure']=='work after decode / decode'][0]; assert f['n']==2 and f['direction']=='at_most' and f['verdict'] in ('met','not met','within noise')" "$d/bench.json"
+check "bench.csv has one row per figure" \
+	bash -c "head -1 '$d/bench.csv' | grep -qx 'section,figure,unit,n,median,lo,hi,interval,target,direction,verdict' && grep -q '^ops,to_tensor ms per image,ms,2,' '$d/bench.csv'"
+
+# the ops' kernels: chosen at start-up, forced with PPBENCH_KERNEL, recorded
+PPBENCH_KERNEL=avx3 check_cli "PPBENCH_KERNEL: an unknown kernel" 2 "PPBENCH_KERNEL: unknown kernel 'avx3' \(kernels: sse2, avx2, avx512, auto\)" -- info --counters none
+PPBENCH_KERNEL=sse2 check_cli "PPBENCH_KERNEL=sse2 in info" 0 '^kernels +sse2 \(PPBENCH_KERNEL=sse2; sse2 yes' -- info --counters none
+check_cli "info names the kernels" 0 '^kernels +(sse2|avx2|avx512) \(auto: the widest this CPU runs' -- info --counters none
+check "bench.json records the kernels" grep -q '"chosen_by": "auto"' "$d/bench.json"
+run_out=$TMP/bench_run
+PPBENCH_KERNEL=sse2 "$PPBENCH" run --data "$ds" --out "$run_out" --workers 1 --batch 4 --max-batches 2 --gpu-step 0 >/dev/null 2>&1
+check "summary.json records the kernels a run used" grep -q '"kernels": "sse2"' "$run_out"/*/summary.json
+check "bounds: each op's time / bound judged" \
+	bash -c "grep -q '^bounds,to_tensor time / bound,ratio,2,.*,2,at_most,' '$d/bench.csv' && grep -q '^bounds,random_resized_crop (resample) achieved GMAC/s,GMAC/s,2,' '$d/bench.csv'"
+check "fused: identical tensors to the faithful pipeline, judged" \
+	bash -c "grep -q '^fused,fused tensors identical to faithful (1 yes 0 no),bool,1,1,' '$d/bench.csv' && grep -q '^fused,fused / faithful images/s,ratio,2,.*,1.6,at_least,' '$d/bench.csv'"

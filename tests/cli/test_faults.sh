@@ -1,0 +1,178 @@
+# Faults and hostile input (issue 12): what a run does with files that are not
+# images, signals to a sweep, and other bad input. Each check failed before
+# its fix. Runs on small decode fixtures with --counters none.
+. "$(dirname "$0")/lib.sh"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ds=$TMP/faults_ds
+out=$TMP/faults_out
+mkdir -p "$ds/c0" "$ds/c1"
+cp "$top"/tests/fixtures/decode/j4*.jpg "$ds/c0/"
+cp "$top"/tests/fixtures/decode/j3*.jpg "$ds/c1/"
+base=(--data "$ds" --out "$out" --gpu-step 0 --counters none --workers 1 --batch 4)
+summary() { ls -d "$out"/*-"$1"/summary.json 2>/dev/null | head -1; }
+
+# ---- 1. a FIFO (or any non-regular file) named like an image -----------------
+mkfifo "$ds/c0/fifo.JPEG"
+timeout 60 "$PPBENCH" run "${base[@]}" --tag fifo >"$TMP/fifo.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && echo "ok - a FIFO in the dataset: the run finishes" ||
+	echo "not ok - a FIFO in the dataset: the run finishes (exit $rc)"
+check "the FIFO is named in a warning with its reason" \
+	grep -q "skipped '.*/c0/fifo.JPEG': op decode: not a regular file (a FIFO)" "$TMP/fifo.out"
+s=$(summary fifo)
+check "summary.json lists the FIFO as skipped, with the reason" test "$(jq -r \
+	'.skipped.files[] | select(.path | endswith("fifo.JPEG")) | .reason' "$s" 2>/dev/null)" \
+	= "op decode: not a regular file (a FIFO)"
+check "skipped.count agrees with the list" test "$(jq '.skipped.count == (.skipped.files | length)' "$s" 2>/dev/null)" = true
+check_cli "apply on a FIFO: refused, does not hang" 1 "not a regular file \(a FIFO\)" \
+	-- apply "$ds/c0/fifo.JPEG" --out "$TMP/fifo.npy"
+rm -f "$ds/c0/fifo.JPEG"
+
+# ---- 7. a large file that is no image: refused before it is read -----------
+truncate -s 3G "$ds/c0/huge.jpg"
+timeout 60 "$PPBENCH" run "${base[@]}" --tag huge >"$TMP/huge.out" 2>&1
+check "a 3 GB file: refused by size before reading (--max-file-size default)" \
+	grep -q "skipped '.*/huge.jpg': op decode: file is 3221225472 bytes, over the limit of 268435456 (--max-file-size)" "$TMP/huge.out"
+timeout 60 "$PPBENCH" run "${base[@]}" --max-file-size 0 --tag huge0 >"$TMP/huge0.out" 2>&1
+check "with no size limit: its header is read first, not the 3 GB" \
+	grep -q "skipped '.*/huge.jpg': op decode: not a JPEG or PNG file$" "$TMP/huge0.out"
+check_cli "run --help states --max-file-size's default" 0 '--max-file-size SIZE .*\(default: 256MiB\)' -- run --help
+rm -f "$ds/c0/huge.jpg"
+
+# ---- 3. signals: SIGHUP as SIGTERM; a sweep's run dies with the sweep -------
+printf 'sleep ms=100\n' >"$TMP/faults_slow.pipe"
+slow=(--pipeline "$TMP/faults_slow.pipe" --batch 2 --workers 2 --epochs 50)
+"$PPBENCH" run "${base[@]}" "${slow[@]}" --tag hup >"$TMP/hup.out" 2>&1 &
+pid=$!
+sleep 1
+kill -HUP "$pid"
+wait "$pid"
+rc=$?
+check "SIGHUP stops a run with exit 129 (got $rc)" test "$rc" -eq 129
+check "SIGHUP: the run says so" grep -q "error: interrupted by SIGHUP" "$TMP/hup.out"
+check "SIGHUP: the results are kept, incomplete" grep -q '"complete": false' "$(summary hup)"
+
+# start a sweep of slow runs; SWEEP its pid, RUNPID the run it started
+start_sweep() {
+	"$PPBENCH" sweep --data "$ds" --pipeline "$TMP/faults_slow.pipe" --workers "1 2" --batch 2 \
+		--gpus 1 --gpu-step 0 --counters none --epochs 50 --out "$out" --tag "$1" --no-report \
+		>"$TMP/$1.out" 2>&1 &
+	SWEEP=$!
+	RUNPID=
+	for _ in $(seq 200); do
+		RUNPID=$(pgrep -P "$SWEEP" | head -1)
+		[ -n "$RUNPID" ] && break
+		sleep 0.05
+	done
+	sleep 0.5
+}
+alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ''|Z*) return 1 ;; esac; }
+
+start_sweep swkill
+check "the sweep started a run" test -n "$RUNPID"
+kill -KILL "$SWEEP"
+wait "$SWEEP" 2>/dev/null
+gone=0
+for _ in $(seq 100); do
+	if [ -n "$RUNPID" ] && ! alive "$RUNPID"; then gone=1; break; fi
+	sleep 0.05
+done
+check "a sweep killed by SIGKILL: its run dies with it" test "$gone" -eq 1
+
+for sig in TERM HUP INT; do
+	start_sweep "sw$sig"
+	kill -"$sig" "$SWEEP"
+	wait "$SWEEP"
+	rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	check "a sweep stopped by SIG$sig exits $want (got $rc)" test "$rc" -eq "$want"
+	check "SIG$sig: the sweep says how to resume" grep -q "sweep interrupted (SIG$sig).*resume with" "$TMP/sw$sig.out"
+done
+
+# ---- 5. --on-error fail: no "skipped" warning, the count and the list agree --
+cp "$top/tests/fixtures/bad/empty.jpg" "$ds/c0/bad.jpg"
+"$PPBENCH" run "${base[@]}" --shuffle off --on-error fail --tag onfail >"$TMP/onfail.out" 2>&1
+rc=$?
+check "--on-error fail: exit 1 (got $rc)" test "$rc" -eq 1
+check "--on-error fail: the error names the file and the reason" \
+	grep -q "error: cannot process '.*/c0/bad.jpg' (op decode, in worker 0): empty file" "$TMP/onfail.out"
+check "--on-error fail: the file is not called skipped" \
+	test -z "$(grep 'warning: skipped' "$TMP/onfail.out")"
+s=$(summary onfail)
+check "--on-error fail: skipped.count 1 = the list, with the reason" test \
+	"$(jq -c '[.skipped.count, (.skipped.files | length), .skipped.files[0].reason]' "$s" 2>/dev/null)" \
+	= '[1,1,"op decode: empty file"]'
+"$PPBENCH" run "${base[@]}" --shuffle off --tag onskip >"$TMP/onskip.out" 2>&1
+s=$(summary onskip)
+check "--on-error skip: skipped.count 1 = the list, with the reason" test \
+	"$(jq -c '[.skipped.count, (.skipped.files | length), .skipped.files[0].reason]' "$s" 2>/dev/null)" \
+	= '[1,1,"op decode: empty file"]'
+rm -f "$ds/c0/bad.jpg"
+
+# ---- 6. trace sizing: no event dropped unless --trace-capacity is set --------
+eds=$TMP/faults_empty
+mkdir -p "$eds/c0"
+for i in $(seq 100 179); do : >"$eds/c0/x$i.jpg"; done
+printf 'sleep ms=1 slow_ms=300 slow_index=3\nsynth w=8 h=8\nto_tensor\ncollate\n' >"$TMP/faults_hold.pipe"
+hold=(--data "$eds" --out "$out" --pipeline "$TMP/faults_hold.pipe" --workers 3 --batch 4
+      --gpu-step 0 --counters none)
+for pol in shared-queue speedy; do
+	"$PPBENCH" run "${hold[@]}" --policy "$pol" --tag "tr-$pol" >"$TMP/tr-$pol.out" 2>&1
+	check "--policy $pol, a worker held by a slow sample: no trace event dropped" \
+		test "$(jq '.trace.dropped_events' "$(summary "tr-$pol")" 2>/dev/null)" = 0
+	check "--policy $pol: every event recorded" \
+		test "$(jq '.trace.events' "$(summary "tr-$pol")" 2>/dev/null)" -ge 500
+done
+"$PPBENCH" run "${hold[@]}" --policy shared-queue --trace-capacity 20 --tag tr-cap >/dev/null 2>&1
+check "a --trace-capacity the run outgrows: events are dropped and counted" \
+	test "$(jq '.trace.dropped_events' "$(summary tr-cap)" 2>/dev/null)" -gt 0
+
+# ---- 8. an --out or --tag too long for the results' names: refused first ----
+long=$TMP/$(printf 'a%.0s' $(seq 200))
+for _ in $(seq 19); do long=$long/$(printf 'a%.0s' $(seq 200)); done
+check_cli "a too long --out is refused before running, with the limit" 2 \
+	"error: --out is [0-9]+ bytes long: .* over the system's limit of 4096 \(PATH_MAX\)" \
+	-- run "${base[@]}" --out "$long"
+check "nothing was made under the too long --out" test ! -e "$long"
+check_cli "a too long --tag is refused before running" 2 \
+	"error: --tag is 201 bytes: a results folder's name holds at most 200" \
+	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 201))"
+check_cli "--tag of 200 bytes is kept whole" 0 "results: .*-$(printf 't%.0s' $(seq 200))\$" \
+	-- run "${base[@]}" --tag "$(printf 't%.0s' $(seq 200))"
+
+# ---- 9. every time and size option within a stated range --------------------
+check_cli "--gpu-step 1e9s is refused with the range" 2 \
+	"error: --gpu-step: 1e9s is out of range \[0, 1min\]" -- run "${base[@]}" --gpu-step 1e9s
+check_cli "--h2d-bandwidth over 10TB/s is refused" 2 "--h2d-bandwidth: 20TB/s is out of range \[0, 10TB/s\]" \
+	-- run "${base[@]}" --h2d-bandwidth 20TB/s
+check_cli "--max-file-size over 1TiB is refused" 2 "--max-file-size: 2TiB is out of range \[0, 1TiB\]" \
+	-- run "${base[@]}" --max-file-size 2TiB
+check_cli "--trace-capacity over 1G events is refused" 2 "--trace-capacity: 2G is out of range" \
+	-- run "${base[@]}" --trace-capacity 2G
+check_cli "run --help states the ranges" 0 "--gpu-step TIME\|auto .* \[0\.\.1min\] \(default: auto\)" -- run --help
+check_cli "sweep refuses a --gpu-step out of range" 2 "--gpu-step: 2min is out of range" \
+	-- sweep --data "$ds" --gpu-step 2min --out "$out" --tag badstep
+
+# ---- 4. file names that are not UTF-8: recorded losslessly (\xNN) -----------
+nds=$TMP/$(printf 'lat\xe9n')
+mkdir -p "$nds/c0"
+for i in 1 2 3 4 5; do : >"$nds/c0/x$i.jpg"; done
+: >"$nds/c0/$(printf 'b\xffd\nname').jpg"
+printf 'synth w=4 h=4 fail_index=0\nto_tensor\ncollate\n' >"$TMP/faults_f0.pipe"
+"$PPBENCH" run --data "$nds" --out "$out" --pipeline "$TMP/faults_f0.pipe" --gpu-step 0 \
+	--counters none --batch 2 --shuffle off --tag "$(printf 't\xe9g')" >"$TMP/nonutf.out" 2>&1
+s=$(ls -d "$out"/*-t*g/summary.json | head -1)
+check "a non-UTF-8 --data is recorded escaped" \
+	test "$(jq -r '.options.data' "$s" 2>/dev/null)" = "$TMP/lat\\xe9n"
+check "a non-UTF-8 --tag is recorded escaped" test "$(jq -r '.options.tag' "$s" 2>/dev/null)" = 't\xe9g'
+check "a skipped non-UTF-8 file stays in the list, escaped" \
+	test "$(jq -r '.skipped.files[0].path' "$s" 2>/dev/null)" = "$TMP/lat\\xe9n/c0/b\\xffd\\x0aname.jpg"
+check "a newline in a file name keeps the warning on one line" \
+	grep -q "warning: skipped '.*/b\\\\xffd\\\\x0aname.jpg': op synth" "$TMP/nonutf.out"
+"$PPBENCH" sweep --data "$nds" --pipeline "$TMP/faults_f0.pipe" --workers 1 --batch 2 --gpus 1 \
+	--gpu-step 0 --counters none --out "$out" --tag nonutf --no-report >"$TMP/nonutf-sw.out" 2>&1
+sw=$(ls -d "$out"/sweep-*-nonutf | head -1)
+check "sweep.json records the non-UTF-8 dataset path" \
+	test "$(jq -r '.data' "$sw/sweep.json" 2>/dev/null)" = "$TMP/lat\\xe9n"
+check_cli "a sweep on a non-UTF-8 path can be resumed" 0 "0 runs to do" -- sweep --resume "$sw" --no-report
+check_cli "report reads it" 0 "report.md" -- report "$sw"

@@ -1,0 +1,87 @@
+/* escape.h: text that need not be UTF-8 written losslessly into JSON and
+ * one-line messages, and read back. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "escape.h"
+
+static void roundtrip(const char *raw, const char *want)
+{
+	char esc[256], back[256];
+	assert_int_equal(bytes_escape(raw, esc, sizeof(esc)), strlen(want));
+	assert_string_equal(esc, want);
+	assert_int_equal(bytes_unescape(esc, back, sizeof(back)), 0);
+	assert_string_equal(back, raw);
+	/* through a JSON text and back */
+	json_t *v = json_bytes(raw);
+	assert_non_null(v);
+	char *text = json_dumps(v, JSON_ENCODE_ANY);
+	assert_non_null(text);
+	json_t *w = json_loads(text, JSON_DECODE_ANY, NULL);
+	assert_non_null(w);
+	assert_non_null(json_bytes_value(w, back, sizeof(back)));
+	assert_string_equal(back, raw);
+	free(text);
+	json_decref(v);
+	json_decref(w);
+}
+
+static void test_roundtrip(void **state)
+{
+	(void)state;
+	roundtrip("plain/ascii.JPEG", "plain/ascii.JPEG");
+	roundtrip("caf\xc3\xa9/\xe2\x82\xac.jpg", "caf\xc3\xa9/\xe2\x82\xac.jpg");   /* UTF-8 kept */
+	roundtrip("caf\xe9.jpg", "caf\\xe9.jpg");                   /* Latin-1 byte */
+	roundtrip("a\\b", "a\\\\b");                                /* a backslash doubles */
+	roundtrip("a\\xe9", "a\\\\xe9");                            /* not taken for an escape */
+	roundtrip("new\nline\x7f", "new\\x0aline\\x7f");            /* one line */
+	roundtrip("\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80",           /* overlong, surrogate, > U+10FFFF */
+		  "\\xc0\\xaf\\xed\\xa0\\x80\\xf4\\x90\\x80\\x80");
+	roundtrip("\xe2\x82", "\\xe2\\x82");                        /* cut short */
+	roundtrip("", "");
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	char out[16];
+	assert_int_equal(bytes_unescape("a\\", out, sizeof(out)), -1);
+	assert_int_equal(bytes_unescape("a\\q", out, sizeof(out)), -1);
+	assert_int_equal(bytes_unescape("a\\xg0", out, sizeof(out)), -1);
+	assert_int_equal(bytes_unescape("a\\x00", out, sizeof(out)), -1);   /* no NUL inside */
+	assert_int_equal(bytes_unescape("0123456789abcdef", out, sizeof(out)), -1);   /* too long */
+	assert_int_equal(bytes_unescape("0123456789abcde", out, sizeof(out)), 0);
+	/* cut, but terminated, and the length needed reported */
+	assert_int_equal(bytes_escape("\xff\xff\xff\xff\xff", out, sizeof(out)), 20);
+	assert_int_equal(strlen(out), 15);
+	assert_null(json_bytes_value(NULL, out, sizeof(out)));
+	json_t *n = json_integer(3);
+	assert_null(json_bytes_value(n, out, sizeof(out)));
+	json_decref(n);
+	n = json_bytes(NULL);
+	assert_true(json_is_null(n));
+	json_decref(n);
+	/* longer than the small buffer */
+	char big[2000], back[2000];
+	memset(big, 0xff, sizeof(big) - 1);
+	big[sizeof(big) - 1] = 0;
+	json_t *v = json_bytes(big);
+	assert_int_equal(strlen(json_string_value(v)), 4 * (sizeof(big) - 1));
+	assert_non_null(json_bytes_value(v, back, sizeof(back)));
+	assert_memory_equal(back, big, sizeof(big));
+	json_decref(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
