@@ -34,7 +34,8 @@ struct ls_opts {
 static const struct opt ls_opts_table[] = {
 	{ "json", 0, OPT_BOOL, O(json), "off", NULL, "one JSON array of the folders, for scripts", .choices = NULL },
 	{ "kind", 'k', OPT_STR, O(kind), NULL, "KIND",
-	  "only this kind: run, sweep, compare, map, merge, strategies, tmp", .choices = NULL },
+	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, tmp",
+	  .choices = NULL },
 	{ "clean", 0, OPT_BOOL, O(clean), "off", NULL,
 	  "remove the temporary folders (.<name>.tmp) no running ppbench holds: what a killed run left",
 	  .choices = NULL },
@@ -322,6 +323,10 @@ static const char *kind_of(const char *path, json_t **summary)
 		return "merge";
 	if (is_file(path, "strategies.json"))
 		return "strategies";
+	if (is_file(path, "bottleneck.json"))
+		return "bottleneck";
+	if (is_file(path, "bench.json"))
+		return "bench";
 	if (!is_file(path, "summary.json"))
 		return "";
 	*summary = load(path, "summary.json");
@@ -391,7 +396,8 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 		fill_run(e, sum);
 	} else {
 		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
-			is_file(path, "strategies.md");
+			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
+			is_file(path, "bench.csv");
 		snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
 	}
 	if (named && rn.partial) {
@@ -644,7 +650,8 @@ int cmd_ls(int argc, char **argv)
 	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
 		ki++;
 	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
-		error("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|tmp", o.kind);
+		error("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
+		      "bench|tmp", o.kind);
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && !o.clean) {

@@ -171,7 +171,7 @@ check "a newline in a file name keeps the warning on one line" \
 	grep -q "warning: skipped '.*/b\\\\xffd\\\\x0aname.jpg': op synth" "$TMP/nonutf.out"
 "$PPBENCH" sweep --data "$nds" --pipeline "$TMP/faults_f0.pipe" --workers 1 --batch 2 --gpus 1 \
 	--gpu-step 0 --counters none --out "$out" --tag nonutf --no-report >"$TMP/nonutf-sw.out" 2>&1
-sw=$(ls -d "$out"/sweep-*-nonutf | head -1)
+sw=$(ls -d "$out"/*-sweep-nonutf | head -1)
 check "sweep.json records the non-UTF-8 dataset path" \
 	test "$(jq -r '.data' "$sw/sweep.json" 2>/dev/null)" = "$TMP/lat\\xe9n"
 check_cli "a sweep on a non-UTF-8 path can be resumed" 0 "0 runs to do" -- sweep --resume "$sw" --no-report

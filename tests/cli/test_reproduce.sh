@@ -31,7 +31,7 @@ rc=$?
 check "interrupted: the exit code says so (130)" test "$rc" -eq 130
 check "and says how to finish" grep -q "finish it with the same command again, or make reproduce RESUME=" "$TMP/r1.log"
 d=$(ls -d "$out"/*-reproduce 2>/dev/null | head -1)
-check "experiment 1 finished before the interruption" test -f "$(ls -d "$d"/sweep-*-grid | head -1)/sweep.json"
+check "experiment 1 finished before the interruption" test -f "$(ls -d "$d"/*-sweep-grid | head -1)/sweep.json"
 check "no report yet" test ! -f "$d/report.md"
 
 repro "$PPBENCH" "" >"$TMP/r2.log" 2>&1
