@@ -341,6 +341,25 @@ static const char *kind_of(const char *path, json_t **summary)
 }
 
 static int collect(struct ls_list *l, const char *root, const char *prefix, int depth);
+static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
+		       int depth);
+
+/* Only the temporary folders of root (a sweep's runs/). */
+static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	struct results_name rn;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] == '.' && !results_name_parse(de->d_name, &rn) && rn.tmp)
+			rc = collect_one(l, root, prefix, de->d_name, 2);
+	closedir(d);
+	return rc;
+}
 
 /* One entry of root named name: a results folder, a temporary one, or a
  * folder of results (listed with its contents). */
@@ -399,6 +418,14 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
 			is_file(path, "bench.csv");
 		snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
+	}
+	if (!strcmp(kind, "sweep")) {
+		/* a killed sweep leaves its run's temporary folder in runs/ */
+		char runs[PATH_MAX + 8], pre[600];
+		snprintf(runs, sizeof(runs), "%s/runs", path);
+		snprintf(pre, sizeof(pre), "%s%s/runs/", prefix, name);
+		json_decref(sum);
+		return collect_tmp(l, runs, pre);
 	}
 	if (named && rn.partial) {
 		e->complete = 0;
