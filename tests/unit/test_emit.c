@@ -478,7 +478,7 @@ static void check_units(json_t *o, const char *where)
 		} else if (json_is_string(v) && strcmp(k, "checksum") && strcmp(where, "machine") &&
 			   strcmp(where, "kernel") && strcmp(where, "libraries") &&
 			   strcmp(where, "clock") && strcmp(k, "lotus_name") && strcmp(k, "tool") &&
-			   strcmp(k, "stop_reason") && strcmp(where, "options")) {
+			   strcmp(k, "stop_reason") && strcmp(k, "kernels") && strcmp(where, "options")) {
 			fail_msg("%s.%s: a string where a number is expected", where, k);
 		}
 	}
