@@ -699,11 +699,11 @@ int cmd_ls(int argc, char **argv)
 	if (cr)
 		error("out of memory: the list is incomplete");
 	/* repeats are grouped in time order, then the list is newest first */
-	if (l.n)
+	if (l.n) {
 		qsort(l.e, l.n, sizeof(*l.e), oldest_first);
-	group_repeats(&l);
-	if (l.n)
+		group_repeats(&l);
 		qsort(l.e, l.n, sizeof(*l.e), newest_first);
+	}
 	/* drop what is not shown */
 	size_t k = 0;
 	for (size_t i = 0; i < l.n; i++) {

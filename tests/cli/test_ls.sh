@@ -95,4 +95,4 @@ check "other things kept" sh -c "test -d '$R/.mine.tmp' && test -f '$R/.20261106
 check "results kept" sh -c "test -d '$one' && test -d '$R/20261101-090000-old.partial'"
 check_cli "--clean again: nothing to do" 0 "no stale temporary folders" -- ls --clean "$R"
 kill "$holder" 2>/dev/null
-wait "$holder" 2>/dev/null || true   # its SIGTERM is not this test's exit status
+wait "$holder" 2>/dev/null || true
