@@ -3013,6 +3013,14 @@ static int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *
 	for (size_t i = 0; i < n; i++)
 		if (run_add(s, dirs[i], sum, err, errlen))
 			goto out;
+	/* the series labels of the figures */
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct sweep_row *r = &s->rows[i];
+		if (s->nrows > 1)
+			snprintf(r->tag, sizeof(r->tag), "repeat %d", r->repeat);
+		else
+			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch, r->gpus);
+	}
 	rc = 0;
 out:
 	for (size_t i = 0; i < nfound; i++)

@@ -435,7 +435,7 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps)
 			return EXIT_FAIL;
 	} else if (!csv) {
 		printf("\nvalidation 2 (this machine's measured runs): give sweep folders, e.g. "
-		       "ppbench model --validate results/sweep-*\n");
+		       "ppbench model --validate results/*-sweep-*\n");
 	}
 	return ok ? EXIT_OK : EXIT_FAIL;
 }

@@ -39,6 +39,7 @@ check_cli "report of one repeat takes them all" 0 "one of 2 repeats" -- report "
 check "the report is in the folder given" test -s "$r2/report.md"
 check "2 repeats, median with spread" grep -q '^| images_per_s | .*(min .*, max .*, n=2)' "$r2/report.md"
 check "the repeats table lists both" sh -c "grep -q '^| 1 | yes .*-rep-r1 |' '$r2/report.md' && grep -q '^| 2 | yes .*-rep-r2 |' '$r2/report.md'"
+check "figures: one series per repeat" grep -q '^2,repeat 2,' "$r2/figures/data/preproc_box.csv"
 check_cli "repeats given by hand" 0 "report.md" -- report "$r1" "$r2"
 
 # refused
