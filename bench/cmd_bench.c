@@ -25,6 +25,7 @@
 #include "kernels.h"
 #include "log.h"
 #include "machine.h"
+#include "model.h"
 #include "noise.h"
 #include "options.h"
 #include "pipeline.h"
@@ -56,7 +57,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,bounds,fused,decode,trace,pool", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,model", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -267,6 +268,79 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	return 0;
 }
 
+/* Section "kernels": the pipeline's work after decode with each kernel
+ * the CPU runs, pass by pass in rotating order over the same images: the
+ * time per image of the ops after decode, and each kernel against sse2. */
+static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, size_t n,
+			 struct bench_result *res)
+{
+	char err[512], v[160], name[96];
+	struct pipeline p;
+	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
+		error("%s", err);
+		return -1;
+	}
+	int ids[KERNEL_COUNT], nk = 0;
+	for (int id = 0; id < KERNEL_COUNT; id++)
+		if (kernels_supported((enum kernel_id)id, NULL))
+			ids[nk++] = id;
+	size_t R = (size_t)c->rounds;
+	double *ms = calloc((size_t)KERNEL_COUNT * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
+	uint64_t sum[KERNEL_COUNT] = { 0 };
+	if (!ms || !ratio)
+		die("out of memory");
+	const struct kernels *was = kernels_active();
+	char was_by[64];
+	snprintf(was_by, sizeof(was_by), "%s", kernels_chosen_by());
+	struct ops_ws w;
+	ops_ws_init(&w, c->batch);
+	struct ops_pass a;
+	for (size_t r = 0; r < R; r++)
+		for (int q = 0; q < nk; q++) {
+			int id = ids[(q + (int)r) % nk];   /* rotate who goes first */
+			if (kernels_use(kernels_of((enum kernel_id)id)->name, err, sizeof(err)))
+				die("%s", err);
+			ops_pass(&p, d, n, &w, &a);
+			double after = 0;
+			for (int i = 1; i < p.nops; i++)
+				after += a.ms[i];
+			ms[(size_t)id * R + r] = after;
+			sum[id] = a.checksum;
+		}
+	kernels_restore(was, was_by);
+	printf("\n## kernels: the work after decode of '%s' with each kernel, %zu images, %zu passes each, "
+	       "rotating\n\n| kernel | ms per image after decode |\n|---|---:|\n", p.name, n, R);
+	for (int q = 0; q < nk; q++) {
+		snprintf(name, sizeof(name), "work after decode ms per image, kernel %s",
+			 kernels_of((enum kernel_id)ids[q])->name);
+		const struct bench_fig *f = bench_figure(res, "kernels", name, "ms", &ms[(size_t)ids[q] * R],
+							 R, 0, 0, 0);
+		if (f) {
+			bench_fig_format(v, sizeof(v), f, "%.4f");
+			printf("| %s | %s |\n", kernels_of((enum kernel_id)ids[q])->name, v);
+		}
+	}
+	putchar('\n');
+	int same = 1;
+	for (int q = 1; q < nk; q++) {
+		for (size_t r = 0; r < R; r++)
+			ratio[r] = ms[(size_t)ids[q] * R + r] / ms[r];
+		snprintf(name, sizeof(name), "work after decode %s / sse2", kernels_of((enum kernel_id)ids[q])->name);
+		bench_print_target(stdout, bench_figure(res, "kernels", name, "ratio", ratio, R, 0, 0, 0), "%.3f");
+		if (sum[ids[q]] != sum[0]) {
+			printf("THE TENSORS DIFFER between %s and sse2\n", kernels_of((enum kernel_id)ids[q])->name);
+			same = 0;
+		}
+	}
+	printf("checksums: %s\n", nk == 1 ? "one kernel only" : same ? "identical with every kernel" :
+	       "THE TENSORS DIFFER");
+	ops_ws_release(&w);
+	free(ms);
+	free(ratio);
+	pipeline_release(&p);
+	return 0;
+}
+
 /* Section "fused": the faithful pipeline and its fused what-if (decode +
  * random_resized_crop as one op decoding only the crop), pass by pass in
  * alternating order over the same images with the same seeds: images/s of
@@ -283,12 +357,15 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 	}
 	size_t R = (size_t)c->rounds;
 	double *ips = calloc(2 * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
-	if (!ips || !ratio)
+	double *front = calloc(2 * R, sizeof(double)), *fratio = calloc(R, sizeof(double));
+	if (!ips || !ratio || !front || !fratio)
 		die("out of memory");
 	struct ops_ws w;
 	ops_ws_init(&w, c->batch);
 	struct ops_pass a;
 	uint64_t sum[2] = { 0, 0 }, r0, f0 = fused_fallbacks(&r0), r1;
+	/* the ops the fused op stands for: decode + random_resized_crop, or the fused op */
+	int nfront[2] = { 2, 1 };
 	int differ = 0;
 	for (size_t r = 0; r < R; r++) {
 		for (int side = 0; side < 2; side++) {
@@ -298,12 +375,16 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 			for (int i = 0; i < p[k].nops; i++)
 				t += a.ms[i];
 			ips[k * R + r] = 1e3 / t;
+			front[k * R + r] = 0;
+			for (int i = 0; i < nfront[k] && i < p[k].nops; i++)
+				front[k * R + r] += a.ms[i];
 			if (r == 0)
 				sum[k] = a.checksum;
 			else if (sum[k] != a.checksum)
 				differ = 1;
 		}
 		ratio[r] = ips[R + r] / ips[r];
+		fratio[r] = front[r] / front[R + r];
 	}
 	uint64_t f1 = fused_fallbacks(&r1);
 	printf("\n## fused what-if: '%s' against '%s' (decode + random_resized_crop as one op that "
@@ -327,11 +408,15 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 	double same = sum[0] == sum[1] && !differ;
 	bench_figure(res, "fused", "fused tensors identical to faithful (1 yes 0 no)", "bool", &same, 1,
 		     1, 1, 0);
+	bench_print_target(stdout, bench_figure(res, "fused", "(decode + random_resized_crop ms) / fused op ms",
+						"ratio", fratio, R, 0, 0, 0), "%.3f");
 	bench_print_target(stdout, bench_figure(res, "fused", "fused / faithful images/s", "ratio", ratio, R,
 						1, 1.6, 0), "%.3f");
 	ops_ws_release(&w);
 	free(ips);
 	free(ratio);
+	free(front);
+	free(fratio);
 	pipeline_release(&p[0]);
 	pipeline_release(&p[1]);
 	return 0;
@@ -582,6 +667,37 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 	free(eff);
 }
 
+/* Section "harness": the null pipeline (nothing per sample) on 2 workers,
+ * `repeats` runs: the loader's own rate, a regression check (issue 14:
+ * 0.5-0.7 M samples/s on 2 workers, about 2 us per sample). */
+static void bench_harness(const struct bench_cfg *c, const char *data, const char *tmp,
+			  struct bench_result *res)
+{
+	const char *args[] = { "--pipeline", "null", "--workers", "2", "--batch", "64", "--epochs", "1000",
+			       "--max-batches", "3000", "--gpu-step", "0", "--trace", "off", NULL };
+	double *ips = calloc((size_t)c->repeats, sizeof(double)), *us = calloc((size_t)c->repeats, sizeof(double));
+	if (!ips || !us)
+		die("out of memory");
+	int ok = 0;
+	for (long r = 0; r < c->repeats; r++) {
+		json_t *j = run_child(data, args, tmp, (int)r + 3000);
+		double v = j ? jnum(j, "images_per_s", NULL) : 0;
+		if (v > 0) {
+			ips[ok] = v;
+			us[ok++] = 1e6 / v;
+		}
+		json_decref(j);
+	}
+	printf("\n## harness: the null pipeline, 2 workers, batch 64, 3000 batches, GPU step 0, trace off, "
+	       "%d runs\n\n", ok);
+	bench_print_target(stdout, bench_figure(res, "harness", "null pipeline samples/s (2 workers)",
+						"samples/s", ips, (size_t)ok, 1, 500000, 0), "%.0f");
+	bench_print_target(stdout, bench_figure(res, "harness", "harness wall time per sample",
+						"us", us, (size_t)ok, 0, 0, 0), "%.2f");
+	free(ips);
+	free(us);
+}
+
 /* The results folder: every figure, and what it was measured on. */
 static int bench_write(const struct bench_result *res, const struct bench_cfg *c,
 		       const struct dataset *d, size_t n, const struct noise *nz, int argc,
@@ -617,7 +733,8 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 }
 
 /* The sections, in the order they run. */
-static const char *const bench_sections[] = { "ops", "bounds", "fused", "decode", "trace", "pool", NULL };
+static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
+					      "harness", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -629,8 +746,8 @@ static int check_sections(const char *list, char *err, size_t errlen)
 		for (int i = 0; bench_sections[i]; i++)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, bounds, "
-			     "fused, decode, trace, pool)", (int)l, p);
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, kernels, "
+			     "bounds, fused, decode, trace, pool, harness)", (int)l, p);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -659,7 +776,8 @@ int cmd_bench(int argc, char **argv)
 	if (rc == 1) {
 		opts_help(bench_opts, stdout, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
-			  "against libjpeg-turbo's own, tracing overhead and pool efficiency, measured\n"
+			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
+			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
 			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
@@ -709,13 +827,16 @@ int cmd_bench(int argc, char **argv)
 	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
 		bench_ops(&c, &d, n, &res);
+	if (has_section(c.sections, "kernels"))
+		bench_kernels(&c, &d, n, &res);
 	if (has_section(c.sections, "bounds"))
 		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
 	if (has_section(c.sections, "fused"))
 		bench_fused(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))
 		bench_decode(&c, &d, n, &res);
-	if (has_section(c.sections, "trace") || has_section(c.sections, "pool")) {
+	if (has_section(c.sections, "trace") || has_section(c.sections, "pool") ||
+	    has_section(c.sections, "harness")) {
 		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
 		if (!mkdtemp(tmp))
 			die("cannot create a temporary folder: %m");
@@ -724,11 +845,15 @@ int cmd_bench(int argc, char **argv)
 			bench_trace(&c, c.data, tmp, &res);
 		if (has_section(c.sections, "pool"))
 			bench_pool(&c, c.data, tmp, &res);
+		if (has_section(c.sections, "harness"))
+			bench_harness(&c, c.data, tmp, &res);
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 		if (system(cmd))
 			warn("cannot remove %s", tmp);
 	}
+	if (has_section(c.sections, "model"))
+		model_bench(stdout);
 	noise_read(&after, &cp);
 	struct noise nz;
 	noise_between(&before, &after, &cp, &nz);

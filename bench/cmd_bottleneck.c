@@ -385,8 +385,10 @@ int cmd_bottleneck(int argc, char **argv)
 		opts_help(table, stdout, usage, description);
 	else if (pr < 0)
 		error("%s", err);
-	else if (npos)
-		error("unexpected argument '%s' (see ppbench bottleneck --help)", argv[1]);
+	else if (npos) {
+		opts_unexpected(argv[1], "bottleneck", err, sizeof(err));
+		error("%s", err);
+	}
 	if (pr || npos) {
 		free(table);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;

@@ -36,7 +36,7 @@
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report, dry_run;
+	int warm, report, dry_run, model;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -59,6 +59,8 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
+	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
+	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
 	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
 	  "print the plan (memory needed and whether it fits, images, estimated time per "
 	  "configuration, the total) and run nothing", .choices = NULL },
@@ -505,7 +507,15 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		free_list(before, nbefore);
 		return -1;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* appended: a resumed sweep keeps the interrupted attempt's log */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
+		char stamp[32], head[96];
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		int hl = snprintf(head, sizeof(head), "\n==== another attempt, %s ====\n", stamp);
+		ssize_t wr = write(fd, head, (size_t)hl);
+		(void)wr;   /* the log is a convenience: the run goes on */
+	}
 	fflush(NULL);
 	t0 = clock_now_ns();
 	pid_t sweep_pid = getpid();
@@ -821,7 +831,8 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (npos) {
-		error("unexpected argument '%s' (see ppbench sweep --help)", mine[1]);
+		opts_unexpected(mine[1], "sweep", err, sizeof(err));
+		error("%s", err);
 		goto out;
 	}
 	for (size_t i = 0; i < npass; i++) {
@@ -1103,6 +1114,7 @@ int cmd_sweep(int argc, char **argv)
 	if (c.report) {
 		struct sweep s;
 		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
+			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
 				error("%s", err);
 			else

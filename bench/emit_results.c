@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -296,6 +297,35 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0 || errno != ENOENT;
 }
 
+/* Warn about the temporary folders in root that no running process holds. */
+static void list_stale(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	char names[600] = "", p[PATH_MAX];
+	size_t n = 0, len = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' || l < 6 || strcmp(e->d_name + l - 4, ".tmp"))
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", root, e->d_name) >= (int)sizeof(p))
+			continue;
+		if (results_dir_held(p) == 0) {   /* no process writes it (resdir.h) */
+			if (n < 5 && len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
+							n ? ", " : "", e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	if (n)
+		warn("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
+		     "a crash): %s%s; they hold no complete result (ppbench ls --clean removes them)", n,
+		     n == 1 ? "" : "s", root, names, n > 5 ? ", ..." : "");
+}
+
 /* The longest path a results folder holds below itself: lotustrace/
  * bB_gpuG/lotustrace_log_ppbench_worker_PID is about 80 bytes. */
 #define RESULTS_INNER_MAX 128
@@ -332,6 +362,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	}
 	if (make_dirs(root, err, errlen) < 0)
 		return -1;
+	list_stale(root);
 	results_dir_name(base, sizeof(base), NULL, tag);
 	for (int k = 1; k < 10000; k++) {
 		if (k == 1)

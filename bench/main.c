@@ -25,7 +25,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
 	{ "ls", cmd_ls, "past results, newest first (kind, time, configuration, images/s, noise); --clean" },
-	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
+	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep, or a run's report" },
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },

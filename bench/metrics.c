@@ -277,6 +277,7 @@ const struct summary_key summary_keys[] = {
 	{ "loader.memory.available_bytes", "integer", "memory available when the run started (MemAvailable, or the cgroup's limit if lower), bytes" },
 	{ "counters", "object.*", "--counters: the events, their status, their raw sums per op" },
 	{ "pin", "object.*", "--pin: where the workers, the main process and the pin thread were bound" },
+	{ "model", "object.*", "ppbench model: the cost source, the machine and its contention (a modelled run only; tool is \"model\")" },
 	{ "pytorch", "object.*", "compare's PyTorch side: versions, pin memory asked and effective, its workers (summary.json of the pytorch/ folder only)" },
 };
 const size_t summary_key_count = sizeof(summary_keys) / sizeof(summary_keys[0]);

@@ -339,6 +339,18 @@ int opts_set(const struct opt *t, void *cfg, const char *name, const char *value
 	return set_value(o, cfg, value, err, errlen);
 }
 
+/* The last on/off option given without a value and followed by a word. */
+static const struct opt *bool_before;
+static const char *bool_word;
+
+void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen)
+{
+	if (bool_before && bool_word && !strcmp(arg, bool_word))
+		snprintf(err, errlen, "--%s: '%s' is not on or off", bool_before->name, arg);
+	else
+		snprintf(err, errlen, "unexpected argument '%s' (see ppbench %s --help)", arg, cmd);
+}
+
 int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
 	       char *err, size_t errlen)
 {
@@ -350,8 +362,10 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				argv[pos++] = argv[i];
 			break;
 		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			*npos = pos - from;   /* those before it (a sweep checks run options so) */
 			return 1;
+		}
 		if (a[0] != '-' || a[1] == 0) {
 			argv[pos++] = a;
 			continue;
@@ -392,6 +406,12 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 			if (o->type == OPT_BOOL && (i + 1 >= argc || (strcmp(argv[i + 1], "on") &&
 					strcmp(argv[i + 1], "off")))) {
 				*FIELD(cfg, o, int) = 1;
+				/* "--shuffle maybe": if the command takes no argument, say
+				 * what --shuffle=maybe says (opts_unexpected) */
+				if (i + 1 < argc && argv[i + 1][0] != '-') {
+					bool_before = o;
+					bool_word = argv[i + 1];
+				}
 				continue;
 			}
 			if (i + 1 >= argc) {

@@ -95,6 +95,13 @@ const char *kernels_chosen_by(void)
 	return chosen_by;
 }
 
+void kernels_restore(const struct kernels *k, const char *chosen)
+{
+	active = k;
+	if (chosen != chosen_by)
+		snprintf(chosen_by, sizeof(chosen_by), "%s", chosen);
+}
+
 void kernels_describe(char *out, size_t n)
 {
 	size_t l = (size_t)snprintf(out, n, "%s (%s; ", kernels_active()->name,

@@ -51,8 +51,11 @@ int kernels_from_env(char *err, size_t errlen);
 /* "avx512 (auto: the widest this CPU runs; sse2 yes, avx2 yes, avx512 yes)"
  * or "avx2 (PPBENCH_KERNEL=avx2; ...)" with the reason a kernel cannot run. */
 void kernels_describe(char *out, size_t n);
-/* How the active kernels were chosen: "auto" or "PPBENCH_KERNEL=name". */
+/* How the active kernels were chosen: "auto", "PPBENCH_KERNEL=name" or
+ * "forced name" (kernels_use). */
 const char *kernels_chosen_by(void);
+/* Put back kernels and how they were chosen (after trying each in turn). */
+void kernels_restore(const struct kernels *k, const char *chosen);
 /* The widest kernel this CPU runs. */
 enum kernel_id kernels_best(void);
 

@@ -125,7 +125,7 @@ static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
 		 a->hi + j * a->npairs, lanes, out);
 }
 
-#define HROWS 8                 /* rows per horizontal block */
+#define HROWS 16                /* rows per horizontal block (48 lanes: 32 + 16, 3 x 16 or 6 x 8) */
 #define HLANES (3 * HROWS)      /* bytes per interleaved column */
 
 /* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out

@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(
 	build-essential pkg-config make bc
 	python3                                 # tests read JSON with it
+	jq                                      # ... and with jq (CLI tests)
+	util-linux                              # setpriv, taskset, mount (CLI tests)
 	libturbojpeg0-dev libjpeg62-turbo-dev   # libjpeg-turbo: libjpeg API + TurboJPEG
 	libpng-dev
 	libhwloc-dev hwloc                      # topology

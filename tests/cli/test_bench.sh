@@ -6,7 +6,7 @@ ds=$TMP/bench_ds
 out=$TMP/bench_out
 "$PPBENCH" dataset generate --out "$ds" --images 16 --classes 2 --quiet on >/dev/null 2>&1 ||
 	echo "not ok - generate the bench dataset"
-small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,bounds,fused,decode)
+small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops,kernels,bounds,fused,decode)
 
 check_cli "bench --help names the results folder" 0 'bench.json, bench.csv' -- bench --help
 check_cli "bench: a bad section list"            2 "--sections: unknown section 'opz'" -- bench --sections opz
@@ -30,3 +30,5 @@ check "bounds: each op's time / bound judged" \
 	bash -c "grep -q '^bounds,to_tensor time / bound,ratio,2,.*,2,at_most,' '$d/bench.csv' && grep -q '^bounds,random_resized_crop (resample) achieved GMAC/s,GMAC/s,2,' '$d/bench.csv'"
 check "fused: identical tensors to the faithful pipeline, judged" \
 	bash -c "grep -q '^fused,fused tensors identical to faithful (1 yes 0 no),bool,1,1,' '$d/bench.csv' && grep -q '^fused,fused / faithful images/s,ratio,2,.*,1.6,at_least,' '$d/bench.csv'"
+check_cli "kernels: every kernel the CPU runs gives the same tensors" 0 'checksums: (identical with every kernel|one kernel only)' -- bench --data "$ds" --images 8 --batch 4 --rounds 1 --out "$out" --sections kernels
+check_cli "harness: the null pipeline's rate against 0.5 M samples/s" 0 'null pipeline samples/s \(2 workers\): [0-9]+ samples/s; target >= 500000: (met|NOT met|within noise)' -- bench --data "$ds" --repeats 1 --out "$out" --sections harness
