@@ -3,7 +3,7 @@
 
 .DEFAULT_GOAL := all
 CC      ?= cc
-PKGS    := libturbojpeg libjpeg libpng hwloc jansson libzstd liblz4 libxxhash
+PKGS    := libturbojpeg libjpeg libpng hwloc jansson libzstd liblz4 libxxhash zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_LIBS  := $(shell pkg-config --libs cmocka)
@@ -20,6 +20,8 @@ SRCS    := $(sort $(wildcard pipelines/*.c datasets/*.c bench/*.c))
 MAIN    := bench/main.c
 LIBSRCS := $(filter-out $(MAIN),$(SRCS))
 TESTS   := $(sort $(wildcard tests/unit/test_*.c))
+# one fuzz harness per parser: tests/fuzz/fuzz_NAME.c (FUZZING.md)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
 
 # The ops' kernels, one file per instruction set, chosen at run time
 # (pipelines/kernels.h): -O3 for the vectorizer, and the set's -m flags.
@@ -44,7 +46,13 @@ build/$(1)/ppbench: build/$(1)/bench/main.o build/$(1)/libppbench.a
 build/$(1)/tests/%: build/$(1)/tests/unit/%.o build/$(1)/libppbench.a
 	@mkdir -p $$(@D)
 	$$(CC) $(2) -o $$@ $$^ $$(TEST_LIBS) $$(LDLIBS)
--include $$(patsubst %.c,build/$(1)/%.d,$$(SRCS) $$(TESTS))
+# the fuzz harnesses with a plain main() that replays stored inputs (no afl)
+$(1)_FUZZ := $$(patsubst %,build/$(1)/fuzz/replay_%,$$(FUZZ_NAMES))
+build/$(1)/fuzz/replay_%: build/$(1)/tests/fuzz/fuzz_%.o build/$(1)/tests/fuzz/replay.o \
+		build/$(1)/tests/fuzz/common.o build/$(1)/libppbench.a
+	@mkdir -p $$(@D)
+	$$(CC) $(2) -o $$@ $$^ $$(LDLIBS)
+-include $$(patsubst %.c,build/$(1)/%.d,$$(SRCS) $$(TESTS) $$(wildcard tests/fuzz/*.c))
 endef
 $(eval $(call tree,opt,$(OPT)))
 $(eval $(call tree,san,$(SAN)))
@@ -59,12 +67,12 @@ bench/ppbench: build/opt/ppbench
 	cp $< $@.tmp && mv -f $@.tmp $@
 
 # Tests: unit tests (cmocka) and CLI contract tests, under the sanitizers.
-check: build/san/ppbench $(san_TESTS)
+check: build/san/ppbench $(san_TESTS) $(san_FUZZ)
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tests/run.sh build/san
 
 # The same tests on the optimized build (quicker; not what CI runs).
-test: build/opt/ppbench $(opt_TESTS)
+test: build/opt/ppbench $(opt_TESTS) $(opt_FUZZ)
 	tests/run.sh build/opt
 
 deps:
@@ -131,6 +139,36 @@ reproduce: bench/ppbench
 	@scripts/reproduce.sh bench/ppbench results "$(TAG)" "$(REPRO_GRID_BATCH)" \
 		$(REPRO_GRID_EPOCHS) $(REPRO_W_BATCH) $(REPRO_W_EPOCHS) "$(RESUME)" -- \
 		$(call sweep_opt,DATA,--data) $(EXTRA)
+
+# ---- fuzzing (FUZZING.md) ----------------------------------------------------
+# make fuzz [FUZZ_SECONDS=60] [FUZZ_HARNESS="decode options"]: afl++ (Debian's
+# afl++, afl-clang-fast) on each harness for FUZZ_SECONDS, from the stored
+# corpus tests/fuzz/corpus/NAME; findings in build/fuzz-out/NAME/default/
+# (crashes/, hangs/, fuzzer_stats). `make check` replays the stored corpus
+# and tests/fuzz/crashers/NAME under ASan+UBSan without afl.
+.PHONY: fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_HARNESS ?= $(FUZZ_NAMES)
+AFL_CC  ?= afl-clang-fast
+afl_OBJS := $(patsubst %.c,build/afl/%.o,$(LIBSRCS) $(wildcard tests/fuzz/*.c))
+build/afl/%.o: %.c
+	@mkdir -p $(@D)
+	$(AFL_CC) $(BASE_CFLAGS) -O2 -c $< -o $@
+build/afl/fuzz/fuzz_%: build/afl/tests/fuzz/fuzz_%.o build/afl/tests/fuzz/afl.o \
+		build/afl/tests/fuzz/common.o $(patsubst %.c,build/afl/%.o,$(LIBSRCS))
+	@mkdir -p $(@D)
+	$(AFL_CC) -O2 -o $@ $^ $(LDLIBS)
+fuzz: $(patsubst %,build/afl/fuzz/fuzz_%,$(FUZZ_HARNESS))
+	@for h in $(FUZZ_HARNESS); do \
+		rm -rf build/fuzz-out/$$h; mkdir -p build/fuzz-out; \
+		echo "make fuzz: $$h for $(FUZZ_SECONDS) s"; \
+		AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+		afl-fuzz -V $(FUZZ_SECONDS) -i tests/fuzz/corpus/$$h -o build/fuzz-out/$$h \
+			-- build/afl/fuzz/fuzz_$$h >build/fuzz-out/$$h.log 2>&1 || \
+			{ tail -20 build/fuzz-out/$$h.log; exit 1; }; \
+		sed -n 's/^\(execs_done\|execs_per_sec\|corpus_count\|saved_crashes\|saved_hangs\) *: /  \1 /p' \
+			build/fuzz-out/$$h/default/fuzzer_stats; \
+	done
 
 # Regenerate golden fixtures with Debian's python3-torchvision and python3-pil.
 fixtures:

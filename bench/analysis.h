@@ -5,7 +5,7 @@
  * side of `compare`), the same code turns them into numbers.
  *
  * Definitions follow Lotus (IISWC 2024) and its artifact's scripts
- * (../shared/reference/README.md):
+ * (github.com/rajveerb/lotus; docs/metrics.md is the metric table):
  *
  *   E2E            o->end_ns - o->start_ns
  *   images/s       o->images / E2E

@@ -36,11 +36,22 @@ static const struct opt apply_opts[] = {
 };
 #undef O
 
-static int parse_crop(const char *s, int c[4])
+/* --crop TOP,LEFT,HEIGHT,WIDTH: 0, or -1 with why naming the bad part. */
+static int parse_crop(const char *s, int c[4], char *why, size_t whylen)
 {
+	static const char *const part[] = { "TOP", "LEFT", "HEIGHT", "WIDTH" };
 	char tail;
-	return sscanf(s, "%d,%d,%d,%d%c", &c[0], &c[1], &c[2], &c[3], &tail) == 4 &&
-	       c[0] >= 0 && c[1] >= 0 && c[2] > 0 && c[3] > 0 ? 0 : -1;
+	if (sscanf(s, "%d,%d,%d,%d%c", &c[0], &c[1], &c[2], &c[3], &tail) != 4) {
+		snprintf(why, whylen, "is not TOP,LEFT,HEIGHT,WIDTH (four integers)");
+		return -1;
+	}
+	for (int i = 0; i < 4; i++)
+		if (c[i] < (i < 2 ? 0 : 1)) {
+			snprintf(why, whylen, "has %s %d; it must be %s", part[i], c[i],
+				 i < 2 ? "0 or more" : "1 or more");
+			return -1;
+		}
+	return 0;
 }
 
 int cmd_apply(int argc, char **argv)
@@ -75,8 +86,9 @@ int cmd_apply(int argc, char **argv)
 	}
 	struct fixed_choice fixed = { .has_crop = 0, .flip = (int)cfg.flip };
 	if (cfg.crop) {
-		if (parse_crop(cfg.crop, fixed.crop)) {
-			error("--crop: '%s' is not TOP,LEFT,HEIGHT,WIDTH with HEIGHT and WIDTH > 0", cfg.crop);
+		char why[128];
+		if (parse_crop(cfg.crop, fixed.crop, why, sizeof(why))) {
+			error("--crop: '%s' %s", cfg.crop, why);
 			return EXIT_USAGE;
 		}
 		fixed.has_crop = 1;
@@ -96,6 +108,10 @@ int cmd_apply(int argc, char **argv)
 		pipeline_truncate(&p, k);
 	}
 
+	if (input_missing(argv[1])) {
+		pipeline_release(&p);
+		return EXIT_USAGE;
+	}
 	struct rng r;
 	rng_seed(&r, rng_sample_seed(cfg.seed, 0, cfg.index));
 	struct scratch scr = { 0 };
@@ -128,6 +144,10 @@ int cmd_apply(int argc, char **argv)
 	if (npy_write(cfg.out, dtype, shape, 3, s.data.p, err, sizeof(err))) {
 		error("%s", err);
 		status = EXIT_FAIL;
+	} else {
+		printf("%s: %s [%zu, %zu, %zu] (%s)\n", cfg.out,
+		       dtype[1] == 'u' ? "uint8" : "float32", shape[0], shape[1], shape[2],
+		       dtype[1] == 'u' ? "HWC, as Pillow" : "CHW, as torch");
 	}
 out:
 	sample_release(&s);

@@ -25,6 +25,7 @@
 #include "kernels.h"
 #include "log.h"
 #include "machine.h"
+#include "model.h"
 #include "noise.h"
 #include "options.h"
 #include "pipeline.h"
@@ -56,7 +57,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,model", .metavar = "LIST", .help = "which sections to run" },
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -851,6 +852,8 @@ int cmd_bench(int argc, char **argv)
 		if (system(cmd))
 			warn("cannot remove %s", tmp);
 	}
+	if (has_section(c.sections, "model"))
+		model_bench(stdout);
 	noise_read(&after, &cp);
 	struct noise nz;
 	noise_between(&before, &after, &cp, &nz);

@@ -44,8 +44,9 @@ static const char description[] =
 	"the median with its spread, and the stage named is the one whose inclusion causes\n"
 	"the largest drop beyond noise (none when every drop is within noise). Leaves\n"
 	"OUT/<UTC time>-<tag>/ with bottleneck.json and bottleneck.csv.\n"
-	"Takes the options of ppbench run; --max-batches 0 means 20 batches per step.\n"
-	"Exit status: 0 done; 1 a step failed; 2 a bad option.";
+	"Takes the options of ppbench run, with one difference: --max-batches counts\n"
+	"the batches of each step, and its 0 (run's \"every batch\") means 20 here, as\n"
+	"five passes over every batch would take too long. A step that fails is exit 1.";
 
 #define NSTEPS 5
 static const char *const step_name[NSTEPS] = {
@@ -384,8 +385,10 @@ int cmd_bottleneck(int argc, char **argv)
 		opts_help(table, stdout, usage, description);
 	else if (pr < 0)
 		error("%s", err);
-	else if (npos)
-		error("unexpected argument '%s' (see ppbench bottleneck --help)", argv[1]);
+	else if (npos) {
+		opts_unexpected(argv[1], "bottleneck", err, sizeof(err));
+		error("%s", err);
+	}
 	if (pr || npos) {
 		free(table);
 		return pr == 1 ? EXIT_OK : EXIT_USAGE;

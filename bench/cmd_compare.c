@@ -1263,6 +1263,7 @@ static int print_run_help(void)
 {
 	char *argv[] = { "/proc/self/exe", "run", "--help", NULL };
 	printf("%s", usage);
+	fflush(stdout);
 	return spawn(argv, -1) ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -1470,7 +1471,7 @@ static int run_torch(const struct cargs *c, const char *script, const char *dir,
 
 /* The PyTorch side's results files, computed here: summary.json (tool
  * "pytorch", with a "pytorch" block from run.json), batches.csv, ops.csv,
- * trace.json. */
+ * trace.json.gz. */
 static int write_torch_results(const char *dir, const struct compare_side *s, char *err,
 			       size_t errlen)
 {

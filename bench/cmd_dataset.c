@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "loader.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -80,24 +81,28 @@ static int describe(int argc, char **argv)
 	if (argc != 2 || !strcmp(argv[1], "--help")) {
 		printf("usage: ppbench dataset describe DIR\n\nReads DIR as torchvision's ImageFolder "
 		       "and prints its classes, images and file sizes.\n");
+		exit_codes_help(stdout);
 		return argc == 2 ? EXIT_OK : EXIT_USAGE;
 	}
 	struct dataset d;
 	char err[512];
+	if (input_missing(argv[1]))
+		return EXIT_USAGE;
 	if (dataset_scan(&d, argv[1], err, sizeof(err))) {
 		error("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	double *kb = malloc((d.n ? d.n : 1) * sizeof(double));
 	if (!kb)
 		die("out of memory");
 	for (size_t i = 0; i < d.n; i++)
-		kb[i] = (double)d.items[i].bytes / 1000.0;
+		kb[i] = (double)d.items[i].bytes / 1024.0;
 	struct stats st;
 	stats_compute(kb, d.n, &st);
-	printf("dataset %s\n  classes %zu, images %zu, %.1f MB\n", d.root, d.nclasses, d.n,
-	       (double)d.total_bytes / 1e6);
-	printf("  file size (KB = 1000 B): mean %.1f, p25 %.1f, median %.1f, p75 %.1f, p99 %.1f, "
+	char total[32];
+	loader_human_bytes(d.total_bytes, total, sizeof(total));
+	printf("dataset %s\n  classes %zu, images %zu, %s\n", d.root, d.nclasses, d.n, total);
+	printf("  file size (KiB = 1024 B): mean %.1f, p25 %.1f, median %.1f, p75 %.1f, p99 %.1f, "
 	       "min %.1f, max %.1f, std %.1f\n",
 	       st.mean, st.p25, st.p50, st.p75, st.p99, st.min, st.max, st.std);
 	free(kb);

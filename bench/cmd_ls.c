@@ -34,7 +34,8 @@ struct ls_opts {
 static const struct opt ls_opts_table[] = {
 	{ "json", 0, OPT_BOOL, O(json), "off", NULL, "one JSON array of the folders, for scripts", .choices = NULL },
 	{ "kind", 'k', OPT_STR, O(kind), NULL, "KIND",
-	  "only this kind: run, sweep, compare, map, merge, strategies, tmp", .choices = NULL },
+	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, tmp",
+	  .choices = NULL },
 	{ "clean", 0, OPT_BOOL, O(clean), "off", NULL,
 	  "remove the temporary folders (.<name>.tmp) no running ppbench holds: what a killed run left",
 	  .choices = NULL },
@@ -65,6 +66,8 @@ struct ls_entry {
 	char dataset[256];            /* its path as recorded */
 	char pipeline[128];
 	char config[256];
+	int workers, batch, gpus;     /* a run's (-1: not a run) */
+	char policy[16];
 	struct stats_summary ips;     /* images/s: n = 0 when not known */
 	char ips_note[96];            /* "best: w4 b32 g1", "ppbench; PyTorch 812" */
 	int complete;                 /* 1, 0, -1 unknown */
@@ -96,6 +99,7 @@ static struct ls_entry *ls_add(struct ls_list *l)
 	struct ls_entry *e = &l->e[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->complete = -1;
+	e->workers = e->batch = e->gpus = -1;
 	return e;
 }
 
@@ -170,6 +174,10 @@ static void fill_run(struct ls_entry *e, json_t *s)
 	snprintf(e->pipeline, sizeof(e->pipeline), "%s", json_text(s, "options.pipeline", ""));
 	if (w >= 0)
 		snprintf(e->config, sizeof(e->config), "w%d b%d g%d %s", w, b, g, pol);
+	e->workers = w;
+	e->batch = b;
+	e->gpus = g;
+	snprintf(e->policy, sizeof(e->policy), "%s", pol);
 	double ips = metric_from_json(metric_find("images_per_s"), s);
 	stats_summarise(&ips, 1, STATS_CI_LEVEL, &e->ips);
 	e->complete = json_is_true(json_object_get(s, "complete"));
@@ -315,6 +323,10 @@ static const char *kind_of(const char *path, json_t **summary)
 		return "merge";
 	if (is_file(path, "strategies.json"))
 		return "strategies";
+	if (is_file(path, "bottleneck.json"))
+		return "bottleneck";
+	if (is_file(path, "bench.json"))
+		return "bench";
 	if (!is_file(path, "summary.json"))
 		return "";
 	*summary = load(path, "summary.json");
@@ -329,6 +341,25 @@ static const char *kind_of(const char *path, json_t **summary)
 }
 
 static int collect(struct ls_list *l, const char *root, const char *prefix, int depth);
+static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
+		       int depth);
+
+/* Only the temporary folders of root (a sweep's runs/). */
+static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	struct results_name rn;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] == '.' && !results_name_parse(de->d_name, &rn) && rn.tmp)
+			rc = collect_one(l, root, prefix, de->d_name, 2);
+	closedir(d);
+	return rc;
+}
 
 /* One entry of root named name: a results folder, a temporary one, or a
  * folder of results (listed with its contents). */
@@ -384,8 +415,17 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 		fill_run(e, sum);
 	} else {
 		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
-			is_file(path, "strategies.md");
+			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
+			is_file(path, "bench.csv");
 		snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
+	}
+	if (!strcmp(kind, "sweep")) {
+		/* a killed sweep leaves its run's temporary folder in runs/ */
+		char runs[PATH_MAX + 8], pre[600];
+		snprintf(runs, sizeof(runs), "%s/runs", path);
+		snprintf(pre, sizeof(pre), "%s%s/runs/", prefix, name);
+		json_decref(sum);
+		return collect_tmp(l, runs, pre);
 	}
 	if (named && rn.partial) {
 		e->complete = 0;
@@ -568,6 +608,12 @@ static json_t *entry_json(const struct ls_entry *e)
 	json_object_set_new(o, "dataset", e->dataset[0] ? json_string(e->dataset) : json_null());
 	json_object_set_new(o, "pipeline", e->pipeline[0] ? json_string(e->pipeline) : json_null());
 	json_object_set_new(o, "configuration", e->config[0] ? json_string(e->config) : json_null());
+	if (e->workers >= 0) {
+		json_object_set_new(o, "workers", json_integer(e->workers));
+		json_object_set_new(o, "batch_size", json_integer(e->batch));
+		json_object_set_new(o, "gpus", json_integer(e->gpus));
+		json_object_set_new(o, "policy", json_string(e->policy));
+	}
 	json_object_set_new(o, "images_per_s", ips);
 	json_object_set_new(o, "images_per_s_note", json_string(e->ips_note));
 	json_object_set_new(o, "complete", e->complete < 0 ? json_null() : json_boolean(e->complete));
@@ -631,7 +677,8 @@ int cmd_ls(int argc, char **argv)
 	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
 		ki++;
 	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
-		error("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|tmp", o.kind);
+		error("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
+		      "bench|tmp", o.kind);
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && !o.clean) {

@@ -1370,6 +1370,8 @@ int cmd_map(int argc, char **argv)
 		}
 		return map_child(&cfg, argv[1]);
 	}
+	if (npos == 1 && input_missing(argv[1]))
+		return EXIT_USAGE;
 	int iw = 0, ih = 0;
 	char tail;
 	if (npos == 0 && (sscanf(cfg.size, "%dx%d%c", &iw, &ih, &tail) != 2 || iw < 1 || ih < 1 ||

@@ -1735,6 +1735,7 @@ static void help(void)
 	       "                        CPU count (array tasks of one node type on several nodes)\n"
 	       "  -o, --out DIR         where the merge goes (default: results/<UTC time>-merge)\n"
 	       "  -h, --help            show this help\n", usage_line);
+	exit_codes_help(stdout);
 }
 
 int cmd_merge(int argc, char **argv)
@@ -1808,6 +1809,11 @@ int cmd_merge(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	for (size_t i = 0; i < ndirs; i++)
+		if (input_missing(dirs[i])) {
+			rc = EXIT_USAGE;
+			goto out;
+		}
 	for (size_t i = 0; i < ndirs; i++)
 		if (add_dir(&m, dirs[i], err, sizeof(err))) {
 			error("%s", err);

@@ -1,12 +1,15 @@
 /* ppbench model: the loader's protocol as a discrete-event model (model.h),
  * for one configuration or a worker sweep, and its validation against the
  * paper's figures (--validate). */
+#include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
 #include "consumer.h"
+#include "emit.h"
 #include "log.h"
 #include "metrics.h"
 #include "model.h"
@@ -26,6 +29,7 @@ struct model_opts {
 	double cores, tpc, alpha, beta, main_threads, ref_workers;
 	int smt_static;
 	double target_util;
+	const char *out;
 };
 
 #define O(f) offsetof(struct model_opts, f)
@@ -71,7 +75,7 @@ static const struct opt model_optt[] = {
 	  .lo = 0, .hi = 1e9 },
 	{ "batch-noise", 0, OPT_DOUBLE, O(batch_noise), "-1", "PCT",
 	  "per-sample costs: spread (cv, %) of a factor common to a batch's samples (-1: --from's "
-	  "estimate, or 7 with --paper, 0 otherwise)", .lo = -1, .hi = 1000 },
+	  "estimate, 6.94 with --paper, 0 otherwise)", .lo = -1, .hi = 1000 },
 	{ "paper", 0, OPT_BOOL, O(paper), "off", NULL,
 	  "costs: the paper's Table II per-op means (per sample, and collation)" , .choices = NULL },
 	{ "cores", 0, OPT_DOUBLE, O(cores), "0", "N", "the machine's physical cores (0: no contention)",
@@ -91,6 +95,8 @@ static const struct opt model_optt[] = {
 	{ "target-gpu-util", 0, OPT_DOUBLE, O(target_util), "0", "PCT",
 	  "provisioning: the fewest workers and cores that keep the GPUs this busy (0: off)",
 	  .lo = 0, .hi = 100 },
+	{ "out", 'o', OPT_STR, O(out), NULL, "DIR",
+	  "also write each configuration as a results folder (tool \"model\") under DIR", .choices = NULL },
 	{ "validate", 0, OPT_BOOL, O(validate), "off", NULL, "compare the model with the paper's figures" , .choices = NULL },
 	{ "csv", 0, OPT_BOOL, O(csv), "off", NULL, "machine-readable output (CSV, metric-table names)" , .choices = NULL },
 	OPT_END
@@ -268,14 +274,58 @@ static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 	c->machine.smt_static = o->smt_static;
 }
 
-/* One configuration: its figures in m (analysis_free after). */
-static int model_one(const struct model_cfg *c, struct run_metrics *m, char *err, size_t errlen)
+/* The "model" block of a results folder: what the figures come from. */
+static json_t *model_block(const struct model_cfg *c)
 {
-	struct model_out out;
-	if (model_run(c, &out, err, errlen))
+	json_t *b = json_object();
+	json_object_set_new(b, "source", json_string(c->src->what));
+	json_object_set_new(b, "gpu_step_ns", json_real(c->gpu_step_ns));
+	json_object_set_new(b, "cores", json_real(c->machine.cores));
+	json_object_set_new(b, "threads_per_core", json_real(c->machine.tpc));
+	json_object_set_new(b, "alpha", json_real(c->machine.alpha));
+	json_object_set_new(b, "beta", json_real(c->machine.beta));
+	json_object_set_new(b, "main_threads", json_real(c->machine.main_threads));
+	json_object_set_new(b, "smt_static", json_boolean(c->machine.smt_static));
+	json_object_set_new(b, "ref_busy_threads", json_real(c->machine.ref_busy));
+	return b;
+}
+
+/* --out: the modelled run as a results folder, as `ppbench run` writes one
+ * (summary.json with tool "model", batches.csv, ops.csv). */
+static int write_folder(const char *root, const struct model_cfg *c, const struct model_out *o,
+			const struct run_metrics *m, json_t *options, char *final, size_t finallen,
+			char *err, size_t errlen)
+{
+	char tag[64], tmp[PATH_MAX], name[256];
+	snprintf(tag, sizeof(tag), "model-w%d-b%d-g%d", c->workers, c->batch, c->gpus);
+	if (results_dir_begin(root, tag, tmp, sizeof(tmp), name, sizeof(name), err, errlen))
 		return -1;
-	int rc = model_metrics(c, &out, m, err, errlen);
-	model_out_free(&out);
+	json_t *blocks = json_object();
+	json_object_set(blocks, "options", options);
+	json_object_set_new(blocks, "model", model_block(c));
+	struct results_in in = { .m = m, .t = &o->trace, .tool = "model", .no_checksum = 1,
+				 .blocks = blocks };
+	int rc = results_write(tmp, &in, err, errlen);
+	if (!rc)
+		rc = results_dir_commit(root, tmp, name, final, finallen, err, errlen);
+	json_decref(blocks);
+	return rc;
+}
+
+/* One configuration: its figures in m (analysis_free after); with --out,
+ * its results folder too. */
+static int model_one_out(const struct model_cfg *c, struct run_metrics *m, const char *out,
+			 json_t *options, char *final, size_t finallen, char *err, size_t errlen)
+{
+	struct model_out o;
+	if (model_run(c, &o, err, errlen))
+		return -1;
+	int rc = model_metrics(c, &o, m, err, errlen);
+	if (!rc && out && write_folder(out, c, &o, m, options, final, finallen, err, errlen)) {
+		analysis_free(m);
+		rc = -1;
+	}
+	model_out_free(&o);
 	return rc;
 }
 
@@ -539,15 +589,19 @@ int cmd_model(int argc, char **argv)
 	print_header(stdout, o.csv);
 	double e2e[256];
 	int ret = EXIT_OK;
+	json_t *options = o.out ? opts_json(model_optt, &o) : NULL;
 	for (int i = 0; i < nw; i++) {
 		c.workers = ws[i];
 		struct run_metrics m;
-		if (model_one(&c, &m, err, sizeof(err))) {
+		char final[PATH_MAX + 256] = "";
+		if (model_one_out(&c, &m, o.out, options, final, sizeof(final), err, sizeof(err))) {
 			error("%s", err);
 			ret = EXIT_FAIL;
 			break;
 		}
 		print_row(stdout, ws[i], &m, o.csv);
+		if (final[0] && !o.csv)
+			printf("%7s results: %s\n", "", final);
 		e2e[i] = m.e2e_s;
 		analysis_free(&m);
 	}
@@ -560,6 +614,7 @@ int cmd_model(int argc, char **argv)
 			printf("knee: none in this range (every step gains %.0f %% of E2E or more)\n",
 			       REPORT_KNEE_GAIN_PCT);
 	}
+	json_decref(options);
 	model_src_free(&src);
 	return ret;
 }

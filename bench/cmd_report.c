@@ -23,6 +23,7 @@
 #include "log.h"
 #include "fsutil.h"
 #include "metrics.h"
+#include "model.h"
 #include "repeats.h"
 #include "plot.h"
 #include "report.h"
@@ -773,6 +774,69 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 	return maxpts;
 }
 
+/* --model on: after the measured series of vs_workers.csv (sorted s, n),
+ * one "model: <label>" series per measured series of 2+ worker counts: each
+ * count modelled from the series' run with the fewest workers (its costs,
+ * settings and machine: ppbench model, validation 2's model). Other
+ * figures' columns are left empty. */
+static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_config *s, size_t n,
+			   const struct seriesing *z)
+{
+	int prev[NKEY] = { -1, -1, -1, -1, -1 }, out = 0;
+	size_t start = 0;
+	char label[128], dir[4096], err[512];
+
+	/* the measured series' count, as write_vs numbered them */
+	for (size_t i = 0; i <= n; i++) {
+		int k[NKEY];
+		if (i < n)
+			series_key(z, &s[i], k);
+		if (i == n || new_series(k, prev)) {
+			if (i > start + 1)
+				out++;
+			start = i;
+		}
+	}
+	for (int i = 0; i < NKEY; i++)
+		prev[i] = -1;
+	start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		int k[NKEY];
+		if (i < n)
+			series_key(z, &s[i], k);
+		if (i < n && !new_series(k, prev))
+			continue;
+		if (i > start + 1) {
+			/* s[start..i): one series, sorted by workers */
+			sweep_run_path(sw, &sw->rows[s[start].first], "", dir, sizeof(dir));
+			series_label(z, &s[start], label, sizeof(label));
+			out++;
+			for (size_t j = start; j < i; j++) {
+				struct run_metrics m;
+				if (model_like_run(dir, s[j].workers, &m, err, sizeof(err))) {
+					warn("--model: %s", err);
+					break;
+				}
+				fprintf(f, "%d,model: %s,%d,%d,%d,1", out, label, s[j].workers, s[j].batch,
+					s[j].gpus);
+				csv_real(f, m.e2e_s);
+				fputs(",,,", f);
+				csv_real(f, m.ooo_pct);
+				csv_real(f, m.stall_pct);
+				csv_real(f, m.gpu_util_pct);
+				csv_real(f, m.images_per_s);
+				csv_real(f, m.wait_over_500ms_pct);
+				csv_real(f, m.delay_over_500ms_pct);
+				csv_real(f, m.preproc.mean / 1e6);
+				csv_real(f, m.preproc_std_pct);
+				fprintf(f, ",model\n");
+				analysis_free(&m);
+			}
+		}
+		start = i;
+	}
+}
+
 /* The configurations the policy comparison shows: those of the part, batch
  * size and GPU count with the most policies (the last such in plan order).
  * Returns the number of policies there; *pick is one of its aggs. */
@@ -1134,7 +1198,9 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	for (size_t op = 0; op <= t.nops; op++) {
 		size_t n = 0, k = 0;
 		uint64_t *v;
-		const char *name = op < t.nops ? t.op_names[op] : "SCollation";
+		/* the op's id, as the tables name it (decode, collate, ...) */
+		const char *name = op < t.nops ? (t.op_ids[op][0] ? t.op_ids[op] : t.op_names[op]) :
+				   "collate";
 		for (size_t p = 0; p < t.nprocs; p++)
 			for (size_t e = 0; e < t.procs[p].n; e++) {
 				const struct trace_ev *ev = &t.procs[p].ev[e];
@@ -1150,8 +1216,6 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 			}
 		qsort(v, n, sizeof(*v), cmp_u64);
 		series++;
-		if (name[0] == 'S')
-			name++;
 		size_t pts = n < 400 ? n : 400;
 		for (size_t i = 0; i < pts; i++) {
 			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
@@ -1280,6 +1344,8 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		goto out;
 	}
 	ptw = write_vs(fh, a, na, &zw, &best_w, &sw);
+	if (s->model && ptw >= 2)
+		write_vs_model(fh, s, sw, na, &zw);
 	if (fclose(fh) || ptw < 0) {
 		errf(err, errlen, "cannot write '%s'", p);
 		goto out;
@@ -2947,6 +3013,14 @@ static int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *
 	for (size_t i = 0; i < n; i++)
 		if (run_add(s, dirs[i], sum, err, errlen))
 			goto out;
+	/* the series labels of the figures */
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct sweep_row *r = &s->rows[i];
+		if (s->nrows > 1)
+			snprintf(r->tag, sizeof(r->tag), "repeat %d", r->repeat);
+		else
+			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch, r->gpus);
+	}
 	rc = 0;
 out:
 	for (size_t i = 0; i < nfound; i++)
@@ -3002,6 +3076,7 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: %s\n\n%s\n", usage, what);
+		exit_codes_help(stdout);
 		return 1;
 	}
 	if (argc != 2 || argv[1][0] == '-') {
@@ -3013,14 +3088,14 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 
 int cmd_report(int argc, char **argv)
 {
-	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR]\n"
+	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR] [--model on|off]\n"
 				    "       ppbench report RUN_DIR [RUN_DIR...]";
 	struct sweep s;
 	char err[1024], outbuf[4096];
 	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
 	const char *out = NULL;
 	size_t n = 0;
-	int rc;
+	int rc, model = 0;
 
 	if (!dirs) {
 		error("out of memory");
@@ -3034,13 +3109,16 @@ int cmd_report(int argc, char **argv)
 			       "self-contained report.html: for each finding of the Lotus paper, the\n"
 			       "paper's numbers, this machine's, and a verdict. Several sweep folders\n"
 			       "(make reproduce's two experiments) make one report, written in --out\n"
-			       "(default: their common parent folder).\n\n"
+			       "(default: their common parent folder). --model on adds the model's\n"
+			       "lines (ppbench model, from each series' run with the fewest workers)\n"
+			       "to the figures against workers.\n\n"
 			       "A run folder RUN_DIR (made by ppbench run) gets a report of its own,\n"
 			       "written into it: the configuration, the main figures, the ops, batch\n"
 			       "wait and delay, noise and the machine, with figures (op CDF, Figs. 4,\n"
 			       "5a, 5b). A run made with --repeat N is reported with all its repeats\n"
 			       "(found next to it; or give them all): each figure is then the median\n"
 			       "with its spread.\n", usage);
+			exit_codes_help(stdout);
 			free(dirs);
 			return EXIT_OK;
 		}
@@ -3053,6 +3131,14 @@ int cmd_report(int argc, char **argv)
 			out = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
 			out = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--model") || !strncmp(argv[i], "--model=", 8)) {
+			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
+			if (strcmp(v, "on") && strcmp(v, "off")) {
+				error("--model: '%s' is not on or off", v);
+				free(dirs);
+				return EXIT_USAGE;
+			}
+			model = !strcmp(v, "on");
 		} else if (argv[i][0] == '-') {
 			error("unknown option '%s' (see --help)", argv[i]);
 			free(dirs);
@@ -3066,6 +3152,11 @@ int cmd_report(int argc, char **argv)
 		free(dirs);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (input_missing(dirs[i])) {
+			free(dirs);
+			return EXIT_USAGE;
+		}
 	if (is_run_dir(dirs[0])) {
 		if (out) {
 			error("--out is for sweeps: a run's report goes into its folder");
@@ -3118,6 +3209,7 @@ int cmd_report(int argc, char **argv)
 		error("%s", err);
 		return EXIT_FAIL;
 	}
+	s.model = model;
 	rc = report_write(&s, err, sizeof(err));
 	if (rc)
 		error("%s", err);
@@ -3141,6 +3233,8 @@ int cmd_plots(int argc, char **argv)
 			     "repeats when it was run with --repeat.");
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	if (input_missing(argv[1]))
+		return EXIT_USAGE;
 	if (is_run_dir(argv[1])) {
 		json_t *sum;
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];

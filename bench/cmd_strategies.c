@@ -1119,7 +1119,7 @@ static void print_table(FILE *f, const struct ctx *c, const char *results)
 			" (over the threshold: the timings are not this machine's alone)" : "");
 	fprintf(f, "\n");
 
-	fprintf(f, "| rank | strategy | offline s | storage MB | vs dataset |");
+	fprintf(f, "| rank | strategy | offline s (one pass) | storage MB | vs dataset |");
 	for (int e = 0; e < E; e++)
 		fprintf(f, " epoch %d img/s |", e + 1);
 	fprintf(f, " steady img/s | cache MB | tensors | score |\n|---:|---|---:|---:|---:|");

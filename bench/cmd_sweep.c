@@ -29,13 +29,14 @@
 #include "machine.h"
 #include "options.h"
 #include "report.h"
+#include "run.h"
 #include "sweep.h"
 #include "resdir.h"
 
 struct sweep_cfg {
 	const char *workers, *batch, *gpus, *policy;  /* lists */
 	long repeat;
-	int warm, report, dry_run;
+	int warm, report, dry_run, model;
 	const char *resume, *tag, *out, *data, *label;
 };
 
@@ -56,7 +57,9 @@ static const struct opt sweep_opts[] = {
 	  .choices = NULL },
 	{ "report", 0, OPT_BOOL, O(report), "on", NULL,
 	  "write the figures and report at the end", .choices = NULL },
-	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL,
+	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
+	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
+	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
 	  "print the plan (memory needed and whether it fits, images, estimated time per "
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
@@ -502,7 +505,15 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		free_list(before, nbefore);
 		return -1;
 	}
-	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	/* appended: a resumed sweep keeps the interrupted attempt's log */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
+		char stamp[32], head[96];
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		int hl = snprintf(head, sizeof(head), "\n==== another attempt, %s ====\n", stamp);
+		ssize_t wr = write(fd, head, (size_t)hl);
+		(void)wr;   /* the log is a convenience: the run goes on */
+	}
 	fflush(NULL);
 	t0 = clock_now_ns();
 	pid_t sweep_pid = getpid();
@@ -749,6 +760,26 @@ static int split_args(int argc, char **argv, char ***mine, int *nmine, char ***p
 	return 0;
 }
 
+/* An option neither the sweep nor a run knows: the nearest of both, or NULL
+ * when arg is known (or not an option). */
+static const char *unknown_passed(const char *arg, char *name, size_t n)
+{
+	if (strncmp(arg, "--", 2) || !arg[2])
+		return NULL;
+	snprintf(name, n, "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	if (opts_find(run_opts_table, name) ||
+	    (!strncmp(name, "no-", 3) && opts_find(run_opts_table, name + 3)))
+		return NULL;
+	const char *names[256];
+	size_t k = 0;
+	for (const struct opt *t = sweep_opts; t->name && k < 128; t++)
+		names[k++] = t->name;
+	for (const struct opt *t = run_opts_table; t->name && k < 256; t++)
+		names[k++] = t->name;
+	const char *near = nearest_name(name, names, k);
+	return near ? near : "";
+}
+
 static int lock_dir(const char *dir)
 {
 	char path[PATH_MAX];
@@ -798,8 +829,18 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (npos) {
-		error("unexpected argument '%s' (see ppbench sweep --help)", mine[1]);
+		opts_unexpected(mine[1], "sweep", err, sizeof(err));
+		error("%s", err);
 		goto out;
+	}
+	for (size_t i = 0; i < npass; i++) {
+		char name[64];
+		const char *near = unknown_passed(pass[i], name, sizeof(name));
+		if (near && *near) {
+			error("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
+			      "and ppbench run --help)", name, near);
+			goto out;
+		}
 	}
 
 	if (c.resume) {
@@ -1071,6 +1112,7 @@ int cmd_sweep(int argc, char **argv)
 	if (c.report) {
 		struct sweep s;
 		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
+			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
 				error("%s", err);
 			else

@@ -18,4 +18,17 @@ enum {
 	EXIT_WORKER = 3,    /* a worker died */
 };
 
+#include <stddef.h>
+#include <stdio.h>
+
+/* The exit-code table above, as every --help ends (conventions.c). */
+void exit_codes_help(FILE *f);
+
+/* The name of names[0..n) nearest to word (a typo: a few edits), or NULL. */
+const char *nearest_name(const char *word, const char *const *names, size_t n);
+
+/* 0 when path exists; else 1 after "error: cannot open 'path': reason":
+ * the caller exits EXIT_USAGE (an input that does not exist). */
+int input_missing(const char *path);
+
 #endif

@@ -4,7 +4,7 @@
  *
  * A compare folder, OUT/<UTC time>-compare-<tag>/, holds
  *   ppbench/     the `ppbench run` results folder (summary.json, batches.csv,
- *                ops.csv, lotustrace/b<B>_gpu<G>/, trace.json)
+ *                ops.csv, lotustrace/b<B>_gpu<G>/, trace.json) of repeat 1
  *   pytorch/     config.json (what the PyTorch side was asked to run),
  *                run.json (what it measured that is not an event: E2E window,
  *                images, rusage of the main process and of every worker,
@@ -13,10 +13,17 @@
  *                summary.json, batches.csv, ops.csv, trace.json
  *   fidelity/    the first batches' tensors from both sides (with --rng
  *                torch): fidelity.json (and the .npy files with --keep-dumps)
+ *   ppbench-rK/, pytorch-rK/   the same for repeat K (--repeat; even K ran
+ *                PyTorch first)
  *   logs/        each child's stdout
  *   compare.md, compare.csv   the table, both systems side by side, and the
- *                ratio ppbench / PyTorch of each figure
- *   figures/     the figures' data (CSV), PNG and SVG (plots/compare_*.gp)
+ *                ratio ppbench / PyTorch of each figure: medians over the
+ *                repeats with their spread, "within noise" where the ratios'
+ *                interval holds 1
+ *   compare.json every repeat's values and ratios, their summaries and
+ *                verdicts, and the noise guard's window of each repeat
+ *   figures/     the figures' data (CSV), PNG and SVG (plots/compare_*.gp),
+ *                of repeat 1
  *
  * Both sides' LotusTrace files are read with lotustrace_read and measured
  * with analysis_compute: every metric comes from the same code. */

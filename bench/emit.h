@@ -82,6 +82,7 @@ void lotustrace_free(struct trace *t);
 
 /* ---- Chrome trace --------------------------------------------------------
  *
+ * trace.json.gz (gzip'd JSON: Perfetto and chrome://tracing open it):
  * {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": {...}}:
  * "X" events, ts/dur in us with 3 decimals, ts relative to the earliest
  * event (its wall-clock ns goes in otherData.origin_wall_ns, so that the
@@ -90,11 +91,28 @@ void lotustrace_free(struct trace *t);
  * thread and the GPU as threads of the main process; process_name,
  * thread_name and sort-index metadata. Events of a track are sorted by
  * start, longer first, so that ops nest inside STransform and everything
- * inside SBatchPreprocessed_<id>. Op events carry args {batch, sample}.
- * Flow arrows ("s" then "f" with "bp":"e", cat "batch", id -(batch+1) as
- * Lotus) go from the end of SBatchPreprocessed_<id> (1 ns before its end,
- * inside the span) to SBatchConsumed_<id>. Opens in Perfetto and
- * chrome://tracing. */
+ * inside SBatchPreprocessed. Events are named by kind (SBatchPreprocessed,
+ * SBatchQueued, ..., the op's LotusTrace name), so that they group; the
+ * batch id and sample are in their args. Flow arrows ("s" then "f" with
+ * "bp":"e", cat "batch", id = the batch id) go from the end of a batch's
+ * SBatchPreprocessed (1 ns before its end, inside the span) to its
+ * SBatchConsumed.
+ *
+ * Past CHROME_TRACE_MAX_EVENTS events (about 150 MB of JSON, what
+ * Perfetto's UI opens comfortably), the per-sample events (ops, STransform)
+ * are kept for every Nth batch only, N the smallest that fits; every batch
+ * event is kept. otherData says so ("sampled", "op_events_every_nth_batch",
+ * "op_events", "op_events_kept", "max_events"), and so does summary.json
+ * (trace.chrome). lotustrace/ always has every event. */
+#define CHROME_TRACE_MAX_EVENTS 1000000ull
+struct chrome_sampling {
+	uint64_t limit_events;         /* CHROME_TRACE_MAX_EVENTS */
+	uint64_t every;                /* per-sample events of every Nth batch (1: all) */
+	uint64_t sample_events;        /* per-sample events in the trace */
+	uint64_t kept_sample_events;   /* of them in trace.json.gz */
+};
+/* What chrome_trace_write keeps of t. */
+void chrome_trace_plan(const struct trace *t, struct chrome_sampling *s);
 int chrome_trace_write(const struct trace *t, const char *path, char *err, size_t errlen);
 
 /* ---- results -------------------------------------------------------------*/

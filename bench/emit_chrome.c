@@ -4,8 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "emit.h"
 #include "log.h"
+
+/* trace.json.gz is written through zlib (Perfetto and chrome://tracing open
+ * gzip'd JSON); put() and putf() are its fputs and fprintf. */
+typedef gzFile out_t;
+#define put(f, s) gzputs(f, s)
+#define putf gzprintf
+#define putch(f, c) gzputc(f, c)
 
 /* Where a trace_proc is drawn. */
 struct track {
@@ -31,25 +39,71 @@ static const char *cat_of(unsigned kind)
 }
 
 /* ns as us with 3 decimals, exactly (no double rounding). */
-static void put_us(FILE *f, uint64_t ns)
+static void put_us(out_t f, uint64_t ns)
 {
-	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+	putf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
 }
 
 /* Names are ours or read from LotusTrace files: escape what JSON needs. */
-static void put_str(FILE *f, const char *s)
+static void put_str(out_t f, const char *s)
 {
-	fputc('"', f);
+	putch(f, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
+			putf(f, "\\%c", c);
 		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
+			putf(f, "\\u%04x", c);
 		else
-			fputc(c, f);
+			putch(f, c);
 	}
-	fputc('"', f);
+	putch(f, '"');
+}
+
+/* A per-batch kind's name without its trailing "_": events group by kind,
+ * the batch id is in their arguments. */
+static void put_kind(out_t f, unsigned kind)
+{
+	const char *n = trace_kind_name(kind);
+	size_t len = strlen(n);
+	if (len && n[len - 1] == '_')
+		len--;
+	putf(f, "\"%.*s\"", (int)len, n);
+}
+
+/* Per-sample events (an op on one sample, its STransform) are the ones
+ * sampled; batch events are always kept. */
+static int per_sample(const struct trace_ev *e)
+{
+	return (e->kind == EV_OP || e->kind == EV_TRANSFORM) && e->sample != UINT32_MAX;
+}
+
+void chrome_trace_plan(const struct trace *t, struct chrome_sampling *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->limit_events = CHROME_TRACE_MAX_EVENTS;
+	s->every = 1;
+	uint64_t nbatch_ev = 0;
+	for (size_t i = 0; i < t->nprocs; i++)
+		for (size_t k = 0; k < t->procs[i].n; k++) {
+			if (per_sample(&t->procs[i].ev[k]))
+				s->sample_events++;
+			else
+				nbatch_ev++;
+		}
+	s->kept_sample_events = s->sample_events;
+	if (nbatch_ev + s->sample_events <= s->limit_events || !s->sample_events)
+		return;
+	/* keep the op events of every Nth batch, batch events all */
+	uint64_t room = s->limit_events > nbatch_ev ? s->limit_events - nbatch_ev : 1;
+	s->every = (s->sample_events + room - 1) / room;
+	s->kept_sample_events = 0;
+	for (size_t i = 0; i < t->nprocs; i++)
+		for (size_t k = 0; k < t->procs[i].n; k++) {
+			const struct trace_ev *e = &t->procs[i].ev[k];
+			if (per_sample(e) && e->batch >= 0 && (uint64_t)e->batch % s->every == 0)
+				s->kept_sample_events++;
+		}
 }
 
 static int rank_kind(unsigned kind)
@@ -80,16 +134,16 @@ static int cmp_flow(const void *a, const void *b)
 	return x->batch < y->batch ? -1 : x->batch > y->batch;
 }
 
-static void put_meta(FILE *f, int *first, const char *what, int pid, int tid,
+static void put_meta(out_t f, int *first, const char *what, int pid, int tid,
 		     const char *key, const char *sval, long ival)
 {
-	fprintf(f, "%s\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":",
-		*first ? "" : ",", what, pid, tid, key);
+	putf(f, "%s\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":",
+	     *first ? "" : ",", what, pid, tid, key);
 	if (sval)
 		put_str(f, sval);
 	else
-		fprintf(f, "%ld", ival);
-	fputs("}}", f);
+		putf(f, "%ld", ival);
+	put(f, "}}");
 	*first = 0;
 }
 
@@ -101,7 +155,9 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 	size_t nsrc = 0, ndst = 0, maxn = 0, nall = 0;
 	uint64_t origin = UINT64_MAX;
 	int main_pid = 0, first = 1, ret = -1;
-	FILE *f = NULL;
+	out_t f = NULL;
+	struct chrome_sampling smp;
+	chrome_trace_plan(t, &smp);
 
 	for (size_t i = 0; i < t->nprocs; i++) {
 		const struct trace_proc *p = &t->procs[i];
@@ -139,13 +195,21 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 				tr[i].tid = 0x40000000 + (int)i;
 	}
 
-	f = fopen(path, "w");
+	errno = 0;
+	f = gzopen(path, "wb6");
 	if (!f) {
-		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno ? errno : ENOMEM));
 		goto out;
 	}
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"ppbench\",", f);
-	fprintf(f, "\"origin_wall_ns\":%" PRIu64 "},\"traceEvents\":[", origin);
+	gzbuffer(f, 1 << 17);
+	put(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"ppbench\",");
+	putf(f, "\"origin_wall_ns\":%" PRIu64 ",\"sampled\":%s,\"op_events_every_nth_batch\":%"
+	     PRIu64 ",\"op_events\":%" PRIu64 ",\"op_events_kept\":%" PRIu64
+	     ",\"max_events\":%" PRIu64 ",\"note\":\"%s\"},\"traceEvents\":[", origin,
+	     smp.every > 1 ? "true" : "false", smp.every, smp.sample_events, smp.kept_sample_events,
+	     smp.limit_events, smp.every > 1 ? "past max_events, the per-sample op events are kept "
+	     "for every Nth batch only (batch id divisible by N); every batch event is kept; "
+	     "lotustrace/ has every event" : "every event");
 
 	put_meta(f, &first, "process_name", main_pid, main_pid, "name", "ppbench main", 0);
 	put_meta(f, &first, "process_sort_index", main_pid, main_pid, "sort_index", NULL, 0);
@@ -181,28 +245,31 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 		qsort(ord, p->n, sizeof(*ord), cmp_ev);
 		for (size_t k = 0; k < p->n; k++) {
 			const struct trace_ev *e = ord[k];
-			fprintf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat_of(e->kind));
+			if (smp.every > 1 && per_sample(e) &&
+			    (e->batch < 0 || (uint64_t)e->batch % smp.every))
+				continue;
+			putf(f, ",\n{\"ph\":\"X\",\"cat\":\"%s\",\"name\":", cat_of(e->kind));
 			if (e->kind == EV_OP) {
 				put_str(f, e->op < t->nops ? t->op_names[e->op] : "SUnknownOp");
 			} else if (trace_kind_name(e->kind)) {
 				if (!trace_kind_per_batch(e->kind))
 					put_str(f, trace_kind_name(e->kind));
 				else
-					fprintf(f, "\"%s%" PRId64 "\"", trace_kind_name(e->kind), e->batch);
+					put_kind(f, e->kind);
 			} else {
-				fprintf(f, "\"kind%u\"", (unsigned)e->kind);
+				putf(f, "\"kind%u\"", (unsigned)e->kind);
 			}
-			fprintf(f, ",\"pid\":%d,\"tid\":%d,\"ts\":", tr[i].pid, tr[i].tid);
+			putf(f, ",\"pid\":%d,\"tid\":%d,\"ts\":", tr[i].pid, tr[i].tid);
 			put_us(f, e->start_ns - origin);
-			fputs(",\"dur\":", f);
+			put(f, ",\"dur\":");
 			put_us(f, e->dur_ns);
-			fputs(",\"args\":{", f);
+			put(f, ",\"args\":{");
 			if (e->batch >= 0)
-				fprintf(f, "\"batch\":%" PRId64, e->batch);
+				putf(f, "\"batch\":%" PRId64, e->batch);
 			if (e->sample != UINT32_MAX)
-				fprintf(f, "%s\"sample\":%u", e->batch >= 0 ? "," : "",
-					(unsigned)e->sample);
-			fputs("}}", f);
+				putf(f, "%s\"sample\":%u", e->batch >= 0 ? "," : "",
+				     (unsigned)e->sample);
+			put(f, "}}");
 
 			if (e->kind == EV_BATCH_PREPROC && e->batch >= 0) {
 				src[nsrc].batch = e->batch;
@@ -229,27 +296,30 @@ int chrome_trace_write(const struct trace *t, const char *path, char *err, size_
 		} else if (src[a].batch > dst[b].batch) {
 			b++;
 		} else {
-			int64_t id = -(src[a].batch + 1);
-			fprintf(f, ",\n{\"ph\":\"s\",\"cat\":\"batch\",\"name\":\"batch\",\"id\":%" PRId64
-				",\"pid\":%d,\"tid\":%d,\"ts\":", id, src[a].pid, src[a].tid);
+			int64_t id = src[a].batch;   /* ids are >= 0: one flow per batch */
+			putf(f, ",\n{\"ph\":\"s\",\"cat\":\"batch\",\"name\":\"batch\",\"id\":%" PRId64
+			     ",\"pid\":%d,\"tid\":%d,\"ts\":", id, src[a].pid, src[a].tid);
 			put_us(f, src[a].ts);
-			fprintf(f, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"batch\",\"name\":\"batch\",\"id\":%"
-				PRId64 ",\"pid\":%d,\"tid\":%d,\"ts\":", id, dst[b].pid, dst[b].tid);
+			putf(f, "},\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"batch\",\"name\":\"batch\",\"id\":%"
+			     PRId64 ",\"pid\":%d,\"tid\":%d,\"ts\":", id, dst[b].pid, dst[b].tid);
 			put_us(f, dst[b].ts);
-			fputs("}", f);
+			put(f, "}");
 			a++;
 			b++;
 		}
 	}
-	fputs("\n]}\n", f);
-	if (ferror(f)) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	put(f, "\n]}\n");
+	int zerr = 0;
+	gzerror(f, &zerr);
+	if (zerr) {
+		errf(err, errlen, "cannot write '%s': %s", path,
+		     zerr == Z_ERRNO ? strerror(errno) : gzerror(f, &zerr));
 		goto out;
 	}
 	ret = 0;
 out:
-	if (f && fclose(f) && ret == 0) {
-		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	if (f && gzclose(f) != Z_OK && ret == 0) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		ret = -1;
 	}
 	free(tr);

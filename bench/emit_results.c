@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
@@ -69,6 +70,17 @@ json_t *results_summary_json(const struct results_in *in)
 	for (int i = 0; m->worker_maxrss_kib && i < m->workers; i++)
 		json_array_append_new(arr, json_integer(m->worker_maxrss_kib[i]));
 	bad |= metric_json_put(o, "memory.worker_max_rss_kib", arr);
+	if (in->t && in->chrome) {
+		/* what trace.json.gz keeps (emit.h): said here and in the file */
+		struct chrome_sampling smp;
+		chrome_trace_plan(in->t, &smp);
+		bad |= metric_json_put(o, "trace.chrome", json_pack(
+			"{s:s, s:b, s:I, s:I, s:I, s:I}", "file", "trace.json.gz",
+			"sampled", smp.every > 1, "op_events_every_nth_batch", (json_int_t)smp.every,
+			"op_events", (json_int_t)smp.sample_events,
+			"op_events_kept", (json_int_t)smp.kept_sample_events,
+			"max_events", (json_int_t)smp.limit_events));
+	}
 
 	ops = json_object();
 	for (size_t i = 0; i < m->nops; i++) {
@@ -248,7 +260,7 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 			return -1;
 	}
 	if (in->t && in->chrome) {
-		snprintf(path, sizeof(path), "%s/trace.json", dir);
+		snprintf(path, sizeof(path), "%s/trace.json.gz", dir);
 		if (chrome_trace_write(in->t, path, err, errlen) < 0)
 			return -1;
 	}
@@ -283,6 +295,35 @@ static int exists(const char *path)
 {
 	struct stat st;
 	return lstat(path, &st) == 0 || errno != ENOENT;
+}
+
+/* Warn about the temporary folders in root that no running process holds. */
+static void list_stale(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	char names[600] = "", p[PATH_MAX];
+	size_t n = 0, len = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (e->d_name[0] != '.' || l < 6 || strcmp(e->d_name + l - 4, ".tmp"))
+			continue;
+		if (snprintf(p, sizeof(p), "%s/%s", root, e->d_name) >= (int)sizeof(p))
+			continue;
+		if (results_dir_held(p) == 0) {   /* no process writes it (resdir.h) */
+			if (n < 5 && len < sizeof(names))
+				len += (size_t)snprintf(names + len, sizeof(names) - len, "%s'%s'",
+							n ? ", " : "", e->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	if (n)
+		warn("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
+		     "a crash): %s%s; they hold no complete result (ppbench ls --clean removes them)", n,
+		     n == 1 ? "" : "s", root, names, n > 5 ? ", ..." : "");
 }
 
 /* The longest path a results folder holds below itself: lotustrace/
@@ -321,6 +362,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 	}
 	if (make_dirs(root, err, errlen) < 0)
 		return -1;
+	list_stale(root);
 	results_dir_name(base, sizeof(base), NULL, tag);
 	for (int k = 1; k < 10000; k++) {
 		if (k == 1)

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "repeats.h"
+#include "model.h"
 #include "report.h"
 #include "stats.h"
 
@@ -608,6 +609,22 @@ out:
 	free(a);
 }
 
+/* Too few CPUs here: what the model predicts for the paper's machine shape
+ * from the per-image cost of the run with the fewest workers (labelled as a
+ * model; the verdict stays "cannot be judged"). */
+static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
+{
+	long best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (sweep_row_ok(&r[i]) && r[i].ops_span_per_image_ms > 0 &&
+		    (best < 0 || r[i].workers < r[best].workers))
+			best = (long)i;
+	char s[700];
+	if (best >= 0 && model_paper_shape(r[best].ops_span_per_image_ms, r[best].preproc_std_pct, s,
+					   sizeof(s)) >= 0)
+		why_add(f, "; %s", s);
+}
+
 void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 			 struct finding *f)
 {
@@ -639,6 +656,7 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		if (d.knee)
 			why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;
+		model_note(f, r, n);
 		goto paper;
 	}
 	f->judged = 1;

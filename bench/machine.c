@@ -48,6 +48,12 @@ static void set_str(json_t *o, const char *k, const char *v)
 	json_object_set_new(o, k, json_string(v));
 }
 
+uint64_t machine_memory_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
+}
+
 json_t *machine_json(void)
 {
 	json_t *m = json_object(), *k, *lib, *clk;
@@ -73,12 +79,9 @@ json_t *machine_json(void)
 		json_object_set_new(m, "hypervisor",
 				    st.hypervisor[0] ? json_string(st.hypervisor) : json_null());
 	}
-	{
-		long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-		if (pages > 0 && psz > 0)
-			json_object_set_new(m, "memory_total_bytes",
-					    json_integer((json_int_t)pages * psz));
-	}
+	if (machine_memory_bytes())
+		json_object_set_new(m, "memory_total_bytes",
+				    json_integer((json_int_t)machine_memory_bytes()));
 	if (uname(&u) == 0) {
 		k = json_object();
 		set_str(k, "sysname", u.sysname);

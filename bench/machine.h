@@ -2,6 +2,8 @@
 #ifndef PPBENCH_MACHINE_H
 #define PPBENCH_MACHINE_H
 
+#include <stdint.h>
+
 struct json_t;
 
 /* New reference, never NULL except on out of memory:
@@ -16,5 +18,9 @@ struct json_t;
  * time), "clock": {"source", "resolution_ns", "read_cost_ns"}}.
  * Fields that cannot be read are left out. */
 struct json_t *machine_json(void);
+
+/* The machine's memory (all of it, MemTotal), bytes; 0 when unknown: what
+ * every command states as the machine's memory. */
+uint64_t machine_memory_bytes(void);
 
 #endif

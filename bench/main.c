@@ -25,7 +25,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run one configuration: workers, loader, simulated GPU, results" },
 	{ "sweep", cmd_sweep, "run many configurations (lists of workers, batch, GPUs), figures, report" },
 	{ "ls", cmd_ls, "past results, newest first (kind, time, configuration, images/s, noise); --clean" },
-	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep" },
+	{ "report", cmd_report, "write the findings report (report.md, report.html) of a sweep, or a run's report" },
 	{ "merge", cmd_merge, "sweep folders of several machines as one comparison (CPU SKUs)" },
 	{ "plots", cmd_plots, "redraw the figures of a sweep or run folder" },
 	{ "compare", cmd_compare, "the same configuration through ppbench and the real PyTorch DataLoader" },
@@ -48,6 +48,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "  %-10s %s\n", "version", "print the version");
+	exit_codes_help(f);
 }
 
 int main(int argc, char **argv)
@@ -62,6 +63,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(c, "version") || !strcmp(c, "--version")) {
+		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+			printf("usage: ppbench version\n\nPrints the version of ppbench.\n");
+			exit_codes_help(stdout);
+			return EXIT_OK;
+		}
 		printf("ppbench %s\n", PPBENCH_VERSION);
 		return EXIT_OK;
 	}
@@ -73,6 +79,16 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(c, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
+	const char *names[sizeof(commands) / sizeof(commands[0]) + 1];
+	size_t n = 0;
+	for (; n < sizeof(commands) / sizeof(commands[0]); n++)
+		names[n] = commands[n].name;
+	names[n++] = "version";
+	const char *near = nearest_name(c, names, n);
+	if (near) {
+		fprintf(stderr, "ppbench: error: unknown command '%s'; did you mean '%s'?\n", c, near);
+		return EXIT_USAGE;
+	}
 	fprintf(stderr, "ppbench: error: unknown command '%s'\n", c);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -253,6 +253,7 @@ const struct summary_key summary_keys[] = {
 	{ "harness", "object", "what the harness itself did and cost" },
 	{ "policy", "object", "what the loader policy did" },
 	{ "trace", "object", "the trace" },
+	{ "trace.chrome", "object.*", "what trace.json.gz (the Chrome trace, gzip'd) keeps: file, sampled, op_events_every_nth_batch (past max_events the per-sample op events of every Nth batch only; every batch event is kept), op_events, op_events_kept, max_events" },
 	{ "skipped", "object", "files left out" },
 	{ "skipped.files", "array", "the files left out (up to the first 1,000): {path, reason}" },
 	{ "noise", "object", "what else used the machine while the run measured (the noise guard)" },
@@ -276,6 +277,7 @@ const struct summary_key summary_keys[] = {
 	{ "loader.memory.available_bytes", "integer", "memory available when the run started (MemAvailable, or the cgroup's limit if lower), bytes" },
 	{ "counters", "object.*", "--counters: the events, their status, their raw sums per op" },
 	{ "pin", "object.*", "--pin: where the workers, the main process and the pin thread were bound" },
+	{ "model", "object.*", "ppbench model: the cost source, the machine and its contention (a modelled run only; tool is \"model\")" },
 	{ "pytorch", "object.*", "compare's PyTorch side: versions, pin memory asked and effective, its workers (summary.json of the pytorch/ folder only)" },
 };
 const size_t summary_key_count = sizeof(summary_keys) / sizeof(summary_keys[0]);
@@ -658,6 +660,8 @@ int cmd_metrics(int argc, char **argv)
 	for (int i = 1; i <= npos; i++) {
 		char path[4096], why[2048];
 		json_error_t je;
+		if (input_missing(argv[i]))
+			return EXIT_USAGE;
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
 		json_t *j = json_load_file(path, 0, &je);
 		if (!j) {

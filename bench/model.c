@@ -553,8 +553,10 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 	}
 	size_t j = 0;
 	uint64_t pos = 0;
+	/* positions are contiguous over the samples batched (a dropped last
+	 * batch takes none), as the loader's schedule */
 	for (int e = 0; e < S->epochs; e++) {
-		uint64_t *ix = S->idx + (size_t)e * N;
+		uint64_t *ix = S->idx + pos;
 		for (uint64_t i = 0; i < N; i++)
 			ix[i] = i;
 		for (uint64_t i = N; c->shuffle && i > 1; i--) {
@@ -569,7 +571,7 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 			S->n[j] = (uint32_t)(b * B + B <= N ? B : N - b * B);
 			S->epoch[j] = (uint32_t)e;
 		}
-		pos += N;
+		pos += per * B < N ? per * B : N;
 	}
 	S->epoch_first[S->epochs] = j;
 	S->npos = pos;
@@ -666,6 +668,16 @@ static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 	if (c->workers < 1 || c->batch < 1 || c->prefetch < 1 || c->epochs < 1 || !c->images) {
 		snprintf(err, errlen, "the model needs workers, batch, prefetch factor, epochs and "
 			 "images of at least 1");
+		return -1;
+	}
+	const struct model_machine *m = &c->machine;
+	if (!(c->gpu_step_ns >= 0) || !(c->h2d_bytes_per_s >= 0) || !(c->pin_bytes_per_s >= 0) ||
+	    !(c->sample_bytes >= 0) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
+	    !(m->alpha >= 0) || !(m->beta >= 0) || !(m->main_threads >= 0) || !(m->ref_busy >= 0) ||
+	    isinf(c->gpu_step_ns) || isinf(m->cores)) {
+		snprintf(err, errlen, "the model's step, bandwidths, sample size and machine must be "
+			 "finite and not negative (step %g ns, cores %g, threads per core %g)",
+			 c->gpu_step_ns, m->cores, m->tpc);
 		return -1;
 	}
 	if (!c->src || (c->src->kind <= MSRC_BATCH_EMPIRICAL && c->src->batch_of < 1) ||

@@ -33,6 +33,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "analysis.h"
 #include "loader.h"
 #include "trace.h"
@@ -156,5 +157,18 @@ int cmd_model(int argc, char **argv);
 /* --validate (model_validate.c): the paper's Figs. 4-6, and with sweep
  * folders of this machine (NULL-terminated, may be empty) validation 2. */
 int model_validate(int csv, const char *const *sweeps, size_t nsweeps);
+/* The report, where this machine has too few CPUs to judge the knee: the
+ * model's E2E at the paper's machine shape (16 cores x 2 threads, 4 GPUs,
+ * b1024, W = 8..28) from this machine's per-image cost (ms, measured at one
+ * worker) and per-batch std (%, NaN: the paper's), as one sentence in out.
+ * Returns the knee (0: none), or -1 with the reason in out. */
+int model_paper_shape(double image_ms, double std_pct, char *out, size_t n);
+/* The report's --model on: the run whose folder is src_dir (ppbench run's)
+ * modelled at W workers, with its costs, settings and machine (the same
+ * model as validation 2). m as analysis_compute fills it (analysis_free
+ * after). 0, or -1 with err. */
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen);
+/* make bench's section "model": the model's speed at paper scale, as markdown. */
+void model_bench(FILE *f);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "commands.h"
 #include "consumer.h"
 #include "csv.h"
@@ -136,33 +137,51 @@ static int validate_grid(int csv, int *ok)
 	return 0;
 }
 
-static int validate_workers(int csv, int *ok)
+/* The paper's Fig. 6 rows and the contention fitted to them (16 cores x 2
+ * threads, main process 1 busy thread + the pin thread, threads keep their
+ * place): k rows, or -1 with err. */
+static int fit_fig6(int *w, double *tb, double *pe, struct model_machine *mm, double *base,
+		    double *std_pct, double *fit_err, char *err, size_t errlen)
 {
 	struct table t;
-	char err[512];
-	if (ref_table("lotus_ic_worker_sweep.csv", &t, err, sizeof(err))) {
-		error("%s", err);
+	if (ref_table("lotus_ic_worker_sweep.csv", &t, err, errlen))
 		return -1;
-	}
 	int cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s");
 	int cm = table_col(&t, "preproc_avg_ms"), cd = table_col(&t, "preproc_std_pct");
-	int w[32];
-	double nb[32], tb[32], pe[32], me[32], sd[32];
+	double nb[32], sd[32];
 	size_t k = 0;
-	struct model_machine mm = { .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
+	*mm = (struct model_machine){ .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
 	for (size_t r = 0; r < t.nrows && k < 32; r++) {
 		w[k] = (int)table_num(&t, r, cw);
-		nb[k] = w[k] + mm.main_threads + 1;      /* + the pin thread */
+		nb[k] = w[k] + mm->main_threads + 1;      /* + the pin thread */
 		tb[k] = table_num(&t, r, cm);
 		pe[k] = table_num(&t, r, ce);
 		sd[k] = table_num(&t, r, cd);
 		k++;
 	}
 	table_free(&t);
-	double base, fe;
-	model_fit(&mm, nb, w, tb, k, &base, &fe);
+	if (k < 2) {
+		snprintf(err, errlen, "lotus_ic_worker_sweep.csv has fewer than 2 rows");
+		return -1;
+	}
+	model_fit(mm, nb, w, tb, k, base, fit_err);
 	stats_sort(sd, k);
-	double std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
+	*std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
+	return (int)k;
+}
+
+static int validate_workers(int csv, int *ok)
+{
+	char err[512];
+	int w[32];
+	double tb[32], pe[32], me[32], base, fe, std_pct;
+	struct model_machine mm;
+	int kk = fit_fig6(w, tb, pe, &mm, &base, &std_pct, &fe, err, sizeof(err));
+	if (kk < 0) {
+		error("%s", err);
+		return -1;
+	}
+	size_t k = (size_t)kk;
 	if (!csv)
 		printf("\nvalidation 3: the paper's Fig. 6 (b1024, 4 GPUs, 16 cores x 2 threads)\n"
 		       "fitted to its per-batch times: alpha %.5f (each further busy core slows a sample by "
@@ -240,6 +259,14 @@ static int load_run(const char *dir, struct mrun *r)
 	r->sample_bytes = 3 * 4 * metric_json_get(j, "loader.sample_height_px") *
 			  metric_json_get(j, "loader.sample_width_px");
 	r->cpus = metric_json_get(j, "machine.cpus_usable");
+	if (!(r->cpus > 0))
+		r->cpus = metric_json_get(j, "machine.cpus_online");
+	if (!(r->cpus > 0))
+		r->cpus = 0;                  /* not known: no contention */
+	if (!(r->sample_bytes >= 0))
+		r->sample_bytes = 0;
+	if (!(r->h2d >= 0))
+		r->h2d = 0;
 	json_t *smt = json_path(j, "machine.smt_active");
 	r->smt = smt && json_is_true(smt);
 	json_t *pin = json_path(j, "options.pin_memory");
@@ -286,6 +313,45 @@ static int cmp_mrun(const void *a, const void *b)
 	return x->W - y->W;
 }
 
+/* A run of this machine modelled: the target run's settings (workers,
+ * batch, GPUs, images, step, copy, pin memory, sample size), the costs s of
+ * the source run, the machine's CPUs as the source run recorded them (no
+ * contention model beyond the cores: the simulated GPU sleeps, so the main
+ * process is not a busy thread; the source's one worker is the reference). */
+static void machine_cfg(const struct mrun *src, const struct model_src *s, const struct mrun *t,
+			struct model_cfg *c)
+{
+	paper_cfg(c, t->W, t->B, t->G > 0 ? t->G : 1, s);
+	c->images = t->images;
+	c->gpu_step_ns = t->step_ns;
+	c->h2d_bytes_per_s = t->h2d;
+	c->pin_memory = t->pin;
+	c->sample_bytes = t->sample_bytes;
+	c->pin_bytes_per_s = s->pin_ns_per_image > 0 ? t->sample_bytes / s->pin_ns_per_image * 1e9 : 0;
+	c->machine = (struct model_machine){ .cores = src->cpus / (src->smt ? 2 : 1),
+					     .tpc = src->smt ? 2 : 1, .beta = 0.3, .main_threads = 0,
+					     .ref_busy = src->W };
+}
+
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
+{
+	struct mrun src, t;
+	struct model_src s;
+	if (load_run(src_dir, &src)) {
+		snprintf(err, errlen, "'%s' is not a complete run's results folder", src_dir);
+		return -1;
+	}
+	if (model_src_from_results(&s, src_dir, NULL, NULL, err, errlen))
+		return -1;
+	t = src;
+	t.W = W;
+	struct model_cfg c;
+	machine_cfg(&src, &s, &t, &c);
+	int rc = run_metrics_of(&c, m, err, errlen);
+	model_src_free(&s);
+	return rc;
+}
+
 static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *ok)
 {
 	struct mrun *r = calloc(V2_MAX_RUNS, sizeof(*r));
@@ -309,9 +375,6 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 		free(r);
 		return -1;
 	}
-	struct model_machine mm = { .cores = src_run->cpus / (src_run->smt ? 2 : 1),
-				    .tpc = src_run->smt ? 2 : 1, .beta = 0.3, .main_threads = 0 };
-	mm.ref_busy = 1;
 	if (!csv)
 		printf("\nvalidation 2: this machine (%.0f CPUs%s), from the costs of one W = 1 run: %s\n"
 		       "%3s %4s %8s %10s %10s %7s %9s %9s %9s %9s\n", src_run->cpus,
@@ -320,14 +383,7 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 	double worst_e = 0, worst_o = 0, others[V2_MAX_RUNS];
 	for (size_t i = 0; i < n; i++) {
 		struct model_cfg c;
-		paper_cfg(&c, r[i].W, r[i].B, r[i].G > 0 ? r[i].G : 1, &s);
-		c.images = r[i].images;
-		c.gpu_step_ns = r[i].step_ns;
-		c.h2d_bytes_per_s = r[i].h2d;
-		c.pin_memory = r[i].pin;
-		c.sample_bytes = r[i].sample_bytes;
-		c.pin_bytes_per_s = s.pin_ns_per_image > 0 ? r[i].sample_bytes / s.pin_ns_per_image * 1e9 : 0;
-		c.machine = mm;
+		machine_cfg(src_run, &s, &r[i], &c);
 		struct run_metrics m;
 		if (run_metrics_of(&c, &m, err, sizeof(err))) {
 			error("validation 2: %s", err);
@@ -379,7 +435,98 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps)
 			return EXIT_FAIL;
 	} else if (!csv) {
 		printf("\nvalidation 2 (this machine's measured runs): give sweep folders, e.g. "
-		       "ppbench model --validate results/sweep-*\n");
+		       "ppbench model --validate results/*-sweep-*\n");
 	}
 	return ok ? EXIT_OK : EXIT_FAIL;
+}
+
+/* ---- the report: a model where this machine cannot judge ----------------- */
+
+int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
+{
+	char err[512];
+	int w[32];
+	double tb[32], pe[32], base, fe, sp;
+	struct model_machine mm;
+	int k = fit_fig6(w, tb, pe, &mm, &base, &sp, &fe, err, sizeof(err));
+	if (k < 0 || !(image_ms > 0)) {
+		snprintf(out, n, "%s", k < 0 ? err : "no per-image cost");
+		return -1;
+	}
+	struct model_src s;
+	model_src_batch_normal(&s, image_ms * 1024, isfinite(std_pct) ? std_pct : sp, 1024);
+	double e2e[32];
+	for (int i = 0; i < k; i++) {
+		struct model_cfg c;
+		paper_cfg(&c, w[i], 1024, 4, &s);
+		c.machine = mm;
+		c.machine.ref_busy = 1 + mm.main_threads + 1;   /* the costs come from a W = 1 run */
+		struct run_metrics m;
+		if (run_metrics_of(&c, &m, err, sizeof(err))) {
+			snprintf(out, n, "%s", err);
+			return -1;
+		}
+		e2e[i] = m.e2e_s;
+		analysis_free(&m);
+	}
+	int knee = report_knee(w, e2e, (size_t)k, REPORT_KNEE_GAIN_PCT);
+	int len = snprintf(out, n, "a model, not a measurement (ppbench model, docs/model.md): with this "
+			   "machine's %.3f ms per image on the paper's machine shape (16 cores x 2 threads, "
+			   "4 GPUs, b1024, contention fitted to the paper's Fig. 6), E2E", image_ms);
+	for (int i = 0; i < k && len > 0 && (size_t)len < n; i++)
+		len += snprintf(out + len, n - (size_t)len, "%s %.0f s at %d", i ? "," : "", e2e[i], w[i]);
+	if (len > 0 && (size_t)len < n) {
+		if (knee)
+			snprintf(out + len, n - (size_t)len, " workers; knee by the rule at %d", knee);
+		else
+			snprintf(out + len, n - (size_t)len, " workers; no knee by the rule in this range");
+	}
+	return knee;
+}
+
+/* ---- make bench: the model's speed at paper scale ------------------------ */
+
+#define BENCH_ROUNDS 5
+
+void model_bench(FILE *f)
+{
+	static const struct {
+		const char *what;
+		int B, W;
+		enum loader_policy policy;
+	} cases[] = {
+		{ "torch, b1024, 28 workers", 1024, 28, POLICY_TORCH },
+		{ "torch, b128, 28 workers", 128, 28, POLICY_TORCH },
+		{ "shared-queue, b128, 28 workers", 128, 28, POLICY_SHARED_QUEUE },
+	};
+	fprintf(f, "\n## model: paper scale (1,281,167 images, 4 GPUs, Table II per-sample costs, "
+		   "16 cores x 2 threads), %d rounds\n\n| case | median s | min s | max s |\n"
+		   "|---|---|---|---|\n", BENCH_ROUNDS);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct model_src s;
+		model_src_sample(&s, 6.48, 0.19, 49.76 * cases[k].B / 128.0, cases[k].B);
+		s.batch_noise = 0.0694;
+		struct model_cfg c;
+		paper_cfg(&c, cases[k].W, cases[k].B, 4, &s);
+		c.policy = cases[k].policy;
+		c.machine.cores = 16;
+		c.machine.beta = 0.29;
+		c.machine.smt_static = 1;
+		double t[BENCH_ROUNDS];
+		char err[256];
+		for (int r = 0; r < BENCH_ROUNDS; r++) {
+			uint64_t t0 = clock_now_ns();
+			struct model_out o;
+			if (model_run(&c, &o, err, sizeof(err))) {
+				fprintf(f, "| %s | %s | | |\n", cases[k].what, err);
+				break;
+			}
+			model_out_free(&o);
+			t[r] = (double)(clock_now_ns() - t0) / 1e9;
+		}
+		struct stats_summary sm;
+		if (!stats_summarise(t, BENCH_ROUNDS, 0.95, &sm))
+			fprintf(f, "| %s | %.3f | %.3f | %.3f |\n", cases[k].what, sm.median, sm.min, sm.max);
+	}
+	fprintf(f, "\ntarget: about 1 s each (the model's run only; analysis of its events adds a few ms)\n");
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
+#include "commands.h"
 #include "escape.h"
 #include "options.h"
 
@@ -312,6 +313,21 @@ int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* "unknown option '--name'", with the nearest option of t when one is close. */
+static void unknown_option(const struct opt *t, const char *name, char *err, size_t errlen)
+{
+	const char *names[128];
+	size_t n = 0;
+	for (; t->name && n < 128; t++)
+		names[n++] = t->name;
+	const char *near = nearest_name(name, names, n);
+	if (near)
+		snprintf(err, errlen, "unknown option '--%s'; did you mean '--%s'? (see --help)", name,
+			 near);
+	else
+		snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+}
+
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen)
 {
@@ -321,6 +337,18 @@ int opts_set(const struct opt *t, void *cfg, const char *name, const char *value
 		return -1;
 	}
 	return set_value(o, cfg, value, err, errlen);
+}
+
+/* The last on/off option given without a value and followed by a word. */
+static const struct opt *bool_before;
+static const char *bool_word;
+
+void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen)
+{
+	if (bool_before && bool_word && !strcmp(arg, bool_word))
+		snprintf(err, errlen, "--%s: '%s' is not on or off", bool_before->name, arg);
+	else
+		snprintf(err, errlen, "unexpected argument '%s' (see ppbench %s --help)", arg, cmd);
 }
 
 int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
@@ -334,8 +362,10 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				argv[pos++] = argv[i];
 			break;
 		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			*npos = pos - from;   /* those before it (a sweep checks run options so) */
 			return 1;
+		}
 		if (a[0] != '-' || a[1] == 0) {
 			argv[pos++] = a;
 			continue;
@@ -366,7 +396,7 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 				o = NULL;
 			}
 			if (!o) {
-				snprintf(err, errlen, "unknown option '--%s' (see --help)", name);
+				unknown_option(t, name, err, errlen);
 				return -1;
 			}
 		}
@@ -376,6 +406,12 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 			if (o->type == OPT_BOOL && (i + 1 >= argc || (strcmp(argv[i + 1], "on") &&
 					strcmp(argv[i + 1], "off")))) {
 				*FIELD(cfg, o, int) = 1;
+				/* "--shuffle maybe": if the command takes no argument, say
+				 * what --shuffle=maybe says (opts_unexpected) */
+				if (i + 1 < argc && argv[i + 1][0] != '-') {
+					bool_before = o;
+					bool_word = argv[i + 1];
+				}
 				continue;
 			}
 			if (i + 1 >= argc) {
@@ -439,7 +475,11 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 	if (description)
 		fprintf(f, "\n%s\n", description);
 	fprintf(f, "\noptions:\n");
+	const struct opt *t0 = t;
 	for (; t->name; t++) {
+		/* options one ppbench process passes another are not the user's */
+		if (t->help && !strncmp(t->help, "(internal)", 10))
+			continue;
 		char left[64];
 		const char *mv = t->metavar;
 		if (!mv)
@@ -462,6 +502,13 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
+	for (const struct opt *b = t0; b->name; b++)
+		if (b->type == OPT_BOOL) {
+			fprintf(f, "  %-32s %s\n", "    --no-NAME", "for an on|off option: the same as "
+				"--NAME off (--NAME alone: on)");
+			break;
+		}
+	exit_codes_help(f);
 }
 
 json_t *opts_json(const struct opt *t, const void *cfg)

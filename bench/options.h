@@ -51,6 +51,10 @@ int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen);
  * option and the reason ("--workers: 'x' is not an integer"). */
 int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
 	       char *err, size_t errlen);
+/* The message for an argument a command does not take: "--shuffle: 'maybe'
+ * is not on or off" when it followed an on/off option (as --shuffle=maybe
+ * says), else "unexpected argument 'x' (see ppbench CMD --help)". */
+void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen);
 /* Parse one value for the option named `name` (used by sweeps). */
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen);

@@ -175,6 +175,8 @@ struct sweep {
 	struct sweep_part parts[SWEEP_MAX_PARTS];
 	int cpus;                     /* CPUs its runs could use (machine.cpus_usable, else
 					 cpus_online; 0: unknown) */
+	int model;                    /* --model on: the model's lines beside the measured ones
+					 in the figures against workers (ppbench model) */
 	size_t nrows;
 	struct sweep_row *rows;       /* plan order, part after part */
 };

@@ -807,7 +807,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
+	if (pr == 1 && !npos) {
 		opts_help(run_opts_table, stdout, usage, description);
 		return EXIT_OK;
 	}
@@ -816,7 +816,8 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (npos) {
-		error("unexpected argument '%s' (see ppbench run --help)", argv[1]);
+		opts_unexpected(argv[1], "run", err, sizeof(err));
+		error("%s", err);
 		return EXIT_USAGE;
 	}
 	if (o.prefetch * o.workers > 8192) {

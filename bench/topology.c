@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "machine.h"
 #include "topology.h"
 
 static int topo_init(struct topo *t, char *err, size_t errlen)
@@ -99,7 +100,11 @@ void topo_summary(const struct topo *t, struct topo_summary *s)
 	s->pus = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_PU);
 	s->numa_nodes = hwloc_get_nbobjs_by_type(h, HWLOC_OBJ_NUMANODE);
 	hwloc_obj_t root = hwloc_get_root_obj(h);
-	s->memory_bytes = root->total_memory;
+	/* this machine's as every command states it (hwloc's root total can
+	 * be less: one NUMA node's in some containers); a topology read from
+	 * another machine's XML keeps its own */
+	s->memory_bytes = hwloc_topology_is_thissystem(h) && machine_memory_bytes() ?
+			  machine_memory_bytes() : root->total_memory;
 	hwloc_bitmap_list_snprintf(s->cpus, sizeof(s->cpus), hwloc_topology_get_topology_cpuset(h));
 
 	hwloc_obj_t pkg = hwloc_get_obj_by_type(h, HWLOC_OBJ_PACKAGE, 0);

@@ -335,23 +335,35 @@ static int find_classes(struct dataset *d, const char *root, char *err, size_t e
 	return 0;
 }
 
+/* "found no valid file for the classes a, b, ... and N more (M of K) in
+ * 'root': ...": as many names as fit, then the count of the rest. */
 static void empty_classes_error(const struct dataset *d, const struct class_scan *cs,
 				const char *root, char *err, size_t errlen)
 {
-	size_t len = 0;
-	len += (size_t)snprintf(err, errlen, "found no valid file for the classes ");
-	int first = 1;
-	for (size_t c = 0; c < d->nclasses; c++) {
+	size_t nempty = 0, shown = 0, len = 0;
+	for (size_t c = 0; c < d->nclasses; c++)
+		nempty += !cs[c].n;
+	char tail[1400];
+	snprintf(tail, sizeof(tail), " in '%s': supported extensions are " EXT_LIST, root);
+	/* room for the names: what the tail and "..., and N more (N of N)" leave */
+	size_t room = errlen > strlen(tail) + 80 ? errlen - strlen(tail) - 80 : 0;
+	len = (size_t)snprintf(err, errlen, "found no valid file for the class%s ",
+			       nempty == 1 ? "" : "es");
+	for (size_t c = 0; c < d->nclasses && len < room; c++) {
 		if (cs[c].n)
 			continue;
-		if (len < errlen)
-			len += (size_t)snprintf(err + len, errlen - len, "%s%s", first ? "" : ", ",
-						d->classes[c]);
-		first = 0;
+		size_t l = strlen(d->classes[c]) + 2;
+		if (shown && len + l >= room)
+			break;
+		len += (size_t)snprintf(err + len, errlen - len, "%s%s", shown ? ", " : "",
+					d->classes[c]);
+		shown++;
 	}
+	if (len < errlen && shown < nempty)
+		len += (size_t)snprintf(err + len, errlen - len, ", and %zu more (%zu of the %zu "
+					"classes are empty)", nempty - shown, nempty, d->nclasses);
 	if (len < errlen)
-		snprintf(err + len, errlen - len, " in '%s': supported extensions are " EXT_LIST,
-			 root);
+		snprintf(err + len, errlen - len, "%s", tail);
 }
 
 int dataset_scan(struct dataset *d, const char *root, char *err, size_t errlen)

@@ -10,7 +10,9 @@ set title (ARGC >= 3 && strlen(ARG3) ? ARG3 : "Batch preprocessing time per batc
 set xlabel "batch id"
 set ylabel "time (ms)"
 set yrange [0:*]
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=1:nseries] IN using "batch":(column("series") == i ? column("preproc_ms") : NaN) \
 	with linespoints lt i title "preprocessing: ".label(i), \
      for [i=1:nseries] IN using "batch":(column("series") == i ? column("wait_ms") : NaN) \

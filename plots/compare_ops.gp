@@ -15,7 +15,9 @@ set style histogram clustered gap 1.5
 set style fill solid 0.85 border lc rgb "#444444"
 set boxwidth 0.9
 set xtics nomirror rotate by -20 left
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot IN using "ppbench_mean_ms":xtic(1) lt 1 title "ppbench mean", \
      ''  using "pytorch_mean_ms" lt 2 title "PyTorch mean", \
      ''  using "ppbench_p90_ms" lt 1 fs solid 0.35 title "ppbench p90", \

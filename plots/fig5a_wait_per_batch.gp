@@ -11,7 +11,9 @@ set xlabel "batch id"
 set ylabel "wait for the batch (ms, log scale)"
 set logscale y
 set format y "%g"
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=1:nseries] IN using "id":(column("series") == i && column("wait_ms") > 0 ? column("wait_ms") : NaN) \
 	with points lt i pt 7 ps 0.5 title label(i)
 @finish

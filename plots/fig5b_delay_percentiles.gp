@@ -11,7 +11,9 @@ set xlabel "percentile of batches (%)"
 set ylabel "delay before consumption (ms)"
 set xrange [0:100]
 set yrange [0:*]
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 set arrow from graph 0, first 500 to graph 1, first 500 nohead dt 2 lw 2 lc rgb "#444444" front
 set label "500 ms" at graph 0.01, first 500 offset 0, 0.7 tc rgb "#444444" front
 plot for [i=1:nseries] IN using "pct":(column("series") == i ? column("delay_ms") : NaN) \

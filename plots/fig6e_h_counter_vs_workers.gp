@@ -14,7 +14,9 @@ set ylabel comment("ylabel")
 set yrange [0:*]
 set offsets graph 0.05, graph 0.05, graph 0.08, 0
 XCOL = "workers"; @integer_xtics
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=1:nseries] IN using "workers":(column("series") == i ? column("value") : NaN) \
 	with linespoints lt i title label(i)
 @finish

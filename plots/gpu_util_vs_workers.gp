@@ -10,7 +10,9 @@ set ylabel "GPU busy (% of the run)"
 set yrange [0:105]
 set offsets graph 0.03, graph 0.03, 0, 0
 XCOL = "workers"; @integer_xtics
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=1:nseries] IN using "workers":(column("series") == i ? column("gpu_util_pct") : NaN) \
 	with linespoints lt i title label(i)
 @finish

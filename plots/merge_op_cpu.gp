@@ -15,6 +15,8 @@ set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set boxwidth 0.9
 set xtics rotate by -25 left
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=2:ncols] IN using i:xtic(1) lt (i - 1) title columnhead(i)
 @finish

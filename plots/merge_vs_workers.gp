@@ -12,7 +12,9 @@ set ylabel ARG4
 set yrange [0:*]
 set offsets graph 0.03, graph 0.03, graph 0.05, 0
 XCOL = "workers"; @integer_xtics
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 if (has(YCOL."_min") && has(YCOL."_max")) {
 	plot for [i=1:nseries] IN using "workers":(column("series") == i ? column(YCOL) : NaN):YCOL."_min":YCOL."_max" \
 		with yerrorbars lt i pt 7 notitle, \

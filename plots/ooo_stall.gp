@@ -20,7 +20,9 @@ if (XCOL eq "batch") {
 }
 set ylabel "share (%)"
 set yrange [0:105]
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 plot for [i=1:nseries] IN using XCOL:(column("series") == i ? column("ooo_pct") : NaN) \
 	with linespoints lt i dt 1 title "out of order: ".label(i), \
      for [i=1:nseries] IN using XCOL:(column("series") == i ? column("stall_pct") : NaN) \

@@ -12,7 +12,9 @@ set ylabel "share of calls at most this long (%)"
 set logscale x
 set format x "%g"
 set yrange [0:100]
-set key outside right top
+set key below center horizontal width 0
+set rmargin 5
+set bmargin 6.5
 set arrow from first 100, graph 0 to first 100, graph 1 nohead dt 2 lw 2 lc rgb "#444444" front
 set arrow from first 10000, graph 0 to first 10000, graph 1 nohead dt 2 lw 2 lc rgb "#444444" front
 set label "100 us" at first 100, graph 1 offset 0.5, -1 tc rgb "#444444" front

@@ -13,6 +13,10 @@ tests/fixtures/loader/
                    RandomHorizontalFlip, on images of the sizes in
                    torch_rng_sizes.csv, with num_workers=2, batch_size=4,
                    shuffle=True, two epochs, after torch.manual_seed(SEED)
+  torch_rng_w3_b5.csv  the same with num_workers=3, batch_size=5: 5 batches
+                   an epoch, not a multiple of the workers, so the worker
+                   of a batch shows that the round-robin restarts at worker
+                   0 each epoch (batch id mod W would not)
   torch_rng_sizes.csv  index,w,h
 """
 import os
@@ -75,9 +79,9 @@ def schedule_rows():
     return rows
 
 
-def torch_rng_rows():
+def torch_rng_rows(workers=WORKERS, batch=BATCH):
     torch.manual_seed(SEED)
-    dl = DataLoader(Probe(), batch_size=BATCH, shuffle=True, num_workers=WORKERS)
+    dl = DataLoader(Probe(), batch_size=batch, shuffle=True, num_workers=workers)
     rows = []
     for e in range(EPOCHS):
         for k, x in enumerate(dl):
@@ -111,6 +115,12 @@ def main():
                             "per sample: RandomResizedCrop(224).get_params (top i, left j, height, "
                             "width) then torch.rand(1) < 0.5 (flip)",
                             "epoch,batch,pos,index,worker,i,j,h,w,flip"], torch_rng_rows())
+    write("torch_rng_w3_b5.csv", ["DataLoader(probe, batch_size=5, shuffle=True, num_workers=3), "
+                                  "torch.manual_seed(%d), %d epochs; %s" % (SEED, EPOCHS, v),
+                                  "5 batches an epoch on 3 workers: the round-robin restarts at "
+                                  "worker 0 each epoch",
+                                  "epoch,batch,pos,index,worker,i,j,h,w,flip"],
+          torch_rng_rows(workers=3, batch=5))
 
 
 if __name__ == "__main__":

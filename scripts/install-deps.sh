@@ -9,6 +9,8 @@ set -euo pipefail
 pkgs=(
 	build-essential pkg-config make bc
 	python3                                 # tests read JSON with it
+	jq                                      # ... and with jq (CLI tests)
+	util-linux                              # setpriv, taskset, mount (CLI tests)
 	libturbojpeg0-dev libjpeg62-turbo-dev   # libjpeg-turbo: libjpeg API + TurboJPEG
 	libpng-dev
 	libhwloc-dev hwloc                      # topology
@@ -17,6 +19,7 @@ pkgs=(
 	libcmocka-dev                           # unit tests
 	valgrind                                # ppbench map (callgrind), its test
 	libzstd-dev liblz4-dev                  # compressed storage formats
+	zlib1g-dev                              # trace.json.gz (gzip'd Chrome trace)
 	libxxhash-dev                           # checksums of batches and stores
 	gnuplot-nox                             # figures
 	slurm-wlm munge                         # a one-node Slurm for tests/cli/test_slurm.sh (18 s)

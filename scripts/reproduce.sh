@@ -34,7 +34,9 @@ if [ -n "$resume" ]; then
 	fi
 else
 	dir=""
-	for d in $(ls -d "$out"/*-reproduce${tag:+-$tag} "$out"/reproduce-*${tag:+-$tag} 2>/dev/null | sort -r); do
+	# newest first by the time in the name (older versions: reproduce-<UTC>)
+	for d in $( (ls -d "$out"/*-reproduce${tag:+-$tag} "$out"/reproduce-*${tag:+-$tag} 2>/dev/null) |
+		    sed 's|.*/\(reproduce-\)\{0,1\}\([0-9]\{8\}-[0-9]\{6\}\)|\2 &|' | sort -r | cut -d' ' -f2-); do
 		if [ -f "$d/reproduce.args" ] && [ ! -f "$d/report.md" ] &&
 		   [ "$(cat "$d/reproduce.args")" = "$args" ]; then
 			dir=$d
@@ -55,12 +57,17 @@ stopped=0
 trap 'stopped=130' INT
 trap 'stopped=143' TERM
 
+# the experiment's sweep folder (<UTC>-sweep-TAG; older: sweep-<UTC>-TAG)
+sweep_of() {
+	ls -d "$dir"/*-sweep-"$1" "$dir"/sweep-*-"$1" 2>/dev/null | sort | tail -1
+}
+
 # one experiment: resume its sweep folder if it has one, else start it
 experiment() {
 	local n=$1 what=$2 stag=$3
 	shift 3
 	local s
-	s=$(ls -d "$dir"/*-sweep-"$stag" "$dir"/sweep-*-"$stag" 2>/dev/null | sort | tail -1)
+	s=$(sweep_of "$stag")
 	if [ -n "$s" ] && [ ! -f "$s/sweep.json" ]; then
 		rm -rf "$s"    # interrupted before its plan was written: nothing ran
 		s=""
@@ -85,5 +92,5 @@ experiment 1 "Figs. 4-5" grid --workers gpus --gpus "1 2 3 4" --batch "$grid_bat
 	--epochs "$grid_epochs"
 experiment 2 "Fig. 6" workers --workers "8 12 16 20 24 28" --gpus 4 --batch "$w_batch" \
 	--epochs "$w_epochs"
-"$ppbench" report "$(ls -d "$dir"/*-sweep-grid | tail -1)" "$(ls -d "$dir"/*-sweep-workers | tail -1)" || exit 1
+"$ppbench" report "$(sweep_of grid)" "$(sweep_of workers)" || exit 1
 echo "make reproduce: done: $dir"

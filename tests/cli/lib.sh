@@ -41,3 +41,23 @@ skip() {
 drop_noise() {
 	sed -i '/the machine was busy during/d' "$1"
 }
+
+# need CMD...: tools the test uses. scripts/install-deps.sh installs every
+# one, so a missing one is a failure, never a skip: prints "not ok" and
+# returns 1 (the caller exits). Skips are only for outside reasons (no
+# oracle, no root, no PMU).
+need() {
+	local c missing=
+	for c in "$@"; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; done
+	[ -z "$missing" ] && return 0
+	echo "not ok - needs$missing (scripts/install-deps.sh installs it)"
+	return 1
+}
+
+# same "description" A B: ok when A equals B and neither is empty nor "null"
+# (a value that could not be read must not pass as equal to another).
+same() {
+	local what=$1 a=$2 b=$3
+	if [ -n "$a" ] && [ "$a" != null ] && [ "$a" = "$b" ]; then echo "ok - $what ($a)"
+	else echo "not ok - $what: '$a' and '$b'"; fi
+}

@@ -9,10 +9,6 @@ SLOW=$top/tests/fixtures/pipelines/slow_transform.pipe
 ds=$TMP/bn_ds
 mkdir -p "$ds/c0" "$ds/c1"
 for i in $(seq 10 41); do : >"$ds/c0/x$i.jpg"; : >"$ds/c1/y$i.jpg"; done
-if ! "$PPBENCH" bottleneck --help >/dev/null 2>&1; then
-	skip "ppbench bottleneck" "not dispatched by this ppbench"
-	exit 0
-fi
 check_cli "bottleneck --help lists run's options" 0 'max-batches N' -- bottleneck --help
 check_cli "bottleneck: a bad option is refused" 2 'workers' -- bottleneck --workers 0
 res=$TMP/bn_out
@@ -20,12 +16,25 @@ out=$("$PPBENCH" bottleneck --data "$ds" --pipeline "$SLOW" --batch 4 --workers 
 	--gpu-step 5ms --max-batches 10 --out "$res" --tag ladder 2>&1)
 rc=$?
 [ "$rc" -eq 0 ] && echo "ok - bottleneck runs" || { echo "not ok - bottleneck: exit $rc"; printf '%s\n' "$out" | sed 's/^/#   /' | head; }
+# images/s of each step: above 0, never above the simulated GPU's bound of
+# B / step = 4 / 5 ms = 800 images/s (a hard limit, not a timing target),
+# and the slow samples (100 ms each 13th) pull steps 4 and 5 below step 3
+ips() { printf '%s\n' "$out" | awk -v s="$1" '$1 == s { for (i = NF; i > 1; i--) if ($i ~ /^[0-9]+\.[0-9]$/) { print $i; exit } }'; }
 for s in 1 2 3 4 5; do
-	if printf '%s\n' "$out" | grep -Eq "^$s .* [0-9]+\.[0-9] \(min [0-9.]+, max [0-9.]+, n=3\)"; then
-		echo "ok - step $s has an images/s"
+	v=$(ips "$s")
+	if printf '%s\n' "$out" | grep -Eq "^$s .* [0-9]+\.[0-9] \(min [0-9.]+, max [0-9.]+, n=3\)" &&
+	   [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0 && v <= 800 * 1.02) }'; then
+		echo "ok - step $s: $v images/s (median of 3), within (0, 800]"
 	else
-		echo "not ok - step $s has an images/s"
+		echo "not ok - step $s: images/s '$v' not within (0, 800]"
 	fi
+done
+s3=$(ips 3)
+for s in 4 5; do
+	v=$(ips "$s")
+	awk -v v="$v" -v b="$s3" 'BEGIN { exit !(v > 0 && b > 0 && v < b) }' &&
+		echo "ok - step $s ($v images/s) is slower than step 3 ($s3): the slow samples" ||
+		echo "not ok - step $s ($v images/s) is not slower than step 3 ($s3)"
 done
 printf '%s\n' "$out" | grep -q '^bottleneck: the transforms' &&
 	echo "ok - the slow op makes the transforms the named stage" ||

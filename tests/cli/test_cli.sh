@@ -17,7 +17,7 @@ check_cli "apply --flip out of range"            2 '--flip: 2 is out of range' -
 check_cli "apply --crop malformed"               2 "--crop: '1,2,3' is not"   -- apply x.jpg --crop 1,2,3 --out "$TMP/x.npy"
 check_cli "apply unknown pipeline"               2 "no pipeline named 'nope'" -- apply x.jpg --pipeline nope --out "$TMP/x.npy"
 check_cli "apply --until an op not in the pipeline" 2 "has no op 'resize'"    -- apply x.jpg --until resize --out "$TMP/x.npy"
-check_cli "apply on a missing file names it"     1 "'$TMP/missing.JPEG'.*(No such file|cannot open)" -- apply "$TMP/missing.JPEG" --out "$TMP/x.npy"
+check_cli "apply on a missing file names it"     2 "'$TMP/missing.JPEG'.*(No such file|cannot open)" -- apply "$TMP/missing.JPEG" --out "$TMP/x.npy"
 
 # a bad pipeline file
 printf 'decode\nfrobnicate size=3\n' >"$TMP/bad.pipe"
@@ -37,7 +37,7 @@ check_cli "dataset generate --images abc"        2 "--images: 'abc' is not"   --
 check_cli "dataset generate a small tree"        0 'images'                   -- dataset generate --out "$TMP/ds" --images 24 --classes 3 --seed 3
 check_cli "dataset generate refuses a non-empty folder" 1 "$TMP/ds"           -- dataset generate --out "$TMP/ds" --images 24 --classes 3
 check_cli "dataset describe"                     0 'classes 3, images 24'     -- dataset describe "$TMP/ds"
-check_cli "dataset describe a missing folder"    1 "$TMP/nope"                -- dataset describe "$TMP/nope"
+check_cli "dataset describe a missing folder"    2 "$TMP/nope"                -- dataset describe "$TMP/nope"
 
 # apply on real files of the generated tree
 img=$(find "$TMP/ds" -name '*.JPEG' | sort | head -1)

@@ -10,10 +10,6 @@
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$TMP/compare_out
 
-if "$PPBENCH" compare --help 2>&1 | grep -q "unknown command 'compare'"; then
-	skip "compare" "this ppbench does not dispatch the compare command (bench/main.c)"
-	exit 0
-fi
 
 # ---- options and refusals: exit 2, nothing run, no folder ----------------------
 check_cli "compare --help: its options" 0 '--fidelity N' -- compare --help
@@ -83,7 +79,7 @@ fi
 check "fidelity.json says identical" grep -q '"identical": true' "$dir/fidelity/fidelity.json"
 check "dumps removed after the check" test ! -e "$dir/fidelity/ppbench/batches/batch_0.npy"
 for f in compare.md compare.csv ppbench/summary.json ppbench/batches.csv pytorch/summary.json \
-	 pytorch/batches.csv pytorch/ops.csv pytorch/trace.json pytorch/run.json pytorch/config.json \
+	 pytorch/batches.csv pytorch/ops.csv pytorch/trace.json.gz pytorch/run.json pytorch/config.json \
 	 logs/ppbench.log logs/pytorch.log; do
 	check "compare folder has $f" test -s "$dir/$f"
 done
@@ -92,7 +88,7 @@ check "compare.md: configuration, dataset and seed" sh -c "grep -q '^## What ran
 	grep -q '^- pipeline .* on the dataset $ds' '$dir/compare.md' &&
 	grep -q '^- 2 workers, batch 4, 2 simulated GPUs' '$dir/compare.md' &&
 	grep -q 'seed 0, --rng' '$dir/compare.md'"
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	check "compare.md links its figures" grep -q '^!\[ops\](figures/ops.png)' "$dir/compare.md"
 fi
 n=$(ls "$dir"/pytorch/lotustrace/b4_gpu2/lotustrace_log_worker_pid_* 2>/dev/null | wc -l)
@@ -142,12 +138,10 @@ check "PyTorch side: pin memory requested, not effective" \
 check "output says pin memory is off on the PyTorch side" \
 	grep -q 'silently disables pin_memory' "$log"
 check "output names the ATen CPU capability" grep -q 'ATen CPU capability' "$log"
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	for f in ops wait_cdf delay_cdf preproc_cdf batches; do
 		check "figure $f.png and .svg" test -s "$dir/figures/$f.png" -a -s "$dir/figures/$f.svg"
 	done
-else
-	skip "figures" "gnuplot is not installed"
 fi
 
 # the val chain: Resize(256), CenterCrop(224), no random op

@@ -70,8 +70,8 @@ alive() { case $(ps -o stat= -p "$1" 2>/dev/null) in ''|Z*) return 1 ;; esac; }
 
 start_sweep swkill
 check "the sweep started a run" test -n "$RUNPID"
+disown "$SWEEP"   # no "Killed" job report
 kill -KILL "$SWEEP"
-wait "$SWEEP" 2>/dev/null
 gone=0
 for _ in $(seq 100); do
 	if [ -n "$RUNPID" ] && ! alive "$RUNPID"; then gone=1; break; fi
@@ -176,3 +176,39 @@ check "sweep.json records the non-UTF-8 dataset path" \
 	test "$(jq -r '.data' "$sw/sweep.json" 2>/dev/null)" = "$TMP/lat\\xe9n"
 check_cli "a sweep on a non-UTF-8 path can be resumed" 0 "0 runs to do" -- sweep --resume "$sw" --no-report
 check_cli "report reads it" 0 "report.md" -- report "$sw"
+
+# ---- 11. smaller ones ------------------------------------------------------
+cds=$TMP/faults_classes
+for i in $(seq 100 399); do mkdir -p "$cds/class_with_a_long_name_$i"; done
+check_cli "many empty classes: the names that fit, then the count of the rest" 2 \
+	"class_with_a_long_name_100, .*, and [0-9]+ more \(300 of the 300 classes are empty\) in '$cds': supported extensions" \
+	-- run --data "$cds" --out "$out"
+check_cli "--shuffle maybe says what --shuffle=maybe says" 2 "error: --shuffle: 'maybe' is not on or off" \
+	-- run "${base[@]}" --shuffle maybe
+check_cli "--shuffle=maybe" 2 "error: --shuffle: 'maybe' is not on or off" -- run "${base[@]}" --shuffle=maybe
+check_cli "a sweep refuses a stray run argument" 2 "a run option was refused: unexpected argument 'maybe'" \
+	-- sweep --data "$ds" --out "$out" --tag stray maybe
+check_cli "a negative --crop top is blamed on the top" 2 "--crop: '-1,0,10,10' has TOP -1; it must be 0 or more" \
+	-- apply x.jpg --crop -1,0,10,10 --out "$TMP/c.npy"
+# a run killed leaves its temporary folder: the next run lists it
+"$PPBENCH" run "${base[@]}" "${slow[@]}" --out "$TMP/stale" --tag killed >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -n "$(ls -A "$TMP/stale" 2>/dev/null)" ] && break; sleep 0.05; done
+sleep 0.3
+disown "$pid"
+kill -KILL "$pid"
+for _ in $(seq 40); do alive "$pid" || break; sleep 0.05; done
+check_cli "a temporary folder left by a killed run is listed by the next run" 0 \
+	"warning: 1 temporary folder in '$TMP/stale' left by runs that did not finish .*'\..*-killed\.tmp'" \
+	-- run "${base[@]}" --out "$TMP/stale" --tag next
+# a resumed sweep keeps the interrupted attempt's log
+sw=$(ls -d "$out"/*-sweep-swTERM | head -1)
+log=$(ls "$sw"/logs/*.log | head -1)
+first=$(head -1 "$log")
+"$PPBENCH" sweep --resume "$sw" --no-report >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -TERM "$pid"
+wait "$pid"
+check "a resumed sweep appends to the interrupted attempt's log" \
+	test "$(head -1 "$log")" = "$first" -a "$(grep -c '^==== another attempt' "$log")" -ge 1

@@ -35,7 +35,8 @@ sed -i 's/"noisy": false/"noisy": true/; s/"others_cpu_pct": [0-9.e+-]*/"others_
 	"$R/20261105-000000-noisy/summary.json"
 # temporary folders: one left by a killed run, one held by a live process;
 # and things that are not ppbench's
-mkdir "$R/.20261106-000000-killed.tmp" "$R/.20261106-000001-live.tmp" "$R/.mine.tmp" "$R/photos"
+mkdir "$R/.20261106-000000-killed.tmp" "$R/.20261106-000001-live.tmp" "$R/.mine.tmp" "$R/photos" \
+	"$R/sweep-20261102-101010-oldname/runs/.20261102-101011-w9-b8-g1-r1.tmp"
 : >"$R/.20261106-000002-file.tmp"
 : >"$R/notes.txt"
 flock "$R/.20261106-000001-live.tmp" sleep 30 &
@@ -61,6 +62,7 @@ check "sweep: best configuration" sh -c "printf '%s\n' \"\$0\" | grep -q 'oldnam
 check "a folder of sweeps: its contents" sh -c "printf '%s\n' \"\$0\" | grep -q '^20261104-000000-reproduce/20261104-000001-sweep-grid '" "$out"
 check "noise warning" sh -c "printf '%s\n' \"\$0\" | grep -q 'noisy .*noise: busy (others took 55 %'" "$out"
 check "stale temporary folder" sh -c "printf '%s\n' \"\$0\" | grep -q 'killed.tmp .*stale'" "$out"
+check "a killed sweep's temporary run folder" sh -c "printf '%s\n' \"\$0\" | grep -q '^sweep-20261102-101010-oldname/runs/.20261102-101011-w9-b8-g1-r1.tmp .*stale'" "$out"
 check "held temporary folder: in progress" sh -c "printf '%s\n' \"\$0\" | grep -q 'live.tmp .*in progress'" "$out"
 [ "$(lines 'photos\|notes\|mine')" -eq 0 ] && echo "ok - not ppbench's: not listed" || echo "not ok - not ppbench's: not listed"
 
@@ -73,6 +75,7 @@ kinds = {e["kind"] for e in a}
 assert {"run", "sweep", "tmp"} <= kinds, kinds
 rep = [e for e in a if e["tag"] == "rep"][0]
 assert rep["images_per_s"]["n"] == 2 and rep["complete"] is True, rep
+assert (rep["workers"], rep["batch_size"], rep["policy"]) == (2, 4, "torch"), rep
 assert [e["time_utc"] for e in a] == sorted((e["time_utc"] for e in a), reverse=True)
 assert [e for e in a if e["folder"].endswith("killed.tmp")][0]["stale"] is True
 EOF
@@ -84,8 +87,9 @@ n=$("$PPBENCH" ls --kind sweep "$R" | tail -n +2 | grep -vc ' sweep ')
 # --clean: only the stale temporary folder goes
 check_cli "--clean --dry-run names it" 0 "would remove .*killed.tmp" -- ls --clean -n "$R"
 check "--dry-run removes nothing" test -d "$R/.20261106-000000-killed.tmp"
-check_cli "--clean removes it" 0 "^removed .*killed.tmp$" -- ls --clean "$R"
-check "stale folder gone" test ! -e "$R/.20261106-000000-killed.tmp"
+check_cli "--clean removes them" 0 "^removed .*killed.tmp$" -- ls --clean "$R"
+check "stale folders gone" sh -c "test ! -e '$R/.20261106-000000-killed.tmp' &&
+	test ! -e '$R/sweep-20261102-101010-oldname/runs/.20261102-101011-w9-b8-g1-r1.tmp'"
 check "held folder kept" test -d "$R/.20261106-000001-live.tmp"
 check "other things kept" sh -c "test -d '$R/.mine.tmp' && test -f '$R/.20261106-000002-file.tmp' && test -d '$R/photos' && test -f '$R/notes.txt'"
 check "results kept" sh -c "test -d '$one' && test -d '$R/20261101-090000-old.partial'"

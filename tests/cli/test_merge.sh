@@ -5,10 +5,6 @@
 # report; several folders of one host, --by cpu, no overlap, and the refusals.
 . "$(dirname "$0")/lib.sh"
 
-if "$PPBENCH" merge --help 2>&1 | grep -q "unknown command"; then
-	skip "merge" "this ppbench has no merge command (bench/main.c does not dispatch it yet)"
-	exit 0
-fi
 
 F=tests/fixtures/merge
 O=$TMP/merge

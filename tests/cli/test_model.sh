@@ -77,3 +77,26 @@ check_cli "--target-gpu-util: the fewest workers" 0 'workers: 20 \(5\.0 per GPU\
 	model --paper --gpus 4 --target-gpu-util 90 -b 1024
 check_cli "--target-gpu-util: a pin copy longer than the step is named" 0 'the pin thread copies a batch in 19\.27 ms, longer than the step' -- \
 	model --paper --gpus 8 --gpu-step 3000img/s --target-gpu-util 90 -b 256 -n 25600
+
+# --out: a results folder per configuration, tool "model", whose keys are the metric table's
+rm -rf "$TMP/model_out"
+check_cli "--out writes a results folder per worker count" 0 'results: .*model-w4-b256-g2' -- \
+	model --paper -w "2 4" -b 256 -n 25600 -o "$TMP/model_out"
+d=$(ls -d "$TMP"/model_out/*model-w2-b256-g2 2>/dev/null | head -1)
+if [ -n "$d" ] && grep -q '"tool": "model"' "$d/summary.json" && [ -s "$d/batches.csv" ] &&
+   "$PPBENCH" metrics "$d" >/dev/null 2>&1; then
+	echo "ok - the model's summary.json holds the metric table's keys"
+else
+	echo "not ok - the model's summary.json holds the metric table's keys"
+fi
+
+# report --model on: the model's lines beside the measured ones against workers
+rm -rf "$TMP/model_tiny" && cp -r "$top/tests/fixtures/sweep/tiny" "$TMP/model_tiny"
+check_cli "report --model on" 0 'report\.html' -- report "$TMP/model_tiny" --model on
+if grep -q '^2,model: b8 / 1 GPU,2,8,1,1,0\.' "$TMP/model_tiny/figures/data/vs_workers.csv"; then
+	echo "ok - report --model on: a model series in vs_workers.csv"
+else
+	echo "not ok - report --model on: a model series in vs_workers.csv"
+fi
+check_cli "report --model takes on or off" 2 "--model: 'maybe' is not on or off" -- report "$TMP/model_tiny" --model maybe
+check_cli "sweep --help lists --model" 0 '--model on\|off +add the model' -- sweep --help

@@ -4,6 +4,7 @@
 # two policies that form batches in completion order make the main process
 # wait far less than torch's in-order protocol (head-of-line blocking).
 . "$(dirname "$0")/lib.sh"
+need jq || exit 1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 SLOW=$top/tests/fixtures/pipelines/slow_samples.pipe
 ds=$TMP/policy_ds
@@ -45,9 +46,7 @@ for pol in torch shared-queue speedy; do
 	if [ "$pol" != torch ]; then
 		t=${dir[torch]:-}
 		[ -n "$t" ] || continue
-		[ "$ck" = "$(field "$t" .checksum)" ] &&
-			echo "ok - $pol: same checksum as torch over 2 epochs ($ck)" ||
-			echo "not ok - $pol: checksum $ck, torch $(field "$t" .checksum)"
+		same "$pol: same checksum as torch over 2 epochs" "$ck" "$(field "$t" .checksum)"
 		a=$(jq -r '.. | objects | select(has("images")) | .images' "$d/summary.json" | head -1)
 		b=$(jq -r '.. | objects | select(has("images")) | .images' "$t/summary.json" | head -1)
 		[ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = 128 ] &&
@@ -83,8 +82,8 @@ for extra in "--backend thread" "--pin-memory off"; do
 	# shellcheck disable=SC2086
 	if "$PPBENCH" run "${base[@]}" --gpu-step 0 --policy shared-queue $extra --tag sqx >/dev/null 2>&1; then
 		d=$(ls -d "$out"/*-sqx | tail -1)
-		[ "$(field "$d" .checksum)" = "$(field "${dir[torch]}" .checksum)" ] &&
-			echo "ok - shared-queue $extra: same checksum" || echo "not ok - shared-queue $extra: checksum"
+		same "shared-queue $extra: same checksum" "$(field "$d" .checksum)" \
+			"$(field "${dir[torch]:-/nonexistent}" .checksum 2>/dev/null)"
 		rm -rf "$d"
 	else
 		echo "not ok - shared-queue $extra runs"

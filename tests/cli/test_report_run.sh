@@ -28,12 +28,10 @@ for s in '^# Run ' '^## The run' 'Configuration: 1 worker, batch 4' '^## Main fi
 	 'One measurement \(no --repeat\)'; do
 	if grep -Eq -- "$s" "$md"; then echo "ok - report.md: /$s/"; else echo "not ok - report.md: /$s/"; fi
 done
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	check "figures drawn" test -s "$one/figures/fig5a_wait_per_batch.svg"
 	check "report.html inlines them" grep -q '<svg' "$one/report.html"
 	check_cli "plots of a run folder" 0 "fig4_preproc_boxplot.png" -- plots "$one"
-else
-	skip "figures" "no gnuplot"
 fi
 
 # a repeated run: one folder given, every repeat found
@@ -41,6 +39,7 @@ check_cli "report of one repeat takes them all" 0 "one of 2 repeats" -- report "
 check "the report is in the folder given" test -s "$r2/report.md"
 check "2 repeats, median with spread" grep -q '^| images_per_s | .*(min .*, max .*, n=2)' "$r2/report.md"
 check "the repeats table lists both" sh -c "grep -q '^| 1 | yes .*-rep-r1 |' '$r2/report.md' && grep -q '^| 2 | yes .*-rep-r2 |' '$r2/report.md'"
+check "figures: one series per repeat" grep -q '^2,repeat 2,' "$r2/figures/data/preproc_box.csv"
 check_cli "repeats given by hand" 0 "report.md" -- report "$r1" "$r2"
 
 # refused

@@ -4,10 +4,7 @@
 # A tiny dataset of empty files, the synth pipeline, one batch per run.
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-if ! command -v gnuplot >/dev/null; then
-	skip "reproduce" "gnuplot is not installed (the report draws figures)"
-	exit 0
-fi
+need gnuplot || exit 1
 ds=$TMP/repro_ds
 out=$TMP/repro_out
 mkdir -p "$ds/c0" "$ds/c1" "$out"

@@ -79,7 +79,7 @@ else echo "not ok - nothing ran: no results folder"; fi
 check_cli "a synthetic run completes" 0 '^results: .*/[0-9]{8}-[0-9]{6}-synth-b4-w3-g2$' \
 	-- run "${base[@]}" --pipeline "$SYNTH" --batch 4 --workers 3
 res=$(ls -d "$out"/*-synth-b4-w3-g2 2>/dev/null | head -1)
-for f in summary.json batches.csv ops.csv trace.json; do
+for f in summary.json batches.csv ops.csv trace.json.gz; do
 	check "results hold $f" test -s "$res/$f"
 done
 check "summary: complete, schema, checksum, images/s" grep -Eq \
@@ -122,11 +122,15 @@ check_count main '^SBatchWait_[0-9]+,' 10
 check_count main '^SBatchConsumed_[0-9]+,[0-9]+,1000$' 10
 check_count main '^SBatchQueued_[0-9]+,[0-9]+,1000$' 10
 # Chrome trace: X events per span, flow arrows from preprocessed to consumed
-check "trace.json is a Chrome trace" grep -q '"traceEvents":\[' "$res/trace.json"
-n=$(grep -c '"name":"SBatchPreprocessed_[0-9]*"' "$res/trace.json")
-if [ "$n" -eq 10 ]; then echo "ok - Chrome trace: 10 batch spans"
-else echo "not ok - Chrome trace: 10 batch spans ($n)"; fi
-n=$(grep -cE '"ph":"(s|f)"' "$res/trace.json")
+zcat "$res/trace.json.gz" >"$TMP/trace.json"
+check "trace.json.gz is a gzip'd Chrome trace" grep -q '"traceEvents":\[' "$TMP/trace.json"
+n=$(grep -c '"name":"SBatchPreprocessed",.*"args":{"batch":[0-9]*' "$TMP/trace.json")
+if [ "$n" -eq 10 ]; then echo "ok - Chrome trace: 10 batch spans, named by kind, the batch in args"
+else echo "not ok - Chrome trace: 10 batch spans, named by kind ($n)"; fi
+if grep -q '"id":-' "$TMP/trace.json"; then echo "not ok - Chrome trace: flow ids are not negative"
+else echo "ok - Chrome trace: flow ids are not negative"; fi
+check "the summary says what the Chrome trace keeps" grep -q '"op_events_every_nth_batch": 1' "$res/summary.json"
+n=$(grep -cE '"ph":"(s|f)"' "$TMP/trace.json")
 if [ "$n" -eq 20 ]; then echo "ok - Chrome trace: 10 flow arrows"
 else echo "not ok - Chrome trace: 10 flow arrows ($n ends)"; fi
 
@@ -181,7 +185,7 @@ elif command -v setpriv >/dev/null && [ "$(id -u)" -eq 0 ]; then
 	o=$(setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock bash -c \
 		"ulimit -l 64; \"\$0\" \"\$@\"" "$PPBENCH" run "${base[@]}" --pipeline "$TMP/big.pipe" \
 		--batch 4 --max-batches 2 --tag nolock 2>&1)
-	if printf '%s\n' "$o" | grep -q "warning: cannot lock the pinned buffers in memory (mlock" &&
+	if printf '%s\n' "$o" | grep -Eq "warning: cannot lock the (pinned|batch) buffers in memory \(mlock" &&
 	   grep -q '"pinned_locked": false' "$(ls -d "$out"/*-nolock)/summary.json"; then
 		echo "ok - mlock refused: warned, run continues, recorded"
 	else echo "not ok - mlock refused: warned, run continues, recorded"; fi
@@ -209,8 +213,8 @@ start_long() {
 	"$PPBENCH" run "${base[@]}" --pipeline "$TMP/sleep.pipe" --batch 2 --workers 2 \
 		--gpu-step 5ms --tag "$1" "${@:2}" >"$TMP/$1.out" 2>&1 &
 	PID=$!
-	WPIDS=
-	case " $* " in *" thread "*) sleep 0.3; return ;; esac
+	WPIDS= THREADS=0
+	case " $* " in *" thread "*) THREADS=1; sleep 0.3; return ;; esac
 	for _ in $(seq 100); do
 		WPIDS=$(pgrep -P "$PID" | tr '\n' ' ')
 		[ "$(echo "$WPIDS" | wc -w)" -ge 2 ] && break
@@ -218,7 +222,8 @@ start_long() {
 	done
 	sleep 0.2
 }
-gone() {   # all given pids have ended (within a second; zombies count as ended)
+gone() {   # the 2 workers' pids given have ended (within a second; zombies count as ended)
+	[ "$#" -ge 2 ] || return 1   # none found: nothing was checked
 	for _ in $(seq 20); do
 		local alive=0
 		for p in "$@"; do
@@ -236,8 +241,9 @@ check_fault() {   # what, expected exit code, pattern, tag
 	if [ "$rc" -eq "$2" ] && grep -Eq "$3" "$TMP/$4.out"; then echo "ok - $1: exit $2"
 	else echo "not ok - $1: exit $rc (expected $2)"; sed 's/^/#   /' "$TMP/$4.out" | head -5; fi
 	# shellcheck disable=SC2086
-	if gone $WPIDS; then echo "ok - $1: no worker left"
-	else echo "not ok - $1: workers left: $(ps -o pid=,ppid=,cmd= -p "${WPIDS// /,}" 2>/dev/null)"; fi
+	if [ "$THREADS" -eq 1 ]; then :   # threads end with the process
+	elif gone $WPIDS; then echo "ok - $1: no worker left"
+	else echo "not ok - $1: workers left (or none found: '$WPIDS'): $(ps -o pid=,ppid=,cmd= -p "${WPIDS// /,}" 2>/dev/null)"; fi
 	local res
 	res=$(ls -d "$out"/*-"$4" 2>/dev/null | head -1)
 	if [ -n "$res" ] && grep -q '"complete": false' "$res/summary.json"; then
@@ -269,7 +275,7 @@ disown "$PID"   # no "Killed" job report
 kill -KILL "$PID"
 # shellcheck disable=SC2086
 if gone $WPIDS; then echo "ok - main killed: its workers die too"
-else echo "not ok - main killed: workers left: $WPIDS"; fi
+else echo "not ok - main killed: workers left (or none found): '$WPIDS'"; fi
 
 if [ "$(ls /dev/shm | sort)" = "$shm_before" ]; then echo "ok - nothing left in /dev/shm"
 else echo "not ok - nothing left in /dev/shm"; fi

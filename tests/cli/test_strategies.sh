@@ -7,10 +7,6 @@
 # with its spread, per-repeat values and the noise window in the JSON.
 . "$(dirname "$0")/lib.sh"
 
-if "$PPBENCH" strategies --help 2>&1 | grep -q "unknown command 'strategies'"; then
-	skip "strategies" "this ppbench does not dispatch the strategies command (bench/main.c)"
-	exit 0
-fi
 
 out=$TMP/strategies_out
 ds=$TMP/strategies_ds
@@ -172,15 +168,13 @@ for r, t, sc in ranks:
 PY
 then echo "ok - --repeat 2: strategies.json has per-repeat values, intervals, ranks with ties, noise"
 else echo "not ok - --repeat 2: strategies.json"; fi
-if command -v gnuplot >/dev/null; then
+if need gnuplot; then
 	if [ -s "$dir/figures/strategies.png" ] && [ -s "$dir/figures/strategies.svg" ]; then
 		echo "ok - the figure"
 	else
 		echo "not ok - the figure"
 		tail -3 "$dir/figures/gnuplot.log" 2>/dev/null | sed 's/^/#   /'
 	fi
-else
-	skip "the figure" "gnuplot is not installed"
 fi
 
 # ---- --keep, --store: the stores stay, in the format asked ------------------------

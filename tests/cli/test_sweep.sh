@@ -2,14 +2,7 @@
 # the report, --resume after an interruption, a failed run recorded.
 . "$(dirname "$0")/lib.sh"
 
-if "$PPBENCH" sweep --help 2>&1 | grep -q "unknown command"; then
-	skip "sweep" "this ppbench has no sweep command (bench/main.c does not dispatch it yet)"
-	exit 0
-fi
-if ! command -v gnuplot >/dev/null; then
-	skip "sweep figures" "gnuplot is not installed"
-	exit 0
-fi
+need gnuplot || exit 1
 
 DS=$TMP/sweep-ds
 OUT=$TMP/sweep-out

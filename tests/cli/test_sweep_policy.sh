@@ -7,14 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 
-if ! "$PPBENCH" sweep --help 2>&1 | grep -q -- '--policy'; then
-	skip "sweep --policy" "this ppbench sweep has no --policy"
-	exit 0
-fi
-if ! command -v gnuplot >/dev/null; then
-	skip "sweep --policy figures" "gnuplot is not installed"
-	exit 0
-fi
+need gnuplot jq || exit 1
 
 ds=$TMP/sweep_policy_ds
 out=$TMP/sweep_policy_out
@@ -55,7 +48,8 @@ check "torch keeps every sample in its batch" \
 	test "$(paste -d: <(col policy "$csv") <(col samples_reordered_count "$csv") |
 		grep '^torch:' | sort -u)" = "torch:0"
 ck=$(col checksum "$csv" | sort -u)
-check "the same checksum across policies ($ck)" test "$(printf '%s\n' "$ck" | wc -l)" -eq 1 -a -n "$ck"
+check "the same checksum across policies ($ck)" test "$(printf '%s\n' "$ck" | grep -Ec '^[0-9a-f]{16}$')" -eq 1 \
+	-a "$(printf '%s\n' "$ck" | wc -l)" -eq 1
 
 bad=""
 for f in policies_compare fig6a_e2e_vs_workers ooo_stall_vs_workers gpu_util_vs_workers; do

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <jansson.h>
+#include <zlib.h>
 #include "analysis.h"
 #include "emit.h"
 #include "machine.h"
@@ -327,6 +328,79 @@ struct span {
 	const char *name, *cat;
 };
 
+/* trace.json.gz as JSON (NULL when it does not parse) */
+static json_t *load_gz(const char *path)
+{
+	gzFile g = gzopen(path, "rb");
+	if (!g)
+		return NULL;
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int r;
+	while (buf && (r = gzread(g, buf + n, (unsigned)(cap - n - 1))) > 0) {
+		n += (size_t)r;
+		if (cap - n < 2) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	gzclose(g);
+	if (!buf)
+		return NULL;
+	buf[n] = 0;
+	json_error_t jerr;
+	json_t *root = json_loads(buf, 0, &jerr);
+	if (!root)
+		print_error("invalid JSON: %s at line %d\n", jerr.text, jerr.line);
+	free(buf);
+	return root;
+}
+
+/* the batch id in an event's args (-1: none) */
+static int ev_batch(json_t *e)
+{
+	json_t *b = json_object_get(json_object_get(e, "args"), "batch");
+	return b ? (int)json_integer_value(b) : -1;
+}
+
+/* One event as the Chrome trace event format wants it: X (name, cat, ts and
+ * dur >= 0, pid, tid, args), flow s/f (id >= 0, ts, pid, tid), metadata M. */
+static void check_chrome_event(json_t *e)
+{
+	const char *ph = json_string_value(json_object_get(e, "ph"));
+	assert_non_null(ph);
+	if (!strcmp(ph, "M")) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+		assert_non_null(n);
+		assert_true(!strcmp(n, "process_name") || !strcmp(n, "thread_name") ||
+			    !strcmp(n, "process_sort_index") || !strcmp(n, "thread_sort_index"));
+		assert_true(json_is_object(json_object_get(e, "args")));
+		return;
+	}
+	assert_true(json_is_integer(json_object_get(e, "pid")));
+	assert_true(json_is_integer(json_object_get(e, "tid")));
+	assert_true(json_is_number(json_object_get(e, "ts")));
+	assert_true(json_number_value(json_object_get(e, "ts")) >= 0);
+	if (!strcmp(ph, "X")) {
+		assert_true(json_is_string(json_object_get(e, "name")));
+		assert_true(json_is_string(json_object_get(e, "cat")));
+		assert_true(json_is_number(json_object_get(e, "dur")));
+		assert_true(json_number_value(json_object_get(e, "dur")) >= 0);
+		assert_true(json_is_object(json_object_get(e, "args")));
+	} else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+		assert_true(json_is_integer(json_object_get(e, "id")));
+		assert_true(json_integer_value(json_object_get(e, "id")) >= 0);
+	} else {
+		fail_msg("event phase '%s' is not X, s, f or M", ph);
+	}
+}
+
 static void test_chrome_trace(void **state)
 {
 	static struct fx f;
@@ -337,13 +411,16 @@ static void test_chrome_trace(void **state)
 	(void)state;
 
 	fx_build(&f);
-	snprintf(path, sizeof(path), "%s/trace.json", tmpdir);
+	snprintf(path, sizeof(path), "%s/trace.json.gz", tmpdir);
 	assert_int_equal(chrome_trace_write(&f.t, path, err, sizeof(err)), 0);
-	root = json_load_file(path, 0, &jerr);
-	if (!root)
-		fail_msg("invalid JSON: %s at line %d", jerr.text, jerr.line);
+	(void)jerr;
+	root = load_gz(path);
+	assert_non_null(root);
 	evs = json_object_get(root, "traceEvents");
 	assert_true(json_is_array(evs));
+	json_array_foreach(evs, i, e)
+		check_chrome_event(e);
+	assert_true(json_is_false(json_object_get(json_object_get(root, "otherData"), "sampled")));
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(root, "otherData"),
 							    "origin_wall_ns")), T0);
 
@@ -406,17 +483,23 @@ static void test_chrome_trace(void **state)
 		if (!strcmp(sp.cat, "op")) {
 			int in_batch = 0;
 			for (int k = 0; k < depth[tr]; k++)
-				in_batch |= !strncmp(stack[tr][k].name, "SBatchPreprocessed_", 19);
+				in_batch |= !strcmp(stack[tr][k].name, "SBatchPreprocessed");
 			assert_true(in_batch);
 			nops_in_batch++;
 		}
-		if (!strncmp(sp.name, "SBatchPreprocessed_", 19)) {
-			int b = atoi(sp.name + 19);
+		/* named by kind (they group), the batch in the args */
+		assert_null(strchr(sp.name, '_'));
+		if (!strcmp(sp.name, "SBatchPreprocessed")) {
+			int b = ev_batch(e);
+			assert_true(b >= 0 && b < 4);
 			pre_ts[b] = sp.ts;
 			pre_end[b] = sp.end;
 		}
-		if (!strncmp(sp.name, "SBatchConsumed_", 15))
-			cons_ts[atoi(sp.name + 15)] = sp.ts;
+		if (!strcmp(sp.name, "SBatchConsumed")) {
+			int b = ev_batch(e);
+			assert_true(b >= 0 && b < 4);
+			cons_ts[b] = sp.ts;
+		}
 		assert_true(depth[tr] < 16);
 		stack[tr][depth[tr]++] = sp;
 		nx++;
@@ -427,7 +510,7 @@ static void test_chrome_trace(void **state)
 	assert_true(pre_ts[1] == 1000.0 && pre_end[1] == 51000.0);
 	assert_true(cons_ts[3] == 802000.0);
 
-	/* flows: one s/f pair per batch, id -(batch+1), from the end of the
+	/* flows: one s/f pair per batch, id = the batch (>= 0), from the end of the
 	 * batch span (inside it) to its consumption */
 	int s_seen[4] = { 0 }, f_seen[4] = { 0 };
 	json_array_foreach(evs, i, e) {
@@ -435,7 +518,7 @@ static void test_chrome_trace(void **state)
 		if (strcmp(ph, "s") && strcmp(ph, "f"))
 			continue;
 		int64_t id = json_integer_value(json_object_get(e, "id"));
-		int b = (int)(-id - 1);
+		int b = (int)id;
 		double ts = json_number_value(json_object_get(e, "ts"));
 		assert_true(b >= 0 && b < 4);
 		if (!strcmp(ph, "s")) {
@@ -452,6 +535,41 @@ static void test_chrome_trace(void **state)
 	for (int b = 0; b < 4; b++)
 		assert_true(s_seen[b] == 1 && f_seen[b] == 1);
 	json_decref(root);
+}
+
+/* Past CHROME_TRACE_MAX_EVENTS the per-sample events of every Nth batch
+ * are kept, every batch event always: 1,100 batches of 1,000 op events. */
+static void test_chrome_sampling(void **state)
+{
+	(void)state;
+	size_t nb = 1100, per = 1000, n = nb * per + nb;
+	struct trace_proc p = { .role = ROLE_WORKER, .pid = 100 };
+	struct trace t = { .nprocs = 1, .procs = &p, .nops = 1 };
+	p.ev = calloc(n, sizeof(*p.ev));
+	assert_non_null(p.ev);
+	for (size_t b = 0; b < nb; b++) {
+		for (size_t k = 0; k < per; k++) {
+			struct trace_ev *e = &p.ev[p.n++];
+			*e = (struct trace_ev){ .start_ns = 1000 + b * 10000 + k, .dur_ns = 1,
+						.batch = (int64_t)b, .sample = (uint32_t)k,
+						.kind = EV_OP, .op = 0 };
+		}
+		p.ev[p.n++] = (struct trace_ev){ .start_ns = 1000 + b * 10000, .dur_ns = 5000,
+						 .batch = (int64_t)b, .sample = UINT32_MAX,
+						 .kind = EV_BATCH_PREPROC };
+	}
+	struct chrome_sampling smp;
+	chrome_trace_plan(&t, &smp);
+	assert_int_equal(smp.sample_events, nb * per);
+	assert_int_equal(smp.every, 2);
+	assert_int_equal(smp.kept_sample_events, 550 * per);
+	assert_true(smp.kept_sample_events + nb <= CHROME_TRACE_MAX_EVENTS);
+	/* a small trace keeps everything */
+	p.n = 10 * (per + 1);
+	chrome_trace_plan(&t, &smp);
+	assert_int_equal(smp.every, 1);
+	assert_int_equal(smp.kept_sample_events, 10 * per);
+	free(p.ev);
 }
 
 /* ---- results ---- */
@@ -615,7 +733,7 @@ static void test_results_folder(void **state)
 	assert_int_equal(results_dir_commit(root, tmp, name, fin, sizeof(fin), err, sizeof(err)), 0);
 	assert_false(is_dir(tmp));
 	static const char *const files[] = {
-		"summary.json", "batches.csv", "ops.csv", "trace.json",
+		"summary.json", "batches.csv", "ops.csv", "trace.json.gz",
 		"lotustrace/b2_gpu1/lotustrace_log_main_pid_1000",
 		"lotustrace/b2_gpu1/lotustrace_log_worker_pid_100",
 	};
@@ -669,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_lotustrace_parse_sample),
 		cmocka_unit_test(test_lotustrace_malformed),
 		cmocka_unit_test(test_chrome_trace),
+		cmocka_unit_test(test_chrome_sampling),
 		cmocka_unit_test(test_summary_json),
 		cmocka_unit_test(test_results_folder),
 	};

@@ -390,6 +390,7 @@ static void test_checksum_invariance(void **state)
 				assert_int_equal(r.b[5].bytes, 3 * 3 * 5 * 6 * 4 + 3 * 8);
 				loader_result_free(&r);
 			}
+	assert_true(want != 0);   /* a checksum, not "off" */
 	/* independent of how samples are grouped into batches */
 	struct loader_result r;
 	c.batch = 5;
@@ -668,7 +669,9 @@ static void test_plan(void **state)
 
 /* ---- the torch random stream ------------------------------------------- */
 
-static void torch_rng(enum loader_backend be)
+/* The worker of each batch and the random choices of each sample against
+ * the real DataLoader (scripts/fixtures_loader.py): W workers, batches of B. */
+static void torch_rng(enum loader_backend be, int workers, int batch, const char *fixture)
 {
 	FILE *f = fopen("tests/fixtures/loader/torch_rng_sizes.csv", "r");
 	assert_non_null(f);
@@ -695,8 +698,8 @@ static void torch_rng(enum loader_backend be)
 	fake_dataset(&d, (size_t)n);
 	base_cfg(&c, &p, &d);
 	c.backend = be;
-	c.workers = 2;
-	c.batch = 4;
+	c.workers = workers;
+	c.batch = batch;
 	c.shuffle = 1;
 	c.epochs = 2;
 	c.seed = 20241121;
@@ -706,9 +709,10 @@ static void torch_rng(enum loader_backend be)
 	assert_true(r.complete);
 	struct schedule s;
 	char err[256];
-	assert_int_equal(schedule_build(&s, (size_t)n, 4, 2, 1, 0, c.seed, 0, err, sizeof(err)), 0);
+	assert_int_equal(schedule_build(&s, (size_t)n, (size_t)batch, 2, 1, 0, c.seed, 0, err,
+					sizeof(err)), 0);
 
-	f = fopen("tests/fixtures/loader/torch_rng.csv", "r");
+	f = fopen(fixture, "r");
 	assert_non_null(f);
 	int rows = 0, bad = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -743,13 +747,21 @@ static void torch_rng(enum loader_backend be)
 static void test_torch_rng_process(void **state)
 {
 	(void)state;
-	torch_rng(BACKEND_PROCESS);
+	torch_rng(BACKEND_PROCESS, 2, 4, "tests/fixtures/loader/torch_rng.csv");
 }
 
 static void test_torch_rng_thread(void **state)
 {
 	(void)state;
-	torch_rng(BACKEND_THREAD);
+	torch_rng(BACKEND_THREAD, 2, 4, "tests/fixtures/loader/torch_rng.csv");
+}
+
+/* 5 batches an epoch on 3 workers: epoch 2 starts again at worker 0 (a
+ * "batch id mod W" rule would give worker 2) */
+static void test_torch_rng_w3(void **state)
+{
+	(void)state;
+	torch_rng(BACKEND_PROCESS, 3, 5, "tests/fixtures/loader/torch_rng_w3_b5.csv");
 }
 
 int main(void)
@@ -769,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_torch_rng_process),
 		cmocka_unit_test(test_torch_rng_thread),
+		cmocka_unit_test(test_torch_rng_w3),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,6 +239,17 @@ static void test_policies(void **state)
 	analysis_free(&m);
 	model_out_free(&o);
 
+	/* a dropped last batch takes no completion position */
+	cfg_init(&c, &s, 3, 16, 50);
+	c.policy = POLICY_SHARED_QUEUE;
+	c.drop_last = 1;
+	c.epochs = 2;
+	model(&c, &o, &m);
+	assert_int_equal(m.images, 96);
+	assert_int_equal(m.batches, 6);
+	analysis_free(&m);
+	model_out_free(&o);
+
 	model_src_sample(&s, 1.0, 1.0, 0, 16);
 	cfg_init(&c, &s, 4, 16, 16 * 50);
 	c.policy = POLICY_SPEEDY;
