@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "commands.h"
+#include "doc.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -1204,158 +1205,11 @@ static void draw_figures(struct merge *m)
 	}
 }
 
-/* ---- report.md and report.html -------------------------------------------------*/
+/* ---- report.md and report.html (bench/doc.c) ----------------------------------*/
 
-struct out {
-	FILE *md, *html;
-	int nsvg;
-};
-
-static void esc(FILE *f, const char *s)
+static void figure(struct doc *d, const struct fig *fg)
 {
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void head(struct out *o, int level, const char *text)
-{
-	fprintf(o->md, "\n%.*s %s\n\n", level, "####", text);
-	fprintf(o->html, "<h%d>", level);
-	esc(o->html, text);
-	fprintf(o->html, "</h%d>\n", level);
-}
-
-static void para(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void para(struct out *o, const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fprintf(o->md, "%s\n\n", buf);
-	fputs("<p>", o->html);
-	esc(o->html, buf);
-	fputs("</p>\n", o->html);
-}
-
-static void item(struct out *o, int first, int last, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void item(struct out *o, int first, int last, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (first)
-		fputs("<ul>\n", o->html);
-	fprintf(o->md, "- %s\n", buf);
-	fputs("<li>", o->html);
-	esc(o->html, buf);
-	fputs("</li>\n", o->html);
-	if (last) {
-		fputs("</ul>\n", o->html);
-		fputc('\n', o->md);
-	}
-}
-
-/* one table row; header: the first row (also writes the md rule) */
-static void trow(struct out *o, const char *const *cells, size_t n, int header, int last)
-{
-	if (header)
-		fputs("<table>\n", o->html);
-	fputs("<tr>", o->html);
-	fputc('|', o->md);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(o->md, " %s |", cells[i]);
-		fputs(header ? "<th>" : "<td>", o->html);
-		esc(o->html, cells[i]);
-		fputs(header ? "</th>" : "</td>", o->html);
-	}
-	fputs("</tr>\n", o->html);
-	fputc('\n', o->md);
-	if (header) {
-		fputc('|', o->md);
-		for (size_t i = 0; i < n; i++)
-			fputs("---|", o->md);
-		fputc('\n', o->md);
-	}
-	if (last) {
-		fputs("</table>\n", o->html);
-		fputc('\n', o->md);
-	}
-}
-
-/* the SVG file inline, its ids made unique to this figure */
-static void inline_svg(struct out *o, const char *path)
-{
-	static const char *const pat[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	FILE *f = fopen(path, "r");
-	char *buf = NULL, *p, pre[16];
-	long len;
-
-	if (!f)
-		return;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
-		goto out;
-	buf = malloc((size_t)len + 1);
-	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
-		goto out;
-	buf[len] = 0;
-	p = strstr(buf, "<svg");
-	if (!p)
-		goto out;
-	msg(pre, sizeof(pre), "m%d-", ++o->nsvg);
-	while (*p) {
-		size_t k, l = 0;
-		for (k = 0; k < sizeof(pat) / sizeof(pat[0]); k++) {
-			l = strlen(pat[k]);
-			/* "id=" as an attribute, not the end of another name ("xml:id=" too) */
-			if (!strncmp(p, pat[k], l) && (k == 4 || (p > buf && strchr(" \t\n:", p[-1]))))
-				break;
-		}
-		if (k < sizeof(pat) / sizeof(pat[0])) {
-			fwrite(p, 1, l, o->html);
-			fputs(pre, o->html);
-			p += l;
-		} else {
-			fputc(*p++, o->html);
-		}
-	}
-	fputc('\n', o->html);
-out:
-	free(buf);
-	fclose(f);
-}
-
-static void figure(struct out *o, const struct merge *m, const struct fig *fg)
-{
-	char p[4096];
-
-	if (!fg->drawn) {
-		para(o, "*%s*: not drawn: %s.", fg->title, fg->why);
-		return;
-	}
-	fprintf(o->md, "![%s](figures/%s.png)\n\n", fg->title, fg->name);
-	fputs("<figure>\n", o->html);
-	msg(p, sizeof(p), "%s/figures/%s.svg", m->out, fg->name);
-	inline_svg(o, p);
-	fputs("<figcaption>", o->html);
-	esc(o->html, fg->title);
-	fprintf(o->html, " (<a href=\"figures/%s.png\">PNG</a>)</figcaption>\n</figure>\n", fg->name);
+	doc_figure(d, fg->name, fg->title, fg->drawn ? NULL : fg->why);
 }
 
 static void conf_list(const struct conf *c, size_t n, char *out, size_t len)
@@ -1368,45 +1222,43 @@ static void conf_list(const struct conf *c, size_t n, char *out, size_t len)
 	}
 }
 
-static void write_compat(struct out *o, const struct merge *m, long ref)
+static void write_compat(struct doc *d, const struct merge *m, long ref)
 {
 	const struct folder *r = &m->folders[ref];
 	char ds[1300];
 	size_t nout = 0;
-	int first = 1;
 
-	head(o, 2, "What is compared");
+	doc_h(d, 2, "What is compared");
 	ds_text(r, ds, sizeof(ds));
-	para(o, "Results are compared only when the sweeps used the same dataset, pipeline, "
+	doc_p(d, "Results are compared only when the sweeps used the same dataset, pipeline, "
 		"ppbench version, run options and page-cache policy. The compared sweeps used: "
 		"dataset %s; pipeline '%s'; ppbench %s; run options '%s'; page cache %s between runs.",
 	     ds, r->pipeline[0] ? r->pipeline : "?",
 	     r->version[0] ? r->version : "(version not recorded)", r->run_args, r->cache);
 	if (!r->version[0])
-		para(o, "Note: these sweep folders do not record the ppbench version (no "
+		doc_p(d, "Note: these sweep folders do not record the ppbench version (no "
 			"\"ppbench_version\" in sweep.json or summary.json), so it could not be checked.");
 	if (!r->ds_fp[0] && !isfinite(r->ds_images))
-		para(o, "Note: these sweep folders record the dataset by its path only (no image "
+		doc_p(d, "Note: these sweep folders record the dataset by its path only (no image "
 			"count, size or fingerprint), so the same path is taken for the same dataset.");
 	for (size_t i = 0; i < m->nfolders; i++)
 		nout += !m->folders[i].compared;
 	if (!nout) {
 		if (m->nfolders > 1)
-			para(o, "All %zu sweep folders match.", m->nfolders);
+			doc_p(d, "All %zu sweep folders match.", m->nfolders);
 		return;
 	}
-	para(o, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);
-	for (size_t i = 0, k = 0; i < m->nfolders; i++) {
+	doc_p(d, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);
+	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *f = &m->folders[i];
 		if (f->compared)
 			continue;
-		k++;
-		item(o, first, k == nout, "%s (%s): %s", f->name, f->host, f->why);
-		first = 0;
+		doc_li(d, "%s (%s): %s", f->name, f->host, f->why);
 	}
+	doc_list_end(d);
 }
 
-static void write_overlap(struct out *o, const struct merge *m)
+static void write_overlap(struct doc *d, const struct merge *m)
 {
 	char list[4096];
 	int differ = 0;
@@ -1415,27 +1267,23 @@ static void write_overlap(struct out *o, const struct merge *m)
 		differ |= m->mach[i].nown != m->noverlap;
 	conf_list(m->overlap, m->noverlap, list, sizeof(list));
 	if (m->nmach < 2) {
-		para(o, "One machine: nothing to compare it with; its results are shown as they are.");
+		doc_p(d, "One machine: nothing to compare it with; its results are shown as they are.");
 		return;
 	}
 	if (!differ) {
-		para(o, "Every machine ran the same %zu configuration%s (workers-batch-GPUs): %s.",
+		doc_p(d, "Every machine ran the same %zu configuration%s (workers-batch-GPUs): %s.",
 		     m->noverlap, m->noverlap == 1 ? "" : "s", list);
 		return;
 	}
 	if (!m->noverlap) {
-		para(o, "The machines ran different configurations and no configuration ran on every "
+		doc_p(d, "The machines ran different configurations and no configuration ran on every "
 			"machine: they cannot be compared. Each machine's own configurations are "
 			"listed below.");
 	} else {
-		para(o, "The machines ran different configurations: they are compared only where they "
+		doc_p(d, "The machines ran different configurations: they are compared only where they "
 			"overlap, on the %zu configuration%s that every machine ran (workers-batch-GPUs): "
 			"%s. Left out:", m->noverlap, m->noverlap == 1 ? "" : "s", list);
 	}
-	int first = 1;
-	size_t nleft = 0, k = 0;
-	for (size_t i = 0; i < m->nmach; i++)
-		nleft += m->mach[i].nown > m->noverlap;
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		char own[4096] = "";
@@ -1448,14 +1296,12 @@ static void write_overlap(struct out *o, const struct merge *m)
 			conf_name(&mc->own[j], cn, sizeof(cn));
 			cat(own, sizeof(own), "%s%s", own[0] ? ", " : "", cn);
 		}
-		k++;
-		item(o, first, m->noverlap ? k == nleft : k == m->nmach, "%s: %s", mc->label,
-		     own[0] ? own : "(none)");
-		first = 0;
+		doc_li(d, "%s: %s", mc->label, own[0] ? own : "(none)");
 	}
+	doc_list_end(d);
 }
 
-static void write_table(struct out *o, const struct merge *m)
+static void write_table(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
 		"machine", "CPU", "CPUs / cores", "best configuration", "images/s",
@@ -1464,12 +1310,12 @@ static void write_table(struct out *o, const struct merge *m)
 	};
 	int priced = 0;
 
-	head(o, 2, "Machines");
+	doc_h(d, 2, "Machines");
 	if (!m->noverlap) {
-		para(o, "No configuration ran on every machine: no comparison.");
+		doc_p(d, "No configuration ran on every machine: no comparison.");
 		return;
 	}
-	trow(o, hdr, sizeof(hdr) / sizeof(hdr[0]), 1, 0);
+	doc_row(d, hdr, sizeof(hdr) / sizeof(hdr[0]), 1);
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		const struct point *p = &mc->pt[mc->best];
@@ -1495,26 +1341,27 @@ static void write_table(struct out *o, const struct merge *m)
 		priced |= isfinite(mc->price);
 		for (size_t k = 0; k < 10; k++)
 			cells[k] = c[k];
-		trow(o, cells, 10, 0, i + 1 == m->nmach);
+		doc_row(d, cells, 10, 0);
 	}
-	para(o, "Best configuration: the compared configuration with the most images/s on that "
+	doc_table_end(d);
+	doc_p(d, "Best configuration: the compared configuration with the most images/s on that "
 		"machine (repeats averaged). Images/s per core: at that configuration, over the "
 		"physical cores of the machine's hwloc topology (* : no topology.xml, the online CPUs "
 		"are counted instead). CPU ms per image: the CPU time of the workers and the main "
 		"process (rusage) over the images of the run.");
 	if (priced)
-		para(o, "USD per million images = USD per hour / 3600 / (images/s at the best "
+		doc_p(d, "USD per million images = USD per hour / 3600 / (images/s at the best "
 			"configuration) x 10^6: what a million images cost on that machine at its best "
 			"throughput, with the machine to itself.");
 	else
-		para(o, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
+		doc_p(d, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
 
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		if (mc->own_best >= 0 && conf_find(m->overlap, m->noverlap, &mc->own[mc->own_best]) < 0) {
 			char cn[64], a[32], b[32];
 			conf_name(&mc->own[mc->own_best], cn, sizeof(cn));
-			para(o, "%s: its best run overall, %s at %s images/s, is outside the compared "
+			doc_p(d, "%s: its best run overall, %s at %s images/s, is outside the compared "
 				"configurations (%s images/s at its best compared one).", mc->label, cn,
 			     num(a, sizeof(a), mc->ownpt[mc->own_best].images_per_s, "%.1f"),
 			     num(b, sizeof(b), mc->pt[mc->best].images_per_s, "%.1f"));
@@ -1523,7 +1370,7 @@ static void write_table(struct out *o, const struct merge *m)
 }
 
 /* the fastest, the most per core and the cheapest machine, in one paragraph */
-static void write_short(struct out *o, const struct merge *m)
+static void write_short(struct doc *d, const struct merge *m)
 {
 	long fast = -1, core = -1, cheap = -1;
 	char text[2048] = "", a[32], b[32];
@@ -1551,31 +1398,31 @@ static void write_short(struct out *o, const struct merge *m)
 		    m->mach[fast].pt[m->mach[fast].best].images_per_s / mc->pt[mc->best].images_per_s,
 		    mc->label);
 	}
-	para(o, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
+	doc_p(d, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
 		"%s). The most images/s per core: %s (%s).", m->mach[fast].label,
 	     num(a, sizeof(a), m->mach[fast].pt[m->mach[fast].best].images_per_s, "%.1f"), text,
 	     m->mach[core].label,
 	     num(b, sizeof(b), per_core(&m->mach[core],
 					m->mach[core].pt[m->mach[core].best].images_per_s), "%.2f"));
 	if (cheap >= 0)
-		para(o, "The cheapest per million images (of the machines with a --price): %s "
+		doc_p(d, "The cheapest per million images (of the machines with a --price): %s "
 			"(%s USD).", m->mach[cheap].label,
 		     num(a, sizeof(a), merge_cost_per_million(m->mach[cheap].price,
 				m->mach[cheap].pt[m->mach[cheap].best].images_per_s), "%.4g"));
 }
 
-static void write_configs(struct out *o, const struct merge *m)
+static void write_configs(struct doc *d, const struct merge *m)
 {
 	const char **cells = calloc(m->nmach + 1, sizeof(*cells));
 	char (*c)[64] = calloc(m->nmach + 1, sizeof(*c));
 
 	if (!cells || !c || !m->noverlap || m->nmach < 1)
 		goto out;
-	head(o, 2, "Images/s at each compared configuration");
+	doc_h(d, 2, "Images/s at each compared configuration");
 	cells[0] = "configuration";
 	for (size_t i = 0; i < m->nmach; i++)
 		cells[i + 1] = m->mach[i].label;
-	trow(o, cells, m->nmach + 1, 1, 0);
+	doc_row(d, cells, m->nmach + 1, 1);
 	for (size_t k = 0; k < m->noverlap; k++) {
 		conf_name(&m->overlap[k], c[0], sizeof(c[0]));
 		cells[0] = c[0];
@@ -1583,32 +1430,34 @@ static void write_configs(struct out *o, const struct merge *m)
 			num(c[i + 1], sizeof(c[i + 1]), m->mach[i].pt[k].images_per_s, "%.1f");
 			cells[i + 1] = c[i + 1];
 		}
-		trow(o, cells, m->nmach + 1, 0, k + 1 == m->noverlap);
+		doc_row(d, cells, m->nmach + 1, 0);
 	}
+	doc_table_end(d);
 out:
 	free(cells);
 	free(c);
 }
 
-static void write_knees(struct out *o, const struct merge *m)
+static void write_knees(struct doc *d, const struct merge *m)
 {
-	head(o, 2, "Where adding workers stops helping");
-	para(o, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
+	doc_h(d, 2, "Where adding workers stops helping");
+	doc_p(d, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
 		"applied to each machine's compared configurations only.", REPORT_RULE_DIMINISHING);
 	for (size_t i = 0; i < m->nmach; i++)
-		item(o, i == 0, i + 1 == m->nmach, "%s: %s (%s)", m->mach[i].label,
-		     m->noverlap ? m->mach[i].knee.why : "no compared configuration",
-		     m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+		doc_li(d, "%s: %s (%s)", m->mach[i].label,
+		       m->noverlap ? m->mach[i].knee.why : "no compared configuration",
+		       m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+	doc_list_end(d);
 }
 
-static void write_folders(struct out *o, const struct merge *m)
+static void write_folders(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
 		"sweep folder", "host", "CPU", "CPUs", "runs ok", "Slurm", "compared",
 	};
 
-	head(o, 2, "Sweep folders");
-	trow(o, hdr, 7, 1, 0);
+	doc_h(d, 2, "Sweep folders");
+	doc_row(d, hdr, 7, 1);
 	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *f = &m->folders[i];
 		char cpus[32], runs[32];
@@ -1616,86 +1465,52 @@ static void write_folders(struct out *o, const struct merge *m)
 					 f->slurm[0] ? f->slurm : "-", f->compared ? "yes" : "no" };
 		msg(cpus, sizeof(cpus), "%d", f->cpus);
 		msg(runs, sizeof(runs), "%d of %d", f->nok, f->nruns);
-		trow(o, cells, 7, 0, i + 1 == m->nfolders);
+		doc_row(d, cells, 7, 0);
 	}
+	doc_table_end(d);
 }
 
 static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 {
-	char md[4096], html[4096], mdt[4200], htt[4200], stamp[64];
-	struct out o = { 0 };
+	char title[128], stamp[64];
+	struct doc d = { .dir = m->out };
 	time_t now = time(NULL);
 	struct tm tm;
-	int rc = -1;
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
-	msg(md, sizeof(md), "%s/report.md", m->out);
-	msg(html, sizeof(html), "%s/report.html", m->out);
-	msg(mdt, sizeof(mdt), "%s.tmp", md);
-	msg(htt, sizeof(htt), "%s.tmp", html);
-	o.md = fopen(mdt, "w");
-	o.html = fopen(htt, "w");
-	if (!o.md || !o.html) {
-		msg(err, errlen, "cannot create '%s': %s", !o.md ? mdt : htt, strerror(errno));
-		goto out;
+	msg(title, sizeof(title), "ppbench merge: %zu machine%s", m->nmach, m->nmach == 1 ? "" : "s");
+	if (doc_open(&d, "ppbench merge", title, err, errlen)) {
+		doc_end(&d, 0, err, errlen);    /* closes and removes what opened */
+		return -1;
 	}
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<title>ppbench merge</title>\n<style>\n"
-	      "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;"
-	      "line-height:1.45;color:#222}\n"
-	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-	      "padding:.25em .6em;text-align:left}th{background:#f3f3f3}\n"
-	      "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
-	      "figcaption{font-size:.9em;color:#555}\n</style></head><body>\n", o.html);
-	fprintf(o.md, "# ppbench merge: %zu machine%s\n\n", m->nmach, m->nmach == 1 ? "" : "s");
-	fprintf(o.html, "<h1>ppbench merge: %zu machine%s</h1>\n", m->nmach, m->nmach == 1 ? "" : "s");
 	{
 		char names[2048] = "";
 		for (size_t i = 0; i < m->nmach; i++)
 			cat(names, sizeof(names), "%s%s (%s)", i ? ", " : "", m->mach[i].label,
 			    m->mach[i].cpu);
-		para(&o, "Written %s from %zu sweep folder%s. Machines%s: %s.", stamp, m->nfolders,
-		     m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
-		     names[0] ? names : "none");
+		doc_p(&d, "Written %s from %zu sweep folder%s. Machines%s: %s.", stamp, m->nfolders,
+		      m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
+		      names[0] ? names : "none");
 	}
 	if (ref >= 0) {
-		write_compat(&o, m, ref);
-		write_overlap(&o, m);
-		write_table(&o, m);
-		write_short(&o, m);
-		write_configs(&o, m);
-		write_knees(&o, m);
-		head(&o, 2, "Figures");
+		write_compat(&d, m, ref);
+		write_overlap(&d, m);
+		write_table(&d, m);
+		write_short(&d, m);
+		write_configs(&d, m);
+		write_knees(&d, m);
+		doc_h(&d, 2, "Figures");
 		for (size_t i = 0; i < m->nfigs; i++)
-			figure(&o, m, &m->figs[i]);
+			figure(&d, &m->figs[i]);
 	} else {
-		para(&o, "No run of any sweep folder succeeded: nothing to compare.");
+		doc_p(&d, "No run of any sweep folder succeeded: nothing to compare.");
 	}
-	write_folders(&o, m);
-	para(&o, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
+	write_folders(&d, m);
+	doc_p(&d, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
 		"say which runs the comparison used), comparison.csv (one row per machine), "
 		"figures/data/ (the data of the figures, drawn by plots/merge_*.gp).");
-	fputs("</body></html>\n", o.html);
-	rc = 0;
-out:
-	if (o.md && (ferror(o.md) | fclose(o.md)) && !rc) {
-		msg(err, errlen, "cannot write '%s': %s", mdt, strerror(errno ? errno : EIO));
-		rc = -1;
-	}
-	if (o.html && (ferror(o.html) | fclose(o.html)) && !rc) {
-		msg(err, errlen, "cannot write '%s': %s", htt, strerror(errno ? errno : EIO));
-		rc = -1;
-	}
-	if (!rc && (rename(mdt, md) || rename(htt, html))) {
-		msg(err, errlen, "cannot write '%s': %s", md, strerror(errno));
-		rc = -1;
-	}
-	if (rc) {
-		unlink(mdt);
-		unlink(htt);
-	}
-	return rc;
+	return doc_end(&d, 1, err, errlen);
 }
 
 /* ---- the command ------------------------------------------------------------------*/
