@@ -145,6 +145,154 @@ struct cg_ent {
 	double ir;
 };
 
+/* What a callgrind file has said so far. */
+struct cg_parse {
+	struct strtab obs, fns, files;
+	struct cg_ent *e;               /* self cost per (object, function) */
+	size_t ne, cap, last;
+	int npos, nev, skip_next;
+	int iIr, iD1mr, iD1mw, iDLmr, iDLmw;    /* the events' columns, -1 absent */
+	long ob, fn, fn_ob;
+	double totals[32];
+	int have_totals;
+};
+
+/* A cost line: its Ir to the current function's self cost. 0, or -1 out
+ * of memory. */
+static int cg_cost(struct cg_parse *s, char *line)
+{
+	if (s->skip_next) {             /* a call's inclusive cost, or a jump */
+		s->skip_next = 0;
+		return 0;
+	}
+	if (s->fn < 0 || s->iIr < 0)
+		return 0;
+	char *p = line, *end;
+	for (int k = 0; k < s->npos; k++) {
+		while (*p && *p != ' ')
+			p++;
+		while (*p == ' ')
+			p++;
+	}
+	double ir = 0;
+	for (int k = 0; k <= s->iIr && *p; k++) {
+		double v = strtod(p, &end);
+		if (end == p)
+			break;
+		if (k == s->iIr)
+			ir = v;
+		p = end;
+	}
+	if (ir == 0)
+		return 0;
+	struct cg_ent *e = s->e;
+	size_t last = s->last;
+	if (!(last < s->ne && e[last].ob == s->fn_ob && e[last].fn == s->fn)) {
+		for (last = 0; last < s->ne; last++)
+			if (e[last].ob == s->fn_ob && e[last].fn == s->fn)
+				break;
+		if (last == s->ne) {
+			if (s->ne == s->cap) {
+				s->cap = s->cap ? 2 * s->cap : 256;
+				struct cg_ent *n2 = realloc(e, s->cap * sizeof(*e));
+				if (!n2)
+					return -1;
+				s->e = e = n2;
+			}
+			e[s->ne].ob = s->fn_ob;
+			e[s->ne].fn = s->fn;
+			e[s->ne].ir = 0;
+			s->ne++;
+		}
+	}
+	s->last = last;
+	e[last].ir += ir;
+	return 0;
+}
+
+/* A "key=value" line (line cut at eq): names and the current object and
+ * function. 0, or -1 for a name reference that cannot be read. */
+static int cg_key(struct cg_parse *s, char *line, char *eq)
+{
+	*eq = 0;
+	const char *key = line, *v = eq + 1;
+	long id = 0;
+	if (!strcmp(key, "ob") || !strcmp(key, "cob")) {
+		id = name_ref(&s->obs, v);
+		if (key[0] == 'o')
+			s->ob = id;
+	} else if (!strcmp(key, "fn") || !strcmp(key, "cfn")) {
+		id = name_ref(&s->fns, v);
+		if (key[0] == 'f') {
+			s->fn = id;
+			s->fn_ob = s->ob;
+		}
+	} else if (!strcmp(key, "fl") || !strcmp(key, "fi") || !strcmp(key, "fe") ||
+		   !strcmp(key, "cfi") || !strcmp(key, "cfl")) {
+		id = name_ref(&s->files, v);
+	} else if (!strcmp(key, "calls") || !strcmp(key, "jump") || !strcmp(key, "jcnd")) {
+		s->skip_next = 1;
+	}
+	return id < 0 ? -1 : 0;
+}
+
+/* A header line: events:, positions:, totals: or summary:. */
+static void cg_header(struct cg_parse *s, char *line)
+{
+	if (!strncmp(line, "events:", 7)) {
+		char *save = NULL;
+		s->nev = 0;
+		for (char *t = strtok_r(line + 7, " ", &save); t && s->nev < 32;
+		     t = strtok_r(NULL, " ", &save), s->nev++) {
+			if (!strcmp(t, "Ir"))
+				s->iIr = s->nev;
+			else if (!strcmp(t, "D1mr"))
+				s->iD1mr = s->nev;
+			else if (!strcmp(t, "D1mw"))
+				s->iD1mw = s->nev;
+			else if (!strcmp(t, "DLmr"))
+				s->iDLmr = s->nev;
+			else if (!strcmp(t, "DLmw"))
+				s->iDLmw = s->nev;
+		}
+	} else if (!strncmp(line, "positions:", 10)) {
+		char *save = NULL;
+		s->npos = 0;
+		for (char *t = strtok_r(line + 10, " ", &save); t; t = strtok_r(NULL, " ", &save))
+			s->npos++;
+		if (!s->npos)
+			s->npos = 1;
+	} else if (!strncmp(line, "totals:", 7) ||
+		   (!s->have_totals && !strncmp(line, "summary:", 8))) {
+		char *p = strchr(line, ':') + 1, *end;
+		for (int k = 0; k < s->nev && k < 32; k++) {
+			s->totals[k] = strtod(p, &end);
+			if (end == p)
+				break;
+			p = end;
+		}
+		s->have_totals = 1;
+	}
+}
+
+/* The costs read into m, and the cache misses when the events hold them. */
+static void cg_finish(const struct cg_parse *s, struct op_map *m)
+{
+	for (size_t i = 0; i < s->ne; i++) {
+		const struct cg_ent *e = &s->e[i];
+		const char *o = e->ob >= 0 && (size_t)e->ob < s->obs.n && s->obs.s[e->ob] ?
+				s->obs.s[e->ob] : "???";
+		const char *n = e->fn >= 0 && (size_t)e->fn < s->fns.n && s->fns.s[e->fn] ?
+				s->fns.s[e->fn] : "???";
+		map_add_cost(m, map_base_name(o), n, e->ir);
+	}
+	if (s->iD1mr >= 0 && s->iD1mw >= 0 && s->iDLmr >= 0 && s->iDLmw >= 0 && s->have_totals) {
+		m->has_cache = 1;
+		m->d1_miss = s->totals[s->iD1mr] + s->totals[s->iD1mw];
+		m->ll_miss = s->totals[s->iDLmr] + s->totals[s->iDLmw];
+	}
+}
+
 /* Self cost (Ir) per object and function; totals of the cache events. */
 int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t errlen)
 {
@@ -153,16 +301,11 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 		fmt_to(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	struct strtab obs = { 0 }, fns = { 0 }, files = { 0 };
-	struct cg_ent *e = NULL;
-	size_t ne = 0, cap = 0, last = 0;
+	struct cg_parse s = { .npos = 1, .iIr = -1, .iD1mr = -1, .iD1mw = -1, .iDLmr = -1,
+			      .iDLmw = -1, .ob = -1, .fn = -1, .fn_ob = -1 };
 	char *line = NULL;
 	size_t lcap = 0;
-	int npos = 1, nev = 0, skip_next = 0, rc = -1, lineno = 0;
-	int iIr = -1, iD1mr = -1, iD1mw = -1, iDLmr = -1, iDLmw = -1;
-	long ob = -1, fn = -1, fn_ob = -1;
-	double totals[32] = { 0 };
-	int have_totals = 0;
+	int rc = -1, lineno = 0;
 	ssize_t len;
 	while ((len = getline(&line, &lcap, f)) > 0) {
 		lineno++;
@@ -170,140 +313,36 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 			line[--len] = 0;
 		char c0 = line[0];
 		if ((c0 >= '0' && c0 <= '9') || c0 == '+' || c0 == '-' || c0 == '*') {
-			if (skip_next) {
-				skip_next = 0;
-				continue;
+			if (cg_cost(&s, line)) {
+				fmt_to(err, errlen, "out of memory");
+				goto out;
 			}
-			if (fn < 0 || iIr < 0)
-				continue;
-			char *p = line, *end;
-			for (int k = 0; k < npos; k++) {
-				while (*p && *p != ' ')
-					p++;
-				while (*p == ' ')
-					p++;
-			}
-			double ir = 0;
-			for (int k = 0; k <= iIr && *p; k++) {
-				double v = strtod(p, &end);
-				if (end == p)
-					break;
-				if (k == iIr)
-					ir = v;
-				p = end;
-			}
-			if (ir == 0)
-				continue;
-			if (!(last < ne && e[last].ob == fn_ob && e[last].fn == fn)) {
-				for (last = 0; last < ne; last++)
-					if (e[last].ob == fn_ob && e[last].fn == fn)
-						break;
-				if (last == ne) {
-					if (ne == cap) {
-						cap = cap ? 2 * cap : 256;
-						struct cg_ent *n2 = realloc(e, cap * sizeof(*e));
-						if (!n2)
-							goto nomem;
-						e = n2;
-					}
-					e[ne].ob = fn_ob;
-					e[ne].fn = fn;
-					e[ne].ir = 0;
-					ne++;
-				}
-			}
-			e[last].ir += ir;
 			continue;
 		}
 		char *eq = strchr(line, '=');
 		char *colon = strchr(line, ':');
 		if (eq && (!colon || eq < colon)) {
-			*eq = 0;
-			const char *key = line, *v = eq + 1;
-			long id = 0;
-			if (!strcmp(key, "ob") || !strcmp(key, "cob")) {
-				id = name_ref(&obs, v);
-				if (key[0] == 'o')
-					ob = id;
-			} else if (!strcmp(key, "fn") || !strcmp(key, "cfn")) {
-				id = name_ref(&fns, v);
-				if (key[0] == 'f') {
-					fn = id;
-					fn_ob = ob;
-				}
-			} else if (!strcmp(key, "fl") || !strcmp(key, "fi") || !strcmp(key, "fe") ||
-				   !strcmp(key, "cfi") || !strcmp(key, "cfl")) {
-				id = name_ref(&files, v);
-			} else if (!strcmp(key, "calls") || !strcmp(key, "jump") || !strcmp(key, "jcnd")) {
-				skip_next = 1;
+			if (cg_key(&s, line, eq)) {
+				fmt_to(err, errlen, "'%s':%d: cannot read this callgrind line", path,
+				       lineno);
+				goto out;
 			}
-			if (id < 0)
-				goto bad;
 			continue;
 		}
-		if (!strncmp(line, "events:", 7)) {
-			char *save = NULL;
-			nev = 0;
-			for (char *t = strtok_r(line + 7, " ", &save); t && nev < 32;
-			     t = strtok_r(NULL, " ", &save), nev++) {
-				if (!strcmp(t, "Ir"))
-					iIr = nev;
-				else if (!strcmp(t, "D1mr"))
-					iD1mr = nev;
-				else if (!strcmp(t, "D1mw"))
-					iD1mw = nev;
-				else if (!strcmp(t, "DLmr"))
-					iDLmr = nev;
-				else if (!strcmp(t, "DLmw"))
-					iDLmw = nev;
-			}
-		} else if (!strncmp(line, "positions:", 10)) {
-			char *save = NULL;
-			npos = 0;
-			for (char *t = strtok_r(line + 10, " ", &save); t; t = strtok_r(NULL, " ", &save))
-				npos++;
-			if (!npos)
-				npos = 1;
-		} else if (!strncmp(line, "totals:", 7) || (!have_totals && !strncmp(line, "summary:", 8))) {
-			char *p = strchr(line, ':') + 1, *end;
-			for (int k = 0; k < nev && k < 32; k++) {
-				totals[k] = strtod(p, &end);
-				if (end == p)
-					break;
-				p = end;
-			}
-			have_totals = 1;
-		}
+		cg_header(&s, line);
 	}
-	if (iIr < 0) {
+	if (s.iIr < 0) {
 		fmt_to(err, errlen, "'%s': no Ir event (not a callgrind profile?)", path);
 		goto out;
 	}
-	for (size_t i = 0; i < ne; i++) {
-		const char *o = e[i].ob >= 0 && (size_t)e[i].ob < obs.n && obs.s[e[i].ob] ?
-				obs.s[e[i].ob] : "???";
-		const char *n = e[i].fn >= 0 && (size_t)e[i].fn < fns.n && fns.s[e[i].fn] ?
-				fns.s[e[i].fn] : "???";
-		map_add_cost(m, map_base_name(o), n, e[i].ir);
-	}
-	if (iD1mr >= 0 && iD1mw >= 0 && iDLmr >= 0 && iDLmw >= 0 && have_totals) {
-		m->has_cache = 1;
-		m->d1_miss = totals[iD1mr] + totals[iD1mw];
-		m->ll_miss = totals[iDLmr] + totals[iDLmw];
-	}
+	cg_finish(&s, m);
 	rc = 0;
-	goto out;
-bad:
-	fmt_to(err, errlen, "'%s':%d: cannot read this callgrind line", path, lineno);
-	goto out;
-nomem:
-	fmt_to(err, errlen, "out of memory");
 out:
 	free(line);
-	free(e);
-	strtab_free(&obs);
-	strtab_free(&fns);
-	strtab_free(&files);
+	free(s.e);
+	strtab_free(&s.obs);
+	strtab_free(&s.fns);
+	strtab_free(&s.files);
 	fclose(f);
 	return rc;
 }
