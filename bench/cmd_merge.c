@@ -1553,84 +1553,133 @@ static void help(void)
 	exit_codes_help(stdout);
 }
 
+/* The command line: sweep folders and prices. */
+struct merge_args {
+	char **dirs, **pnames;
+	double *pusd;
+	size_t ndirs, nprices;
+};
+
+/* argv into a and m's options. An exit code, or -1 to go on. */
+static int merge_args(int argc, char **argv, struct merge_args *a, struct merge *m)
+{
+	char err[2048];
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *v = NULL;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			help();
+			return EXIT_OK;
+		}
+		if (!strcmp(arg, "--out") || !strcmp(arg, "-o") || !strcmp(arg, "--price") ||
+		    !strcmp(arg, "--by")) {
+			if (i + 1 >= argc) {
+				error("%s needs a value", arg);
+				return EXIT_USAGE;
+			}
+			v = argv[++i];
+		} else if (!strncmp(arg, "--out=", 6) || !strncmp(arg, "--by=", 5) ||
+			   !strncmp(arg, "--price=", 8)) {
+			v = strchr(arg, '=') + 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			error("unknown option '%s' (see ppbench merge --help)", arg);
+			return EXIT_USAGE;
+		} else {
+			a->dirs[a->ndirs++] = argv[i];
+			continue;
+		}
+		if (!strncmp(arg, "--out", 5) || !strcmp(arg, "-o")) {
+			m->out = v;
+		} else if (!strncmp(arg, "--by", 4)) {
+			if (strcmp(v, "host") && strcmp(v, "cpu")) {
+				error("--by: '%s' is not host or cpu", v);
+				return EXIT_USAGE;
+			}
+			m->by_cpu = !strcmp(v, "cpu");
+		} else {
+			char name[256];
+			if (merge_parse_price(v, name, sizeof(name), &a->pusd[a->nprices], err,
+					      sizeof(err))) {
+				error("%s", err);
+				return EXIT_USAGE;
+			}
+			a->pnames[a->nprices] = strdup(name);
+			if (!a->pnames[a->nprices]) {
+				error("out of memory");
+				return EXIT_FAIL;
+			}
+			a->nprices++;
+		}
+	}
+	if (!a->ndirs) {
+		fprintf(stderr, "usage: %s\n", usage_line);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The merge folder: summary.csv, comparison.csv, figures/, the report. 0,
+ * or -1 (said). */
+static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
+{
+	char err[2048], path[4200];
+
+	if (!m->out) {
+		char name[256];
+		results_dir_name(name, sizeof(name), "merge", NULL);
+		msg(outbuf, outlen, "results/%s", name);
+		m->out = outbuf;
+	}
+	msg(path, sizeof(path), "%s/figures/data", m->out);
+	if (make_dirs(path)) {
+		error("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	msg(path, sizeof(path), "%s/summary.csv", m->out);
+	if (write_summary(m, path, err, sizeof(err)))
+		goto fail;
+	msg(path, sizeof(path), "%s/comparison.csv", m->out);
+	if (write_comparison(m, path, err, sizeof(err)))
+		goto fail;
+	msg(path, sizeof(path), "%s/figures/data", m->out);
+	if (write_fig_data(m, path, err, sizeof(err)))
+		goto fail;
+	draw_figures(m);
+	if (write_report(m, ref, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	error("%s", err);
+	return -1;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge m;
-	char err[2048], outbuf[4096], path[4200];
-	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
-	char **pnames = calloc((size_t)argc + 1, sizeof(*pnames));
-	double *pusd = calloc((size_t)argc + 1, sizeof(*pusd));
-	size_t ndirs = 0, nprices = 0;
+	struct merge_args a = {
+		.dirs = calloc((size_t)argc + 1, sizeof(*a.dirs)),
+		.pnames = calloc((size_t)argc + 1, sizeof(*a.pnames)),
+		.pusd = calloc((size_t)argc + 1, sizeof(*a.pusd)),
+	};
+	char err[2048], outbuf[4096];
 	long ref;
 	int rc = EXIT_FAIL;
 
 	memset(&m, 0, sizeof(m));
-	if (!dirs || !pnames || !pusd) {
+	if (!a.dirs || !a.pnames || !a.pusd) {
 		error("out of memory");
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help();
-			rc = EXIT_OK;
-			goto out;
-		}
-		if (!strcmp(a, "--out") || !strcmp(a, "-o") || !strcmp(a, "--price") ||
-		    !strcmp(a, "--by")) {
-			if (i + 1 >= argc) {
-				error("%s needs a value", a);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			v = argv[++i];
-		} else if (!strncmp(a, "--out=", 6) || !strncmp(a, "--by=", 5) ||
-			   !strncmp(a, "--price=", 8)) {
-			v = strchr(a, '=') + 1;
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s' (see ppbench merge --help)", a);
-			rc = EXIT_USAGE;
-			goto out;
-		} else {
-			dirs[ndirs++] = argv[i];
-			continue;
-		}
-		if (!strncmp(a, "--out", 5) || !strcmp(a, "-o")) {
-			m.out = v;
-		} else if (!strncmp(a, "--by", 4)) {
-			if (strcmp(v, "host") && strcmp(v, "cpu")) {
-				error("--by: '%s' is not host or cpu", v);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			m.by_cpu = !strcmp(v, "cpu");
-		} else {
-			char name[256];
-			if (merge_parse_price(v, name, sizeof(name), &pusd[nprices], err, sizeof(err))) {
-				error("%s", err);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			pnames[nprices] = strdup(name);
-			if (!pnames[nprices]) {
-				error("out of memory");
-				goto out;
-			}
-			nprices++;
-		}
-	}
-	if (!ndirs) {
-		fprintf(stderr, "usage: %s\n", usage_line);
-		rc = EXIT_USAGE;
+	rc = merge_args(argc, argv, &a, &m);
+	if (rc >= 0)
 		goto out;
-	}
-	for (size_t i = 0; i < ndirs; i++)
-		if (input_missing(dirs[i])) {
-			rc = EXIT_USAGE;
+	rc = EXIT_USAGE;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (input_missing(a.dirs[i]))
 			goto out;
-		}
-	for (size_t i = 0; i < ndirs; i++)
-		if (add_dir(&m, dirs[i], err, sizeof(err))) {
+	rc = EXIT_FAIL;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (add_dir(&m, a.dirs[i], err, sizeof(err))) {
 			error("%s", err);
 			goto out;
 		}
@@ -1640,35 +1689,13 @@ int cmd_merge(int argc, char **argv)
 		error("%s", err);
 		goto out;
 	}
-	if (apply_prices(&m, pnames, pusd, nprices, err, sizeof(err))) {
+	if (apply_prices(&m, a.pnames, a.pusd, a.nprices, err, sizeof(err))) {
 		error("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-
-	if (!m.out) {
-		char name[256];
-		results_dir_name(name, sizeof(name), "merge", NULL);
-		msg(outbuf, sizeof(outbuf), "results/%s", name);
-		m.out = outbuf;
-	}
-	msg(path, sizeof(path), "%s/figures/data", m.out);
-	if (make_dirs(path)) {
-		error("cannot create '%s': %s", path, strerror(errno));
+	if (merge_write(&m, ref, outbuf, sizeof(outbuf)))
 		goto out;
-	}
-	msg(path, sizeof(path), "%s/summary.csv", m.out);
-	if (write_summary(&m, path, err, sizeof(err)))
-		goto fail;
-	msg(path, sizeof(path), "%s/comparison.csv", m.out);
-	if (write_comparison(&m, path, err, sizeof(err)))
-		goto fail;
-	msg(path, sizeof(path), "%s/figures/data", m.out);
-	if (write_fig_data(&m, path, err, sizeof(err)))
-		goto fail;
-	draw_figures(&m);
-	if (write_report(&m, ref, err, sizeof(err)))
-		goto fail;
 	for (size_t i = 0; i < m.nfigs; i++)
 		if (!m.figs[i].drawn && m.nmach)
 			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
@@ -1681,15 +1708,12 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	rc = EXIT_OK;
-	goto out;
-fail:
-	error("%s", err);
 out:
-	for (size_t i = 0; pnames && i < nprices; i++)
-		free(pnames[i]);
-	free(pnames);
-	free(pusd);
-	free(dirs);
+	for (size_t i = 0; a.pnames && i < a.nprices; i++)
+		free(a.pnames[i]);
+	free(a.pnames);
+	free(a.pusd);
+	free(a.dirs);
 	merge_free(&m);
 	return rc;
 }
