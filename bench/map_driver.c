@@ -57,6 +57,41 @@ static int mark(const struct marks *m, int on)
 	return 0;
 }
 
+/* --perf-ctl CTL,ACK: perf's control and ack FIFOs. 0, or -1 (said). */
+static int open_perf_ctl(const char *arg, struct marks *mk)
+{
+	char ctl[PATH_MAX], *comma;
+	fmt_to(ctl, sizeof(ctl), "%s", arg);
+	comma = strchr(ctl, ',');
+	if (!comma) {
+		error("--perf-ctl: expected CTL,ACK");
+		return -1;
+	}
+	*comma = 0;
+	mk->ctl = open(ctl, O_WRONLY | O_CLOEXEC);
+	mk->ack = open(comma + 1, O_RDONLY | O_CLOEXEC);
+	if (mk->ctl < 0 || mk->ack < 0) {
+		error("cannot open perf's control FIFOs '%s': %s", arg, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Op k's input: the ops before it (but the batch op) on the image. 0, or -1 (said). */
+static int prepare_input(const struct pipeline *p, int k, struct sample *s, const char *image)
+{
+	for (int j = 0; j < k; j++) {
+		if (j == p->batch_op)
+			continue;
+		if (p->op[j].ops->run(p->op[j].cfg, s)) {
+			error("cannot prepare the input of '%s': '%s' failed on '%s': %s",
+			      p->op[k].ops->name, p->op[j].ops->name, image, s->err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int map_child(const struct map_cfg *c, const char *image)
 {
 	char err[512];
@@ -80,35 +115,14 @@ int map_child(const struct map_cfg *c, const char *image)
 		error("--child: pipeline '%s' has %d ops", p.name, p.nops);
 		goto out;
 	}
-	if (c->perf_ctl) {
-		char ctl[PATH_MAX], *comma;
-		fmt_to(ctl, sizeof(ctl), "%s", c->perf_ctl);
-		comma = strchr(ctl, ',');
-		if (!comma) {
-			error("--perf-ctl: expected CTL,ACK");
-			goto out;
-		}
-		*comma = 0;
-		mk.ctl = open(ctl, O_WRONLY | O_CLOEXEC);
-		mk.ack = open(comma + 1, O_RDONLY | O_CLOEXEC);
-		if (mk.ctl < 0 || mk.ack < 0) {
-			error("cannot open perf's control FIFOs '%s': %s", c->perf_ctl, strerror(errno));
-			goto out;
-		}
-	}
+	if (c->perf_ctl && open_perf_ctl(c->perf_ctl, &mk))
+		goto out;
 	rng_seed(&r, rng_sample_seed(c->seed, 0, 0));
 	s.path = image;
 	s.rng = &r;
 	s.scr = &scr;
-	for (int j = 0; j < k; j++) {
-		if (j == p.batch_op)
-			continue;
-		if (p.op[j].ops->run(p.op[j].cfg, &s)) {
-			error("cannot prepare the input of '%s': '%s' failed on '%s': %s",
-			      p.op[k].ops->name, p.op[j].ops->name, image, s.err);
-			goto out;
-		}
-	}
+	if (prepare_input(&p, k, &s, image))
+		goto out;
 	const struct pipe_op *po = &p.op[k];
 	enum pix_kind kind = s.kind;
 	int h = s.h, w = s.w;
@@ -264,88 +278,106 @@ int map_hw_cycles_open(void)
 	return ok;
 }
 
-/* Profile op k in a child into m (reset); m->ok tells. */
-void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
+/* The command line of op k's child under the profiler, and the buffers it
+ * points into. */
+struct child_cmd {
+	char prof[PATH_MAX + 64], ctl[PATH_MAX + 32], ack[PATH_MAX + 32];
+	char outopt[PATH_MAX + 96], ctlopt[2 * PATH_MAX + 80], pctl[2 * PATH_MAX + 80];
+	char repeat[32], seconds[32], batch[32], seed[32], child[16];
+	char *argv[48];
+};
+
+/* The profiler's part of the command line (perf: its control FIFOs made).
+ * The arguments written, or -1 (said). */
+static int profiler_argv(const struct map_run *r, const struct op_map *m, int k, int standins,
+			 struct child_cmd *x)
+{
+	int a = 0;
+	if (r->tool == TOOL_CALLGRIND) {
+		fmt_to(x->prof, sizeof(x->prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
+		fmt_to(x->outopt, sizeof(x->outopt), "--callgrind-out-file=%s", x->prof);
+		x->argv[a++] = (char *)r->valgrind;
+		x->argv[a++] = "--tool=callgrind";
+		x->argv[a++] = "--collect-atstart=no";
+		x->argv[a++] = x->outopt;
+		if (r->cfg->cache_sim)
+			x->argv[a++] = "--cache-sim=yes";
+		return a;
+	}
+	fmt_to(x->prof, sizeof(x->prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
+	fmt_to(x->ctl, sizeof(x->ctl), "%s/.ctl.%d", r->dir, k);
+	fmt_to(x->ack, sizeof(x->ack), "%s/.ack.%d", r->dir, k);
+	unlink(x->ctl);
+	unlink(x->ack);
+	if (mkfifo(x->ctl, 0600) || mkfifo(x->ack, 0600)) {
+		error("op '%s': cannot create '%s': %s", m->op, x->ctl, strerror(errno));
+		return -1;
+	}
+	fmt_to(x->ctlopt, sizeof(x->ctlopt), "--control=fifo:%s,%s", x->ctl, x->ack);
+	fmt_to(x->pctl, sizeof(x->pctl), "%s,%s", x->ctl, x->ack);
+	x->argv[a++] = (char *)r->perf;
+	x->argv[a++] = "record";
+	x->argv[a++] = "-q";
+	x->argv[a++] = "-e";
+	x->argv[a++] = (char *)r->perf_event;   /* user space: the op, not the control round trips */
+	x->argv[a++] = "-F";
+	x->argv[a++] = "4999";
+	x->argv[a++] = "-D";
+	x->argv[a++] = "-1";
+	x->argv[a++] = x->ctlopt;
+	x->argv[a++] = "-o";
+	x->argv[a++] = x->prof;
+	x->argv[a++] = "--";
+	if (standins) {
+		/* perf itself must not load the stand-ins */
+		x->argv[a++] = "env";
+		x->argv[a++] = (char *)r->ldpath;
+	}
+	return a;
+}
+
+/* The whole command line: the profiler, then `ppbench map --child K`. 0, or -1 (said). */
+static int child_argv(const struct map_run *r, const struct op_map *m, int k, int standins,
+		      struct child_cmd *x)
 {
 	const struct map_cfg *c = r->cfg;
-	char prof[PATH_MAX + 64], log[PATH_MAX + 64], ctl[PATH_MAX + 32], ack[PATH_MAX + 32];
-	char outopt[PATH_MAX + 96], ctlopt[2 * PATH_MAX + 80], pctl[2 * PATH_MAX + 80];
-	char repeat[32], seconds[32], batch[32], seed[32], child[16], err[1024], why[600];
-	char *argv[48];
-	int a = 0;
-	free(m->f);
-	memset(m, 0, sizeof(*m));
-	fmt_to(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
-	m->index = k;
-	fmt_to(repeat, sizeof(repeat), "%ld", c->repeat);
-	fmt_to(seconds, sizeof(seconds), "%g", c->seconds);
-	fmt_to(batch, sizeof(batch), "%ld", c->batch);
-	fmt_to(seed, sizeof(seed), "%llu", (unsigned long long)c->seed);
-	fmt_to(child, sizeof(child), "%d", k);
-	fmt_to(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
-	if (r->tool == TOOL_CALLGRIND) {
-		fmt_to(prof, sizeof(prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
-		fmt_to(outopt, sizeof(outopt), "--callgrind-out-file=%s", prof);
-		argv[a++] = (char *)r->valgrind;
-		argv[a++] = "--tool=callgrind";
-		argv[a++] = "--collect-atstart=no";
-		argv[a++] = outopt;
-		if (c->cache_sim)
-			argv[a++] = "--cache-sim=yes";
-	} else {
-		fmt_to(prof, sizeof(prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
-		fmt_to(ctl, sizeof(ctl), "%s/.ctl.%d", r->dir, k);
-		fmt_to(ack, sizeof(ack), "%s/.ack.%d", r->dir, k);
-		unlink(ctl);
-		unlink(ack);
-		if (mkfifo(ctl, 0600) || mkfifo(ack, 0600)) {
-			error("op '%s': cannot create '%s': %s", m->op, ctl, strerror(errno));
-			return;
-		}
-		fmt_to(ctlopt, sizeof(ctlopt), "--control=fifo:%s,%s", ctl, ack);
-		fmt_to(pctl, sizeof(pctl), "%s,%s", ctl, ack);
-		argv[a++] = (char *)r->perf;
-		argv[a++] = "record";
-		argv[a++] = "-q";
-		argv[a++] = "-e";
-		argv[a++] = (char *)r->perf_event;   /* user space: the op, not the control round trips */
-		argv[a++] = "-F";
-		argv[a++] = "4999";
-		argv[a++] = "-D";
-		argv[a++] = "-1";
-		argv[a++] = ctlopt;
-		argv[a++] = "-o";
-		argv[a++] = prof;
-		argv[a++] = "--";
-		if (standins) {
-			/* perf itself must not load the stand-ins */
-			argv[a++] = "env";
-			argv[a++] = (char *)r->ldpath;
-		}
-	}
+	int a = profiler_argv(r, m, k, standins, x);
+	if (a < 0)
+		return -1;
+	fmt_to(x->repeat, sizeof(x->repeat), "%ld", c->repeat);
+	fmt_to(x->seconds, sizeof(x->seconds), "%g", c->seconds);
+	fmt_to(x->batch, sizeof(x->batch), "%ld", c->batch);
+	fmt_to(x->seed, sizeof(x->seed), "%llu", (unsigned long long)c->seed);
+	fmt_to(x->child, sizeof(x->child), "%d", k);
+	char **argv = x->argv;
 	argv[a++] = (char *)r->self;
 	argv[a++] = "map";
 	argv[a++] = "--child";
-	argv[a++] = child;
+	argv[a++] = x->child;
 	argv[a++] = "--pipeline";
 	argv[a++] = (char *)r->p->path;
 	argv[a++] = "--repeat";
-	argv[a++] = repeat;
+	argv[a++] = x->repeat;
 	argv[a++] = "--seconds";
-	argv[a++] = seconds;
+	argv[a++] = x->seconds;
 	argv[a++] = "--batch";
-	argv[a++] = batch;
+	argv[a++] = x->batch;
 	argv[a++] = "--seed";
-	argv[a++] = seed;
+	argv[a++] = x->seed;
 	if (r->tool == TOOL_PERF) {
 		argv[a++] = "--perf-ctl";
-		argv[a++] = pctl;
+		argv[a++] = x->pctl;
 	}
 	argv[a++] = (char *)r->image;
 	argv[a] = NULL;
+	return 0;
+}
 
-	/* callgrind passes its environment to the program: the stand-ins go
-	 * first in LD_LIBRARY_PATH (valgrind's tool is linked statically) */
+/* The child's environment: callgrind passes its environment to the
+ * program, so the stand-ins go first in LD_LIBRARY_PATH (valgrind's tool
+ * is linked statically). Free the array, not its strings. */
+static char **child_env(const struct map_run *r, int standins)
+{
 	size_t ne = 0, j = 0;
 	while (environ[ne])
 		ne++;
@@ -359,18 +391,12 @@ void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
 	if (set_ld)
 		envp[j++] = (char *)r->ldpath;
 	envp[j] = NULL;
-	uint64_t t0 = clock_now_ns();
-	int st = map_run_logged(argv, envp, log);
-	free(envp);
-	if (r->tool == TOOL_PERF) {
-		unlink(ctl);
-		unlink(ack);
-	}
-	if (st) {
-		map_log_tail(log, why, sizeof(why));
-		error("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
-		return;
-	}
+	return envp;
+}
+
+/* The child's "ppbench-map: calls=N op_ns=T" line of its log into m. */
+static void read_calls(const char *log, struct op_map *m)
+{
 	FILE *lf = fopen(log, "r");
 	char line[512];
 	while (lf && fgets(line, sizeof(line), lf)) {
@@ -384,34 +410,75 @@ void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
 	}
 	if (lf)
 		fclose(lf);
+}
+
+/* The profile prof of op k into m (perf: through `perf report`). 0, or -1 (said). */
+static int read_profile(const struct map_run *r, struct op_map *m, int k, const char *prof)
+{
+	char err[1024];
 	if (r->tool == TOOL_CALLGRIND) {
 		if (map_parse_callgrind(prof, m, err, sizeof(err))) {
 			error("op '%s': %s", m->op, err);
-			return;
+			return -1;
 		}
-	} else {
-		char rep[PATH_MAX + 64];
-		fmt_to(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
-		char *rv[] = { (char *)r->perf, "report", "-i", prof, "--stdio", "--no-children",
-			       "--sort", "dso,sym", "-n", "-q", "--percent-limit", "0", NULL };
-		FILE *rf = NULL;
-		int rows = 0;
-		if (!map_run_logged(rv, NULL, rep) && (rf = fopen(rep, "r")))
-			rows = map_parse_perf_report(rf, m);
-		if (rf)
-			fclose(rf);
-		if (!rows) {
-			error("op '%s': perf report found no samples (%s)", m->op, rep);
-			return;
-		}
+		return 0;
 	}
+	char rep[PATH_MAX + 64];
+	fmt_to(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
+	char *rv[] = { (char *)r->perf, "report", "-i", (char *)prof, "--stdio", "--no-children",
+		       "--sort", "dso,sym", "-n", "-q", "--percent-limit", "0", NULL };
+	FILE *rf = NULL;
+	int rows = 0;
+	if (!map_run_logged(rv, NULL, rep) && (rf = fopen(rep, "r")))
+		rows = map_parse_perf_report(rf, m);
+	if (rf)
+		fclose(rf);
+	if (!rows) {
+		error("op '%s': perf report found no samples (%s)", m->op, rep);
+		return -1;
+	}
+	return 0;
+}
+
+/* Profile op k in a child into m (reset); m->ok tells. */
+void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
+{
+	char log[PATH_MAX + 64], why[600];
+	struct child_cmd *x = calloc(1, sizeof(*x));
+	if (!x)
+		die("out of memory");
+	free(m->f);
+	memset(m, 0, sizeof(*m));
+	fmt_to(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
+	m->index = k;
+	fmt_to(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
+	if (child_argv(r, m, k, standins, x))
+		goto out;
+	char **envp = child_env(r, standins);
+	uint64_t t0 = clock_now_ns();
+	int st = map_run_logged(x->argv, envp, log);
+	free(envp);
+	if (r->tool == TOOL_PERF) {
+		unlink(x->ctl);
+		unlink(x->ack);
+	}
+	if (st) {
+		map_log_tail(log, why, sizeof(why));
+		error("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
+		goto out;
+	}
+	read_calls(log, m);
+	if (read_profile(r, m, k, x->prof))
+		goto out;
 	map_finish_op(m);
 	m->ok = m->calls > 0 && m->total > 0;
 	if (!m->ok) {
 		error("op '%s': nothing was recorded (%s)", m->op, log);
-		return;
+		goto out;
 	}
 	info("map: %-24s %llu calls, %.3g %s per call, top: %s (%.1f %%)  [%.1f s]", m->op,
 	     (unsigned long long)m->calls, m->total / (double)m->calls, r->unit, m->f[0].fn,
 	     m->f[0].share, (double)(clock_now_ns() - t0) / 1e9);
+out:
+	free(x);
 }
