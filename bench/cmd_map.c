@@ -205,16 +205,12 @@ struct shared_fn {
 	double share[PIPE_MAX_OPS];
 };
 
-static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, const char *tool,
-			 const char *unit, const char *image, int iw, int ih, const char *pipe_name,
-			 const struct map_cfg *c, char notes[][512], int nnotes, char *err,
-			 size_t errlen)
+/* map.csv: every function of every op. 0, or -1 (errno). */
+static int write_map_csv(const char *path, const struct op_map *maps, int nmaps, const char *unit)
 {
-	char path[PATH_MAX + 32];
-	fmt_to(path, sizeof(path), "%s/map.csv", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
-		goto fail;
+		return -1;
 	fprintf(f, "op,op_index,library,function,%s,share_pct\n", unit);
 	for (int i = 0; i < nmaps; i++)
 		for (size_t k = 0; k < maps[i].n; k++) {
@@ -225,12 +221,16 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			csv_field(f, e->fn);
 			fprintf(f, ",%.0f,%.4f\n", e->count, e->share);
 		}
-	if (fclose(f))
-		goto fail;
+	return fclose(f) ? -1 : 0;
+}
 
-	fmt_to(path, sizeof(path), "%s/ops.csv", dir);
-	if (!(f = fopen(path, "w")))
-		goto fail;
+/* ops.csv: each op's totals. 0, or -1 (errno). */
+static int write_ops_csv(const char *path, const struct op_map *maps, int nmaps, const char *tool,
+			 const char *unit)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -1;
 	fprintf(f, "op,op_index,tool,calls,%s,%s_per_call,d1_misses_per_call,ll_misses_per_call,"
 		"marked_ms_per_call\n", unit, unit);
 	for (int i = 0; i < nmaps; i++) {
@@ -245,14 +245,18 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			fputs(",,", f);
 		fprintf(f, "%.4f\n", m->calls ? m->op_ns / 1e6 / (double)m->calls : 0);
 	}
-	if (fclose(f))
-		goto fail;
+	return fclose(f) ? -1 : 0;
+}
 
-	/* functions above the threshold in two ops or more */
+/* Every function at or above min_share of an op, with the ops it is in
+ * (those in two ops or more are the shared ones). Free the array. */
+static struct shared_fn *find_shared(const struct op_map *maps, int nmaps, double min_share,
+				     size_t *n)
+{
 	struct shared_fn *sh = NULL;
 	size_t nsh = 0, capsh = 0;
 	for (int i = 0; i < nmaps; i++)
-		for (size_t k = 0; k < maps[i].n && maps[i].f[k].share >= c->min_share; k++) {
+		for (size_t k = 0; k < maps[i].n && maps[i].f[k].share >= min_share; k++) {
 			const struct fn_cost *e = &maps[i].f[k];
 			size_t j;
 			for (j = 0; j < nsh; j++)
@@ -276,19 +280,13 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 				sh[j].share[sh[j].nops++] = e->share;
 			}
 		}
+	*n = nsh;
+	return sh;
+}
 
-	fmt_to(path, sizeof(path), "%s/map.md", dir);
-	if (!(f = fopen(path, "w"))) {
-		free(sh);
-		goto fail;
-	}
-	fprintf(f, "# Op-to-function map: %s\n\n", pipe_name);
-	fprintf(f, "Each op ran alone on `%s` (%dx%d) under %s; shares are of the op's own %s.\n\n",
-		map_base_name(image), iw, ih, tool, unit);
-	for (int i = 0; i < nnotes; i++)
-		fprintf(f, "- %s\n", notes[i]);
-	if (nnotes)
-		fputc('\n', f);
+/* map.md's table of the ops: calls, cost per call (and cache misses). */
+static void md_ops_table(FILE *f, const struct op_map *maps, int nmaps, const char *unit)
+{
 	int cache = 0;
 	for (int i = 0; i < nmaps; i++)
 		cache |= maps[i].has_cache;
@@ -309,6 +307,11 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			fputs(" | |", f);
 		fputc('\n', f);
 	}
+}
+
+/* map.md's functions of each op, then those shared between ops. */
+static void md_functions(FILE *f, const struct op_map *maps, int nmaps, const struct map_cfg *c)
+{
 	fprintf(f, "\n## Functions of each op\n\nAt most %ld per op, each at least %g %% of its op.\n\n"
 		"| op | library | function | share |\n|---|---|---|---:|\n", c->top, c->min_share);
 	for (int i = 0; i < nmaps; i++) {
@@ -321,6 +324,8 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			fprintf(f, " | %.1f %% |\n", m->f[k].share);
 		}
 	}
+	size_t nsh;
+	struct shared_fn *sh = find_shared(maps, nmaps, c->min_share, &nsh);
 	fprintf(f, "\n## Functions shared between ops\n\n");
 	int any = 0;
 	for (size_t j = 0; j < nsh; j++) {
@@ -340,6 +345,34 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 	if (!any)
 		fprintf(f, "None at or above %g %% in two ops.\n", c->min_share);
 	free(sh);
+}
+
+static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, const char *tool,
+			 const char *unit, const char *image, int iw, int ih, const char *pipe_name,
+			 const struct map_cfg *c, char notes[][512], int nnotes, char *err,
+			 size_t errlen)
+{
+	char path[PATH_MAX + 32];
+	fmt_to(path, sizeof(path), "%s/map.csv", dir);
+	if (write_map_csv(path, maps, nmaps, unit))
+		goto fail;
+	fmt_to(path, sizeof(path), "%s/ops.csv", dir);
+	if (write_ops_csv(path, maps, nmaps, tool, unit))
+		goto fail;
+
+	fmt_to(path, sizeof(path), "%s/map.md", dir);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "# Op-to-function map: %s\n\n", pipe_name);
+	fprintf(f, "Each op ran alone on `%s` (%dx%d) under %s; shares are of the op's own %s.\n\n",
+		map_base_name(image), iw, ih, tool, unit);
+	for (int i = 0; i < nnotes; i++)
+		fprintf(f, "- %s\n", notes[i]);
+	if (nnotes)
+		fputc('\n', f);
+	md_ops_table(f, maps, nmaps, unit);
+	md_functions(f, maps, nmaps, c);
 	if (fclose(f))
 		goto fail;
 	return 0;
