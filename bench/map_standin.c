@@ -93,57 +93,48 @@ static int capture(char *const *argv, const char *path)
 	return map_run_logged(argv, NULL, path);
 }
 
-/* Build dir/<soname> from the static archive beside `lib`, exporting the
- * same symbols under the same versions; 1 built, 0 not applicable, -1 failed
- * (why in note). */
-int map_build_standin(const char *lib, const char *dir, char *soname, size_t sonlen,
-			 char *note, size_t notelen)
+/* The library's SONAME (its file name when it has none) and NEEDED entries,
+ * from `objdump -p` (its output in tmp). 0, or -1 (why in note). */
+static int read_dynamic(const char *real, const char *tmp, char *soname, size_t sonlen,
+			char needed[16][128], int *nneeded, char *note, size_t notelen)
 {
-	char real[PATH_MAX], ar[PATH_MAX + 8], tmp[PATH_MAX + 64], vs[PATH_MAX + 64], shim[PATH_MAX + 64];
-	char out[PATH_MAX + 64], cc[PATH_MAX], line[1024];
-	if (!realpath(lib, real))
-		return 0;
-	const char *b = map_base_name(real);
-	const char *so = strstr(b, ".so");
-	if (!so)
-		return 0;
-	fmt_to(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
-	if (access(ar, R_OK))
-		return 0;
-	if (map_find_in_path("cc", cc, sizeof(cc))) {
-		fmt_to(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
-		return -1;
-	}
-	fmt_to(tmp, sizeof(tmp), "%s/.objdump", dir);
-	char *od[] = { "objdump", "-p", real, NULL };
+	char line[1024];
+	char *od[] = { "objdump", "-p", (char *)real, NULL };
 	if (capture(od, tmp)) {
 		fmt_to(note, notelen, "objdump failed on '%s'", real);
 		return -1;
 	}
 	FILE *f = fopen(tmp, "r");
 	soname[0] = 0;
-	char needed[16][128];
-	int nneeded = 0;
+	*nneeded = 0;
 	while (f && fgets(line, sizeof(line), f)) {
 		char v[256];
 		if (sscanf(line, " SONAME %255s", v) == 1)
 			fmt_to(soname, sonlen, "%s", v);
-		else if (sscanf(line, " NEEDED %127s", v) == 1 && nneeded < 16)
-			fmt_to(needed[nneeded++], sizeof(needed[0]), "%s", v);
+		else if (sscanf(line, " NEEDED %127s", v) == 1 && *nneeded < 16)
+			fmt_to(needed[(*nneeded)++], sizeof(needed[0]), "%s", v);
 	}
 	if (f)
 		fclose(f);
 	if (!soname[0])
-		fmt_to(soname, sonlen, "%s", b);
-	char *nm[] = { "nm", "-D", "--defined-only", "--with-symbol-versions", real, NULL };
+		fmt_to(soname, sonlen, "%s", map_base_name(real));
+	return 0;
+}
+
+/* The version script vs: each version node of the library's dynamic
+ * symbols (`nm -D`, its output in tmp) with its symbols. 0, or -1 (why in note). */
+static int write_version_script(const char *real, const char *tmp, const char *vs, char *note,
+				size_t notelen)
+{
+	char line[1024];
+	char *nm[] = { "nm", "-D", "--defined-only", "--with-symbol-versions", (char *)real, NULL };
 	if (capture(nm, tmp)) {
 		fmt_to(note, notelen, "nm failed on '%s'", real);
 		return -1;
 	}
-	/* version script: each version node with its symbols */
 	struct { char name[64]; char *syms; size_t len; } ver[64];
 	int nver = 0;
-	f = fopen(tmp, "r");
+	FILE *f = fopen(tmp, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		char addr[32], type[4], sym[512];
 		if (sscanf(line, "%31s %3s %511s", addr, type, sym) != 3)
@@ -178,10 +169,11 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 	}
 	if (f)
 		fclose(f);
-	fmt_to(vs, sizeof(vs), "%s/.%s.map", dir, soname);
 	f = fopen(vs, "w");
 	if (!f) {
 		fmt_to(note, notelen, "cannot write '%s': %s", vs, strerror(errno));
+		for (int i = 0; i < nver; i++)
+			free(ver[i].syms);
 		return -1;
 	}
 	if (!nver)
@@ -192,10 +184,15 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 		free(ver[i].syms);
 	}
 	fclose(f);
-	/* objects of a static archive may be position-dependent about libc's
-	 * standard streams: give the library its own copies */
-	fmt_to(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
-	f = fopen(shim, "w");
+	return 0;
+}
+
+/* Objects of a static archive may be position-dependent about libc's
+ * standard streams: give the library its own copies (the C file shim). 0,
+ * or -1 (why in note). */
+static int write_stdio_shim(const char *shim, char *note, size_t notelen)
+{
+	FILE *f = fopen(shim, "w");
 	if (!f) {
 		fmt_to(note, notelen, "cannot write '%s': %s", shim, strerror(errno));
 		return -1;
@@ -208,6 +205,41 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 	      "\tif ((p = dlsym(RTLD_DEFAULT, \"stdout\"))) stdout = *p;\n"
 	      "\tif ((p = dlsym(RTLD_DEFAULT, \"stderr\"))) stderr = *p;\n}\n", f);
 	fclose(f);
+	return 0;
+}
+
+/* Build dir/<soname> from the static archive beside `lib`, exporting the
+ * same symbols under the same versions; 1 built, 0 not applicable, -1 failed
+ * (why in note). */
+int map_build_standin(const char *lib, const char *dir, char *soname, size_t sonlen,
+		      char *note, size_t notelen)
+{
+	char real[PATH_MAX], ar[PATH_MAX + 8], tmp[PATH_MAX + 64], vs[PATH_MAX + 64], shim[PATH_MAX + 64];
+	char out[PATH_MAX + 64], cc[PATH_MAX];
+	if (!realpath(lib, real))
+		return 0;
+	const char *b = map_base_name(real);
+	const char *so = strstr(b, ".so");
+	if (!so)
+		return 0;
+	fmt_to(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
+	if (access(ar, R_OK))
+		return 0;
+	if (map_find_in_path("cc", cc, sizeof(cc))) {
+		fmt_to(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
+		return -1;
+	}
+	fmt_to(tmp, sizeof(tmp), "%s/.objdump", dir);
+	char needed[16][128];
+	int nneeded;
+	if (read_dynamic(real, tmp, soname, sonlen, needed, &nneeded, note, notelen))
+		return -1;
+	fmt_to(vs, sizeof(vs), "%s/.%s.map", dir, soname);
+	if (write_version_script(real, tmp, vs, note, notelen))
+		return -1;
+	fmt_to(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
+	if (write_stdio_shim(shim, note, notelen))
+		return -1;
 	fmt_to(out, sizeof(out), "%s/%s", dir, soname);
 	char sonameopt[300], vsopt[PATH_MAX + 100];
 	fmt_to(sonameopt, sizeof(sonameopt), "-Wl,-soname,%s", soname);
