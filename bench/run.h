@@ -13,7 +13,7 @@
  * are written in every case ("complete": false when it stopped early). */
 int cmd_run(int argc, char **argv);
 
-/* The options of a run: one table (run.c) that `run` and the commands that
+/* The options of a run: one table (cmd_run.c) that `run` and the commands that
  * take "the same options as run" (bottleneck) parse with. Enum fields hold
  * the index of the value in the option's choices. */
 struct run_opts {
