@@ -1307,16 +1307,237 @@ static int draw_run_figures(const struct sweep *s, const char *top, const char *
 	return 0;
 }
 
+/* Where report_figures draws: the sweep, the repository (top, NULL when not
+ * found), the folders and log, and the figures' outcomes so far. */
+struct fig_ctx {
+	const struct sweep *s;
+	const char *top, *figdir, *datadir, *log;
+	struct fig_status *st;
+	size_t max, *nst;
+	char *err;
+	size_t errlen;
+};
+
+static struct fig_status *fig_next(const struct fig_ctx *c, const char *name)
+{
+	return fig_add(c->st, c->max, c->nst, name);
+}
+
+static void fig_draw(const struct fig_ctx *c, struct fig_status *f, const char *script,
+		     const char *data, const char *arg3)
+{
+	draw(c->top, c->figdir, c->log, f, script, data, arg3);
+}
+
+static const char no_w[] = "the sweep has one worker count per batch size and GPU count: "
+			   "there is no line against workers to draw";
+static const char no_b[] = "the sweep has one batch size per worker and GPU count: "
+			   "there is no line against batch size to draw";
+
+/* The figures against workers and against batch size (vs_workers.csv,
+ * vs_batch.csv): out of order and stall, E2E, GPU utilisation. The points
+ * of each line's longest series in *ptw, *ptb; the configurations in series
+ * order in *sw, *sb. 0, or -1 with err. */
+static int figs_vs(const struct fig_ctx *c, struct sweep_config *a, size_t na,
+		   struct seriesing *zw, struct seriesing *zb, int *best_w, int *best_b,
+		   struct sweep_config **sw, struct sweep_config **sb, int *ptw, int *ptb)
+{
+	char p[4096], p2[4096];
+	struct fig_status *f;
+	FILE *fh;
+
+	pathf(p, sizeof(p), "%s/vs_workers.csv", c->datadir);
+	fh = fopen(p, "w");
+	if (!fh) {
+		errf(c->err, c->errlen, "cannot create '%s': %s", p, strerror(errno));
+		return -1;
+	}
+	*ptw = write_vs(fh, a, na, zw, best_w, sw);
+	if (c->s->model && *ptw >= 2)
+		write_vs_model(fh, c->s, *sw, na, zw);
+	if (fclose(fh) || *ptw < 0) {
+		errf(c->err, c->errlen, "cannot write '%s'", p);
+		return -1;
+	}
+	pathf(p2, sizeof(p2), "%s/vs_batch.csv", c->datadir);
+	fh = fopen(p2, "w");
+	if (!fh) {
+		errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
+		return -1;
+	}
+	*ptb = write_vs(fh, a, na, zb, best_b, sb);
+	if (fclose(fh) || *ptb < 0) {
+		errf(c->err, c->errlen, "cannot write '%s'", p2);
+		return -1;
+	}
+	f = fig_next(c, "ooo_stall_vs_workers");
+	if (*ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		fig_draw(c, f, "ooo_stall.gp", p, "workers");
+	f = fig_next(c, "ooo_stall_vs_batch");
+	if (*ptb < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_b);
+	else
+		fig_draw(c, f, "ooo_stall.gp", p2, "batch");
+	f = fig_next(c, "fig6a_e2e_vs_workers");
+	if (*ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		fig_draw(c, f, "fig6a_e2e_vs_workers.gp", p, NULL);
+	f = fig_next(c, "gpu_util_vs_workers");
+	if (*ptw < 2)
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	else
+		fig_draw(c, f, "gpu_util_vs_workers.gp", p, NULL);
+	return 0;
+}
+
+/* The loader policies side by side (policies.csv). 0, or -1 with err. */
+static int figs_policies(const struct fig_ctx *c, struct sweep_config *a, size_t na, int npol)
+{
+	char p2[4096], sub[160];
+	struct fig_status *f = fig_next(c, "policies_compare");
+	size_t pick = 0;
+	int np = na ? policy_group(a, na, &pick) : 0;
+	FILE *fh;
+
+	if (npol < 2) {
+		snprintf(f->why, sizeof(f->why), "the sweep has one loader policy (compare them "
+			 "with sweep --policy \"torch speedy shared-queue\")");
+		return 0;
+	}
+	if (np < 2) {
+		snprintf(f->why, sizeof(f->why), "no batch size and GPU count finished with "
+			 "two policies");
+		return 0;
+	}
+	pathf(p2, sizeof(p2), "%s/policies.csv", c->datadir);
+	fh = fopen(p2, "w");
+	if (!fh) {
+		errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
+		return -1;
+	}
+	int rows = write_policies(fh, a, na, &a[pick], npol);
+	if (fclose(fh) || rows < 0) {
+		errf(c->err, c->errlen, "cannot write '%s'", p2);
+		return -1;
+	}
+	char part[32] = "";
+	if (c->s->nparts > 1)
+		snprintf(part, sizeof(part), "sweep %d: ", a[pick].part + 1);
+	snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch,
+		 a[pick].gpus, a[pick].gpus == 1 ? "" : "s");
+	fig_draw(c, f, "policies.gp", p2, sub);
+	return 0;
+}
+
+/* Per op against workers, for the series with the most worker counts: the
+ * sum of op spans (Fig. 6b, cpu_by_op.csv) and the derived counters (Figs.
+ * 6e-h, counter_*.csv). 0, or -1 with err. */
+static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
+		      const struct sweep_config *sw, size_t na, int best_w, int ptw)
+{
+	char p2[4096], sub[160];
+	struct fig_status *f = fig_next(c, "fig6b_cpu_vs_workers");
+	size_t from = 0, cnt = 0;
+	FILE *fh;
+
+	if (ptw < 2) {
+		snprintf(f->why, sizeof(f->why), "%s", no_w);
+	} else {
+		/* the series with the most worker counts */
+		int series = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
+		for (size_t i = 0; i < na; i++) {
+			int k[NKEY];
+			series_key(zw, &sw[i], k);
+			if (new_series(k, prev))
+				series++;
+			if (series == best_w && !cnt++)
+				from = i;
+		}
+		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", c->datadir);
+		fh = fopen(p2, "w");
+		if (!fh) {
+			errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
+			return -1;
+		}
+		int nops = write_cpu_by_op(fh, c->s, sw + from, cnt);
+		if (fclose(fh) || nops < 0) {
+			errf(c->err, c->errlen, "cannot write '%s'", p2);
+			return -1;
+		}
+		series_label(zw, &sw[from], sub, sizeof(sub));
+		if (!nops)
+			snprintf(f->why, sizeof(f->why), "the runs have no per-op CPU times");
+		else
+			fig_draw(c, f, "fig6b_cpu_vs_workers.gp", p2, sub);
+	}
+	/* Figs. 6e-h: derived counters per op, same series */
+	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
+		f = fig_next(c, counter_figs[k].fig);
+		if (ptw < 2) {
+			snprintf(f->why, sizeof(f->why), "%s", no_w);
+			continue;
+		}
+		pathf(p2, sizeof(p2), "%s/counter_%s.csv", c->datadir, counter_figs[k].col);
+		fh = fopen(p2, "w");
+		if (!fh) {
+			errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
+			return -1;
+		}
+		int nv = write_counter_by_op(fh, c->s, sw + from, cnt, k);
+		if (fclose(fh)) {
+			errf(c->err, c->errlen, "cannot write '%s'", p2);
+			return -1;
+		}
+		if (!nv)
+			counter_fig_why(c->s, k, f->why, sizeof(f->why));
+		else
+			fig_draw(c, f, "fig6e_h_counter_vs_workers.gp", p2, sub);
+	}
+	return 0;
+}
+
+/* The paper's data (datasets/reference/lotus/figures/), drawn by the same
+ * scripts as this machine's. */
+static void figs_paper(const struct fig_ctx *c)
+{
+	static const struct {
+		const char *name, *script, *data, *arg3;
+	} paper[] = {
+		{ "paper/fig6a_e2e_vs_workers", "fig6a_e2e_vs_workers.gp", "paper_worker_sweep.csv", NULL },
+		{ "paper/fig6b_cpu_vs_workers", "fig6b_cpu_vs_workers.gp", "paper_cpu_by_op.csv",
+		  "paper: b1024 / 4 GPUs; per-op split not published per worker count" },
+		{ "paper/ooo_stall_vs_workers", "ooo_stall.gp", "paper_worker_sweep.csv", "workers" },
+		{ "paper/grid_ooo_stall_vs_workers", "ooo_stall.gp", "paper_grid_vs_workers.csv", "workers" },
+		{ "paper/grid_ooo_stall_vs_batch", "ooo_stall.gp", "paper_grid_vs_batch.csv", "batch" },
+	};
+	char p[4096];
+
+	for (size_t k = 0; k < sizeof(paper) / sizeof(paper[0]); k++) {
+		struct fig_status *f = fig_next(c, paper[k].name);
+		if (!c->top) {
+			snprintf(f->why, sizeof(f->why), "the repository (plots/, datasets/reference/) "
+				 "was not found");
+			continue;
+		}
+		pathf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", c->top, paper[k].data);
+		fig_draw(c, f, paper[k].script, p, paper[k].arg3);
+	}
+}
+
 int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *nst,
 		   char *err, size_t errlen)
 {
-	char topbuf[4096], figdir[4096], datadir[4096], log[4096], p[4096], p2[4096], sub[160];
+	char topbuf[4096], figdir[4096], datadir[4096], log[4096], p[4096];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct sweep_config *a = NULL, *sw = NULL, *sb = NULL;
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	struct seriesing zw, zb;
 	int best_w = 0, best_b = 0, ptw, ptb, rc = -1;
-	struct fig_status *f;
+	struct fig_ctx c = { .s = s, .top = top, .figdir = figdir, .datadir = datadir, .log = log,
+			     .st = st, .max = max, .nst = nst, .err = err, .errlen = errlen };
 	FILE *fh;
 
 	seriesing_init(&zw, 0, s, a, na);
@@ -1334,166 +1555,12 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	if (fh)
 		fclose(fh);
 
-	if (draw_run_figures(s, top, figdir, datadir, log, st, max, nst, err, errlen))
+	if (draw_run_figures(s, top, figdir, datadir, log, st, max, nst, err, errlen) ||
+	    figs_vs(&c, a, na, &zw, &zb, &best_w, &best_b, &sw, &sb, &ptw, &ptb) ||
+	    figs_policies(&c, a, na, zw.npol) ||
+	    figs_by_op(&c, &zw, sw, na, best_w, ptw))
 		goto out;
-
-	/* against workers, against batch size */
-	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
-	fh = fopen(p, "w");
-	if (!fh) {
-		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
-		goto out;
-	}
-	ptw = write_vs(fh, a, na, &zw, &best_w, &sw);
-	if (s->model && ptw >= 2)
-		write_vs_model(fh, s, sw, na, &zw);
-	if (fclose(fh) || ptw < 0) {
-		errf(err, errlen, "cannot write '%s'", p);
-		goto out;
-	}
-	pathf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
-	fh = fopen(p2, "w");
-	if (!fh) {
-		errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
-		goto out;
-	}
-	ptb = write_vs(fh, a, na, &zb, &best_b, &sb);
-	if (fclose(fh) || ptb < 0) {
-		errf(err, errlen, "cannot write '%s'", p2);
-		goto out;
-	}
-	static const char no_w[] = "the sweep has one worker count per batch size and GPU count: "
-				   "there is no line against workers to draw";
-	static const char no_b[] = "the sweep has one batch size per worker and GPU count: "
-				   "there is no line against batch size to draw";
-	f = fig_add(st, max, nst, "ooo_stall_vs_workers");
-	if (ptw < 2)
-		snprintf(f->why, sizeof(f->why), "%s", no_w);
-	else
-		draw(top, figdir, log, f, "ooo_stall.gp", p, "workers");
-	f = fig_add(st, max, nst, "ooo_stall_vs_batch");
-	if (ptb < 2)
-		snprintf(f->why, sizeof(f->why), "%s", no_b);
-	else
-		draw(top, figdir, log, f, "ooo_stall.gp", p2, "batch");
-	f = fig_add(st, max, nst, "fig6a_e2e_vs_workers");
-	if (ptw < 2)
-		snprintf(f->why, sizeof(f->why), "%s", no_w);
-	else
-		draw(top, figdir, log, f, "fig6a_e2e_vs_workers.gp", p, NULL);
-	f = fig_add(st, max, nst, "gpu_util_vs_workers");
-	if (ptw < 2)
-		snprintf(f->why, sizeof(f->why), "%s", no_w);
-	else
-		draw(top, figdir, log, f, "gpu_util_vs_workers.gp", p, NULL);
-	/* the loader policies side by side */
-	f = fig_add(st, max, nst, "policies_compare");
-	{
-		size_t pick = 0;
-		int np = na ? policy_group(a, na, &pick) : 0;
-		if (zw.npol < 2) {
-			snprintf(f->why, sizeof(f->why), "the sweep has one loader policy (compare them "
-				 "with sweep --policy \"torch speedy shared-queue\")");
-		} else if (np < 2) {
-			snprintf(f->why, sizeof(f->why), "no batch size and GPU count finished with "
-				 "two policies");
-		} else {
-			pathf(p2, sizeof(p2), "%s/policies.csv", datadir);
-			fh = fopen(p2, "w");
-			if (!fh) {
-				errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
-				goto out;
-			}
-			int rows = write_policies(fh, a, na, &a[pick], zw.npol);
-			if (fclose(fh) || rows < 0) {
-				errf(err, errlen, "cannot write '%s'", p2);
-				goto out;
-			}
-			char part[32] = "";
-			if (s->nparts > 1)
-				snprintf(part, sizeof(part), "sweep %d: ", a[pick].part + 1);
-			snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch,
-				 a[pick].gpus, a[pick].gpus == 1 ? "" : "s");
-			draw(top, figdir, log, f, "policies.gp", p2, sub);
-		}
-	}
-	f = fig_add(st, max, nst, "fig6b_cpu_vs_workers");
-	size_t from = 0, cnt = 0;
-	if (ptw < 2) {
-		snprintf(f->why, sizeof(f->why), "%s", no_w);
-	} else {
-		/* the series with the most worker counts */
-		int series = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
-		for (size_t i = 0; i < na; i++) {
-			int k[NKEY];
-			series_key(&zw, &sw[i], k);
-			if (new_series(k, prev))
-				series++;
-			if (series == best_w && !cnt++)
-				from = i;
-		}
-		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
-		fh = fopen(p2, "w");
-		if (!fh) {
-			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
-			goto out;
-		}
-		int nops = write_cpu_by_op(fh, s, sw + from, cnt);
-		if (fclose(fh) || nops < 0) {
-			errf(err, errlen, "cannot write '%s'", p2);
-			goto out;
-		}
-		series_label(&zw, &sw[from], sub, sizeof(sub));
-		if (!nops)
-			snprintf(f->why, sizeof(f->why), "the runs have no per-op CPU times");
-		else
-			draw(top, figdir, log, f, "fig6b_cpu_vs_workers.gp", p2, sub);
-	}
-	/* Figs. 6e-h: derived counters per op, same series */
-	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
-		f = fig_add(st, max, nst, counter_figs[k].fig);
-		if (ptw < 2) {
-			snprintf(f->why, sizeof(f->why), "%s", no_w);
-			continue;
-		}
-		pathf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
-		fh = fopen(p2, "w");
-		if (!fh) {
-			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
-			goto out;
-		}
-		int nv = write_counter_by_op(fh, s, sw + from, cnt, k);
-		if (fclose(fh)) {
-			errf(err, errlen, "cannot write '%s'", p2);
-			goto out;
-		}
-		if (!nv)
-			counter_fig_why(s, k, f->why, sizeof(f->why));
-		else
-			draw(top, figdir, log, f, "fig6e_h_counter_vs_workers.gp", p2, sub);
-	}
-
-	/* the paper's data, same scripts */
-	static const struct {
-		const char *name, *script, *data, *arg3;
-	} paper[] = {
-		{ "paper/fig6a_e2e_vs_workers", "fig6a_e2e_vs_workers.gp", "paper_worker_sweep.csv", NULL },
-		{ "paper/fig6b_cpu_vs_workers", "fig6b_cpu_vs_workers.gp", "paper_cpu_by_op.csv",
-		  "paper: b1024 / 4 GPUs; per-op split not published per worker count" },
-		{ "paper/ooo_stall_vs_workers", "ooo_stall.gp", "paper_worker_sweep.csv", "workers" },
-		{ "paper/grid_ooo_stall_vs_workers", "ooo_stall.gp", "paper_grid_vs_workers.csv", "workers" },
-		{ "paper/grid_ooo_stall_vs_batch", "ooo_stall.gp", "paper_grid_vs_batch.csv", "batch" },
-	};
-	for (size_t k = 0; k < sizeof(paper) / sizeof(paper[0]); k++) {
-		f = fig_add(st, max, nst, paper[k].name);
-		if (!top) {
-			snprintf(f->why, sizeof(f->why), "the repository (plots/, datasets/reference/) "
-				 "was not found");
-			continue;
-		}
-		pathf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
-		draw(top, figdir, log, f, paper[k].script, p, paper[k].arg3);
-	}
+	figs_paper(&c);
 	rc = 0;
 out:
 	free(a);
@@ -1878,16 +1945,56 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct sweep_c
 }
 
 
-static void write_findings(struct doc *d, const struct sweep *s, const char *top,
-			   const struct paper *pp, const struct fig_status *st, size_t nst,
-			   const struct finding *fd)
+/* What the five findings' sections read: the sweep, its configurations
+ * (median over repeats), the paper's numbers and reference tables (top), the
+ * figures drawn and the verdicts. */
+struct findings_ctx {
+	struct doc *d;
+	const struct sweep *s;
+	const char *top;
+	const struct paper *pp;
+	const struct fig_status *st;
+	size_t nst;
+	const struct finding *fd;
+	const struct sweep_config *a;
+	size_t na;
+};
+
+/* E2E's gain (%) from configuration i to the next worker count at the same
+ * batch and GPUs; NaN when i has the most workers. */
+static double next_step_gain(const struct sweep_config *a, size_t na, size_t i)
 {
-	struct sweep_config *a = NULL;
-	size_t na = sweep_configs(s->rows, s->nrows, &a);
+	double gain = NAN;
+
+	for (size_t j = 0; j < na; j++)
+		if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
+		    a[j].gpus == a[i].gpus && a[j].workers > a[i].workers) {
+			double g = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
+			int closer = 1;
+			for (size_t k = 0; k < na; k++)
+				if (a[k].part == a[i].part && a[k].batch == a[i].batch &&
+				    a[k].gpus == a[i].gpus &&
+				    a[k].workers > a[i].workers && a[k].workers < a[j].workers)
+					closer = 0;
+			if (closer)
+				gain = g;
+		}
+	return gain;
+}
+
+/* Finding 1: short ops dominate (Table II). */
+static void write_finding_short_ops(const struct findings_ctx *x)
+{
+	struct doc *d = x->d;
+	const struct sweep *s = x->s;
+	const char *top = x->top;
+	const struct paper *pp = x->pp;
+	const struct fig_status *st = x->st;
+	size_t nst = x->nst;
+	const struct finding *fd = x->fd;
 	char c[8][64];
 	const char *cell[8];
 
-	/* 1 */
 	doc_h(d, 3, "1. Short ops dominate (Table II)");
 	if (pp->ok)
 		doc_p(d, "The paper (Table II): the per-sample ops have %.2f-%.2f %% of their calls "
@@ -1928,8 +2035,23 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	doc_fig(d, st, nst, "table2_op_cdf", "This machine: per-op time distributions (CDF), 100 us "
 		"and 10 ms marked");
 	doc_verdict(d, &fd[0], REPORT_RULE_SHORT_OPS);
+}
 
-	/* 2 */
+/* Finding 2: per-batch preprocessing time varies (Fig. 4). */
+static void write_finding_variance(const struct findings_ctx *x)
+{
+	struct doc *d = x->d;
+	const struct sweep *s = x->s;
+	const char *top = x->top;
+	const struct paper *pp = x->pp;
+	const struct fig_status *st = x->st;
+	size_t nst = x->nst;
+	const struct finding *fd = x->fd;
+	const struct sweep_config *a = x->a;
+	size_t na = x->na;
+	char c[8][64];
+	const char *cell[8];
+
 	doc_h(d, 3, "2. Per-batch preprocessing time varies (Fig. 4)");
 	if (pp->ok)
 		doc_p(d, "The paper (Figs. 4-5, %zu configurations): the per-batch preprocessing time "
@@ -1966,8 +2088,23 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	doc_fig(d, st, nst, "fig4_preproc_boxplot", "This machine: per-batch preprocessing time by "
 		"configuration (full batches)");
 	doc_verdict(d, &fd[1], REPORT_RULE_VARIANCE);
+}
 
-	/* 3 */
+/* Finding 3: out-of-order arrival and a stalled main process (Fig. 5). */
+static void write_finding_out_of_order(const struct findings_ctx *x)
+{
+	struct doc *d = x->d;
+	const struct sweep *s = x->s;
+	const char *top = x->top;
+	const struct paper *pp = x->pp;
+	const struct fig_status *st = x->st;
+	size_t nst = x->nst;
+	const struct finding *fd = x->fd;
+	const struct sweep_config *a = x->a;
+	size_t na = x->na;
+	char c[8][64];
+	const char *cell[8];
+
 	doc_h(d, 3, "3. Out-of-order arrival and a stalled main process (Fig. 5)");
 	if (pp->ok)
 		doc_p(d, "The paper (workers = GPUs), over its %zu configurations with 2 or more "
@@ -2020,8 +2157,23 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	doc_fig(d, st, nst, "fig5b_delay_percentiles", "This machine: delay by percentile, 500 ms "
 		"line");
 	doc_verdict(d, &fd[2], REPORT_RULE_OUT_OF_ORDER);
+}
 
-	/* 4 */
+/* Finding 4: diminishing returns from more workers (Fig. 6). */
+static void write_finding_diminishing(const struct findings_ctx *x)
+{
+	struct doc *d = x->d;
+	const struct sweep *s = x->s;
+	const char *top = x->top;
+	const struct paper *pp = x->pp;
+	const struct fig_status *st = x->st;
+	size_t nst = x->nst;
+	const struct finding *fd = x->fd;
+	const struct sweep_config *a = x->a;
+	size_t na = x->na;
+	char c[8][64];
+	const char *cell[8];
+
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
 	if (pp->ok && pp->dim.n)
 		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s -> "
@@ -2052,21 +2204,7 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_p(d, "This machine (median over repeats):");
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
-			double gain = NAN;
-			/* the next worker count at the same batch and GPUs */
-			for (size_t j = 0; j < na; j++)
-				if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
-				    a[j].gpus == a[i].gpus && a[j].workers > a[i].workers) {
-					double g = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
-					int closer = 1;
-					for (size_t k = 0; k < na; k++)
-						if (a[k].part == a[i].part && a[k].batch == a[i].batch &&
-						    a[k].gpus == a[i].gpus &&
-						    a[k].workers > a[i].workers && a[k].workers < a[j].workers)
-							closer = 0;
-					if (closer)
-						gain = g;
-				}
+			double gain = next_step_gain(a, na, i);
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
 			num(c[2], sizeof(c[2]), a[i].c.r.e2e_s, 2);
@@ -2096,8 +2234,16 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 	doc_fig(d, st, nst, "gpu_util_vs_workers", "This machine: simulated GPU utilization "
 		"against workers");
 	doc_verdict(d, &fd[3], REPORT_RULE_DIMINISHING);
+}
 
-	/* 5 */
+/* Finding 5: low tracing overhead. */
+static void write_finding_overhead(const struct findings_ctx *x)
+{
+	struct doc *d = x->d;
+	const char *top = x->top;
+	const struct paper *pp = x->pp;
+	const struct finding *fd = x->fd;
+
 	doc_h(d, 3, "5. Low tracing overhead");
 	if (pp->ok)
 		doc_p(d, "The paper: LotusTrace costs +%.2f %% of E2E on full ImageNet and +%.1f %% on "
@@ -2111,6 +2257,22 @@ static void write_findings(struct doc *d, const struct sweep *s, const char *top
 		doc_ref_table(d, top, "lotus_tracing_overhead.csv", cols, tit, 5, NULL, NULL);
 	}
 	doc_verdict(d, &fd[4], REPORT_RULE_OVERHEAD);
+}
+
+static void write_findings(struct doc *d, const struct sweep *s, const char *top,
+			   const struct paper *pp, const struct fig_status *st, size_t nst,
+			   const struct finding *fd)
+{
+	struct sweep_config *a = NULL;
+	size_t na = sweep_configs(s->rows, s->nrows, &a);
+	struct findings_ctx x = { .d = d, .s = s, .top = top, .pp = pp, .st = st, .nst = nst,
+				  .fd = fd, .a = a, .na = na };
+
+	write_finding_short_ops(&x);
+	write_finding_variance(&x);
+	write_finding_out_of_order(&x);
+	write_finding_diminishing(&x);
+	write_finding_overhead(&x);
 	free(a);
 }
 
