@@ -1667,103 +1667,106 @@ static void list_ints(json_t *arr, char *out, size_t n)
 		snprintf(out, n, "-");
 }
 
-static void write_sweep_section(struct doc *d, const struct sweep *s, const struct fig_status *st,
-				size_t nst)
+/* One sweep folder's line items: its grid and runs, dataset and page cache,
+ * the options every run got. */
+static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 {
-	json_t *m = json_object_get(s->doc, "machine"), *args, *v;
 	char a[256], b[256], c[256], buf[8192];
+	json_t *args, *v;
 	size_t i;
 
-	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
-	if (m) {
-		double mem = jnum(m, "memory_total_bytes");
-		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
-		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
-		       num(a, sizeof(a), mem / 1073741824.0, 1),
-		       jstr(json_object_get(m, "kernel"), "sysname", ""),
-		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
-	}
-	for (size_t p = 0; p < s->nparts; p++) {
-		json_t *doc = s->parts[p].doc;
-		size_t nok = 0, nfail = 0, ninc = 0, npend = 0, nrun = 0;
-		char pre[300] = "";
-		if (!doc)
+	json_t *doc = s->parts[p].doc;
+	size_t nok = 0, nfail = 0, ninc = 0, npend = 0, nrun = 0;
+	char pre[300] = "";
+	if (!doc)
+		return;
+	if (s->nparts > 1)
+		snprintf(pre, sizeof(pre), "Sweep %zu (%s): ", p + 1, s->parts[p].name);
+	for (i = 0; i < s->nrows; i++) {
+		const char *st_ = s->rows[i].status;
+		if (s->rows[i].part != (int)p)
 			continue;
-		if (s->nparts > 1)
-			snprintf(pre, sizeof(pre), "Sweep %zu (%s): ", p + 1, s->parts[p].name);
-		for (i = 0; i < s->nrows; i++) {
-			const char *st_ = s->rows[i].status;
-			if (s->rows[i].part != (int)p)
-				continue;
-			nrun++;
-			nok += !strcmp(st_, RUN_OK);
-			nfail += !strcmp(st_, RUN_FAILED);
-			ninc += !strcmp(st_, RUN_INCOMPLETE);
-			npend += !strcmp(st_, RUN_PENDING);
-		}
-		const char *cache = jstr(doc, "page_cache", "?");
-		list_ints(json_object_get(doc, "workers"), a, sizeof(a));
-		list_ints(json_object_get(doc, "batch_size"), b, sizeof(b));
-		list_ints(json_object_get(doc, "gpus"), c, sizeof(c));
-		int tied = json_is_true(json_object_get(doc, "workers_equal_gpus"));
-		doc_li(d, "%sconfigurations: workers {%s} x batch {%s} x GPUs {%s}, %d repeat%s, in "
-		       "that order (repeats outermost): %zu runs: %zu ok, %zu failed, %zu incomplete, "
-		       "%zu not run.", pre, tied ? "= GPUs" : a, b, c, jint(doc, "repeat", 1),
-		       jint(doc, "repeat", 1) == 1 ? "" : "s", nrun, nok, nfail, ninc, npend);
-		double res = 0;
-		int nres = 0;
-		for (i = 0; i < s->nrows; i++)
-			if (s->rows[i].part == (int)p && isfinite(s->rows[i].cache_resident_pct)) {
-				res += s->rows[i].cache_resident_pct;
-				nres++;
-			}
-		if (nres)
-			snprintf(c, sizeof(c), " (then %.1f %% of the dataset was in the page cache, "
-				 "mean over the runs, by mincore)", res / nres);
-		else
-			c[0] = 0;
-		doc_li(d, "%sdataset %s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"),
-		       !strcmp(cache, "warm") ? "kept warm (--warm)" :
-		       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
-		       "paper evicted with vmtouch -e)", c);
-		args = json_object_get(doc, "run_args");
-		buf[0] = 0;
-		json_array_foreach(args, i, v) {
-			size_t l = strlen(buf);
-			snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", json_string_value(v));
-		}
-		doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
-		       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
-		       s->parts[p].dir);
+		nrun++;
+		nok += !strcmp(st_, RUN_OK);
+		nfail += !strcmp(st_, RUN_FAILED);
+		ninc += !strcmp(st_, RUN_INCOMPLETE);
+		npend += !strcmp(st_, RUN_PENDING);
 	}
-	/* was the machine idle? */
-	{
-		double sum = 0, max = -1;
-		size_t k = 0, imax = 0;
-		for (i = 0; i < s->nrows; i++)
-			if (isfinite(s->rows[i].others_cpu_pct)) {
-				sum += s->rows[i].others_cpu_pct;
-				k++;
-				if (s->rows[i].others_cpu_pct > max) {
-					max = s->rows[i].others_cpu_pct;
-					imax = i;
-				}
-			}
-		if (k)
-			doc_li(d, "Other processes took %.1f %% of the CPUs the runs could use while they "
-			       "measured, on average, %.1f %% at most (run %s; the noise guard, "
-			       "noise.others_cpu_pct).", sum / (double)k, max, s->rows[imax].tag);
-		if (k && max > REPORT_BUSY_PCT) {
-			doc_list_end(d);
-			doc_lead(d, "nothold", "Warning: the machine was not idle.",
-				 "Other processes took over %.0f %% of the CPUs during some runs (up to "
-				 "%.1f %%, run %s): their timings, and the verdicts that rest on them, are "
-				 "not this machine's; rerun on an idle machine (ppbench sweep --resume "
-				 "does not redo finished runs: start a new sweep).", REPORT_BUSY_PCT, max,
-				 s->rows[imax].tag);
+	const char *cache = jstr(doc, "page_cache", "?");
+	list_ints(json_object_get(doc, "workers"), a, sizeof(a));
+	list_ints(json_object_get(doc, "batch_size"), b, sizeof(b));
+	list_ints(json_object_get(doc, "gpus"), c, sizeof(c));
+	int tied = json_is_true(json_object_get(doc, "workers_equal_gpus"));
+	doc_li(d, "%sconfigurations: workers {%s} x batch {%s} x GPUs {%s}, %d repeat%s, in "
+	       "that order (repeats outermost): %zu runs: %zu ok, %zu failed, %zu incomplete, "
+	       "%zu not run.", pre, tied ? "= GPUs" : a, b, c, jint(doc, "repeat", 1),
+	       jint(doc, "repeat", 1) == 1 ? "" : "s", nrun, nok, nfail, ninc, npend);
+	double res = 0;
+	int nres = 0;
+	for (i = 0; i < s->nrows; i++)
+		if (s->rows[i].part == (int)p && isfinite(s->rows[i].cache_resident_pct)) {
+			res += s->rows[i].cache_resident_pct;
+			nres++;
 		}
+	if (nres)
+		snprintf(c, sizeof(c), " (then %.1f %% of the dataset was in the page cache, "
+			 "mean over the runs, by mincore)", res / nres);
+	else
+		c[0] = 0;
+	doc_li(d, "%sdataset %s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"),
+	       !strcmp(cache, "warm") ? "kept warm (--warm)" :
+	       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
+	       "paper evicted with vmtouch -e)", c);
+	args = json_object_get(doc, "run_args");
+	buf[0] = 0;
+	json_array_foreach(args, i, v) {
+		size_t l = strlen(buf);
+		snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", json_string_value(v));
 	}
-	/* the resolved options, from the first finished run */
+	doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
+	       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
+	       s->parts[p].dir);
+}
+
+/* Was the machine idle? The others' CPU share while the runs measured, and
+ * a warning above REPORT_BUSY_PCT (it ends the list). */
+static void write_idle_note(struct doc *d, const struct sweep *s)
+{
+	size_t i;
+
+	double sum = 0, max = -1;
+	size_t k = 0, imax = 0;
+	for (i = 0; i < s->nrows; i++)
+		if (isfinite(s->rows[i].others_cpu_pct)) {
+			sum += s->rows[i].others_cpu_pct;
+			k++;
+			if (s->rows[i].others_cpu_pct > max) {
+				max = s->rows[i].others_cpu_pct;
+				imax = i;
+			}
+		}
+	if (k)
+		doc_li(d, "Other processes took %.1f %% of the CPUs the runs could use while they "
+		       "measured, on average, %.1f %% at most (run %s; the noise guard, "
+		       "noise.others_cpu_pct).", sum / (double)k, max, s->rows[imax].tag);
+	if (k && max > REPORT_BUSY_PCT) {
+		doc_list_end(d);
+		doc_lead(d, "nothold", "Warning: the machine was not idle.",
+			 "Other processes took over %.0f %% of the CPUs during some runs (up to "
+			 "%.1f %%, run %s): their timings, and the verdicts that rest on them, are "
+			 "not this machine's; rerun on an idle machine (ppbench sweep --resume "
+			 "does not redo finished runs: start a new sweep).", REPORT_BUSY_PCT, max,
+			 s->rows[imax].tag);
+	}
+}
+
+/* The resolved options, from the first finished run's summary.json. */
+static void write_resolved_options(struct doc *d, const struct sweep *s)
+{
+	char buf[8192];
+	json_t *v;
+	size_t i;
+
 	for (i = 0; i < s->nrows; i++) {
 		char path[4096];
 		json_t *sum, *o;
@@ -1788,6 +1791,28 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 		json_decref(sum);
 		break;
 	}
+}
+
+static void write_sweep_section(struct doc *d, const struct sweep *s, const struct fig_status *st,
+				size_t nst)
+{
+	json_t *m = json_object_get(s->doc, "machine");
+	char a[256];
+	size_t i;
+
+	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
+	if (m) {
+		double mem = jnum(m, "memory_total_bytes");
+		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
+		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
+		       num(a, sizeof(a), mem / 1073741824.0, 1),
+		       jstr(json_object_get(m, "kernel"), "sysname", ""),
+		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
+	}
+	for (size_t p = 0; p < s->nparts; p++)
+		write_sweep_part(d, s, p);
+	write_idle_note(d, s);
+	write_resolved_options(d, s);
 	doc_list_end(d);
 
 	/* figures not drawn */
@@ -2962,21 +2987,14 @@ static int one_dir_arg(int argc, char **argv, const char *usage, const char *wha
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
-{
-	static const char usage[] = "ppbench report DIR [DIR...] [--out DIR] [--model on|off]\n"
-				    "       ppbench report RUN_DIR [RUN_DIR...]";
-	struct sweep s;
-	char err[1024], outbuf[4096];
-	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
-	const char *out = NULL;
-	size_t n = 0;
-	int rc, model = 0;
+static const char report_usage[] = "ppbench report DIR [DIR...] [--out DIR] [--model on|off]\n"
+				   "       ppbench report RUN_DIR [RUN_DIR...]";
 
-	if (!dirs) {
-		error("out of memory");
-		return EXIT_FAIL;
-	}
+/* report's command line: the folders into dirs (*n of them), --out, --model.
+ * -1 to go on, else the exit status (--help, a bad option). */
+static int report_parse(int argc, char **argv, char **dirs, size_t *n, const char **out,
+			int *model)
+{
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: %s\n\n"
@@ -2993,38 +3011,85 @@ int cmd_report(int argc, char **argv)
 			       "wait and delay, noise and the machine, with figures (op CDF, Figs. 4,\n"
 			       "5a, 5b). A run made with --repeat N is reported with all its repeats\n"
 			       "(found next to it; or give them all): each figure is then the median\n"
-			       "with its spread.\n", usage);
+			       "with its spread.\n", report_usage);
 			exit_codes_help(stdout);
-			free(dirs);
 			return EXIT_OK;
 		}
 		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
 				error("--out needs a value");
-				free(dirs);
 				return EXIT_USAGE;
 			}
-			out = argv[++i];
+			*out = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
-			out = argv[i] + 6;
+			*out = argv[i] + 6;
 		} else if (!strcmp(argv[i], "--model") || !strncmp(argv[i], "--model=", 8)) {
 			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
 			if (strcmp(v, "on") && strcmp(v, "off")) {
 				error("--model: '%s' is not on or off", v);
-				free(dirs);
 				return EXIT_USAGE;
 			}
-			model = !strcmp(v, "on");
+			*model = !strcmp(v, "on");
 		} else if (argv[i][0] == '-') {
 			error("unknown option '%s' (see --help)", argv[i]);
-			free(dirs);
 			return EXIT_USAGE;
 		} else {
-			dirs[n++] = argv[i];
+			dirs[(*n)++] = argv[i];
 		}
 	}
+	return -1;
+}
+
+/* The common parent folder of the sweep folders dirs into out; -1 (said)
+ * when they have different parents. */
+static int common_parent(char **dirs, size_t n, char *out, size_t outlen)
+{
+	char *slash;
+
+	snprintf(out, outlen, "%s", dirs[0]);
+	strip_slashes(out);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(out, outlen, ".");
+	for (size_t i = 1; i < n; i++) {
+		char other[4096];
+		snprintf(other, sizeof(other), "%s", dirs[i]);
+		strip_slashes(other);
+		slash = strrchr(other, '/');
+		if (slash)
+			*slash = 0;
+		else
+			snprintf(other, sizeof(other), ".");
+		if (strcmp(other, out)) {
+			error("the sweep folders have different parents: give --out DIR");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct sweep s;
+	char err[1024], outbuf[4096];
+	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
+	const char *out = NULL;
+	size_t n = 0;
+	int rc, model = 0;
+
+	if (!dirs) {
+		error("out of memory");
+		return EXIT_FAIL;
+	}
+	rc = report_parse(argc, argv, dirs, &n, &out, &model);
+	if (rc >= 0) {
+		free(dirs);
+		return rc;
+	}
 	if (!n) {
-		fprintf(stderr, "usage: %s\n", usage);
+		fprintf(stderr, "usage: %s\n", report_usage);
 		free(dirs);
 		return EXIT_USAGE;
 	}
@@ -3048,28 +3113,9 @@ int cmd_report(int argc, char **argv)
 	} else {
 		if (!out) {
 			/* the common parent of the folders */
-			char *slash;
-			snprintf(outbuf, sizeof(outbuf), "%s", dirs[0]);
-			strip_slashes(outbuf);
-			slash = strrchr(outbuf, '/');
-			if (slash)
-				*slash = 0;
-			else
-				snprintf(outbuf, sizeof(outbuf), ".");
-			for (size_t i = 1; i < n; i++) {
-				char other[4096];
-				snprintf(other, sizeof(other), "%s", dirs[i]);
-				strip_slashes(other);
-				slash = strrchr(other, '/');
-				if (slash)
-					*slash = 0;
-				else
-					snprintf(other, sizeof(other), ".");
-				if (strcmp(other, outbuf)) {
-					error("the sweep folders have different parents: give --out DIR");
-					free(dirs);
-					return EXIT_USAGE;
-				}
+			if (common_parent(dirs, n, outbuf, sizeof(outbuf))) {
+				free(dirs);
+				return EXIT_USAGE;
 			}
 			out = outbuf;
 		}
