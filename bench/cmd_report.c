@@ -31,7 +31,7 @@
 #include "stats.h"
 #include "trace.h"
 
-static int file_exists(const char *path)
+int file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
@@ -99,12 +99,6 @@ static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
 	o = &r->ops[r->nops++];
 	op_init(o, name);
 	return o;
-}
-
-/* The number at a dotted path ("machine.cpus_online"), NaN if absent. */
-static double jnum(json_t *o, const char *path)
-{
-	return metric_json_get(o, path);
 }
 
 /* What the hardware events of a run came to (struct sweep_row hw_events). */
@@ -179,19 +173,19 @@ void sweep_free(struct sweep *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *jstr(json_t *o, const char *key, const char *def)
+const char *jstr(json_t *o, const char *key, const char *def)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
-static int jint(json_t *o, const char *key, int def)
+int jint(json_t *o, const char *key, int def)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_integer(v) ? (int)json_integer_value(v) : def;
 }
 
-static void strip_slashes(char *p)
+void strip_slashes(char *p)
 {
 	for (size_t l = strlen(p); l > 1 && p[l - 1] == '/'; l--)
 		p[l - 1] = 0;
@@ -241,10 +235,10 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 	s->nparts++;
 	/* the CPUs the sweep's runs could use (affinity, cpuset, quota), else
 	 * the machine's */
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_usable") >= 1)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_usable");
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_online") > 0)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_usable") >= 1)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_usable");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_online") > 0)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_online");
 	runs = json_object_get(pt->doc, "runs");
 	if (!json_is_array(runs)) {
 		errf(err, errlen, "'%s': no \"runs\" array", path);
@@ -279,7 +273,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		for (size_t m = 0; m < metric_count; m++)
 			if (metric_table[m].src == MSRC_SWEEP)
-				*metric_row_field(&metric_table[m], r) = jnum(e, metric_table[m].json);
+				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -324,7 +318,7 @@ int sweep_load_many(struct sweep *s, char *const *dirs, size_t n, const char *ou
 /* ---- summary.csv ------------------------------------------------------- */
 
 /* The union of the rows' op names, in order of first appearance. */
-static size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t max)
+size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t max)
 {
 	size_t k = 0;
 
@@ -488,7 +482,7 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 
 /* A figure (its offset in struct sweep_op) of an op in a configuration,
  * the repeats combined; NaN if the op is not there. */
-static double agg_op(const struct sweep_config *a, const char *op, size_t off)
+double agg_op(const struct sweep_config *a, const char *op, size_t off)
 {
 	const struct sweep_op *o = sweep_row_op(&a->c.r, op);
 	return o ? *(const double *)((const char *)o + off) : NAN;
@@ -691,7 +685,7 @@ static void csv_real(FILE *f, double v)
 /* Writes the aggregated configurations as series (a sorted copy). Returns
  * the largest number of points of a series; *best_series gets the series
  * with the most points (the first of equals) and its first agg in *best. */
-static void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n)
+void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n)
 {
 	if (s->nparts > 1)
 		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch, a->gpus);
@@ -962,10 +956,7 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_c
 }
 
 /* The derived counter figures (Figs. 6e-h), drawn per op against workers. */
-static const struct {
-	const char *fig, *col, *title, *ylabel, *needs;
-	size_t off;
-} counter_figs[] = {
+const struct counter_fig counter_figs[NCOUNTER_FIGS] = {
 	{ "fig6e_ipc_vs_workers", "ipc", "Instructions per cycle by op against workers (Fig. 6e)",
 	  "instructions per cycle", "cycles and instructions (--counters basic)",
 	  offsetof(struct sweep_op, ipc) },
@@ -983,7 +974,6 @@ static const struct {
 	  "back-end stall cycles (--counters topdown)",
 	  offsetof(struct sweep_op, backend_stall_pct) },
 };
-#define NCOUNTER_FIGS (sizeof(counter_figs) / sizeof(counter_figs[0]))
 
 /* counter_<col>.csv (series, series_label, workers, value) for one derived
  * counter and the configurations of one series. Returns the number of
@@ -1254,7 +1244,7 @@ static void draw(const char *top, const char *figdir, const char *log, struct fi
 /* The figures of single runs, a sweep's and a run report's: Table II's CDF
  * (the run with the fewest workers) and Figs. 4, 5a, 5b (one series per
  * configuration). 0, or -1 with err when a data file cannot be written. */
-static int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
+int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
 			    const char *datadir, const char *log, struct fig_status *st, size_t max,
 			    size_t *nst, char *err, size_t errlen)
 {
@@ -1558,7 +1548,7 @@ out:
 	return rc;
 }
 
-static const char *num(char *buf, size_t n, double v, int prec)
+const char *report_num(char *buf, size_t n, double v, int prec)
 {
 	if (!isfinite(v))
 		snprintf(buf, n, "n/a");
@@ -1791,10 +1781,10 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 
 	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
-		double mem = jnum(m, "memory_total_bytes");
+		double mem = metric_json_get(m, "memory_total_bytes");
 		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
 		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
-		       num(a, sizeof(a), mem / 1073741824.0, 1),
+		       report_num(a, sizeof(a), mem / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
 	}
@@ -1840,12 +1830,12 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		snprintf(c[2], sizeof(c[2]), "%d", r->workers);
 		snprintf(c[3], sizeof(c[3]), "%d", r->batch);
 		snprintf(c[4], sizeof(c[4]), "%d", r->gpus);
-		num(c[5], sizeof(c[5]), r->e2e_s, 2);
-		num(c[6], sizeof(c[6]), r->images_per_s, 1);
-		num(c[7], sizeof(c[7]), r->ops_span_s, 2);
-		num(c[8], sizeof(c[8]), r->ooo_pct, 1);
-		num(c[9], sizeof(c[9]), r->stall_pct, 1);
-		num(c[10], sizeof(c[10]), r->gpu_util_pct, 1);
+		report_num(c[5], sizeof(c[5]), r->e2e_s, 2);
+		report_num(c[6], sizeof(c[6]), r->images_per_s, 1);
+		report_num(c[7], sizeof(c[7]), r->ops_span_s, 2);
+		report_num(c[8], sizeof(c[8]), r->ooo_pct, 1);
+		report_num(c[9], sizeof(c[9]), r->stall_pct, 1);
+		report_num(c[10], sizeof(c[10]), r->gpu_util_pct, 1);
 		snprintf(c[11], sizeof(c[11]), "%.120s", r->run_dir[0] ? r->run_dir : "-");
 		/* a run the noise guard found noisy is marked */
 		if (r->others_cpu_pct > REPORT_BUSY_PCT || r->steal_pct > REPORT_BUSY_PCT)
@@ -1948,9 +1938,9 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct sweep_c
 			x += isfinite(vx) ? vx : 0;
 		}
 		agg_label(s, &a[i], c[0], sizeof(c[0]));
-		num(c[1], sizeof(c[1]), w, 2);
-		num(c[2], sizeof(c[2]), o, 2);
-		num(c[3], sizeof(c[3]), x, 2);
+		report_num(c[1], sizeof(c[1]), w, 2);
+		report_num(c[2], sizeof(c[2]), o, 2);
+		report_num(c[3], sizeof(c[3]), x, 2);
 		for (int k = 0; k < 4; k++)
 			cell[k] = c[k];
 		doc_row(d, cell, 4, 0);
@@ -2034,12 +2024,12 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 		for (size_t k = 0; k < r->nops; k++) {
 			const struct sweep_op *o = &r->ops[k];
 			snprintf(c[0], sizeof(c[0]), "%s", o->name);
-			num(c[1], sizeof(c[1]), o->count, 0);
-			num(c[2], sizeof(c[2]), o->mean_ms, 3);
-			num(c[3], sizeof(c[3]), o->p90_ms, 3);
-			num(c[4], sizeof(c[4]), o->p99_ms, 3);
-			num(c[5], sizeof(c[5]), o->under_10ms_pct, 2);
-			num(c[6], sizeof(c[6]), o->under_100us_pct, 2);
+			report_num(c[1], sizeof(c[1]), o->count, 0);
+			report_num(c[2], sizeof(c[2]), o->mean_ms, 3);
+			report_num(c[3], sizeof(c[3]), o->p90_ms, 3);
+			report_num(c[4], sizeof(c[4]), o->p99_ms, 3);
+			report_num(c[5], sizeof(c[5]), o->under_10ms_pct, 2);
+			report_num(c[6], sizeof(c[6]), o->under_100us_pct, 2);
 			for (int k2 = 0; k2 < 7; k2++)
 				cell[k2] = c[k2];
 			doc_row(d, cell, 7, 0);
@@ -2089,10 +2079,10 @@ static void write_finding_variance(const struct findings_ctx *x)
 		doc_row(d, tit, 5, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
-			num(c[1], sizeof(c[1]), a[i].c.r.preproc_batches, 0);
-			num(c[2], sizeof(c[2]), a[i].c.r.preproc_avg_ms, 2);
-			num(c[3], sizeof(c[3]), a[i].c.r.preproc_std_pct, 2);
-			num(c[4], sizeof(c[4]), a[i].c.r.preproc_iqr_ms, 2);
+			report_num(c[1], sizeof(c[1]), a[i].c.r.preproc_batches, 0);
+			report_num(c[2], sizeof(c[2]), a[i].c.r.preproc_avg_ms, 2);
+			report_num(c[3], sizeof(c[3]), a[i].c.r.preproc_std_pct, 2);
+			report_num(c[4], sizeof(c[4]), a[i].c.r.preproc_iqr_ms, 2);
 			for (int k = 0; k < 5; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 5, 0);
@@ -2145,11 +2135,11 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
-			num(c[1], sizeof(c[1]), a[i].c.r.ooo_pct, 1);
-			num(c[2], sizeof(c[2]), a[i].c.r.stall_pct, 1);
-			num(c[3], sizeof(c[3]), a[i].c.r.wait_gt_500ms_pct, 1);
-			num(c[4], sizeof(c[4]), a[i].c.r.delay_gt_500ms_pct, 1);
-			num(c[5], sizeof(c[5]), a[i].c.r.gpu_util_pct, 1);
+			report_num(c[1], sizeof(c[1]), a[i].c.r.ooo_pct, 1);
+			report_num(c[2], sizeof(c[2]), a[i].c.r.stall_pct, 1);
+			report_num(c[3], sizeof(c[3]), a[i].c.r.wait_gt_500ms_pct, 1);
+			report_num(c[4], sizeof(c[4]), a[i].c.r.delay_gt_500ms_pct, 1);
+			report_num(c[5], sizeof(c[5]), a[i].c.r.gpu_util_pct, 1);
 			for (int k = 0; k < 6; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 6, 0);
@@ -2221,10 +2211,10 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 			double gain = next_step_gain(a, na, i);
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
-			num(c[2], sizeof(c[2]), a[i].c.r.e2e_s, 2);
-			num(c[3], sizeof(c[3]), gain, 1);
-			num(c[4], sizeof(c[4]), a[i].c.r.ops_span_s, 2);
-			num(c[5], sizeof(c[5]), a[i].c.r.images_per_s, 1);
+			report_num(c[2], sizeof(c[2]), a[i].c.r.e2e_s, 2);
+			report_num(c[3], sizeof(c[3]), gain, 1);
+			report_num(c[4], sizeof(c[4]), a[i].c.r.ops_span_s, 2);
+			report_num(c[5], sizeof(c[5]), a[i].c.r.images_per_s, 1);
 			for (int k = 0; k < 6; k++)
 				cell[k] = c[k];
 			doc_row(d, cell, 6, 0);
@@ -2329,12 +2319,12 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			snprintf(c[1], 48, "%d", a[i].batch);
 			snprintf(c[2], 48, "%d", a[i].gpus);
 			snprintf(c[3], 48, "%d", a[i].n);
-			num(c[4], 48, a[i].c.r.e2e_s, 3);
-			num(c[5], 48, a[i].c.r.images_per_s, 1);
-			num(c[6], 48, a[i].c.r.gpu_util_pct, 1);
-			num(c[7], 48, a[i].c.r.gpu_idle_s, 3);
-			num(c[8], 48, a[i].c.r.sum_wait_s, 3);
-			num(c[9], 48, a[i].c.r.ooo_pct, 1);
+			report_num(c[4], 48, a[i].c.r.e2e_s, 3);
+			report_num(c[5], 48, a[i].c.r.images_per_s, 1);
+			report_num(c[6], 48, a[i].c.r.gpu_util_pct, 1);
+			report_num(c[7], 48, a[i].c.r.gpu_idle_s, 3);
+			report_num(c[8], 48, a[i].c.r.sum_wait_s, 3);
+			report_num(c[9], 48, a[i].c.r.ooo_pct, 1);
 			if (isnan(a[i].c.r.samples_reordered_count))
 				snprintf(c[10], 48, "n/a");
 			else if (a[i].c.r.samples_reordered_count > 0)
@@ -2599,9 +2589,9 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 	if (m)
 		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
 		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
-		       jstr(m, "hostname", "?"), num(a, sizeof(a), jnum(m, "cpus_usable"), 0),
+		       jstr(m, "hostname", "?"), report_num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
 		       jint(m, "cpus_online", 0),
-		       num(a + 32, 32, jnum(m, "memory_total_bytes") / 1073741824.0, 1),
+		       report_num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""),
 		       jstr(m, "ppbench_version", "?"), jstr(m, "compiler", "?"));
@@ -2621,9 +2611,9 @@ static void doc_run_repeats(struct doc *d, const struct sweep *s)
 		const struct sweep_row *r = &s->rows[i];
 		snprintf(c[0], sizeof(c[0]), "%d", r->repeat);
 		snprintf(c[1], sizeof(c[1]), "%s", r->complete ? "yes" : "NO");
-		num(c[2], sizeof(c[2]), r->images_per_s, 1);
-		num(c[3], sizeof(c[3]), r->e2e_s, 3);
-		num(c[4], sizeof(c[4]), r->others_cpu_pct, 1);
+		report_num(c[2], sizeof(c[2]), r->images_per_s, 1);
+		report_num(c[3], sizeof(c[3]), r->e2e_s, 3);
+		report_num(c[4], sizeof(c[4]), r->others_cpu_pct, 1);
 		snprintf(c[5], sizeof(c[5]), "%s", r->checksum[0] ? r->checksum : "-");
 		snprintf(c[6], sizeof(c[6]), "%.250s", r->run_dir);
 		for (size_t k = 0; k < 7; k++)
@@ -2769,7 +2759,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
 	snprintf(r->run_dir, sizeof(r->run_dir), "%s", real);
 	if (!s->cpus)
-		s->cpus = (int)jnum(j, "machine.cpus_usable");
+		s->cpus = (int)metric_json_get(j, "machine.cpus_usable");
 	if (*sum) {
 		/* a repeat of the same configuration, or not comparable */
 		static const char *const same[] = { "workers", "batch_size", "gpus" };
@@ -2875,7 +2865,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
  * folders (the repeats of one configuration), as rows of s (nparts 0, dir
  * the first folder); *sum gets the first one's summary.json. 0, or -1 with
  * err (s freed). */
-static int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, size_t errlen)
+int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, size_t errlen)
 {
 	char **found = NULL;
 	size_t nfound = 0;
@@ -2926,7 +2916,7 @@ out:
 }
 
 /* A run folder: summary.json and no sweep.json. */
-static int is_run_dir(const char *dir)
+int is_run_dir(const char *dir)
 {
 	char p[4096];
 	errf(p, sizeof(p), "%s/sweep.json", dir);
@@ -2938,7 +2928,7 @@ static int is_run_dir(const char *dir)
 
 /* ppbench report RUN_DIR [RUN_DIR...]: the report of one run, or of the
  * repeats of one configuration, written in the first folder. */
-static int cmd_report_run(char **dirs, size_t n)
+int cmd_report_run(char **dirs, size_t n)
 {
 	struct sweep s;
 	json_t *sum;

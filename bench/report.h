@@ -20,6 +20,7 @@
 #include "stats.h"
 
 struct json_t;
+struct sweep_config;
 
 #define SWEEP_SCHEMA_VERSION 1
 #define SWEEP_MAX_OPS 16
@@ -385,6 +386,52 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 
 /* Write summary.csv, the figures, report.md and report.html into s->dir. */
 int report_write(const struct sweep *s, char *err, size_t errlen);
+
+/* ---- shared by the report's files -----------------------------------------
+ * report_table.c (rows, loading, summary.csv), report_figures.c, report.c
+ * (a sweep's report), report_run.c (a run's report), cmd_report.c. */
+
+/* path exists (stat succeeds) */
+int file_exists(const char *path);
+/* o[key] as a string, or def when absent or not a string */
+const char *jstr(struct json_t *o, const char *key, const char *def);
+/* o[key] as an int, or def when absent or not an integer */
+int jint(struct json_t *o, const char *key, int def);
+/* Trailing slashes removed (not the root's). */
+void strip_slashes(char *p);
+/* The names of the ops of rows r[0..n) in first-seen order, at most max. */
+size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t max);
+/* A figure (its offset in struct sweep_op) of an op in a configuration,
+ * the repeats combined; NaN if the op is not there. */
+double agg_op(const struct sweep_config *a, const char *op, size_t off);
+/* A configuration's label: "w4 b128 g2" ("2: w4 b128 g2" with several sweeps). */
+void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n);
+/* v with prec decimals into buf, "n/a" when not finite; buf. */
+const char *report_num(char *buf, size_t n, double v, int prec);
+
+/* Figs. 6e-h: a derived counter per op against workers. */
+#define NCOUNTER_FIGS 4
+struct counter_fig {
+	const char *fig, *col, *title, *ylabel, *needs;
+	size_t off;   /* in struct sweep_op */
+};
+extern const struct counter_fig counter_figs[NCOUNTER_FIGS];
+
+/* The figures of single runs, a sweep's and a run report's (Table II's CDF,
+ * Figs. 4, 5a, 5b) into figdir, data in datadir, gnuplot's output in log;
+ * top is the repository (NULL: not found). 0, or -1 with err. */
+int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
+		     const char *datadir, const char *log, struct fig_status *st, size_t max,
+		     size_t *nst, char *err, size_t errlen);
+
+/* A run folder (summary.json, no sweep.json)? */
+int is_run_dir(const char *dir);
+/* The run folders dirs[0..n) and their repeats as a sweep s (its rows), the
+ * first's summary.json in *sum. 0, or -1 with err. */
+int run_load(struct sweep *s, char **dirs, size_t n, struct json_t **sum, char *err,
+	     size_t errlen);
+/* ppbench report RUN_DIR...: the report of one run into its folder. */
+int cmd_report_run(char **dirs, size_t n);
 
 /* ppbench report DIR... [--out DIR]  /  ppbench plots DIR */
 int cmd_report(int argc, char **argv);
