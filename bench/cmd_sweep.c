@@ -913,6 +913,20 @@ static int sweep_parse(struct sweep_state *t, int argc, char **argv)
 	return STEP_GO;
 }
 
+/* The run arguments every run gets: "--data DATA", then room for more. */
+static int sweep_base_alloc(struct sweep_state *t, size_t more)
+{
+	t->base = calloc(more + 3, sizeof(*t->base));
+	if (!t->base) {
+		error("out of memory");
+		return -1;
+	}
+	t->nbase = 0;
+	t->base[t->nbase++] = "--data";
+	t->base[t->nbase++] = t->data;
+	return 0;
+}
+
 /* --resume: the plan, the data and the run arguments from the sweep folder. */
 static int sweep_resume(struct sweep_state *t)
 {
@@ -949,14 +963,8 @@ static int sweep_resume(struct sweep_state *t)
 	t->c.warm = !strcmp(cache ? cache : "", "warm");
 	json_t *ra = json_object_get(t->doc, "run_args"), *v;
 	size_t i;
-	t->base = calloc(json_array_size(ra) + 3, sizeof(*t->base));
-	if (!t->base) {
-		error("out of memory");
+	if (sweep_base_alloc(t, json_array_size(ra)))
 		return EXIT_FAIL;
-	}
-	t->nbase = 0;
-	t->base[t->nbase++] = "--data";
-	t->base[t->nbase++] = t->data;
 	json_array_foreach(ra, i, v) {
 		char arg[PATH_MAX];
 		if (!json_bytes_value(v, arg, sizeof(arg)) || !(t->base[t->nbase] = strdup(arg))) {
@@ -1070,14 +1078,8 @@ static int sweep_new(struct sweep_state *t)
 		error("%s", err);
 		return EXIT_FAIL;
 	}
-	t->base = calloc(t->npass + 3, sizeof(*t->base));
-	if (!t->base) {
-		error("out of memory");
+	if (sweep_base_alloc(t, t->npass))
 		return EXIT_FAIL;
-	}
-	t->nbase = 0;
-	t->base[t->nbase++] = "--data";
-	t->base[t->nbase++] = t->data;
 	for (size_t i = 0; i < t->npass; i++)
 		t->base[t->nbase++] = t->pass[i];
 	int rc = sweep_check_runs(t);
