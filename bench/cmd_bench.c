@@ -734,7 +734,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 
 /* The sections, in the order they run. */
 static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
-					      "harness", NULL };
+					      "harness", "model", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -746,8 +746,12 @@ static int check_sections(const char *list, char *err, size_t errlen)
 		for (int i = 0; bench_sections[i]; i++)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, kernels, "
-			     "bounds, fused, decode, trace, pool, harness)", (int)l, p);
+			char names[256] = "";
+			for (int i = 0; bench_sections[i]; i++) {
+				size_t m = strlen(names);
+				snprintf(names + m, sizeof(names) - m, "%s%s", i ? ", " : "", bench_sections[i]);
+			}
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: %s)", (int)l, p, names);
 			return -1;
 		}
 		p += l + (p[l] == ',');
@@ -857,6 +861,7 @@ int cmd_bench(int argc, char **argv)
 	noise_read(&after, &cp);
 	struct noise nz;
 	noise_between(&before, &after, &cp, &nz);
+	fflush(stdout);   /* the warning after the figures, not inside a line of them */
 	noise_warn(&nz, "the benchmark");
 	int rc2 = bench_write(&res, &c, &d, n, &nz, argc, argv, tmpdir, err, sizeof(err));
 	if (!rc2)
