@@ -35,16 +35,6 @@
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
 
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- reading one side ---------------------------------------------------- */
 
 void compare_trace_ops(struct trace *t, const struct pipeline *p)
@@ -69,7 +59,7 @@ static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size
 	struct dirent *de;
 	int found = 0;
 
-	pathf(lt, sizeof(lt), "%s/lotustrace", dir);
+	errf(lt, sizeof(lt), "%s/lotustrace", dir);
 	d = opendir(lt);
 	if (!d) {
 		errf(err, errlen, "cannot open '%s': %s", lt, strerror(errno));
@@ -79,7 +69,7 @@ static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size
 		struct stat st;
 		if (de->d_name[0] == '.')
 			continue;
-		pathf(out, n, "%s/%s", lt, de->d_name);
+		errf(out, n, "%s/%s", lt, de->d_name);
 		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
 			found = 1;
 			break;
@@ -99,7 +89,7 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
 	json_error_t je;
 	json_t *j;
 
-	pathf(path, sizeof(path), "%s/%s", dir, name);
+	errf(path, sizeof(path), "%s/%s", dir, name);
 	j = json_load_file(path, 0, &je);
 	if (!j)
 		errf(err, errlen, "cannot read '%s': %s", path, je.text);
@@ -362,10 +352,10 @@ int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compa
 		char pa[PATH_MAX], pb[PATH_MAX], pla[PATH_MAX], plb[PATH_MAX];
 		int rc = -1;
 
-		pathf(pa, sizeof(pa), "%s/batch_%zu.npy", dir_a, id);
-		pathf(pb, sizeof(pb), "%s/batch_%zu.npy", dir_b, id);
-		pathf(pla, sizeof(pla), "%s/labels_%zu.npy", dir_a, id);
-		pathf(plb, sizeof(plb), "%s/labels_%zu.npy", dir_b, id);
+		errf(pa, sizeof(pa), "%s/batch_%zu.npy", dir_a, id);
+		errf(pb, sizeof(pb), "%s/batch_%zu.npy", dir_b, id);
+		errf(pla, sizeof(pla), "%s/labels_%zu.npy", dir_a, id);
+		errf(plb, sizeof(plb), "%s/labels_%zu.npy", dir_b, id);
 		if (npy_read(pa, &a, err, errlen) || npy_read(pb, &b, err, errlen) ||
 		    npy_read(pla, &la, err, errlen) || npy_read(plb, &lb, err, errlen))
 			goto next;
@@ -865,16 +855,16 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 	};
 	int failed = 0, have_top = report_find_top(top, sizeof(top)) == 0;
 
-	pathf(fig, sizeof(fig), "%s/figures", dir);
+	errf(fig, sizeof(fig), "%s/figures", dir);
 	if (mkdir(fig, 0777) && errno != EEXIST) {
 		warn("cannot create '%s': %s", fig, strerror(errno));
 		return 1;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", fig);
+	errf(log, sizeof(log), "%s/gnuplot.log", fig);
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		int rc;
 		char title[1024];
-		pathf(data, sizeof(data), "%s/%s", fig, figs[i].data);
+		errf(data, sizeof(data), "%s/%s", fig, figs[i].data);
 		if (figs[i].what == -1)
 			rc = write_ops_data(data, a, b);
 		else if (figs[i].what == -2)
@@ -890,7 +880,7 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 			failed++;
 			continue;
 		}
-		pathf(out, sizeof(out), "%s/%s", fig, figs[i].out);
+		errf(out, sizeof(out), "%s/%s", fig, figs[i].out);
 		snprintf(title, sizeof(title), "%s\n%s", figs[i].title, subtitle);
 		if (gnuplot(top, figs[i].script, data, out, title, log))
 			failed++;
@@ -928,7 +918,7 @@ static void md_context(const char *md, const char *dir, const json_t *opt, const
 		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", jint(opt, "seed", 0),
 		jstr(opt, "rng", "?"), jstr(opt, "policy", "torch"), jstr(opt, "backend", "?"),
 		torch_info);
-	pathf(figdir, sizeof(figdir), "%s/figures", dir);
+	errf(figdir, sizeof(figdir), "%s/figures", dir);
 	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(ents[i]->d_name);
@@ -1038,7 +1028,7 @@ static int find_entry(const char *dir, const char *suffix, char *out, size_t n)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (de->d_name[0] != '.' && l > sl && !strcmp(de->d_name + l - sl, suffix)) {
-			pathf(out, n, "%s/%s", dir, de->d_name);
+			errf(out, n, "%s/%s", dir, de->d_name);
 			found = 1;
 			break;
 		}
@@ -1059,7 +1049,7 @@ static void remove_dumps(const char *dir)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (l > 4 && !strcmp(de->d_name + l - 4, ".npy")) {
-			pathf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			errf(p, sizeof(p), "%s/%s", dir, de->d_name);
 			unlink(p);
 		}
 	}
@@ -1421,8 +1411,8 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	json_t *c = json_object();
 	long long batch = jint(opt, "batch", 0);
 
-	pathf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
-	pathf(dump, sizeof(dump), "%s/batches", dir);
+	errf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
+	errf(dump, sizeof(dump), "%s/batches", dir);
 	if (mkdir_p(lt, 0777) || (fidelity && mkdir_p(dump, 0777))) {
 		errf(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
 		json_decref(c);
@@ -1451,7 +1441,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	json_object_set_new(c, "prefix", json_string(LOTUSTRACE_PREFIX));
 	json_object_set_new(c, "dump_batches", json_integer(fidelity ? (json_int_t)max_batches : 0));
 	json_object_set_new(c, "dump_dir", json_string(dump));
-	pathf(path, sizeof(path), "%s/config.json", dir);
+	errf(path, sizeof(path), "%s/config.json", dir);
 	int rc = json_dump_file(c, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(c);
 	if (rc) {
@@ -1464,7 +1454,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 static int run_torch(const struct cargs *c, const char *script, const char *dir, const char *log)
 {
 	char cfg[PATH_MAX];
-	pathf(cfg, sizeof(cfg), "%s/config.json", dir);
+	errf(cfg, sizeof(cfg), "%s/config.json", dir);
 	char *argv[] = { (char *)c->python, (char *)script, cfg, NULL };
 	return spawn_logged(argv, log);
 }
@@ -1531,16 +1521,16 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 	if (user_max && user_max < n)
 		n = user_max;
 	snprintf(nb, sizeof(nb), "%" PRIu64, n);
-	pathf(fdir, sizeof(fdir), "%s/fidelity", dir);
-	pathf(pdir, sizeof(pdir), "%s/ppbench", fdir);
-	pathf(tdir, sizeof(tdir), "%s/pytorch", fdir);
+	errf(fdir, sizeof(fdir), "%s/fidelity", dir);
+	errf(pdir, sizeof(pdir), "%s/ppbench", fdir);
+	errf(tdir, sizeof(tdir), "%s/pytorch", fdir);
 	if (mkdir_p(fdir, 0777)) {
 		error("cannot create '%s': %s", fdir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	const char *extra[] = { "--rng", "torch", "--max-batches", nb, "--dump-batches", nb,
 				"--gpu-step", "0", "--trace", "off", NULL };
-	pathf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
+	errf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
 	int rc = run_ppbench(c, extra, fdir, pdir, log);
 	if (rc) {
 		error("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
@@ -1550,14 +1540,14 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 		error("%s", err);
 		return EXIT_FAIL;
 	}
-	pathf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
+	errf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
 	rc = run_torch(c, script, tdir, log);
 	if (rc) {
 		error("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
 		return rc >= 128 ? rc : EXIT_FAIL;
 	}
-	pathf(a, sizeof(a), "%s/batches", pdir);
-	pathf(b, sizeof(b), "%s/batches", tdir);
+	errf(a, sizeof(a), "%s/batches", pdir);
+	errf(b, sizeof(b), "%s/batches", tdir);
 	if (compare_tensors(a, b, (size_t)n, fd, err, sizeof(err))) {
 		error("fidelity: %s", err);
 		return EXIT_FAIL;
@@ -1577,12 +1567,12 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 			    json_integer(fd->first_sample));
 	if (fd->shape_note[0])
 		json_object_set_new(j, "note", json_string(fd->shape_note));
-	pathf(a, sizeof(a), "%s/fidelity.json", fdir);
+	errf(a, sizeof(a), "%s/fidelity.json", fdir);
 	if (json_dump_file(j, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 		warn("cannot write '%s'", a);
 	json_decref(j);
 	if (!c->keep_dumps) {
-		pathf(a, sizeof(a), "%s/batches", pdir);
+		errf(a, sizeof(a), "%s/batches", pdir);
 		remove_dumps(a);
 		remove_dumps(b);
 	}
@@ -1620,10 +1610,10 @@ static void repeat_paths(const char *dir, long k, char *pdir, char *tdir, char *
 	char sfx[32] = "";
 	if (k)
 		snprintf(sfx, sizeof(sfx), "-r%ld", k + 1);
-	pathf(pdir, PATH_MAX, "%s/ppbench%s", dir, sfx);
-	pathf(tdir, PATH_MAX, "%s/pytorch%s", dir, sfx);
-	pathf(plog, PATH_MAX, "%s/logs/ppbench%s.log", dir, sfx);
-	pathf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
+	errf(pdir, PATH_MAX, "%s/ppbench%s", dir, sfx);
+	errf(tdir, PATH_MAX, "%s/pytorch%s", dir, sfx);
+	errf(plog, PATH_MAX, "%s/logs/ppbench%s.log", dir, sfx);
+	errf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
 }
 
 /* The PyTorch side of one repeat, configured from ppbench's options. */
@@ -1773,7 +1763,7 @@ int cmd_compare(int argc, char **argv)
 		error("cannot find scripts/torch_side.py: run the ppbench of a source tree");
 		goto out;
 	}
-	pathf(script, sizeof(script), "%s/scripts/torch_side.py", top);
+	errf(script, sizeof(script), "%s/scripts/torch_side.py", top);
 	if (access(script, R_OK)) {
 		error("cannot read '%s': %s", script, strerror(errno));
 		goto out;
@@ -1797,22 +1787,22 @@ int cmd_compare(int argc, char **argv)
 	/* the compare folder, built under a temporary name held while it is
 	 * written (ppbench ls --clean leaves it alone) */
 	results_dir_name(stamp, sizeof(stamp), "compare", NULL);
-	pathf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
-	pathf(log, sizeof(log), "%s/logs", tmp);
+	errf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
+	errf(log, sizeof(log), "%s/logs", tmp);
 	if (mkdir_p(log, 0777)) {
 		error("cannot create '%s': %s", log, strerror(errno));
 		rc = EXIT_FAIL;
 		goto restore;
 	}
 	results_dir_hold(tmp);
-	pathf(dir, sizeof(dir), "%s", tmp);
+	errf(dir, sizeof(dir), "%s", tmp);
 	repeat_paths(dir, 0, pdir, tdir, log, tlog);
 	cpus_read(&cp);
 	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
 		error("%s", err);
 		rc = EXIT_FAIL;
 		unlink(log);
-		pathf(log, sizeof(log), "%s/logs", dir);
+		errf(log, sizeof(log), "%s/logs", dir);
 		rmdir(log);
 		rmdir(dir);
 		goto restore;
@@ -1829,7 +1819,7 @@ int cmd_compare(int argc, char **argv)
 		if (rc == EXIT_USAGE) {
 			/* refused before it ran: nothing to keep */
 			unlink(log);
-			pathf(log, sizeof(log), "%s/logs", dir);
+			errf(log, sizeof(log), "%s/logs", dir);
 			rmdir(log);
 			rmdir(dir);
 		} else {
@@ -1872,9 +1862,9 @@ int cmd_compare(int argc, char **argv)
 	if (read_sides(&c, dir, &pipe, sa, sb, &nread))
 		goto restore;
 	char md[PATH_MAX], csv[PATH_MAX], cjp[PATH_MAX], sub[512];
-	pathf(md, sizeof(md), "%s/compare.md", dir);
-	pathf(csv, sizeof(csv), "%s/compare.csv", dir);
-	pathf(cjp, sizeof(cjp), "%s/compare.json", dir);
+	errf(md, sizeof(md), "%s/compare.md", dir);
+	errf(csv, sizeof(csv), "%s/compare.csv", dir);
+	errf(cjp, sizeof(cjp), "%s/compare.json", dir);
 	printf("\n");
 	if (c.repeat > 1)
 		printf("%ld repeats: each figure the median, %s; the ratio the median of the "
@@ -1916,14 +1906,14 @@ int cmd_compare(int argc, char **argv)
 	else
 		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa[0].m.batch_size,
 			 sa[0].m.workers, gpus);
-	pathf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
+	errf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
-		pathf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
+		errf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
 	if (rename(tmp, final)) {
 		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
 		goto restore;
 	}
-	pathf(dir, sizeof(dir), "%s", final);
+	errf(dir, sizeof(dir), "%s", final);
 	printf("results: %s\n", final);
 	rc = EXIT_OK;
 restore:

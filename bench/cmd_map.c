@@ -45,18 +45,6 @@
 
 extern char **environ;
 
-/* snprintf for messages and paths built from bounded parts: the output is
- * cut at n (paths cannot be: the folder's length is checked once). */
-__attribute__((format(printf, 3, 4)))
-static int fmt_to(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 enum map_tool { TOOL_AUTO, TOOL_PERF, TOOL_CALLGRIND };
 
 struct map_cfg {
@@ -165,7 +153,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 	}
 	if (c->perf_ctl) {
 		char ctl[PATH_MAX], *comma;
-		fmt_to(ctl, sizeof(ctl), "%s", c->perf_ctl);
+		errf(ctl, sizeof(ctl), "%s", c->perf_ctl);
 		comma = strchr(ctl, ',');
 		if (!comma) {
 			error("--perf-ctl: expected CTL,ACK");
@@ -299,7 +287,7 @@ struct op_map {
 static void add_cost(struct op_map *m, const char *lib, const char *fn_in, double count)
 {
 	char fn[192];
-	fmt_to(fn, sizeof(fn), "%s", fn_in);
+	errf(fn, sizeof(fn), "%s", fn_in);
 	char *dot = fn[0] != '.' ? strchr(fn, '.') : NULL;
 	if (dot && strncmp(fn, "0x", 2))
 		*dot = 0;
@@ -317,8 +305,8 @@ static void add_cost(struct op_map *m, const char *lib, const char *fn_in, doubl
 		m->cap = cap;
 	}
 	struct fn_cost *e = &m->f[m->n++];
-	fmt_to(e->lib, sizeof(e->lib), "%s", lib);
-	fmt_to(e->fn, sizeof(e->fn), "%s", fn);
+	errf(e->lib, sizeof(e->lib), "%s", lib);
+	errf(e->fn, sizeof(e->fn), "%s", fn);
 	e->count = count;
 }
 
@@ -413,7 +401,7 @@ static int parse_callgrind(const char *path, struct op_map *m, char *err, size_t
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		fmt_to(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	struct strtab obs = { 0 }, fns = { 0 }, files = { 0 };
@@ -539,7 +527,7 @@ static int parse_callgrind(const char *path, struct op_map *m, char *err, size_t
 		}
 	}
 	if (iIr < 0) {
-		fmt_to(err, errlen, "'%s': no Ir event (not a callgrind profile?)", path);
+		errf(err, errlen, "'%s': no Ir event (not a callgrind profile?)", path);
 		goto out;
 	}
 	for (size_t i = 0; i < ne; i++) {
@@ -557,10 +545,10 @@ static int parse_callgrind(const char *path, struct op_map *m, char *err, size_t
 	rc = 0;
 	goto out;
 bad:
-	fmt_to(err, errlen, "'%s':%d: cannot read this callgrind line", path, lineno);
+	errf(err, errlen, "'%s':%d: cannot read this callgrind line", path, lineno);
 	goto out;
 nomem:
-	fmt_to(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 out:
 	free(line);
 	free(e);
@@ -601,10 +589,10 @@ static int find_in_path(const char *prog, char *out, size_t n)
 	if (!path)
 		path = "/usr/bin:/bin";
 	char buf[4096];
-	fmt_to(buf, sizeof(buf), "%s", path);
+	errf(buf, sizeof(buf), "%s", path);
 	char *save = NULL;
 	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		fmt_to(out, n, "%s/%s", d, prog);
+		errf(out, n, "%s/%s", d, prog);
 		if (!access(out, X_OK))
 			return 0;
 	}
@@ -646,12 +634,12 @@ static void log_tail(const char *log, char *out, size_t n)
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (line[0])
-			fmt_to(keep[k++ % 3], sizeof(keep[0]), "%s", line);
+			errf(keep[k++ % 3], sizeof(keep[0]), "%s", line);
 	}
 	fclose(f);
 	size_t len = 0;
 	for (int i = k > 3 ? k - 3 : 0; i < k && len < n; i++)
-		len += (size_t)fmt_to(out + len, n - len, "%s%s", len ? " | " : "", keep[i % 3]);
+		len += (size_t)errf(out + len, n - len, "%s%s", len ? " | " : "", keep[i % 3]);
 }
 
 /* ---- stand-ins for stripped libraries ------------------------------------*/
@@ -696,10 +684,10 @@ static int elf_has_names(const char *path)
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(name, "GNU", 4) && nh->n_descsz >= 2 && nh->n_descsz <= 64) {
 				char dbg[256];
-				int l = fmt_to(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", desc[0]);
+				int l = errf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", desc[0]);
 				for (unsigned k = 1; k < nh->n_descsz; k++)
-					l += fmt_to(dbg + l, sizeof(dbg) - (size_t)l, "%02x", desc[k]);
-				fmt_to(dbg + l, sizeof(dbg) - (size_t)l, ".debug");
+					l += errf(dbg + l, sizeof(dbg) - (size_t)l, "%02x", desc[k]);
+				errf(dbg + l, sizeof(dbg) - (size_t)l, ".debug");
 				if (!access(dbg, R_OK))
 					named = 1;
 			}
@@ -731,17 +719,17 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	const char *so = strstr(b, ".so");
 	if (!so)
 		return 0;
-	fmt_to(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
+	errf(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
 	if (access(ar, R_OK))
 		return 0;
 	if (find_in_path("cc", cc, sizeof(cc))) {
-		fmt_to(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
+		errf(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
 		return -1;
 	}
-	fmt_to(tmp, sizeof(tmp), "%s/.objdump", dir);
+	errf(tmp, sizeof(tmp), "%s/.objdump", dir);
 	char *od[] = { "objdump", "-p", real, NULL };
 	if (capture(od, tmp)) {
-		fmt_to(note, notelen, "objdump failed on '%s'", real);
+		errf(note, notelen, "objdump failed on '%s'", real);
 		return -1;
 	}
 	FILE *f = fopen(tmp, "r");
@@ -751,17 +739,17 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	while (f && fgets(line, sizeof(line), f)) {
 		char v[256];
 		if (sscanf(line, " SONAME %255s", v) == 1)
-			fmt_to(soname, sonlen, "%s", v);
+			errf(soname, sonlen, "%s", v);
 		else if (sscanf(line, " NEEDED %127s", v) == 1 && nneeded < 16)
-			fmt_to(needed[nneeded++], sizeof(needed[0]), "%s", v);
+			errf(needed[nneeded++], sizeof(needed[0]), "%s", v);
 	}
 	if (f)
 		fclose(f);
 	if (!soname[0])
-		fmt_to(soname, sonlen, "%s", b);
+		errf(soname, sonlen, "%s", b);
 	char *nm[] = { "nm", "-D", "--defined-only", "--with-symbol-versions", real, NULL };
 	if (capture(nm, tmp)) {
-		fmt_to(note, notelen, "nm failed on '%s'", real);
+		errf(note, notelen, "nm failed on '%s'", real);
 		return -1;
 	}
 	/* version script: each version node with its symbols */
@@ -788,7 +776,7 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 		if (i == nver) {
 			if (nver == 64)
 				continue;
-			fmt_to(ver[nver].name, sizeof(ver[0].name), "%s", v);
+			errf(ver[nver].name, sizeof(ver[0].name), "%s", v);
 			ver[nver].syms = NULL;
 			ver[nver].len = 0;
 			nver++;
@@ -802,10 +790,10 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	}
 	if (f)
 		fclose(f);
-	fmt_to(vs, sizeof(vs), "%s/.%s.map", dir, soname);
+	errf(vs, sizeof(vs), "%s/.%s.map", dir, soname);
 	f = fopen(vs, "w");
 	if (!f) {
-		fmt_to(note, notelen, "cannot write '%s': %s", vs, strerror(errno));
+		errf(note, notelen, "cannot write '%s': %s", vs, strerror(errno));
 		return -1;
 	}
 	if (!nver)
@@ -818,10 +806,10 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	fclose(f);
 	/* objects of a static archive may be position-dependent about libc's
 	 * standard streams: give the library its own copies */
-	fmt_to(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
+	errf(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
 	f = fopen(shim, "w");
 	if (!f) {
-		fmt_to(note, notelen, "cannot write '%s': %s", shim, strerror(errno));
+		errf(note, notelen, "cannot write '%s': %s", shim, strerror(errno));
 		return -1;
 	}
 	fputs("#include <dlfcn.h>\n#include <stdio.h>\n#undef stdin\n#undef stdout\n#undef stderr\n"
@@ -832,10 +820,10 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	      "\tif ((p = dlsym(RTLD_DEFAULT, \"stdout\"))) stdout = *p;\n"
 	      "\tif ((p = dlsym(RTLD_DEFAULT, \"stderr\"))) stderr = *p;\n}\n", f);
 	fclose(f);
-	fmt_to(out, sizeof(out), "%s/%s", dir, soname);
+	errf(out, sizeof(out), "%s/%s", dir, soname);
 	char sonameopt[300], vsopt[PATH_MAX + 100];
-	fmt_to(sonameopt, sizeof(sonameopt), "-Wl,-soname,%s", soname);
-	fmt_to(vsopt, sizeof(vsopt), "-Wl,--version-script=%s", vs);
+	errf(sonameopt, sizeof(sonameopt), "-Wl,-soname,%s", soname);
+	errf(vsopt, sizeof(vsopt), "-Wl,--version-script=%s", vs);
 	char *argv[48];
 	char libs[16][140];
 	int a = 0;
@@ -854,19 +842,19 @@ static int build_standin(const char *lib, const char *dir, char *soname, size_t 
 	argv[a++] = ar;
 	argv[a++] = "-Wl,--no-whole-archive";
 	for (int i = 0; i < nneeded; i++) {
-		fmt_to(libs[i], sizeof(libs[i]), "-l:%s", needed[i]);
+		errf(libs[i], sizeof(libs[i]), "-l:%s", needed[i]);
 		argv[a++] = libs[i];
 	}
 	argv[a++] = "-ldl";
 	argv[a] = NULL;
-	fmt_to(tmp, sizeof(tmp), "%s/.%s.log", dir, soname);
+	errf(tmp, sizeof(tmp), "%s/.%s.log", dir, soname);
 	if (run_logged(argv, NULL, tmp)) {
 		char why[400];
 		log_tail(tmp, why, sizeof(why));
-		fmt_to(note, notelen, "cannot link a stand-in for %s from '%s': %s", soname, ar, why);
+		errf(note, notelen, "cannot link a stand-in for %s from '%s': %s", soname, ar, why);
 		return -1;
 	}
-	fmt_to(note, notelen, "%s: stripped; the map used a stand-in linked from '%s'", soname, ar);
+	errf(note, notelen, "%s: stripped; the map used a stand-in linked from '%s'", soname, ar);
 	return 1;
 }
 
@@ -885,7 +873,7 @@ static int loaded_lib_path(const char *name, char *out, size_t n)
 			continue;
 		path[strcspn(path, "\n")] = 0;
 		if (!strcmp(base_name(path), name)) {
-			fmt_to(out, n, "%s", path);
+			errf(out, n, "%s", path);
 			rc = 0;
 		}
 	}
@@ -903,7 +891,7 @@ static int write_jpeg(const char *path, int w, int h, char *err, size_t errlen)
 	int rc = -1;
 	tjhandle tj = tjInitCompress();
 	if (!rgb || !tj) {
-		fmt_to(err, errlen, "cannot generate the image: out of memory");
+		errf(err, errlen, "cannot generate the image: out of memory");
 		goto out;
 	}
 	uint32_t x = 2463534242u;
@@ -927,12 +915,12 @@ static int write_jpeg(const char *path, int w, int h, char *err, size_t errlen)
 			p[2] = (unsigned char)(fmin(fmax(b, 0), 1) * 255);
 		}
 	if (tjCompress2(tj, rgb, w, 0, h, TJPF_RGB, &jpg, &jsize, TJSAMP_420, 90, 0)) {
-		fmt_to(err, errlen, "cannot generate the image: %s", tjGetErrorStr2(tj));
+		errf(err, errlen, "cannot generate the image: %s", tjGetErrorStr2(tj));
 		goto out;
 	}
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(jpg, 1, jsize, f) != jsize || fclose(f)) {
-		fmt_to(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -951,15 +939,15 @@ static int make_out_dir(const struct map_cfg *c, const char *pipe_name, char *di
 			char *err, size_t errlen)
 {
 	if (c->out) {
-		fmt_to(dir, n, "%s", c->out);
+		errf(dir, n, "%s", c->out);
 		if (mkdir(dir, 0755) && errno != EEXIST) {
-			fmt_to(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 			return -1;
 		}
 		char probe[PATH_MAX + 16];
-		fmt_to(probe, sizeof(probe), "%s/map.csv", dir);
+		errf(probe, sizeof(probe), "%s/map.csv", dir);
 		if (!access(probe, F_OK)) {
-			fmt_to(err, errlen, "'%s' holds a map already: results are never overwritten", dir);
+			errf(err, errlen, "'%s' holds a map already: results are never overwritten", dir);
 			return -1;
 		}
 		return 0;
@@ -967,20 +955,20 @@ static int make_out_dir(const struct map_cfg *c, const char *pipe_name, char *di
 	char name[256];
 	results_dir_name(name, sizeof(name), "map", pipe_name);
 	if (mkdir("results", 0755) && errno != EEXIST) {
-		fmt_to(err, errlen, "cannot create 'results': %s", strerror(errno));
+		errf(err, errlen, "cannot create 'results': %s", strerror(errno));
 		return -1;
 	}
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
-			fmt_to(dir, n, "results/%s", name);
+			errf(dir, n, "results/%s", name);
 		else
-			fmt_to(dir, n, "results/%s-%d", name, k);
+			errf(dir, n, "results/%s-%d", name, k);
 		if (!mkdir(dir, 0755))
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	fmt_to(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -1036,7 +1024,7 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			 size_t errlen)
 {
 	char path[PATH_MAX + 32];
-	fmt_to(path, sizeof(path), "%s/map.csv", dir);
+	errf(path, sizeof(path), "%s/map.csv", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		goto fail;
@@ -1053,7 +1041,7 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 	if (fclose(f))
 		goto fail;
 
-	fmt_to(path, sizeof(path), "%s/ops.csv", dir);
+	errf(path, sizeof(path), "%s/ops.csv", dir);
 	if (!(f = fopen(path, "w")))
 		goto fail;
 	fprintf(f, "op,op_index,tool,calls,%s,%s_per_call,d1_misses_per_call,ll_misses_per_call,"
@@ -1102,7 +1090,7 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			}
 		}
 
-	fmt_to(path, sizeof(path), "%s/map.md", dir);
+	errf(path, sizeof(path), "%s/map.md", dir);
 	if (!(f = fopen(path, "w"))) {
 		free(sh);
 		goto fail;
@@ -1169,7 +1157,7 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 		goto fail;
 	return 0;
 fail:
-	fmt_to(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 	return -1;
 }
 
@@ -1196,17 +1184,17 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 	int a = 0;
 	free(m->f);
 	memset(m, 0, sizeof(*m));
-	fmt_to(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
+	errf(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
 	m->index = k;
-	fmt_to(repeat, sizeof(repeat), "%ld", c->repeat);
-	fmt_to(seconds, sizeof(seconds), "%g", c->seconds);
-	fmt_to(batch, sizeof(batch), "%ld", c->batch);
-	fmt_to(seed, sizeof(seed), "%llu", (unsigned long long)c->seed);
-	fmt_to(child, sizeof(child), "%d", k);
-	fmt_to(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
+	errf(repeat, sizeof(repeat), "%ld", c->repeat);
+	errf(seconds, sizeof(seconds), "%g", c->seconds);
+	errf(batch, sizeof(batch), "%ld", c->batch);
+	errf(seed, sizeof(seed), "%llu", (unsigned long long)c->seed);
+	errf(child, sizeof(child), "%d", k);
+	errf(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
 	if (r->tool == TOOL_CALLGRIND) {
-		fmt_to(prof, sizeof(prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
-		fmt_to(outopt, sizeof(outopt), "--callgrind-out-file=%s", prof);
+		errf(prof, sizeof(prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
+		errf(outopt, sizeof(outopt), "--callgrind-out-file=%s", prof);
 		argv[a++] = (char *)r->valgrind;
 		argv[a++] = "--tool=callgrind";
 		argv[a++] = "--collect-atstart=no";
@@ -1214,17 +1202,17 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 		if (c->cache_sim)
 			argv[a++] = "--cache-sim=yes";
 	} else {
-		fmt_to(prof, sizeof(prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
-		fmt_to(ctl, sizeof(ctl), "%s/.ctl.%d", r->dir, k);
-		fmt_to(ack, sizeof(ack), "%s/.ack.%d", r->dir, k);
+		errf(prof, sizeof(prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
+		errf(ctl, sizeof(ctl), "%s/.ctl.%d", r->dir, k);
+		errf(ack, sizeof(ack), "%s/.ack.%d", r->dir, k);
 		unlink(ctl);
 		unlink(ack);
 		if (mkfifo(ctl, 0600) || mkfifo(ack, 0600)) {
 			error("op '%s': cannot create '%s': %s", m->op, ctl, strerror(errno));
 			return;
 		}
-		fmt_to(ctlopt, sizeof(ctlopt), "--control=fifo:%s,%s", ctl, ack);
-		fmt_to(pctl, sizeof(pctl), "%s,%s", ctl, ack);
+		errf(ctlopt, sizeof(ctlopt), "--control=fifo:%s,%s", ctl, ack);
+		errf(pctl, sizeof(pctl), "%s,%s", ctl, ack);
 		argv[a++] = (char *)r->perf;
 		argv[a++] = "record";
 		argv[a++] = "-q";
@@ -1312,7 +1300,7 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 		}
 	} else {
 		char rep[PATH_MAX + 64];
-		fmt_to(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
+		errf(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
 		char *rv[] = { (char *)r->perf, "report", "-i", prof, "--stdio", "--no-children",
 			       "--sort", "dso,sym", "-n", "-q", "--percent-limit", "0", NULL };
 		FILE *rf = NULL;
@@ -1453,7 +1441,7 @@ int cmd_map(int argc, char **argv)
 		if (tj)
 			tjDestroy(tj);
 	} else {
-		fmt_to(image, sizeof(image), "%s/input_%dx%d.jpg", dir, iw, ih);
+		errf(image, sizeof(image), "%s/input_%dx%d.jpg", dir, iw, ih);
 		if (write_jpeg(image, iw, ih, err, sizeof(err))) {
 			error("%s", err);
 			status = EXIT_FAIL;
@@ -1461,7 +1449,7 @@ int cmd_map(int argc, char **argv)
 		}
 	}
 	if (tool == TOOL_PERF && !hw)
-		fmt_to(notes[nnotes++], 512, "perf sampled cpu-clock in user space: hardware cycles do not open here");
+		errf(notes[nnotes++], 512, "perf sampled cpu-clock in user space: hardware cycles do not open here");
 
 	struct map_run run = {
 		.cfg = &cfg, .p = &p, .tool = tool, .tool_name = tool_name, .unit = unit,
@@ -1469,8 +1457,8 @@ int cmd_map(int argc, char **argv)
 		.dir = dir, .image = image,
 	};
 	const char *old_ld = getenv("LD_LIBRARY_PATH");
-	fmt_to(run.standins, sizeof(run.standins), "%s/standins", dir);
-	fmt_to(run.ldpath, sizeof(run.ldpath), "LD_LIBRARY_PATH=%s%s%s", run.standins,
+	errf(run.standins, sizeof(run.standins), "%s/standins", dir);
+	errf(run.ldpath, sizeof(run.ldpath), "LD_LIBRARY_PATH=%s%s%s", run.standins,
 	       old_ld ? ":" : "", old_ld ? old_ld : "");
 	info("map: %s, %d ops, %s on '%s'", p.name, p.nops, tool_name, image);
 	for (int k = 0; k < p.nops; k++)
@@ -1491,7 +1479,7 @@ int cmd_map(int argc, char **argv)
 						seen = j;
 				if (seen < 0 && ndone < 16) {
 					char path[PATH_MAX], soname[256], note[512];
-					fmt_to(done[ndone++], sizeof(done[0]), "%s", e->lib);
+					errf(done[ndone++], sizeof(done[0]), "%s", e->lib);
 					if (loaded_lib_path(e->lib, path, sizeof(path)) || elf_has_names(path))
 						continue;
 					if (mkdir(run.standins, 0755) && errno != EEXIST)
@@ -1499,7 +1487,7 @@ int cmd_map(int argc, char **argv)
 					int rc = build_standin(path, run.standins, soname, sizeof(soname), note,
 							       sizeof(note));
 					if (rc && nnotes < 16)
-						fmt_to(notes[nnotes++], 512, "%s", note);
+						errf(notes[nnotes++], 512, "%s", note);
 					if (rc > 0)
 						built++;
 				}
@@ -1524,7 +1512,7 @@ int cmd_map(int argc, char **argv)
 		goto out;
 	}
 	char md[PATH_MAX + 16];
-	fmt_to(md, sizeof(md), "%s/map.md", dir);
+	errf(md, sizeof(md), "%s/map.md", dir);
 	FILE *f = fopen(md, "r");
 	char buf[4096];
 	size_t got;

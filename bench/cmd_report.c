@@ -30,17 +30,6 @@
 #include "stats.h"
 #include "trace.h"
 
-/* snprintf for paths: a too long path is cut (and then not found) */
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 static int file_exists(const char *path)
 {
 	struct stat st;
@@ -213,9 +202,9 @@ void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char
 	const char *base = r->part >= 0 && (size_t)r->part < s->nparts ? s->parts[r->part].dir : s->dir;
 
 	if (r->run_dir[0] == '/')
-		pathf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
+		errf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
 	else
-		pathf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
+		errf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
 }
 
 /* Appends the runs of the sweep folder dir as part s->nparts. */
@@ -239,7 +228,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		const char *slash = strrchr(pt->dir, '/');
 		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
 	}
-	pathf(path, sizeof(path), "%s/sweep.json", pt->dir);
+	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
 	pt->doc = json_load_file(path, 0, &je);
 	if (!pt->doc) {
 		if (!file_exists(path))
@@ -510,7 +499,7 @@ static double agg_op(const struct sweep_config *a, const char *op, size_t off)
 static int is_top(const char *dir)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s/plots/common.gp", dir);
+	errf(p, sizeof(p), "%s/plots/common.gp", dir);
 	return file_exists(p);
 }
 
@@ -560,10 +549,10 @@ static int has_magic(const char *path, const char *magic, size_t n, size_t withi
 static int figure_ok(const char *out)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s.png", out);
+	errf(p, sizeof(p), "%s.png", out);
 	if (!has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
 		return 0;
-	pathf(p, sizeof(p), "%s.svg", out);
+	errf(p, sizeof(p), "%s.svg", out);
 	return has_magic(p, "<svg", 4, 1024);
 }
 
@@ -575,9 +564,9 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
 	char p[4096];
 	const char *args[] = { data, out, arg3 ? arg3 : "", NULL };
 
-	pathf(p, sizeof(p), "%s.png", out);
+	errf(p, sizeof(p), "%s.png", out);
 	unlink(p);
-	pathf(p, sizeof(p), "%s.svg", out);
+	errf(p, sizeof(p), "%s.svg", out);
 	unlink(p);
 	if (plot_run(top, script, args, log, why, whylen))
 		return -1;
@@ -1077,11 +1066,11 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	int series = 0, rc = -1;
 
-	pathf(p, sizeof(p), "%s/batches.csv", datadir);
+	errf(p, sizeof(p), "%s/batches.csv", datadir);
 	fb = fopen(p, "w");
-	pathf(p, sizeof(p), "%s/preproc_box.csv", datadir);
+	errf(p, sizeof(p), "%s/preproc_box.csv", datadir);
 	fx = fopen(p, "w");
-	pathf(p, sizeof(p), "%s/percentiles.csv", datadir);
+	errf(p, sizeof(p), "%s/percentiles.csv", datadir);
 	fp = fopen(p, "w");
 	if (!fb || !fx || !fp) {
 		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
@@ -1275,7 +1264,7 @@ static int draw_run_figures(const struct sweep *s, const char *top, const char *
 	f = fig_add(st, max, nst, "table2_op_cdf");
 	{
 		long i = report_table2_row(s->rows, s->nrows, 0);
-		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
+		errf(p, sizeof(p), "%s/op_cdf.csv", datadir);
 		if (i < 0)
 			snprintf(f->why, sizeof(f->why), "no run finished");
 		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
@@ -1297,7 +1286,7 @@ static int draw_run_figures(const struct sweep *s, const char *top, const char *
 	};
 	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
 		f = fig_add(st, max, nst, per_cfg[k].name);
-		pathf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
+		errf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
 		if (!ncfg)
 			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
 		else
@@ -1328,7 +1317,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	fh = fopen(log, "w");
 	if (fh)
 		fclose(fh);
@@ -1337,7 +1326,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		goto out;
 
 	/* against workers, against batch size */
-	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
+	errf(p, sizeof(p), "%s/vs_workers.csv", datadir);
 	fh = fopen(p, "w");
 	if (!fh) {
 		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
@@ -1350,7 +1339,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		errf(err, errlen, "cannot write '%s'", p);
 		goto out;
 	}
-	pathf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
+	errf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
 	fh = fopen(p2, "w");
 	if (!fh) {
 		errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1397,7 +1386,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			snprintf(f->why, sizeof(f->why), "no batch size and GPU count finished with "
 				 "two policies");
 		} else {
-			pathf(p2, sizeof(p2), "%s/policies.csv", datadir);
+			errf(p2, sizeof(p2), "%s/policies.csv", datadir);
 			fh = fopen(p2, "w");
 			if (!fh) {
 				errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1431,7 +1420,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			if (series == best_w && !cnt++)
 				from = i;
 		}
-		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
+		errf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
 		fh = fopen(p2, "w");
 		if (!fh) {
 			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1455,7 +1444,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			snprintf(f->why, sizeof(f->why), "%s", no_w);
 			continue;
 		}
-		pathf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
+		errf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
 		fh = fopen(p2, "w");
 		if (!fh) {
 			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1490,7 +1479,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 				 "was not found");
 			continue;
 		}
-		pathf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
+		errf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
 		draw(top, figdir, log, f, paper[k].script, p, paper[k].arg3);
 	}
 	rc = 0;
@@ -1820,8 +1809,8 @@ static int doc_begin(struct doc *d, const char *title_lead, char *err, size_t er
 	const char *slash = strrchr(d->dir, '/');
 	char title[512];
 
-	pathf(d->mdt, sizeof(d->mdt), "%s/.report.md.tmp", d->dir);
-	pathf(d->htt, sizeof(d->htt), "%s/.report.html.tmp", d->dir);
+	errf(d->mdt, sizeof(d->mdt), "%s/.report.md.tmp", d->dir);
+	errf(d->htt, sizeof(d->htt), "%s/.report.html.tmp", d->dir);
 	d->md = fopen(d->mdt, "w");
 	d->html = fopen(d->htt, "w");
 	if (!d->md || !d->html) {
@@ -1853,12 +1842,12 @@ static int doc_end(struct doc *d, int ok, char *err, size_t errlen)
 	d->md = d->html = NULL;
 	if (ok && bad)
 		errf(err, errlen, "cannot write the report in '%s'", d->dir);
-	pathf(path, sizeof(path), "%s/report.md", d->dir);
+	errf(path, sizeof(path), "%s/report.md", d->dir);
 	if (!bad && rename(d->mdt, path)) {
 		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		bad = 1;
 	}
-	pathf(path, sizeof(path), "%s/report.html", d->dir);
+	errf(path, sizeof(path), "%s/report.html", d->dir);
 	if (!bad && rename(d->htt, path)) {
 		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		bad = 1;
@@ -2080,7 +2069,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 			       s->parts[r->part].dir);
 			continue;
 		}
-		pathf(log, sizeof(log), "%s/logs/%s.log", s->parts[r->part].dir, r->tag);
+		errf(log, sizeof(log), "%s/logs/%s.log", s->parts[r->part].dir, r->tag);
 		last_line(log, line, sizeof(line));
 		doc_li(d, "%s: %s, exit code %d%s%s (log: %s).", r->tag, r->status, r->exit_code,
 		       line[0] ? ": " : "", line, log);
@@ -2792,13 +2781,13 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 		errf(err, errlen, "out of memory");
 		goto out;
 	}
-	pathf(figdir, sizeof(figdir), "%s/figures", s->dir);
-	pathf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
+	errf(figdir, sizeof(figdir), "%s/figures", s->dir);
+	errf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
 	if (mkdir_p(datadir, 0777)) {
 		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;
 
@@ -2848,7 +2837,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 {
 	char path[4096], real[PATH_MAX];
 	json_error_t je;
-	pathf(path, sizeof(path), "%s/summary.json", dir);
+	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = json_load_file(path, 0, &je);
 	if (!j) {
 		if (!file_exists(path))
@@ -2911,7 +2900,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	if (!out || !(out[0] = strdup(dir)))
 		return out;
 	*n = 1;
-	pathf(path, sizeof(path), "%s/summary.json", dir);
+	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = json_load_file(path, 0, NULL);
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
 	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
@@ -2954,7 +2943,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 		for (int i = at, step = k >= k0 ? 1 : -1; i >= 0 && i < ne; i += step) {
 			size_t l = strlen(ents[i]->d_name);
 			if (l > sl && !strcmp(ents[i]->d_name + l - sl, suffix)) {
-				pathf(path, sizeof(path), "%s/%s", parent, ents[i]->d_name);
+				errf(path, sizeof(path), "%s/%s", parent, ents[i]->d_name);
 				v[k - 1] = strdup(path);
 				break;
 			}
@@ -3039,10 +3028,10 @@ out:
 static int is_run_dir(const char *dir)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s/sweep.json", dir);
+	errf(p, sizeof(p), "%s/sweep.json", dir);
 	if (file_exists(p))
 		return 0;
-	pathf(p, sizeof(p), "%s/summary.json", dir);
+	errf(p, sizeof(p), "%s/summary.json", dir);
 	return file_exists(p);
 }
 
@@ -3244,9 +3233,9 @@ int cmd_plots(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
-		pathf(figdir, sizeof(figdir), "%s/figures", s.dir);
-		pathf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
-		pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+		errf(figdir, sizeof(figdir), "%s/figures", s.dir);
+		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
+		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 		if (mkdir_p(datadir, 0777)) {
 			error("cannot create '%s': %s", datadir, strerror(errno));
 			rc = -1;

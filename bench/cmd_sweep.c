@@ -89,17 +89,6 @@ static const char description[] =
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
 
-/* snprintf for paths and messages with paths: a too long one is cut */
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- the page cache -----------------------------------------------------*/
 
 double sweep_page_cache(const struct dataset *d, int drop)
@@ -307,7 +296,7 @@ static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) < 0 ||
 	    rename(tmp, path) < 0) {
-		pathf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
 		return -1;
 	}
@@ -338,25 +327,25 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 				continue;
 			p[i] = 0;
 			if (mkdir(p, 0777) && errno != EEXIST) {
-				pathf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 				return -1;
 			}
 			p[i] = out[i];
 		}
 	}
 	results_dir_name(name, sizeof(name), "sweep", tag);
-	pathf(base, sizeof(base), "%s/%s", out, name);
+	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
 			snprintf(dir, n, "%s", base);
 		else
-			pathf(dir, n, "%s-%d", base, k);
+			errf(dir, n, "%s-%d", base, k);
 		if (mkdir(dir, 0777) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	pathf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -457,8 +446,8 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	int st = 0, rc, fd;
 	pid_t pid;
 
-	pathf(runs, sizeof(runs), "%s/runs", dir);
-	pathf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
+	errf(runs, sizeof(runs), "%s/runs", dir);
+	errf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
 	snprintf(out, sizeof(out), "%s", runs);
 	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
 	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
@@ -602,7 +591,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 			continue;
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
-		pathf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
+		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
 		json_t *sum = json_load_file(sp, 0, NULL);
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
@@ -785,7 +774,7 @@ static int lock_dir(const char *dir)
 	char path[PATH_MAX];
 	int fd;
 
-	pathf(path, sizeof(path), "%s/.lock", dir);
+	errf(path, sizeof(path), "%s/.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;

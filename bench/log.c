@@ -53,13 +53,14 @@ void die(const char *fmt, ...)
 	exit(2);
 }
 
-void errf(char *err, size_t errlen, const char *fmt, ...)
+int errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
+	if (!err)
+		errlen = 0;	/* vsnprintf(NULL, 0, ...) only counts */
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	int r = vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	return r;
 }
