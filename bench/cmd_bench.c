@@ -24,6 +24,7 @@
 #include "imagefolder.h"
 #include "kernels.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "model.h"
 #include "noise.h"
@@ -520,20 +521,15 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 	for (int i = 0; args[i] && n < 62; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	pid_t pid = fork();
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = (char *const *)argv;
+	sp.out = sp.err = SPAWN_NULL;
+	pid_t pid = spawn_start(&sp);
 	if (pid < 0)
 		return NULL;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv("/proc/self/exe", (char *const *)argv);
-		_exit(127);
-	}
 	int st;
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+	if (spawn_wait(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		warn("bench: 'ppbench run' failed (%s ...)", args[0]);
 		return NULL;
 	}

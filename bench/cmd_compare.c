@@ -23,6 +23,7 @@
 #include "plot.h"
 #include "emit.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "metrics.h"
 #include "noise.h"
@@ -961,26 +962,19 @@ static int spawn(char *const argv[], int out_fd)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return 128 + stop_signal;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	static const int dfl[] = { SIGINT, SIGTERM, 0 };
+	struct spawn sp = SPAWN_INIT;
+	sp.argv = argv;
+	sp.in = SPAWN_NULL;
+	sp.out = out_fd >= 0 ? out_fd : SPAWN_KEEP;
+	sp.own_group = 1;
+	sp.dfl = dfl;
+	sp.mask = &old;
+	pid_t pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot start '%s': %s", argv[0], strerror(errno));
+		error("cannot run '%s': %s", argv[0], strerror(errno));
 		return 127;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (out_fd >= 0)
-			dup2(out_fd, 1);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv(argv[0], argv);
-		fprintf(stderr, "ppbench: error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	for (;;) {
@@ -996,9 +990,7 @@ static int spawn(char *const argv[], int out_fd)
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	return spawn_code(st);
 }
 
 /* spawn with stdout into a file (created) */

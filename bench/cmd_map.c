@@ -22,7 +22,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 #include "commands.h"
 #include "counters.h"
 #include "log.h"
+#include "subprocess.h"
 #include "options.h"
 #include "pipeline.h"
 #include "rng.h"
@@ -603,23 +603,20 @@ static int find_in_path(const char *prog, char *out, size_t n)
  * status, 128 + signal, or -1 when it cannot start. */
 static int run_logged(char *const *argv, char *const *envp, const char *log)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st, rc;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp ? envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		errno = rc;
+	struct spawn sp = SPAWN_INIT;
+	int st, fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -1;
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	sp.argv = argv;
+	sp.envp = envp;
+	sp.search = 1;
+	sp.in = SPAWN_NULL;
+	sp.out = sp.err = fd;
+	pid_t pid = spawn_start(&sp);
+	close(fd);
+	if (pid < 0 || spawn_wait(pid, &st) < 0)
+		return -1;
+	return spawn_code(st);
 }
 
 /* The last lines of a log, for an error message. */

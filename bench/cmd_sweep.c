@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "options.h"
 #include "report.h"
@@ -503,10 +503,24 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		ssize_t wr = write(fd, head, (size_t)hl);
 		(void)wr;   /* the log is a convenience: the run goes on */
 	}
-	fflush(NULL);
 	t0 = clock_now_ns();
-	pid_t sweep_pid = getpid();
-	pid = fork();
+	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.in = SPAWN_NULL;
+	if (fd >= 0)
+		sp.out = sp.err = fd;
+	/* its own process group: a terminal's ^C reaches the sweep, which
+	 * passes it on once (the run would take a second one as the same) */
+	sp.own_group = 1;
+	sp.dfl = dfl;
+	/* the run dies with the sweep (SIGKILL included): a run nobody
+	 * records would only be run again by --resume. SIGTERM, so it
+	 * still keeps what it measured. */
+	sp.deathsig = SIGTERM;
+	sp.mask = &old;
+	pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		error("cannot start a run: %s", strerror(errno));
@@ -515,32 +529,6 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		free(argv);
 		free_list(before, nbefore);
 		return -1;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		/* its own process group: a terminal's ^C reaches the sweep, which
-		 * passes it on once (the run would take a second one as the same) */
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		/* the run dies with the sweep (SIGKILL included): a run nobody
-		 * records would only be run again by --resume. SIGTERM, so it
-		 * still keeps what it measured; the check after it covers a sweep
-		 * that died before the prctl. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != sweep_pid)
-			_exit(128 + SIGTERM);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
-		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd >= 0)
@@ -572,12 +560,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		nanosleep(&ts, NULL);
 	}
 	double wall = (double)(clock_now_ns() - t0) / 1e9;
-	if (st == -1)
-		rc = -1;
-	else if (WIFEXITED(st))
-		rc = WEXITSTATUS(st);
-	else
-		rc = 128 + WTERMSIG(st);
+	rc = st == -1 ? -1 : spawn_code(st);
 
 	/* the new run folder */
 	const char *status = RUN_FAILED;
@@ -657,7 +640,7 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	size_t k = 0;
 	ssize_t got;
 
-	if (!argv || pipe(pfd)) {
+	if (!argv || pipe2(pfd, O_CLOEXEC)) {
 		free(argv);
 		return 0;
 	}
@@ -666,17 +649,12 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = args[i];
 	argv[k++] = "--help";
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		close(pfd[0]);
-		if (nul >= 0)
-			dup2(nul, 1);
-		dup2(pfd[1], 2);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.out = SPAWN_NULL;
+	sp.err = pfd[1];
+	pid = spawn_start(&sp);
 	close(pfd[1]);
 	free(argv);
 	if (pid < 0) {
@@ -687,8 +665,8 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	close(pfd[0]);
 	err[got > 0 ? got : 0] = 0;
 	err[strcspn(err, "\n")] = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (spawn_wait(pid, &st) < 0)
+		return 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE ? -1 : 0;
 }
 
