@@ -2866,7 +2866,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	r->batch = jint(j, "batch_size", 0);
 	r->gpus = jint(j, "gpus", 0);
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
-	snprintf(r->run_dir, sizeof(r->run_dir), "%s", real);
+	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
 	if (!s->cpus)
 		s->cpus = (int)jnum(j, "machine.cpus_usable");
 	if (*sum) {
@@ -2910,7 +2910,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	slash = strrchr(parent, '/');
 	const char *me = slash ? slash + 1 : parent;
 	char mine[512];
-	snprintf(mine, sizeof(mine), "%s", me);
+	errf(mine, sizeof(mine), "%s", me);
 	if (slash)
 		parent[slash - parent] = 0;
 	else
