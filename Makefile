@@ -174,5 +174,14 @@ fuzz: $(patsubst %,build/afl/fuzz/fuzz_%,$(FUZZ_HARNESS))
 fixtures:
 	for s in scripts/fixtures_*.py; do /usr/bin/python3 $$s || exit 1; done
 
+# make install [PREFIX=/usr/local] [DESTDIR=]: bin/ppbench, its files under
+# lib/ppbench, a man page per command (from each --help), bash completion
+PREFIX ?= /usr/local
+.PHONY: install man
+install: bench/ppbench
+	scripts/install.sh bench/ppbench "$(PREFIX)" "$(DESTDIR)"
+man: bench/ppbench
+	scripts/gen-man.sh bench/ppbench build/man
+
 clean:
 	rm -rf build bench/ppbench

@@ -853,6 +853,7 @@ int cmd_bench(int argc, char **argv)
 	noise_read(&after, &cp);
 	struct noise nz;
 	noise_between(&before, &after, &cp, &nz);
+	fflush(stdout);   /* the warning after the figures, not inside a line of them */
 	noise_warn(&nz, "the benchmark");
 	int rc2 = bench_write(&res, &c, &d, n, &nz, argc, argv, tmpdir, err, sizeof(err));
 	if (!rc2)

@@ -46,7 +46,9 @@ static const struct opt sweep_opts[] = {
 	  "worker counts, e.g. \"8 12 16\"; \"gpus\": workers = GPUs (the paper's grid)",
 	  .choices = NULL },
 	{ "batch", 'b', OPT_LIST, O(batch), "32 128", "LIST", "batch sizes", .choices = NULL },
-	{ "gpus", 'g', OPT_LIST, O(gpus), "1", "LIST", "simulated GPU counts", .choices = NULL },
+	{ "gpus", 'g', OPT_LIST, O(gpus), "2", "LIST",
+	  "simulated GPU counts (the default is run's: a sweep's default configurations are "
+	  "runs with their defaults)", .choices = NULL },
 	{ "policy", 0, OPT_LIST, O(policy), "torch", "LIST",
 	  "loader policies compared, e.g. \"torch speedy shared-queue\" (see ppbench run --policy)",
 	  .choices = NULL },

@@ -58,3 +58,8 @@ check_cli "sweep --help documents --no-NAME (--no-report)" 0 '--no-NAME .*the sa
 mkdir -p "$TMP/conv_ds/a"
 cp "$top"/tests/fixtures/decode/*.jpg "$TMP/conv_ds/a/" 2>/dev/null
 check_cli "describe prints sizes in KiB/MiB" 0 'file size \(KiB = 1024 B\)' -- dataset describe "$TMP/conv_ds"
+# defaults agree: run and sweep simulate the same number of GPUs
+rg=$("$PPBENCH" run --help | sed -n 's/.*--gpus G .*(default: \([0-9]*\)).*/\1/p')
+sg=$("$PPBENCH" sweep --help | sed -n 's/.*--gpus LIST .*(default: \([0-9 ]*\)).*/\1/p')
+if [ -n "$rg" ] && [ "$rg" = "$sg" ]; then echo "ok - run and sweep default to the same GPUs ($rg)"
+else echo "not ok - run ($rg) and sweep ($sg) default to the same GPUs"; fi

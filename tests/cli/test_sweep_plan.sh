@@ -14,12 +14,12 @@ printf 'synth w=32 h=32\nto_tensor\ncollate\n' >"$TMP/small.pipe"
 printf 'synth w=1024 h=1024\nto_tensor\ncollate\n' >"$TMP/huge.pipe"
 
 check_cli "dry run: one line per configuration, fits, images, time" 0 \
-	'^  w2-b8-g1 +memory +[0-9.]+ [KMG]iB +fits +400 images +about [0-9]+ s$' -- \
+	'^  w2-b8-g2 +memory +[0-9.]+ [KMG]iB +fits +400 images +about [0-9]+ s$' -- \
 	sweep --data "$ds" --pipeline "$TMP/small.pipe" --workers "1 2" --batch "4 8" \
 	--dry-run --out "$out" --gpu-step 0
 out_txt=$("$PPBENCH" sweep --data "$ds" --pipeline "$TMP/small.pipe" --workers "1 2" \
 	--batch "4 8" --dry-run --out "$out" --gpu-step 0 2>&1)
-n=$(printf '%s\n' "$out_txt" | grep -c '^  w[0-9]*-b[0-9]*-g1 ')
+n=$(printf '%s\n' "$out_txt" | grep -c '^  w[0-9]*-b[0-9]*-g2 ')
 if [ "$n" -eq 4 ]; then echo "ok - four configuration lines"; else echo "not ok - four configuration lines: $n"; fi
 if printf '%s\n' "$out_txt" | grep -Eq '^total: 4 of 4 configurations fit in .*: 1600 images, about'; then
 	echo "ok - the total line"; else echo "not ok - the total line"; printf '%s\n' "$out_txt" | sed 's/^/#   /'; fi
@@ -30,7 +30,7 @@ else echo "not ok - a dry run makes no sweep folder"; fi
 
 # a configuration that cannot fit: named, with the nearest change
 check_cli "dry run: what does not fit, and the nearest change" 0 \
-	'w64-b400-g1 +memory .* DOES NOT FIT \(.* available\); nearest: --batch [0-9]+ \(.*\): per-batch figures' -- \
+	'w64-b400-g2 +memory .* DOES NOT FIT \(.* available\); nearest: --batch [0-9]+ \(.*\): per-batch figures' -- \
 	sweep --data "$ds" --pipeline "$TMP/huge.pipe" --workers 64 --batch 400 --epochs 200 \
 	--dry-run --out "$out"
 check_cli "a sweep refuses it up front (exit 2), nothing ran" 2 \

@@ -14,7 +14,7 @@ out=$TMP/sweep_policy_out
 mkdir -p "$ds/c0" "$ds/c1"
 for i in $(seq 10 25); do : >"$ds/c0/x$i.jpg"; : >"$ds/c1/y$i.jpg"; done
 base=(--data "$ds" --out "$out" --pipeline "$top/tests/fixtures/pipelines/slow_samples.pipe"
-      --batch 4 --gpu-step 5ms --epochs 1 --trace off --warm)
+      --batch 4 --gpus 1 --gpu-step 5ms --epochs 1 --trace off --warm)
 
 check_cli "--policy: an unknown policy is refused" 2 "policy" -- \
 	sweep "${base[@]}" --workers 1 --policy "torch fifo"
