@@ -376,21 +376,6 @@ static void drop_dataset_pages(const struct ctx *c)
 	}
 }
 
-/* MemAvailable of /proc/meminfo in bytes (0 if unknown). */
-static uint64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	uint64_t kb = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
-}
-
 /* ---- one sample --------------------------------------------------------------*/
 
 /* The whole file into b; *n its size. -1 with s->err set. */
@@ -851,7 +836,7 @@ static void progress(const struct ctx *c, const struct strategy *sg)
 /* The cache holds the split's output; refuse one that would not fit. */
 static int cache_fits(const struct ctx *c, uint64_t need, char *why, size_t n)
 {
-	uint64_t avail = mem_available();
+	uint64_t avail = machine_memory_available();
 	if (avail && need > avail / 2) {
 		snprintf(why, n, "needs %.0f MB, over half of the %.0f MB available", need / 1e6,
 			 avail / 1e6);

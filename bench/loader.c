@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "machine.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "rng.h"
@@ -104,37 +105,6 @@ static void drain(int fd)
 }
 
 /* ---- plan ------------------------------------------------------------- */
-
-static uint64_t meminfo_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long kb = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	uint64_t avail = (uint64_t)kb * 1024;
-	/* a cgroup limit (v2, then v1) can be lower than what the host has */
-	static const char *const lim[][2] = {
-		{ "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current" },
-		{ "/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes" },
-	};
-	for (int i = 0; i < 2; i++) {
-		unsigned long long max = 0, cur = 0;
-		FILE *a = fopen(lim[i][0], "r"), *b = fopen(lim[i][1], "r");
-		int ok = a && b && fscanf(a, "%llu", &max) == 1 && fscanf(b, "%llu", &cur) == 1;
-		if (a)
-			fclose(a);
-		if (b)
-			fclose(b);
-		if (ok && max < (1ull << 60) && max > cur && max - cur < avail)
-			avail = max - cur;
-	}
-	return avail;
-}
 
 static int passthrough(const struct op_ops *o)
 {
@@ -301,7 +271,7 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 		pl->sample_bytes = (uint64_t)W * 3 * (uint64_t)peak +
 				   (uint64_t)pl->nslots * Bx * (uint64_t)pl->stage_bytes;
 	pl->need_bytes = pl->batch_bytes + pl->trace_bytes + pl->sample_bytes;
-	pl->avail_bytes = meminfo_available();
+	pl->avail_bytes = machine_memory_available();
 	if (pl->avail_bytes && pl->need_bytes > pl->avail_bytes) {
 		char need[32], avail[32], one[32], tr[32], sm[32];
 		loader_human_bytes(pl->need_bytes, need, sizeof(need));
