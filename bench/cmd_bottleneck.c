@@ -89,7 +89,7 @@ static void page_cache(const struct dataset *d, int drop)
 		if (fd < 0)
 			continue;
 		if (drop) {
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			drop_page_cache(fd);
 		} else {
 			while (read(fd, buf, sizeof(buf)) > 0)
 				;

@@ -371,7 +371,7 @@ static void drop_dataset_pages(const struct ctx *c)
 		int fd = open_regular(c->ds.items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
-		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		drop_page_cache(fd);
 		close(fd);
 	}
 }

@@ -106,10 +106,8 @@ double sweep_page_cache(const struct dataset *d, int drop)
 		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
-		if (drop) {
-			fdatasync(fd);
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		}
+		if (drop)
+			drop_page_cache(fd);
 		if (fstat(fd, &st) == 0 && st.st_size > 0) {
 			size_t pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);

@@ -70,6 +70,12 @@ const char *file_kind(mode_t mode)
 	return S_ISREG(mode) ? "a regular file" : "of an unknown kind";
 }
 
+void drop_page_cache(int fd)
+{
+	fdatasync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 {
 	if (stat(path, st)) {
