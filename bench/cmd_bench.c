@@ -548,7 +548,8 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 	return j;
 }
 
-static double jnum(json_t *j, const char *a, const char *b)
+/* j's number a (or a.b), 0 when absent: a figure of a run that went wrong */
+static double num_or_zero(json_t *j, const char *a, const char *b)
 {
 	json_t *v = json_object_get(j, a);
 	if (b)
@@ -574,12 +575,12 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 			common[9] = on ? "on" : "off";
 			json_t *j = run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
 			if (j)
-				e2e[on] = jnum(j, "e2e_s", NULL);
+				e2e[on] = num_or_zero(j, "e2e_s", NULL);
 			if (j && on) {
-				ev_cost = jnum(j, "trace", "cost_per_event_ns");
-				events += jnum(j, "trace", "events");
-				images += jnum(j, "images", NULL);
-				cpu += jnum(j, "cpu", "workers_total_s");
+				ev_cost = num_or_zero(j, "trace", "cost_per_event_ns");
+				events += num_or_zero(j, "trace", "events");
+				images += num_or_zero(j, "images", NULL);
+				cpu += num_or_zero(j, "cpu", "workers_total_s");
 			}
 			json_decref(j);
 		}
@@ -625,7 +626,7 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 			args[1] = many ? w : "1";
 			json_t *j = run_child(data, args, tmp, (int)(r * 2 + side) + 2000);
 			if (j) {
-				ips[many] = jnum(j, "images_per_s", NULL);
+				ips[many] = num_or_zero(j, "images_per_s", NULL);
 				if (many) {
 					json_t *a = json_object_get(json_object_get(j, "memory"), "worker_max_rss_kib");
 					size_t i;
@@ -636,7 +637,7 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 							m = json_number_value(v);
 					if (m > rss)
 						rss = m;
-					double mm = jnum(j, "memory", "main_max_rss_kib");
+					double mm = num_or_zero(j, "memory", "main_max_rss_kib");
 					if (mm > main_rss)
 						main_rss = mm;
 				}
@@ -677,7 +678,7 @@ static void bench_harness(const struct bench_cfg *c, const char *data, const cha
 	int ok = 0;
 	for (long r = 0; r < c->repeats; r++) {
 		json_t *j = run_child(data, args, tmp, (int)r + 3000);
-		double v = j ? jnum(j, "images_per_s", NULL) : 0;
+		double v = j ? num_or_zero(j, "images_per_s", NULL) : 0;
 		if (v > 0) {
 			ips[ok] = v;
 			us[ok++] = 1e6 / v;

@@ -102,12 +102,6 @@ static json_t *load_json(const char *dir, const char *name, char *err, size_t er
 	return j;
 }
 
-static double jnum(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 static long long jint(const json_t *o, const char *key, long long def)
 {
 	const json_t *v = json_object_get(o, key);
@@ -172,10 +166,10 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 		.gpus = (int)jint(sum, "gpus", 0),
 		.images = (uint64_t)jint(sum, "images", 0),
 		.batches = (uint64_t)jint(sum, "batches", 0),
-		.main_cpu_s = jnum(cpu, "main_s"),
+		.main_cpu_s = metric_json_get(cpu, "main_s"),
 		.main_maxrss_kib = (long)jint(mem, "main_max_rss_kib", 0),
 		.complete = json_is_true(json_object_get(sum, "complete")),
-		.trace_cost_ns = jnum(json_object_get(sum, "trace"), "cost_per_event_ns"),
+		.trace_cost_ns = metric_json_get(json_object_get(sum, "trace"), "cost_per_event_ns"),
 		.checksum = strtoull(jstr(sum, "checksum", "0"), NULL, 16),
 	};
 	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
@@ -243,7 +237,7 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		.gpus = (int)jint(cfg, "gpus", 0),
 		.images = (uint64_t)jint(run, "images", 0),
 		.batches = (uint64_t)jint(run, "batches", 0),
-		.main_cpu_s = jnum(run, "main_cpu_s"),
+		.main_cpu_s = metric_json_get(run, "main_cpu_s"),
 		.main_maxrss_kib = (long)jint(run, "main_maxrss_kib", 0),
 		.complete = json_is_true(json_object_get(run, "complete")),
 		.stop_reason = "the PyTorch side did not hand over every batch",
@@ -267,7 +261,7 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		long long id = jint(w, "worker_id", -1);
 		if (id < 0 || id >= ao.workers)
 			continue;
-		wcpu[id] += isnan(jnum(w, "cpu_s")) ? 0 : jnum(w, "cpu_s");
+		wcpu[id] += isnan(metric_json_get(w, "cpu_s")) ? 0 : metric_json_get(w, "cpu_s");
 		if (jint(w, "maxrss_kib", 0) > wrss[id])
 			wrss[id] = (long)jint(w, "maxrss_kib", 0);
 	}
@@ -912,7 +906,7 @@ static void md_context(const char *md, const char *dir, const json_t *opt, const
 		"--rng %s, loader policy %s, backend %s\n"
 		"- PyTorch side: %s\n",
 		pipe, jstr(opt, "data", "?"), jint(opt, "workers", 0), jint(opt, "batch", 0),
-		jint(opt, "gpus", 0), jnum(opt, "gpu_step_ns") / 1e6, jint(opt, "prefetch_factor", 0),
+		jint(opt, "gpus", 0), metric_json_get(opt, "gpu_step_ns") / 1e6, jint(opt, "prefetch_factor", 0),
 		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
 		jint(opt, "epochs", 1), jint(opt, "max_batches", 0),
 		json_is_true(json_object_get(opt, "shuffle")) ? "on" : "off",
@@ -1425,7 +1419,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	json_object_set_new(c, "max_batches", json_integer((json_int_t)max_batches));
 	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : jint(opt, "gpu_step_ns", 0)));
 	json_object_set_new(c, "h2d_bytes_per_s",
-			    json_real(fidelity ? 0.0 : jnum(opt, "h2d_bandwidth_bytes_per_s")));
+			    json_real(fidelity ? 0.0 : metric_json_get(opt, "h2d_bandwidth_bytes_per_s")));
 	json_object_set_new(c, "max_pixels", json_integer(jint(opt, "max_pixels", 0)));
 	json_object_set_new(c, "trace", json_boolean(!fidelity));
 	json_object_set_new(c, "out", json_string(dir));
@@ -1828,8 +1822,8 @@ int cmd_compare(int argc, char **argv)
 	const json_t *opt = json_object_get(psum, "options");
 	int gpus = (int)jint(psum, "gpus", 1);
 	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
-	       jint(psum, "images", 0), jint(psum, "batches", 0), jnum(psum, "e2e_s"),
-	       jnum(psum, "images_per_s"));
+	       jint(psum, "images", 0), jint(psum, "batches", 0), metric_json_get(psum, "e2e_s"),
+	       metric_json_get(psum, "images_per_s"));
 
 	printf("pytorch: running %s (log: logs/pytorch.log)\n", script);
 	rc = torch_side(&c, script, tdir, tlog, opt, ops, gpus);

@@ -191,16 +191,10 @@ static const char *jtext(json_t *o, const char *path)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static double jreal(json_t *o, const char *path)
-{
-	json_t *v = json_path(o, path);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* a count (CPUs): 0 when absent or not a positive number */
 static int jcount(json_t *o, const char *path)
 {
-	double v = jreal(o, path);
+	double v = metric_json_get(o, path);
 	return v >= 1 && v < 1e9 ? (int)v : 0;
 }
 
@@ -387,8 +381,8 @@ static void describe(struct folder *f)
 	if (!s)
 		s = jtext(sum, "options.data");
 	errf(f->ds_path, sizeof(f->ds_path), "%s", s ? s : "");
-	f->ds_images = jreal(doc, "dataset.images");
-	f->ds_bytes = jreal(doc, "dataset.bytes");
+	f->ds_images = metric_json_get(doc, "dataset.images");
+	f->ds_bytes = metric_json_get(doc, "dataset.bytes");
 
 	s = jtext(sum, "options.pipeline");
 	errf(f->pipeline, sizeof(f->pipeline), "%s", s ? s : "");

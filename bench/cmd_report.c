@@ -100,12 +100,6 @@ static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
 	return o;
 }
 
-/* The number at a dotted path ("machine.cpus_online"), NaN if absent. */
-static double jnum(json_t *o, const char *path)
-{
-	return metric_json_get(o, path);
-}
-
 /* What the hardware events of a run came to (struct sweep_row hw_events). */
 static void hw_events_status(json_t *events, char *out, size_t n)
 {
@@ -240,10 +234,10 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 	s->nparts++;
 	/* the CPUs the sweep's runs could use (affinity, cpuset, quota), else
 	 * the machine's */
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_usable") >= 1)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_usable");
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_online") > 0)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_usable") >= 1)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_usable");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_online") > 0)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_online");
 	runs = json_object_get(pt->doc, "runs");
 	if (!json_is_array(runs)) {
 		errf(err, errlen, "'%s': no \"runs\" array", path);
@@ -278,7 +272,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		for (size_t m = 0; m < metric_count; m++)
 			if (metric_table[m].src == MSRC_SWEEP)
-				*metric_row_field(&metric_table[m], r) = jnum(e, metric_table[m].json);
+				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -1884,7 +1878,7 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 
 	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
-		double mem = jnum(m, "memory_total_bytes");
+		double mem = metric_json_get(m, "memory_total_bytes");
 		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
 		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
 		       num(a, sizeof(a), mem / 1073741824.0, 1),
@@ -2698,9 +2692,9 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 	if (m)
 		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
 		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
-		       jstr(m, "hostname", "?"), num(a, sizeof(a), jnum(m, "cpus_usable"), 0),
+		       jstr(m, "hostname", "?"), num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
 		       jint(m, "cpus_online", 0),
-		       num(a + 32, 32, jnum(m, "memory_total_bytes") / 1073741824.0, 1),
+		       num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""),
 		       jstr(m, "ppbench_version", "?"), jstr(m, "compiler", "?"));
@@ -2868,7 +2862,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
 	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
 	if (!s->cpus)
-		s->cpus = (int)jnum(j, "machine.cpus_usable");
+		s->cpus = (int)metric_json_get(j, "machine.cpus_usable");
 	if (*sum) {
 		/* a repeat of the same configuration, or not comparable */
 		static const char *const same[] = { "workers", "batch_size", "gpus" };

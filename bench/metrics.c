@@ -356,9 +356,9 @@ json_t *json_path(json_t *o, const char *path)
 	return NULL;
 }
 
-double metric_json_get(json_t *o, const char *path)
+double metric_json_get(const json_t *o, const char *path)
 {
-	json_t *v = json_path(o, path);
+	json_t *v = json_path((json_t *)o, path);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
