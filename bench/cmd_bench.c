@@ -177,7 +177,7 @@ static void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n
 			s->index = done;
 			s->rng = &w->rngs[k];
 			s->scr = &w->scr;
-			s->max_pixels = 178956970;
+			s->max_pixels = DECODE_BOMB_PIXELS;
 			s->kind = PIX_NONE;
 			if (pipeline_run_sample(p, s, t)) {
 				a->failed++;
@@ -518,7 +518,8 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 	argv[n++] = data;
 	argv[n++] = "--out";
 	argv[n++] = out;
-	for (int i = 0; args[i] && n < 62; i++)
+	/* room for the args, then the NULL */
+	for (int i = 0; args[i] && n < (int)(sizeof(argv) / sizeof(argv[0])) - 2; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	struct spawn sp = SPAWN_INIT;

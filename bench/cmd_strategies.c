@@ -103,7 +103,7 @@ static const struct opt strat_opts_table[] = {
 	  "each epoch, the dataset's before the offline pass)", .choices = NULL },
 	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (order and random ops)",
 	  .choices = NULL },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
+	{ "max-pixels", 0, OPT_U64, O(max_pixels), DECODE_BOMB_PIXELS_STR, "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
 	  "hash every sample's output to check that each strategy gives the full pipeline's "

@@ -40,7 +40,7 @@ static size_t page_round(size_t n)
 
 /* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
 
-static volatile int sig_attention;        /* any handled signal arrived */
+static volatile sig_atomic_t sig_attention;        /* any handled signal arrived */
 static volatile sig_atomic_t sig_stop;    /* SIGINT, SIGTERM or SIGHUP, 0 none */
 static int sig_pipe[2] = { -1, -1 };
 
@@ -313,23 +313,24 @@ double loader_trace_cost_ns(size_t n)
 
 /* ---- the run ---------------------------------------------------------- */
 
-struct run {
+/* the state of one loader_run() */
+struct loader_state {
 	struct loader L;
 	struct loader_result *r;
 	struct trace_proc main_tp, pin_tp, gpu_tp;
 	struct result_msg *msg;    /* [nbatches]: what arrived */
 	unsigned char *have;       /* [nbatches]: arrived, not yet handed over (reorder buffer) */
 
-	/* the pool of batch buffers (loader.h); under pmu when pin is on, as
+	/* the pool of batch buffers (loader.h); under pin_lock when pin is on, as
 	 * the pin thread takes and gives back buffers too */
 	uint32_t *free_slots;
 	int nfree;
 
 	/* pin memory */
 	int pin;
-	pthread_mutex_t pmu;
-	pthread_cond_t pcv;
-	int pin_stop;              /* under pmu */
+	pthread_mutex_t pin_lock;
+	pthread_cond_t pin_cond;
+	int pin_stop;              /* under pin_lock */
 	pthread_t pin_thr;
 	int pin_started;
 	int pin_bound;             /* the pin thread's pin_apply_self: 1 bound, 0 not, -1 */
@@ -374,10 +375,10 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static void set_stop(struct run *R, int code, const char *fmt, ...)
+static void set_stop(struct loader_state *R, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_stop(struct run *R, int code, const char *fmt, ...)
+static void set_stop(struct loader_state *R, int code, const char *fmt, ...)
 {
 	if (R->L.stop_code)
 		return;
@@ -389,7 +390,7 @@ static void set_stop(struct run *R, int code, const char *fmt, ...)
 }
 
 /* 1 if the run must stop (signal, dead worker, earlier reason). */
-static int must_stop(struct run *R)
+static int must_stop(struct loader_state *R)
 {
 	if (R->L.stop_code)
 		return 1;
@@ -403,7 +404,7 @@ static int must_stop(struct run *R)
 
 static int check_now(void *arg)
 {
-	struct run *R = arg;
+	struct loader_state *R = arg;
 	sig_attention = 0;
 	if (sig_pipe[0] >= 0)
 		drain(sig_pipe[0]);
@@ -422,35 +423,35 @@ static int msg_ok(const struct loader *L, const struct result_msg *m)
 
 /* Take a buffer from the pool (-1: none free; with wait, wait for one
  * unless the pin thread is told to stop). */
-static int pool_take(struct run *R, int wait)
+static int pool_take(struct loader_state *R, int wait)
 {
 	if (R->pin)
-		pthread_mutex_lock(&R->pmu);
+		pthread_mutex_lock(&R->pin_lock);
 	while (wait && !R->nfree && !R->pin_stop)
-		pthread_cond_wait(&R->pcv, &R->pmu);
+		pthread_cond_wait(&R->pin_cond, &R->pin_lock);
 	int b = R->nfree > 0 && !(wait && R->pin_stop) ? (int)R->free_slots[--R->nfree] : -1;
 	int used = R->L.plan->nslots - R->nfree;
 	if (used > R->r->buffers_peak)
 		R->r->buffers_peak = used;
 	if (R->pin)
-		pthread_mutex_unlock(&R->pmu);
+		pthread_mutex_unlock(&R->pin_lock);
 	return b;
 }
 
-static void pool_give(struct run *R, uint32_t b)
+static void pool_give(struct loader_state *R, uint32_t b)
 {
 	if (R->pin)
-		pthread_mutex_lock(&R->pmu);
+		pthread_mutex_lock(&R->pin_lock);
 	R->free_slots[R->nfree++] = b;
 	if (R->pin) {
-		pthread_cond_signal(&R->pcv);
-		pthread_mutex_unlock(&R->pmu);
+		pthread_cond_signal(&R->pin_cond);
+		pthread_mutex_unlock(&R->pin_lock);
 	}
 }
 
 /* Next message from the data queue, watching signals and workers. 0, or -1
  * when the run must stop. */
-static int receive(struct run *R, struct result_msg *m)
+static int receive(struct loader_state *R, struct result_msg *m)
 {
 	for (;;) {
 		if (must_stop(R))
@@ -486,7 +487,7 @@ static int receive(struct run *R, struct result_msg *m)
 
 /* Policies: the batch's samples, one message each, on the shared pipe, or
  * (speedy) on the slow lane for a sample found slow in an earlier epoch. */
-static int send_samples(struct run *R, const struct sched_batch *sb)
+static int send_samples(struct loader_state *R, const struct sched_batch *sb)
 {
 	struct loader *L = &R->L;
 	for (uint32_t k = 0; k < sb->n; k++) {
@@ -510,7 +511,7 @@ static int send_samples(struct run *R, const struct sched_batch *sb)
 }
 
 /* _try_put_index: send the next task of the epoch to worker k mod W. */
-static int dispatch(struct run *R)
+static int dispatch(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	if (R->send >= R->epoch_end)
@@ -555,7 +556,7 @@ static int dispatch(struct run *R)
 }
 
 /* A message taken from the data queue. */
-static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
+static void arrived(struct loader_state *R, const struct result_msg *m, uint64_t now)
 {
 	struct loader *L = &R->L;
 	uint64_t wall = now + (uint64_t)L->wall_off;
@@ -581,7 +582,7 @@ static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
 }
 
 /* _next_data, in order: the batch rcvd, from the reorder buffer or waited for. */
-static int next_inorder(struct run *R, uint64_t entry, int64_t *id)
+static int next_inorder(struct loader_state *R, uint64_t entry, int64_t *id)
 {
 	int64_t want = R->rcvd;
 	uint64_t off = (uint64_t)R->L.wall_off;
@@ -613,7 +614,7 @@ static int next_inorder(struct run *R, uint64_t entry, int64_t *id)
 }
 
 /* in_order=False: whatever arrives first. */
-static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
+static int next_arrival(struct loader_state *R, uint64_t entry, int64_t *id)
 {
 	struct result_msg m;
 	if (receive(R, &m))
@@ -628,7 +629,7 @@ static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
 }
 
 /* The consumer is done with batch id: its memory can be reused. */
-static void release(struct run *R, int64_t id)
+static void release(struct loader_state *R, int64_t id)
 {
 	const struct result_msg *m = &R->msg[id];
 	if (!R->pin)
@@ -637,7 +638,7 @@ static void release(struct run *R, int64_t id)
 		pool_give(R, (uint32_t)m->pinned);
 }
 
-static void stop_reason_for_error(struct run *R, int64_t id)
+static void stop_reason_for_error(struct loader_state *R, int64_t id)
 {
 	const struct result_msg *m = &R->msg[id];
 	const struct loader_cfg *c = R->L.cfg;
@@ -665,7 +666,7 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 
 static void *pin_main(void *arg)
 {
-	struct run *R = arg;
+	struct loader_state *R = arg;
 	struct loader *L = &R->L;
 	size_t sb = L->plan->slot_bytes;
 	if (L->cfg->pin_plan) {
@@ -713,14 +714,14 @@ static void *pin_main(void *arg)
 	return NULL;
 }
 
-static void pin_stop(struct run *R)
+static void pin_stop(struct loader_state *R)
 {
 	if (!R->pin_started)
 		return;
-	pthread_mutex_lock(&R->pmu);
+	pthread_mutex_lock(&R->pin_lock);
 	R->pin_stop = 1;
-	pthread_cond_broadcast(&R->pcv);
-	pthread_mutex_unlock(&R->pmu);
+	pthread_cond_broadcast(&R->pin_cond);
+	pthread_mutex_unlock(&R->pin_lock);
 	ssize_t w = write(R->pin_wake[1], "", 1);
 	(void)w;
 	pthread_join(R->pin_thr, NULL);
@@ -770,7 +771,7 @@ static int alloc_proc(struct trace_proc *tp, enum proc_role role, int id, size_t
 }
 
 /* Policies: the shared area of batch assembly, and the sample pipes. */
-static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
+static int setup_policy(struct loader_state *R, size_t window, char *err, size_t errlen)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -822,7 +823,7 @@ static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
 	return 0;
 }
 
-static int setup(struct run *R, char *err, size_t errlen)
+static int setup(struct loader_state *R, char *err, size_t errlen)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -945,7 +946,7 @@ static void close_index_pipes(struct loader *L)
 	close_fd(&L->slow_wr);
 }
 
-static void teardown(struct run *R)
+static void teardown(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	for (int w = 0; L->idx_rd && w < L->W; w++) {
@@ -968,8 +969,8 @@ static void teardown(struct run *R)
 	free(L->idx_rd);
 	free(L->idx_wr);
 	L->idx_rd = L->idx_wr = NULL;
-	pthread_mutex_destroy(&R->pmu);
-	pthread_cond_destroy(&R->pcv);
+	pthread_mutex_destroy(&R->pin_lock);
+	pthread_cond_destroy(&R->pin_cond);
 	free(R->msg);
 	free(R->have);
 	free(R->free_slots);
@@ -982,7 +983,7 @@ static void teardown(struct run *R)
 }
 
 /* The workers' events and the main side's, as one struct trace. */
-static int merge_trace(struct run *R, int unclean)
+static int merge_trace(struct loader_state *R, int unclean)
 {
 	struct loader *L = &R->L;
 	const struct pipeline *p = L->cfg->pipe;
@@ -1018,7 +1019,7 @@ static int merge_trace(struct run *R, int unclean)
 	return 0;
 }
 
-static void collect_errors(struct run *R)
+static void collect_errors(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	struct loader_result *r = R->r;
@@ -1062,7 +1063,7 @@ static double tv_s(struct timeval tv)
 
 /* --dump-batches: batch id as .npy files, from the memory the consumer
  * read (the pinned copy, or the slot). A failure is a warning. */
-static void dump_batch(struct run *R, int64_t id)
+static void dump_batch(struct loader_state *R, int64_t id)
 {
 	const struct loader_cfg *c = R->L.cfg;
 	const struct result_msg *m = &R->msg[id];
@@ -1096,7 +1097,7 @@ static void dump_batch(struct run *R, int64_t id)
 	free(lab);
 }
 
-static int run_epochs(struct run *R)
+static int run_epochs(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -1155,7 +1156,7 @@ static int run_epochs(struct run *R)
 int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
 	       char *err, size_t errlen)
 {
-	struct run *R = calloc(1, sizeof(*R));
+	struct loader_state *R = calloc(1, sizeof(*R));
 	if (!R) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -1174,8 +1175,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->main_pinned = r->pin_pinned = -1;
 	R->pin_bound = -1;
 	R->pin = c->pin_memory;
-	pthread_mutex_init(&R->pmu, NULL);
-	pthread_cond_init(&R->pcv, NULL);
+	pthread_mutex_init(&R->pin_lock, NULL);
+	pthread_cond_init(&R->pin_cond, NULL);
 	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
 	int nsops;
 	transform_span(c->pipe, &L->tf_first, &L->tf_last, &nsops);

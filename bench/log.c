@@ -50,7 +50,7 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("error: ", fmt, ap);
 	va_end(ap);
-	exit(2);
+	exit(1);    /* EXIT_FAIL (commands.h): the work failed (out of memory...) */
 }
 
 int errf(char *err, size_t errlen, const char *fmt, ...)

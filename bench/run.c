@@ -82,7 +82,7 @@ const struct opt run_opts_table[] = {
 	  .choices = "per-sample|torch" },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
+	{ "max-pixels", 0, OPT_U64, O(max_pixels), DECODE_BOMB_PIXELS_STR, "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
 	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
 	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
