@@ -172,13 +172,8 @@ static void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n
 		for (; k < w->B && done < n; done++) {
 			struct sample *s = &w->smp[k];
 			rng_seed(&w->rngs[k], rng_sample_seed(0, 0, done));
-			s->path = d->items[done].path;
-			s->label = d->items[done].label;
-			s->index = done;
-			s->rng = &w->rngs[k];
-			s->scr = &w->scr;
-			s->max_pixels = DECODE_BOMB_PIXELS;
-			s->kind = PIX_NONE;
+			sample_setup(s, d->items[done].path, d->items[done].label, done,
+				     &w->rngs[k], &w->scr, DECODE_BOMB_PIXELS, 0);
 			if (pipeline_run_sample(p, s, t)) {
 				a->failed++;
 				continue;

@@ -391,17 +391,8 @@ static int read_file(struct sample *s, struct buf *b, uint64_t *n)
 
 static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, size_t i)
 {
-	s->path = c->ds.items[i].path;
-	s->label = c->ds.items[i].label;
-	s->index = i;
-	s->rng = &t->rng;
-	s->fixed = NULL;
-	s->max_pixels = c->o->max_pixels;
-	s->max_file_bytes = DECODE_MAX_FILE_BYTES;
-	s->kind = PIX_NONE;
-	s->h = s->w = 0;
-	s->scr = &t->scr;
-	s->err[0] = 0;
+	sample_setup(s, c->ds.items[i].path, c->ds.items[i].label, i, &t->rng, &t->scr,
+		     c->o->max_pixels, DECODE_MAX_FILE_BYTES);
 }
 
 /* Ops [from, to) on s; with *nbytes > 0 the file's bytes are in

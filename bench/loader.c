@@ -132,15 +132,8 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 	size_t tries = c->data->n < 16 ? c->data->n : 16;
 	char first_err[300] = "";
 	for (size_t k = 0; r && k < tries && rc; k++) {
-		s.path = c->data->items[k].path;
-		s.label = c->data->items[k].label;
-		s.index = k;
-		s.rng = r;
-		s.max_pixels = c->max_pixels;
-		s.max_file_bytes = c->max_file_bytes;
-		s.kind = PIX_NONE;
-		s.h = s.w = 0;
-		s.scr = &scr;
+		sample_setup(&s, c->data->items[k].path, c->data->items[k].label, k, r, &scr,
+			     c->max_pixels, c->max_file_bytes);
 		rng_seed(r, rng_sample_seed(c->seed, 0, k));
 		rc = 0;
 		for (int i = 0; i < p->nops && !rc; i++) {
