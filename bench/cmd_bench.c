@@ -727,7 +727,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 
 /* The sections, in the order they run. */
 static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
-					      "harness", NULL };
+					      "harness", "model", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -739,8 +739,12 @@ static int check_sections(const char *list, char *err, size_t errlen)
 		for (int i = 0; bench_sections[i]; i++)
 			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
 		if (!ok) {
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: ops, kernels, "
-			     "bounds, fused, decode, trace, pool, harness)", (int)l, p);
+			char names[256] = "";
+			for (int i = 0; bench_sections[i]; i++) {
+				size_t m = strlen(names);
+				snprintf(names + m, sizeof(names) - m, "%s%s", i ? ", " : "", bench_sections[i]);
+			}
+			errf(err, errlen, "--sections: unknown section '%.*s' (sections: %s)", (int)l, p, names);
 			return -1;
 		}
 		p += l + (p[l] == ',');

@@ -10,6 +10,8 @@ small=(--data "$ds" --images 16 --batch 8 --rounds 2 --out "$out" --sections ops
 
 check_cli "bench --help names the results folder" 0 'bench.json, bench.csv' -- bench --help
 check_cli "bench: a bad section list"            2 "--sections: unknown section 'opz'" -- bench --sections opz
+# every section the default list names is one bench knows (a merge once left 'model' out)
+check_cli "bench: the default sections are all known" 2 "\(sections: $("$PPBENCH" bench --help | sed -n 's/.*--sections LIST *which sections to run (default: \(.*\))/\1/p' | sed 's/,/, /g')\)" -- bench --sections opz
 check_cli "bench: targets with a verdict"        0 'decode ppbench / TurboJPEG: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.050: (met|NOT met|within noise)' -- bench "${small[@]}"
 d=$(ls -d "$out"/*-bench 2>/dev/null | head -1)
 check "bench leaves a results folder" test -d "$d"
