@@ -151,7 +151,7 @@ static void ops_collate(const struct pipeline *p, struct ops_ws *w, size_t k, st
 	int rc = bo->ops->run_batch(bo->cfg, w->ptr, k, &w->out, err, sizeof(err));
 	uint64_t t1 = clock_now_ns();
 	if (rc)
-		warn("collate: %s", err);
+		warn_msg("collate: %s", err);
 	else {   /* per image, so a short last batch counts for what it is */
 		a->ms[p->batch_op] += (double)(t1 - t0) / 1e6;
 		a->cnt[p->batch_op] += k;
@@ -212,7 +212,7 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	char err[512], name[128], v[160];
 	struct pipeline p;
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	size_t R = (size_t)c->rounds;
@@ -273,7 +273,7 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 	char err[512], v[160], name[96];
 	struct pipeline p;
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	int ids[KERNEL_COUNT], nk = 0;
@@ -348,7 +348,7 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 	struct pipeline p[2];
 	if (pipeline_load(&p[0], c->pipeline, err, sizeof(err)) ||
 	    pipeline_load(&p[1], c->fused, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	size_t R = (size_t)c->rounds;
@@ -526,7 +526,7 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 		return NULL;
 	int st;
 	if (spawn_wait(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		warn("bench: 'ppbench run' failed (%s ...)", args[0]);
+		warn_msg("bench: 'ppbench run' failed (%s ...)", args[0]);
 		return NULL;
 	}
 	DIR *d = opendir(out);
@@ -783,33 +783,33 @@ int cmd_bench(int argc, char **argv)
 	if (!rc && !npos && check_sections(c.sections, err, sizeof(err)))
 		rc = -1;
 	if (rc || npos) {
-		error("%s", rc ? err : "bench takes no arguments");
+		error_msg("%s", rc ? err : "bench takes no arguments");
 		return EXIT_USAGE;
 	}
 	if (!c.data) {
 		if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		c.data = path;
 	}
 	struct dataset d;
 	if (dataset_scan(&d, c.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	size_t n = d.n < c.images ? d.n : (size_t)c.images;
 	struct cpus cp;
 	cpus_read(&cp);
 	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		dataset_release(&d);
 		return EXIT_FAIL;
 	}
 	char tmpdir[4200], rname[512], final[4400];
 	if (results_dir_begin(c.out, c.tag, tmpdir, sizeof(tmpdir), rname, sizeof(rname), err,
 			      sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		dataset_release(&d);
 		return EXIT_FAIL;
 	}
@@ -847,7 +847,7 @@ int cmd_bench(int argc, char **argv)
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 		if (system(cmd))
-			warn("cannot remove %s", tmp);
+			warn_msg("cannot remove %s", tmp);
 	}
 	if (has_section(c.sections, "model"))
 		model_bench(stdout);
@@ -861,7 +861,7 @@ int cmd_bench(int argc, char **argv)
 		rc2 = results_dir_commit(c.out, tmpdir, rname, final, sizeof(final), err, sizeof(err));
 	dataset_release(&d);
 	if (rc2) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	printf("\nresults: %s (bench.json, bench.csv)\n", final);

@@ -852,7 +852,7 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 
 	errf(fig, sizeof(fig), "%s/figures", dir);
 	if (mkdir(fig, 0777) && errno != EEXIST) {
-		warn("cannot create '%s': %s", fig, strerror(errno));
+		warn_msg("cannot create '%s': %s", fig, strerror(errno));
 		return 1;
 	}
 	errf(log, sizeof(log), "%s/gnuplot.log", fig);
@@ -867,7 +867,7 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 		else
 			rc = write_cdf(data, side, figs[i].what);
 		if (rc) {
-			warn("cannot write '%s'", data);
+			warn_msg("cannot write '%s'", data);
 			failed++;
 			continue;
 		}
@@ -881,9 +881,9 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 			failed++;
 	}
 	if (!have_top)
-		warn("figures not drawn: plots/ not found next to the executable (data in %s)", fig);
+		warn_msg("figures not drawn: plots/ not found next to the executable (data in %s)", fig);
 	else if (failed)
-		warn("%d figure%s not drawn (see %s)", failed, failed == 1 ? "" : "s", log);
+		warn_msg("%d figure%s not drawn (see %s)", failed, failed == 1 ? "" : "s", log);
 	return failed;
 }
 
@@ -967,7 +967,7 @@ static int spawn(char *const argv[], int out_fd)
 	pid_t pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot run '%s': %s", argv[0], strerror(errno));
+		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
 		return 127;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
@@ -992,7 +992,7 @@ static int spawn_logged(char *const argv[], const char *log)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
-		warn("cannot create '%s': %s", log, strerror(errno));
+		warn_msg("cannot create '%s': %s", log, strerror(errno));
 	int rc = spawn(argv, fd);
 	if (fd >= 0)
 		close(fd);
@@ -1131,7 +1131,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 	c->out = "results";
 	c->fwd = calloc((size_t)argc + 1, sizeof(char *));
 	if (!c->fwd) {
-		error("out of memory");
+		error_msg("out of memory");
 		return -1;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -1150,7 +1150,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			errno = 0;
 			c->fidelity = strtol(v, &end, 10);
 			if (errno || *end || end == v || c->fidelity < 0 || c->fidelity > 1000) {
-				error("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
+				error_msg("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
 				return -1;
 			}
 			continue;
@@ -1163,7 +1163,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			char *end;
 			c->require_idle = strtod(a + 15, &end);
 			if (*end || end == a + 15 || !(c->require_idle >= 0 && c->require_idle <= 100)) {
-				error("--require-idle: '%s' is not a share in [0, 100] %%", a + 15);
+				error_msg("--require-idle: '%s' is not a share in [0, 100] %%", a + 15);
 				return -1;
 			}
 			continue;
@@ -1173,7 +1173,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			errno = 0;
 			c->repeat = strtol(v, &end, 10);
 			if (errno || *end || end == v || c->repeat < 1 || c->repeat > 100) {
-				error("--repeat: '%s' is not a number of repeats in [1, 100]", v);
+				error_msg("--repeat: '%s' is not a number of repeats in [1, 100]", v);
 				return -1;
 			}
 			continue;
@@ -1191,7 +1191,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			continue;
 		}
 		if (miss) {
-			error("%s needs a value", a);
+			error_msg("%s needs a value", a);
 			return -1;
 		}
 		/* run options: passed on, a few looked at */
@@ -1215,21 +1215,21 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			c->fwd[c->nfwd++] = argv[k];
 	}
 	if (c->dump) {
-		error("--dump-batches: compare dumps the batches it compares itself (see --fidelity)");
+		error_msg("--dump-batches: compare dumps the batches it compares itself (see --fidelity)");
 		return -1;
 	}
 	if (c->order && strcmp(c->order, "inorder")) {
-		error("--order %s: PyTorch 1.13 (Debian's python3-torch) hands batches over in order "
+		error_msg("--order %s: PyTorch 1.13 (Debian's python3-torch) hands batches over in order "
 		      "only (in_order=False came in 2.6); compare runs --order inorder", c->order);
 		return -1;
 	}
 	if (c->trace && (!strcmp(c->trace, "off") || !strcmp(c->trace, "no") ||
 			 !strcmp(c->trace, "0"))) {
-		error("--trace off: compare reads both sides' per-sample events; leave tracing on");
+		error_msg("--trace off: compare reads both sides' per-sample events; leave tracing on");
 		return -1;
 	}
 	if (!*c->out) {
-		error("--out: empty folder name");
+		error_msg("--out: empty folder name");
 		return -1;
 	}
 	return 0;
@@ -1360,7 +1360,7 @@ static int run_ppbench(const struct cargs *c, const char *const *extra, const ch
 	int k = 0, rc;
 
 	if (!argv) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	argv[k++] = "/proc/self/exe";
@@ -1383,7 +1383,7 @@ static int run_ppbench(const struct cargs *c, const char *const *extra, const ch
 	if (rc)
 		return rc;
 	if (find_entry(out_root, "-ppbench", found, sizeof(found)) || rename(found, dest)) {
-		error("cannot find the results of `ppbench run` in '%s'", out_root);
+		error_msg("cannot find the results of `ppbench run` in '%s'", out_root);
 		return EXIT_FAIL;
 	}
 	return 0;
@@ -1511,7 +1511,7 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 	errf(pdir, sizeof(pdir), "%s/ppbench", fdir);
 	errf(tdir, sizeof(tdir), "%s/pytorch", fdir);
 	if (mkdir_p(fdir, 0777)) {
-		error("cannot create '%s': %s", fdir, strerror(errno));
+		error_msg("cannot create '%s': %s", fdir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	const char *extra[] = { "--rng", "torch", "--max-batches", nb, "--dump-batches", nb,
@@ -1519,23 +1519,23 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 	errf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
 	int rc = run_ppbench(c, extra, fdir, pdir, log);
 	if (rc) {
-		error("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
+		error_msg("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
 		return rc;
 	}
 	if (write_torch_config(tdir, opt, ops, gpus, n, 1, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	errf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
 	rc = run_torch(c, script, tdir, log);
 	if (rc) {
-		error("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
+		error_msg("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
 		return rc >= 128 ? rc : EXIT_FAIL;
 	}
 	errf(a, sizeof(a), "%s/batches", pdir);
 	errf(b, sizeof(b), "%s/batches", tdir);
 	if (compare_tensors(a, b, (size_t)n, fd, err, sizeof(err))) {
-		error("fidelity: %s", err);
+		error_msg("fidelity: %s", err);
 		return EXIT_FAIL;
 	}
 	json_t *j = json_object();
@@ -1555,7 +1555,7 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 		json_object_set_new(j, "note", json_string(fd->shape_note));
 	errf(a, sizeof(a), "%s/fidelity.json", fdir);
 	if (json_dump_file(j, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
-		warn("cannot write '%s'", a);
+		warn_msg("cannot write '%s'", a);
 	json_decref(j);
 	if (!c->keep_dumps) {
 		errf(a, sizeof(a), "%s/batches", pdir);
@@ -1609,12 +1609,12 @@ static int torch_side(const struct cargs *c, const char *script, const char *tdi
 	char err[PATH_MAX + 512];
 	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)jint(opt, "max_batches", 0), 0,
 			       err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int rc = run_torch(c, script, tdir, tlog);
 	if (rc) {
-		error("the PyTorch side failed (exit %d; see %s)", rc, tlog);
+		error_msg("the PyTorch side failed (exit %d; see %s)", rc, tlog);
 		rc = rc >= 128 ? rc : EXIT_FAIL;
 	}
 	return rc;
@@ -1633,7 +1633,7 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 		int rc = 0;
 		repeat_paths(dir, k, pdir, tdir, plog, tlog);
 		if (noise_require_idle(c->require_idle, noise_idle_wait_s(), cp, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		printf("repeat %ld of %ld: %s first\n", k + 1, c->repeat, k % 2 ? "PyTorch" : "ppbench");
@@ -1644,7 +1644,7 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 			} else {
 				rc = run_ppbench(c, NULL, dir, pdir, plog);
 				if (rc)
-					error("`ppbench run` failed (exit %d; see %s)", rc, plog);
+					error_msg("`ppbench run` failed (exit %d; see %s)", rc, plog);
 			}
 		}
 		noise_read(&n1, cp);
@@ -1667,17 +1667,17 @@ static int read_sides(const struct cargs *c, const char *dir, const struct pipel
 	for (long k = 0; k < c->repeat; k++) {
 		repeat_paths(dir, k, pdir, tdir, plog, tlog);
 		if (compare_read_ppbench(pdir, pipe, &sa[k], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		if (compare_read_torch(tdir, pipe, &sb[k], err, sizeof(err))) {
 			compare_side_free(&sa[k]);
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		++*nread;
 		if (write_torch_results(tdir, &sb[k], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 	}
@@ -1731,27 +1731,27 @@ int cmd_compare(int argc, char **argv)
 	sb = calloc((size_t)c.repeat, sizeof(*sb));
 	nz = calloc((size_t)c.repeat, sizeof(*nz));
 	if (!sa || !sb || !nz) {
-		error("out of memory");
+		error_msg("out of memory");
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (pipeline_load(&pipe, c.pipeline ? c.pipeline : "imagenet_train", err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_pipe = 1;
 	ops = torch_pipeline(&pipe, err, sizeof(err));
 	if (!ops) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (report_find_top(top, sizeof(top))) {
-		error("cannot find scripts/torch_side.py: run the ppbench of a source tree");
+		error_msg("cannot find scripts/torch_side.py: run the ppbench of a source tree");
 		goto out;
 	}
 	errf(script, sizeof(script), "%s/scripts/torch_side.py", top);
 	if (access(script, R_OK)) {
-		error("cannot read '%s': %s", script, strerror(errno));
+		error_msg("cannot read '%s': %s", script, strerror(errno));
 		goto out;
 	}
 	if (probe_python(c.python, script, info, sizeof(info), err, sizeof(err))) {
@@ -1759,7 +1759,7 @@ int cmd_compare(int argc, char **argv)
 			rc = 128 + stop_signal;
 			goto out;
 		}
-		error("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
+		error_msg("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
 		      "for %s (%s); install them with: %s (about 650 MB)", c.python, err,
 		      INSTALL_HINT);
 		goto out;
@@ -1776,7 +1776,7 @@ int cmd_compare(int argc, char **argv)
 	errf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
 	errf(log, sizeof(log), "%s/logs", tmp);
 	if (mkdir_p(log, 0777)) {
-		error("cannot create '%s': %s", log, strerror(errno));
+		error_msg("cannot create '%s': %s", log, strerror(errno));
 		rc = EXIT_FAIL;
 		goto restore;
 	}
@@ -1785,7 +1785,7 @@ int cmd_compare(int argc, char **argv)
 	repeat_paths(dir, 0, pdir, tdir, log, tlog);
 	cpus_read(&cp);
 	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		unlink(log);
 		errf(log, sizeof(log), "%s/logs", dir);
@@ -1809,13 +1809,13 @@ int cmd_compare(int argc, char **argv)
 			rmdir(log);
 			rmdir(dir);
 		} else {
-			error("`ppbench run` failed (exit %d; see %s)", rc, log);
+			error_msg("`ppbench run` failed (exit %d; see %s)", rc, log);
 		}
 		goto restore;
 	}
 	psum = load_json(pdir, "summary.json", err, sizeof(err));
 	if (!psum) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto restore;
 	}
@@ -1858,17 +1858,17 @@ int cmd_compare(int argc, char **argv)
 		       c.repeat >= 6 ? "[" STATS_CI_METHOD "]" : "(min, max, n) over the repeats");
 	cj = compare_json(&c, nz, &cp);
 	if (compare_write_table(sa, sb, (size_t)c.repeat, md, csv, cj, stdout, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto restore;
 	}
 	if (json_dump_file(cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
-		error("cannot write '%s'", cjp);
+		error_msg("cannot write '%s'", cjp);
 		goto restore;
 	}
 	printf("\n");
 	for (long k = 0; k < c.repeat; k++)
 		if (!sa[k].complete || !sb[k].complete)
-			warn("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
+			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
 			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
 			     sb[k].complete ? "" : "PyTorch");
 	print_notes(stdout, &sa[0], &sb[0], opt);
@@ -1896,7 +1896,7 @@ int cmd_compare(int argc, char **argv)
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
 		errf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
 	if (rename(tmp, final)) {
-		error("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
+		error_msg("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
 		goto restore;
 	}
 	errf(dir, sizeof(dir), "%s", final);

@@ -134,7 +134,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 	struct pipeline p;
 	struct marks mk = { .tool = marks_on_valgrind() ? TOOL_CALLGRIND : TOOL_PERF, .ctl = -1, .ack = -1 };
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	int k = (int)c->child, status = EXIT_FAIL;
@@ -148,7 +148,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 	memset(&s, 0, sizeof(s));
 	memset(&out, 0, sizeof(out));
 	if (k >= p.nops) {
-		error("--child: pipeline '%s' has %d ops", p.name, p.nops);
+		error_msg("--child: pipeline '%s' has %d ops", p.name, p.nops);
 		goto out;
 	}
 	if (c->perf_ctl) {
@@ -156,14 +156,14 @@ static int map_child(const struct map_cfg *c, const char *image)
 		errf(ctl, sizeof(ctl), "%s", c->perf_ctl);
 		comma = strchr(ctl, ',');
 		if (!comma) {
-			error("--perf-ctl: expected CTL,ACK");
+			error_msg("--perf-ctl: expected CTL,ACK");
 			goto out;
 		}
 		*comma = 0;
 		mk.ctl = open(ctl, O_WRONLY | O_CLOEXEC);
 		mk.ack = open(comma + 1, O_RDONLY | O_CLOEXEC);
 		if (mk.ctl < 0 || mk.ack < 0) {
-			error("cannot open perf's control FIFOs '%s': %s", c->perf_ctl, strerror(errno));
+			error_msg("cannot open perf's control FIFOs '%s': %s", c->perf_ctl, strerror(errno));
 			goto out;
 		}
 	}
@@ -175,7 +175,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 		if (j == p.batch_op)
 			continue;
 		if (p.op[j].ops->run(p.op[j].cfg, &s)) {
-			error("cannot prepare the input of '%s': '%s' failed on '%s': %s",
+			error_msg("cannot prepare the input of '%s': '%s' failed on '%s': %s",
 			      p.op[k].ops->name, p.op[j].ops->name, image, s.err);
 			goto out;
 		}
@@ -227,7 +227,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 		if (mark(&mk, 0))
 			goto ctlfail;
 		if (rc) {
-			error("'%s' failed on '%s': %s", po->ops->name, image,
+			error_msg("'%s' failed on '%s': %s", po->ops->name, image,
 			      k == p.batch_op ? err : s.err);
 			goto out;
 		}
@@ -244,7 +244,7 @@ static int map_child(const struct map_cfg *c, const char *image)
 	status = EXIT_OK;
 	goto out;
 ctlfail:
-	error("lost perf's control FIFO: %s", strerror(errno));
+	error_msg("lost perf's control FIFO: %s", strerror(errno));
 out:
 	if (mk.ctl >= 0)
 		close(mk.ctl);
@@ -1205,7 +1205,7 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 		unlink(ctl);
 		unlink(ack);
 		if (mkfifo(ctl, 0600) || mkfifo(ack, 0600)) {
-			error("op '%s': cannot create '%s': %s", m->op, ctl, strerror(errno));
+			error_msg("op '%s': cannot create '%s': %s", m->op, ctl, strerror(errno));
 			return;
 		}
 		errf(ctlopt, sizeof(ctlopt), "--control=fifo:%s,%s", ctl, ack);
@@ -1274,7 +1274,7 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 	}
 	if (st) {
 		log_tail(log, why, sizeof(why));
-		error("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
+		error_msg("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
 		return;
 	}
 	FILE *lf = fopen(log, "r");
@@ -1292,7 +1292,7 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 		fclose(lf);
 	if (r->tool == TOOL_CALLGRIND) {
 		if (parse_callgrind(prof, m, err, sizeof(err))) {
-			error("op '%s': %s", m->op, err);
+			error_msg("op '%s': %s", m->op, err);
 			return;
 		}
 	} else {
@@ -1307,14 +1307,14 @@ static void map_op(const struct map_run *r, struct op_map *m, int k, int standin
 		if (rf)
 			fclose(rf);
 		if (!rows) {
-			error("op '%s': perf report found no samples (%s)", m->op, rep);
+			error_msg("op '%s': perf report found no samples (%s)", m->op, rep);
 			return;
 		}
 	}
 	finish_op(m);
 	m->ok = m->calls > 0 && m->total > 0;
 	if (!m->ok) {
-		error("op '%s': nothing was recorded (%s)", m->op, log);
+		error_msg("op '%s': nothing was recorded (%s)", m->op, log);
 		return;
 	}
 	info("map: %-24s %llu calls, %.3g %s per call, top: %s (%.1f %%)  [%.1f s]", m->op,
@@ -1341,16 +1341,16 @@ int cmd_map(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (npos > 1) {
-		error("map takes at most one image, got %d", npos);
+		error_msg("map takes at most one image, got %d", npos);
 		return EXIT_USAGE;
 	}
 	if (cfg.child >= 0) {
 		if (npos != 1) {
-			error("--child needs the image");
+			error_msg("--child needs the image");
 			return EXIT_USAGE;
 		}
 		return map_child(&cfg, argv[1]);
@@ -1361,18 +1361,18 @@ int cmd_map(int argc, char **argv)
 	char tail;
 	if (npos == 0 && (sscanf(cfg.size, "%dx%d%c", &iw, &ih, &tail) != 2 || iw < 1 || ih < 1 ||
 			  iw > 20000 || ih > 20000)) {
-		error("--size: '%s' is not WxH (at most 20000x20000)", cfg.size);
+		error_msg("--size: '%s' is not WxH (at most 20000x20000)", cfg.size);
 		return EXIT_USAGE;
 	}
 	struct pipeline p;
 	if (pipeline_load(&p, cfg.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	char self[PATH_MAX], valgrind[PATH_MAX], perf[PATH_MAX];
 	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (sl <= 0) {
-		error("cannot find this program: %s", strerror(errno));
+		error_msg("cannot find this program: %s", strerror(errno));
 		pipeline_release(&p);
 		return EXIT_FAIL;
 	}
@@ -1386,7 +1386,7 @@ int cmd_map(int argc, char **argv)
 	if (tool == TOOL_AUTO)
 		tool = hw ? TOOL_PERF : have_vg ? TOOL_CALLGRIND : have_perf ? TOOL_PERF : -1;
 	if (tool == TOOL_CALLGRIND && !have_vg) {
-		error("--tool callgrind: %s", marks_unavailable_reason() ? marks_unavailable_reason() :
+		error_msg("--tool callgrind: %s", marks_unavailable_reason() ? marks_unavailable_reason() :
 		      marks_built_with_asan() ? "valgrind cannot run a program built with AddressSanitizer "
 						"(use build/opt/ppbench)" :
 		      "valgrind is not installed (scripts/install-deps.sh installs it)");
@@ -1394,7 +1394,7 @@ int cmd_map(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	if (tool < 0 || (tool == TOOL_PERF && !have_perf)) {
-		error("neither perf nor valgrind can profile here: install valgrind (scripts/install-deps.sh)");
+		error_msg("neither perf nor valgrind can profile here: install valgrind (scripts/install-deps.sh)");
 		pipeline_release(&p);
 		return EXIT_FAIL;
 	}
@@ -1409,18 +1409,18 @@ int cmd_map(int argc, char **argv)
 	if (!maps || !notes)
 		die("out of memory");
 	if (make_out_dir(&cfg, p.name, dir, sizeof(dir), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_FAIL;
 		goto out;
 	}
 	if (strlen(dir) > PATH_MAX - 512) {
-		error("'%s': the output folder's name is too long", dir);
+		error_msg("'%s': the output folder's name is too long", dir);
 		status = EXIT_FAIL;
 		goto out;
 	}
 	if (npos == 1) {
 		if (!realpath(argv[1], image)) {
-			error("cannot open '%s': %s", argv[1], strerror(errno));
+			error_msg("cannot open '%s': %s", argv[1], strerror(errno));
 			status = EXIT_FAIL;
 			goto out;
 		}
@@ -1440,7 +1440,7 @@ int cmd_map(int argc, char **argv)
 	} else {
 		errf(image, sizeof(image), "%s/input_%dx%d.jpg", dir, iw, ih);
 		if (write_jpeg(image, iw, ih, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			status = EXIT_FAIL;
 			goto out;
 		}
@@ -1504,7 +1504,7 @@ int cmd_map(int argc, char **argv)
 		failed += !maps[k].ok;
 	if (write_outputs(dir, maps, p.nops, tool_name, unit, image, iw, ih, p.name, &cfg, notes,
 			  nnotes, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_FAIL;
 		goto out;
 	}

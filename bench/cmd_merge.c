@@ -1733,7 +1733,7 @@ int cmd_merge(int argc, char **argv)
 
 	memset(&m, 0, sizeof(m));
 	if (!dirs || !pnames || !pusd) {
-		error("out of memory");
+		error_msg("out of memory");
 		goto out;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -1746,7 +1746,7 @@ int cmd_merge(int argc, char **argv)
 		if (!strcmp(a, "--out") || !strcmp(a, "-o") || !strcmp(a, "--price") ||
 		    !strcmp(a, "--by")) {
 			if (i + 1 >= argc) {
-				error("%s needs a value", a);
+				error_msg("%s needs a value", a);
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -1755,7 +1755,7 @@ int cmd_merge(int argc, char **argv)
 			   !strncmp(a, "--price=", 8)) {
 			v = strchr(a, '=') + 1;
 		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s' (see ppbench merge --help)", a);
+			error_msg("unknown option '%s' (see ppbench merge --help)", a);
 			rc = EXIT_USAGE;
 			goto out;
 		} else {
@@ -1766,7 +1766,7 @@ int cmd_merge(int argc, char **argv)
 			m.out = v;
 		} else if (!strncmp(a, "--by", 4)) {
 			if (strcmp(v, "host") && strcmp(v, "cpu")) {
-				error("--by: '%s' is not host or cpu", v);
+				error_msg("--by: '%s' is not host or cpu", v);
 				rc = EXIT_USAGE;
 				goto out;
 			}
@@ -1774,13 +1774,13 @@ int cmd_merge(int argc, char **argv)
 		} else {
 			char name[256];
 			if (merge_parse_price(v, name, sizeof(name), &pusd[nprices], err, sizeof(err))) {
-				error("%s", err);
+				error_msg("%s", err);
 				rc = EXIT_USAGE;
 				goto out;
 			}
 			pnames[nprices] = strdup(name);
 			if (!pnames[nprices]) {
-				error("out of memory");
+				error_msg("out of memory");
 				goto out;
 			}
 			nprices++;
@@ -1798,17 +1798,17 @@ int cmd_merge(int argc, char **argv)
 		}
 	for (size_t i = 0; i < ndirs; i++)
 		if (add_dir(&m, dirs[i], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			goto out;
 		}
 
 	ref = choose_compared(&m);
 	if (build_machines(&m, err, sizeof(err)) || analyse(&m, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (apply_prices(&m, pnames, pusd, nprices, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -1821,7 +1821,7 @@ int cmd_merge(int argc, char **argv)
 	}
 	errf(path, sizeof(path), "%s/figures/data", m.out);
 	if (make_dirs(path)) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	errf(path, sizeof(path), "%s/summary.csv", m.out);
@@ -1841,16 +1841,16 @@ int cmd_merge(int argc, char **argv)
 			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
 	for (size_t i = 0; i < m.nfolders; i++)
 		if (!m.folders[i].compared)
-			warn("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
+			warn_msg("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
 	printf("%s/report.md\n%s/report.html\n", m.out, m.out);
 	if (ref < 0) {
-		error("no run of any sweep folder succeeded: nothing to compare");
+		error_msg("no run of any sweep folder succeeded: nothing to compare");
 		goto out;
 	}
 	rc = EXIT_OK;
 	goto out;
 fail:
-	error("%s", err);
+	error_msg("%s", err);
 out:
 	for (size_t i = 0; pnames && i < nprices; i++)
 		free(pnames[i]);

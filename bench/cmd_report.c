@@ -797,7 +797,7 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 			for (size_t j = start; j < i; j++) {
 				struct run_metrics m;
 				if (model_like_run(dir, s[j].workers, &m, err, sizeof(err))) {
-					warn("--model: %s", err);
+					warn_msg("--model: %s", err);
 					break;
 				}
 				fprintf(f, "%d,model: %s,%d,%d,%d,1", out, label, s[j].workers, s[j].batch,
@@ -3039,11 +3039,11 @@ static int cmd_report_run(char **dirs, size_t n)
 	int rc = EXIT_FAIL;
 
 	if (run_load(&s, dirs, n, &sum, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	if (report_write_run(&s, sum, err, sizeof(err)))
-		error("%s", err);
+		error_msg("%s", err);
 	else {
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 		rc = EXIT_OK;
@@ -3081,7 +3081,7 @@ int cmd_report(int argc, char **argv)
 	int rc, model = 0;
 
 	if (!dirs) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -3107,7 +3107,7 @@ int cmd_report(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
-				error("--out needs a value");
+				error_msg("--out needs a value");
 				free(dirs);
 				return EXIT_USAGE;
 			}
@@ -3117,13 +3117,13 @@ int cmd_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--model") || !strncmp(argv[i], "--model=", 8)) {
 			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
 			if (strcmp(v, "on") && strcmp(v, "off")) {
-				error("--model: '%s' is not on or off", v);
+				error_msg("--model: '%s' is not on or off", v);
 				free(dirs);
 				return EXIT_USAGE;
 			}
 			model = !strcmp(v, "on");
 		} else if (argv[i][0] == '-') {
-			error("unknown option '%s' (see --help)", argv[i]);
+			error_msg("unknown option '%s' (see --help)", argv[i]);
 			free(dirs);
 			return EXIT_USAGE;
 		} else {
@@ -3142,7 +3142,7 @@ int cmd_report(int argc, char **argv)
 		}
 	if (is_run_dir(dirs[0])) {
 		if (out) {
-			error("--out is for sweeps: a run's report goes into its folder");
+			error_msg("--out is for sweeps: a run's report goes into its folder");
 			free(dirs);
 			return EXIT_USAGE;
 		}
@@ -3173,7 +3173,7 @@ int cmd_report(int argc, char **argv)
 				else
 					snprintf(other, sizeof(other), ".");
 				if (strcmp(other, outbuf)) {
-					error("the sweep folders have different parents: give --out DIR");
+					error_msg("the sweep folders have different parents: give --out DIR");
 					free(dirs);
 					return EXIT_USAGE;
 				}
@@ -3181,7 +3181,7 @@ int cmd_report(int argc, char **argv)
 			out = outbuf;
 		}
 		if (mkdir_p(out, 0777)) {
-			error("cannot create '%s': %s", out, strerror(errno));
+			error_msg("cannot create '%s': %s", out, strerror(errno));
 			free(dirs);
 			return EXIT_FAIL;
 		}
@@ -3189,13 +3189,13 @@ int cmd_report(int argc, char **argv)
 	}
 	free(dirs);
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	s.model = model;
 	rc = report_write(&s, err, sizeof(err));
 	if (rc)
-		error("%s", err);
+		error_msg("%s", err);
 	else
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 	sweep_free(&s);
@@ -3223,7 +3223,7 @@ int cmd_plots(int argc, char **argv)
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
 		const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 		if (run_load(&s, argv + 1, 1, &sum, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
@@ -3231,16 +3231,16 @@ int cmd_plots(int argc, char **argv)
 		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
 		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 		if (mkdir_p(datadir, 0777)) {
-			error("cannot create '%s': %s", datadir, strerror(errno));
+			error_msg("cannot create '%s': %s", datadir, strerror(errno));
 			rc = -1;
 		} else {
 			rc = draw_run_figures(&s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &n,
 					      err, sizeof(err));
 			if (rc)
-				error("%s", err);
+				error_msg("%s", err);
 		}
 	} else if (sweep_load(&s, argv[1], err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	} else {
 		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
@@ -3248,7 +3248,7 @@ int cmd_plots(int argc, char **argv)
 		if (!rc)
 			rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
 		if (rc)
-			error("%s", err);
+			error_msg("%s", err);
 	}
 	if (rc) {
 		sweep_free(&s);

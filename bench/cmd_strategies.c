@@ -880,7 +880,7 @@ static int run_split(struct ctx *c, int si)
 			sg->storage_bytes = c->orig_bytes;
 		} else {
 			if (offline(c, sp, (enum store_format)f, dir, &st, err, sizeof(err))) {
-				error("strategy %s: %s", sg->name, err);
+				error_msg("strategy %s: %s", sg->name, err);
 				failed = 1;
 				store_remove(dir, err, sizeof(err));
 				continue;
@@ -890,14 +890,14 @@ static int run_split(struct ctx *c, int si)
 		sg->offline_s = (double)(clock_now_ns() - t0) / 1e9;
 		if (!files) {
 			if (store_open(&st, dir, err, sizeof(err))) {
-				error("strategy %s: %s", sg->name, err);
+				error_msg("strategy %s: %s", sg->name, err);
 				failed = 1;
 				goto remove;
 			}
 			have_store = 1;
 		}
 		if (online_repeats(c, sg, have_store ? &st : NULL, err, sizeof(err))) {
-			error("strategy %s: %s", sg->name, err);
+			error_msg("strategy %s: %s", sg->name, err);
 			failed = 1;
 			goto remove;
 		}
@@ -915,7 +915,7 @@ static int run_split(struct ctx *c, int si)
 				info("strategies: %s left out: the cache %s", cg->name, why);
 				c->nst--;
 			} else if (online_repeats(c, cg, have_store ? &st : NULL, err, sizeof(err))) {
-				error("strategy %s: %s", cg->name, err);
+				error_msg("strategy %s: %s", cg->name, err);
 				failed = 1;
 			} else {
 				finish_strategy(c, cg);
@@ -929,7 +929,7 @@ remove:
 		if (have_store)
 			store_close(&st);
 		if (!files && !c->o->keep && store_remove(dir, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 	}
 	return failed ? -1 : 0;
 }
@@ -1370,7 +1370,7 @@ int cmd_strategies(int argc, char **argv)
 	struct ctx *c = calloc(1, sizeof(*c));
 
 	if (!c) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (opts_defaults(strat_opts_table, &o, err, sizeof(err)))
@@ -1383,44 +1383,44 @@ int cmd_strategies(int argc, char **argv)
 	}
 	c->o = &o;
 	if (pr) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (npos) {
-		error("strategies takes no arguments, got '%s'", argv[1]);
+		error_msg("strategies takes no arguments, got '%s'", argv[1]);
 		goto out;
 	}
 	if (o.weight + o.offline_weight > 1 + 1e-9) {
-		error("--weight %g and --offline-weight %g add up to more than 1", o.weight,
+		error_msg("--weight %g and --offline-weight %g add up to more than 1", o.weight,
 		      o.offline_weight);
 		goto out;
 	}
 	if (parse_formats(c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	c->decode = op_find("decode");
 	if (pipeline_load(&c->pipe, o.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_pipe = 1;
 	find_splits(c);
 	if (parse_splits(c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 
 	rc = EXIT_FAIL;
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			goto out;
 		}
 		o.data = data_path;
 	}
 	if (dataset_scan(&c->ds, o.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -1430,7 +1430,7 @@ int cmd_strategies(int argc, char **argv)
 		c->orig_bytes += c->ds.items[i].bytes;
 	if (schedule_build(&c->sched, c->n, (size_t)o.batch, (int)o.epochs, o.shuffle, 0, o.seed,
 			   0, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	c->W = (int)o.workers;
@@ -1440,7 +1440,7 @@ int cmd_strategies(int argc, char **argv)
 	c->smp = calloc((size_t)o.batch, sizeof(*c->smp));
 	c->ok = calloc((size_t)o.batch, sizeof(*c->ok));
 	if (!c->thr || !c->smp || !c->ok) {
-		error("out of memory");
+		error_msg("out of memory");
 		goto out;
 	}
 	for (int i = 0; i < nt; i++)
@@ -1452,20 +1452,20 @@ int cmd_strategies(int argc, char **argv)
 	}
 	if (results_dir_begin(o.out, o.tag, tmp, sizeof(tmp), name, sizeof(name), err,
 			      sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_dir = 1;
 	if (o.store) {
 		snprintf(c->store_root, sizeof(c->store_root), "%s", o.store);
 		if (mkdir_p(c->store_root, 0777)) {
-			error("cannot create '%s': %s", c->store_root, strerror(errno));
+			error_msg("cannot create '%s': %s", c->store_root, strerror(errno));
 			goto out;
 		}
 	} else {
 		snprintf(c->store_root, sizeof(c->store_root), "%.4000s/store", tmp);
 		if (mkdir(c->store_root, 0777)) {
-			error("cannot create '%s': %s", c->store_root, strerror(errno));
+			error_msg("cannot create '%s': %s", c->store_root, strerror(errno));
 			goto out;
 		}
 		c->made_store_root = 1;
@@ -1482,7 +1482,7 @@ int cmd_strategies(int argc, char **argv)
 	have_sig = 1;
 	cpus_read(&c->cpus);
 	if (noise_require_idle(o.require_idle, noise_idle_wait_s(), &c->cpus, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	struct noise_snap n0, n1;
@@ -1493,7 +1493,7 @@ int cmd_strategies(int argc, char **argv)
 		if (run_split(c, si))
 			failed = 1;
 		if (si == 0 && (c->nst == 0 || !c->st[0].ran) && !stop_signal) {
-			error("the full pipeline (none/raw) failed: nothing to compare with");
+			error_msg("the full pipeline (none/raw) failed: nothing to compare with");
 			goto out;
 		}
 	}
@@ -1503,7 +1503,7 @@ int cmd_strategies(int argc, char **argv)
 	noise_between(&n0, &n1, &c->cpus, &c->noise);
 	noise_warn(&c->noise, "the strategies' measurements");
 	if (c->idle_refused)
-		warn("--require-idle: the strategies measured before the machine got busy are kept");
+		warn_msg("--require-idle: the strategies measured before the machine got busy are kept");
 	if (c->made_store_root && !o.keep)
 		rmdir(c->store_root);
 	rank_strategies(c);
@@ -1511,12 +1511,12 @@ int cmd_strategies(int argc, char **argv)
 	char path[PATH_MAX + 64], fig[PATH_MAX + 64], log[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%.4000s/strategies.csv", tmp);
 	if (write_csv(c, path, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%.4000s/strategies.json", tmp);
 	if (write_json(c, path, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (o.plot) {
@@ -1528,11 +1528,11 @@ int cmd_strategies(int argc, char **argv)
 			 "%ld thread%s, %s", c->pipe.name, c->n, o.epochs, o.workers,
 			 o.workers == 1 ? "" : "s", o.warm ? "warm" : "cold page cache");
 		if (mkdir(fig, 0777) && errno != EEXIST)
-			warn("cannot create '%s': %s", fig, strerror(errno));
+			warn_msg("cannot create '%s': %s", fig, strerror(errno));
 		else {
 			snprintf(fig, sizeof(fig), "%.4000s/figures/strategies", tmp);
 			if (draw(path, fig, title, log))
-				warn("figure not drawn (gnuplot or plots/strategies.gp missing? see %s)",
+				warn_msg("figure not drawn (gnuplot or plots/strategies.gp missing? see %s)",
 				     log);
 		}
 	}
@@ -1544,11 +1544,11 @@ int cmd_strategies(int argc, char **argv)
 			md = NULL;
 	}
 	if (!md) {
-		error("cannot write '%s'", path);
+		error_msg("cannot write '%s'", path);
 		goto out;
 	}
 	if (results_dir_commit(o.out, tmp, name, final, sizeof(final), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_dir = 0;

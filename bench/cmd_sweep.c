@@ -523,7 +523,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot start a run: %s", strerror(errno));
+		error_msg("cannot start a run: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(argv);
@@ -778,11 +778,11 @@ int cmd_sweep(int argc, char **argv)
 	int handlers = 0;
 
 	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (opts_defaults(sweep_opts, &c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	int pr_ = opts_parse(sweep_opts, &c, nmine, mine, 1, &npos, err, sizeof(err));
@@ -792,19 +792,19 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (pr_ < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (npos) {
 		opts_unexpected(mine[1], "sweep", err, sizeof(err));
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	for (size_t i = 0; i < npass; i++) {
 		char name[64];
 		const char *near = unknown_passed(pass[i], name, sizeof(name));
 		if (near && *near) {
-			error("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
+			error_msg("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
 			      "and ppbench run --help)", name, near);
 			goto out;
 		}
@@ -816,12 +816,12 @@ int cmd_sweep(int argc, char **argv)
 		for (int i = 1; i < nmine; i++)
 			if (mine[i][0] == '-' && strncmp(mine[i], "--resume", 8) &&
 			    strstr(mine[i], "report") == NULL) {
-				error("--resume takes the plan and options from the sweep folder; "
+				error_msg("--resume takes the plan and options from the sweep folder; "
 				      "'%s' cannot be changed", mine[i]);
 				goto out;
 			}
 		if (npass) {
-			error("--resume takes the run options from the sweep folder; '%s' cannot be "
+			error_msg("--resume takes the run options from the sweep folder; '%s' cannot be "
 			      "changed", pass[0]);
 			goto out;
 		}
@@ -830,9 +830,9 @@ int cmd_sweep(int argc, char **argv)
 		doc = json_load_file(path, 0, &je);
 		if (!doc) {
 			if (access(path, F_OK))
-				error("cannot resume '%s': it has no sweep.json", dir);
+				error_msg("cannot resume '%s': it has no sweep.json", dir);
 			else
-				error("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
+				error_msg("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -846,7 +846,7 @@ int cmd_sweep(int argc, char **argv)
 		nbase = json_array_size(ra) + 2;
 		base = calloc(nbase + 1, sizeof(*base));
 		if (!base) {
-			error("out of memory");
+			error_msg("out of memory");
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -856,7 +856,7 @@ int cmd_sweep(int argc, char **argv)
 		json_array_foreach(ra, i, v) {
 			char arg[PATH_MAX];
 			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
-				error("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+				error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
 				      "an escaped string", dir, i);
 				rc = EXIT_FAIL;
 				goto out;
@@ -869,7 +869,7 @@ int cmd_sweep(int argc, char **argv)
 		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
 		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err)) ||
 		    parse_policies(c.policy, pol, &np, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < npass; i++) {
@@ -878,24 +878,24 @@ int cmd_sweep(int argc, char **argv)
 							   "-o" };
 			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
 				if (!strcmp(pass[i], own[k])) {
-					error("'%s' is set by the sweep", pass[i]);
+					error_msg("'%s' is set by the sweep", pass[i]);
 					goto out;
 				}
 		}
 		if (c.data) {
 			if (!realpath(c.data, data)) {
-				error("--data: cannot open '%s': %s", c.data, strerror(errno));
+				error_msg("--data: cannot open '%s': %s", c.data, strerror(errno));
 				goto out;
 			}
 		} else if (dataset_ensure_default(data, sizeof(data), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
 		nbase = npass + 2;
 		base = calloc(nbase + 1, sizeof(*base));
 		if (!base) {
-			error("out of memory");
+			error_msg("out of memory");
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -910,7 +910,7 @@ int cmd_sweep(int argc, char **argv)
 			char sw[16], sb[16], sg[16];
 			size_t k = 0;
 			if (!chk) {
-				error("out of memory");
+				error_msg("out of memory");
 				rc = EXIT_FAIL;
 				goto out;
 			}
@@ -930,7 +930,7 @@ int cmd_sweep(int argc, char **argv)
 			int bad = check_run_args(chk, k, err, sizeof(err));
 			free(chk);
 			if (bad) {
-				error("a run option was refused: %s",
+				error_msg("a run option was refused: %s",
 				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
 				goto out;
 			}
@@ -947,7 +947,7 @@ int cmd_sweep(int argc, char **argv)
 			}
 		}
 		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -983,29 +983,29 @@ int cmd_sweep(int argc, char **argv)
 
 	lockfd = lock_dir(dir);
 	if (lockfd == -2) {
-		error("another sweep is running in '%s'", dir);
+		error_msg("another sweep is running in '%s'", dir);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/runs", dir);
 	if (mkdir(path, 0777) && errno != EEXIST) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/logs", dir);
 	if (mkdir(path, 0777) && errno != EEXIST) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (save_json(doc, dir, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (dataset_scan(&ds, data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -1014,7 +1014,7 @@ int cmd_sweep(int argc, char **argv)
 	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
 			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
 	if (save_json(doc, dir, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -1066,14 +1066,14 @@ int cmd_sweep(int argc, char **argv)
 		else
 			nfail++;
 		if (save_json(doc, dir, err, sizeof(err)))
-			error("%s", err);
+			error_msg("%s", err);
 	}
 	if (stop_signal)
-		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
+		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
 		     : "SIGTERM", dir);
 	else if (nfail)
-		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
+		warn_msg("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
 		     dir);
 
 	if (c.report) {
@@ -1081,12 +1081,12 @@ int cmd_sweep(int argc, char **argv)
 		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
 			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
-				error("%s", err);
+				error_msg("%s", err);
 			else
 				printf("%s/report.md\n%s/report.html\n", dir, dir);
 			sweep_free(&s);
 		} else {
-			error("%s", err);
+			error_msg("%s", err);
 		}
 	}
 	printf("sweep: %s\n", dir);

@@ -666,7 +666,7 @@ static void *pin_main(void *arg)
 		char why[256] = "";
 		int rc = pin_apply_self(L->cfg->pin_plan, ROLE_PIN, 0, why, sizeof(why));
 		if (rc < 0)
-			warn("pin thread: %s", why);
+			warn_msg("pin thread: %s", why);
 		R->pin_bound = rc == 0;
 	}
 	for (;;) {
@@ -888,7 +888,7 @@ static int setup(struct loader_state *R, char *err, size_t errlen)
 		/* pinned copies come from the same pool: lock all of it (the
 		 * workers' slots too, which costs them nothing: populated already) */
 		if (mlock(L->slots, L->slots_bytes)) {
-			warn("cannot lock the batch buffers in memory (mlock of %zu bytes: %s): "
+			warn_msg("cannot lock the batch buffers in memory (mlock of %zu bytes: %s): "
 			     "pin memory copies into unlocked memory", L->slots_bytes, strerror(errno));
 			r->pin_locked = 0;
 		} else {
@@ -1069,7 +1069,7 @@ static void dump_batch(struct loader_state *R, int64_t id)
 	char path[4096], err[4200] = "";
 	float *lab = malloc((n ? n : 1) * sizeof(float));
 	if (!mem || !lab || b->bytes != img + n * sizeof(int64_t)) {
-		warn("cannot dump batch %" PRId64 ": %s", id,
+		warn_msg("cannot dump batch %" PRId64 ": %s", id,
 		     !lab ? "out of memory" : "not a collated [n, 3, h, w] batch");
 		free(lab);
 		return;
@@ -1086,7 +1086,7 @@ static void dump_batch(struct loader_state *R, int64_t id)
 	if (!rc)
 		rc = npy_write(path, "<f4", shape, 1, lab, err, sizeof(err));
 	if (rc)
-		warn("%s", err);
+		warn_msg("%s", err);
 	free(lab);
 }
 
@@ -1215,14 +1215,14 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		int saved = !pthread_getaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
 		int prc = pin_apply_self(c->pin_plan, ROLE_MAIN, 0, why, sizeof(why));
 		if (prc < 0)
-			warn("main process: %s", why);
+			warn_msg("main process: %s", why);
 		r->main_pinned = prc == 0;
 		main_restore = saved && prc == 0;
 	}
 	struct sig_saved old;
 	int sigs = !signals_install(&old);
 	if (!sigs)
-		warn("cannot install signal handlers: %s", strerror(errno));
+		warn_msg("cannot install signal handlers: %s", strerror(errno));
 	R->data_fd = L->res_rd;
 	if (R->pin) {
 		/* the pin thread must not take the main thread's signals */

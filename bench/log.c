@@ -18,7 +18,7 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "ppbench: %s%s\n", prefix, msg);
 }
 
-void error(const char *fmt, ...)
+void error_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -26,7 +26,7 @@ void error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void warn(const char *fmt, ...)
+void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -4,10 +4,11 @@
 
 #include <stddef.h>
 
-void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* not error() and warn(): glibc has error(3) and warn(3) */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* error(), then exit 1: the work failed (out of memory, an internal error) */
+/* error_msg(), then exit 1: the work failed (out of memory, an internal error) */
 __attribute__((noreturn)) void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_set_quiet(int quiet);
 /* snprintf into a bounded buffer, for messages and paths: the output is cut

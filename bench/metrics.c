@@ -640,7 +640,7 @@ int cmd_metrics(int argc, char **argv)
 	int npos = 0;
 
 	if (opts_defaults(metrics_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int pr = opts_parse(metrics_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
@@ -649,7 +649,7 @@ int cmd_metrics(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (pr < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (!npos) {
@@ -665,7 +665,7 @@ int cmd_metrics(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
 		json_t *j = json_load_file(path, 0, &je);
 		if (!j) {
-			error("cannot read '%s': %s", path, je.text);
+			error_msg("cannot read '%s': %s", path, je.text);
 			rc = EXIT_FAIL;
 			continue;
 		}

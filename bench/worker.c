@@ -498,13 +498,13 @@ void worker_loop(struct loader *L, int wid)
 	if (c->pin_plan) {
 		int rc = pin_apply_self(c->pin_plan, ROLE_WORKER, wid, why, sizeof(why));
 		if (rc < 0)
-			warn("worker %d: %s", wid, why);
+			warn_msg("worker %d: %s", wid, why);
 		st->ws->pinned = rc == 0;
 	}
 	if (c->counters && c->counters->n) {
 		st->cg = counters_open_thread(c->counters, why, sizeof(why));
 		if (!st->cg)
-			warn("worker %d: %s; its ops are not counted", wid, why);
+			warn_msg("worker %d: %s; its ops are not counted", wid, why);
 		st->ws->counted = st->cg != NULL;
 	}
 	rng_seed(&st->srng, c->seed);
