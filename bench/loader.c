@@ -1146,6 +1146,16 @@ static int run_epochs(struct loader_state *R)
 	return 0;
 }
 
+/* The one way out of loader_run: the run's resources, then its state. */
+static void state_free(struct loader_state *R)
+{
+	teardown(R);
+	free(R->main_tp.ev);
+	free(R->pin_tp.ev);
+	free(R->gpu_tp.ev);
+	free(R);
+}
+
 int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
 	       char *err, size_t errlen)
 {
@@ -1181,12 +1191,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->trace_cost_ns = loader_trace_cost_ns(100000);
 
 	if (setup(R, err, errlen)) {
-		teardown(R);
-		free(R->main_tp.ev);
-		free(R->pin_tp.ev);
-		free(R->gpu_tp.ev);
+		state_free(R);
 		loader_result_free(r);
-		free(R);
 		return -1;
 	}
 
@@ -1196,12 +1202,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->start_ns = start + (uint64_t)L->wall_off;
 	if (L->be->start(L, err, errlen)) {
 		L->be->stop(L, 0, r->worker_cpu_s, r->worker_maxrss_kib);
-		teardown(R);
-		free(R->main_tp.ev);
-		free(R->pin_tp.ev);
-		free(R->gpu_tp.ev);
+		state_free(R);
 		loader_result_free(r);
-		free(R);
 		return -1;
 	}
 	L->be->after_start(L);
@@ -1293,11 +1295,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->shm = L->sh;
 	r->shm_bytes = L->sh_bytes;
 	L->sh = NULL;
-	teardown(R);
-	free(R->main_tp.ev);
-	free(R->pin_tp.ev);
-	free(R->gpu_tp.ev);
-	free(R);
+	state_free(R);
 	if (mrc) {
 		loader_result_free(r);
 		snprintf(err, errlen, "out of memory");
