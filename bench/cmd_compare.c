@@ -36,382 +36,6 @@
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
 
-/* ---- reading one side ---------------------------------------------------- */
-
-void compare_trace_ops(struct trace *t, const struct pipeline *p)
-{
-	size_t max = sizeof(t->op_names) / sizeof(t->op_names[0]);
-
-	t->nops = 0;
-	for (int i = 0; i < p->nops && t->nops < max; i++) {
-		const struct op_ops *o = p->op[i].ops;
-		snprintf(t->op_names[t->nops], sizeof(t->op_names[0]), "%s",
-			 o->lotus_name ? o->lotus_name : o->name);
-		snprintf(t->op_ids[t->nops], sizeof(t->op_ids[0]), "%s", o->name);
-		t->nops++;
-	}
-}
-
-/* dir/lotustrace/<the one folder in it> */
-static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size_t errlen)
-{
-	char lt[PATH_MAX];
-	DIR *d;
-	struct dirent *de;
-	int found = 0;
-
-	errf(lt, sizeof(lt), "%s/lotustrace", dir);
-	d = opendir(lt);
-	if (!d) {
-		errf(err, errlen, "cannot open '%s': %s", lt, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		struct stat st;
-		if (de->d_name[0] == '.')
-			continue;
-		errf(out, n, "%s/%s", lt, de->d_name);
-		if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
-			found = 1;
-			break;
-		}
-	}
-	closedir(d);
-	if (!found) {
-		errf(err, errlen, "no LotusTrace folder in '%s'", lt);
-		return -1;
-	}
-	return 0;
-}
-
-static json_t *load_json(const char *dir, const char *name, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	json_error_t je;
-	json_t *j;
-
-	errf(path, sizeof(path), "%s/%s", dir, name);
-	j = json_load_file(path, 0, &je);
-	if (!j)
-		errf(err, errlen, "cannot read '%s': %s", path, je.text);
-	else if (!json_is_object(j)) {
-		errf(err, errlen, "cannot read '%s': not a JSON object", path);
-		json_decref(j);
-		j = NULL;
-	}
-	return j;
-}
-
-static long long jint(const json_t *o, const char *key, long long def)
-{
-	const json_t *v = json_object_get(o, key);
-	if (json_is_integer(v))
-		return json_integer_value(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
-	return def;
-}
-
-static const char *jstr(const json_t *o, const char *key, const char *def)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : def;
-}
-
-/* Read the LotusTrace files of dir and compute the metrics. */
-static int side_measure(const char *dir, const struct pipeline *p, struct compare_side *s,
-			const struct analysis_opts *ao, char *err, size_t errlen)
-{
-	char lt[PATH_MAX], why[PATH_MAX + 256];
-
-	if (find_lotustrace(dir, lt, sizeof(lt), err, errlen))
-		return -1;
-	memset(&s->t, 0, sizeof(s->t));
-	if (p)
-		compare_trace_ops(&s->t, p);
-	if (lotustrace_read(lt, LOTUSTRACE_PREFIX, &s->t, why, sizeof(why))) {
-		errf(err, errlen, "%s", why);
-		return -1;
-	}
-	if (analysis_compute(&s->t, ao, &s->m, why, sizeof(why))) {
-		errf(err, errlen, "cannot analyse '%s': %s", lt, why);
-		lotustrace_free(&s->t);
-		return -1;
-	}
-	return 0;
-}
-
-int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compare_side *s,
-			 char *err, size_t errlen)
-{
-	json_t *sum, *cpu, *mem, *opt, *mach, *libs;
-	double *wcpu = NULL;
-	long *wrss = NULL;
-	int rc = -1;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "ppbench");
-	s->pin_effective = -1;
-	sum = load_json(dir, "summary.json", err, errlen);
-	if (!sum)
-		return -1;
-	cpu = json_object_get(sum, "cpu");
-	mem = json_object_get(sum, "memory");
-	opt = json_object_get(sum, "options");
-	struct analysis_opts ao = {
-		.start_ns = (uint64_t)jint(sum, "start_wall_ns", 0),
-		.end_ns = (uint64_t)jint(sum, "end_wall_ns", 0),
-		.batch_size = (int)jint(sum, "batch_size", 0),
-		.workers = (int)jint(sum, "workers", 0),
-		.gpus = (int)jint(sum, "gpus", 0),
-		.images = (uint64_t)jint(sum, "images", 0),
-		.batches = (uint64_t)jint(sum, "batches", 0),
-		.main_cpu_s = metric_json_get(cpu, "main_s"),
-		.main_maxrss_kib = (long)jint(mem, "main_max_rss_kib", 0),
-		.complete = json_is_true(json_object_get(sum, "complete")),
-		.trace_cost_ns = metric_json_get(json_object_get(sum, "trace"), "cost_per_event_ns"),
-		.checksum = strtoull(jstr(sum, "checksum", "0"), NULL, 16),
-	};
-	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
-		errf(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
-		goto out;
-	}
-	if (isnan(ao.main_cpu_s))
-		ao.main_cpu_s = 0;
-	if (isnan(ao.trace_cost_ns))
-		ao.trace_cost_ns = 0;
-	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
-	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
-	if (!wcpu || !wrss) {
-		errf(err, errlen, "out of memory");
-		goto out;
-	}
-	json_t *a = json_object_get(cpu, "per_worker_s");
-	json_t *r = json_object_get(mem, "worker_max_rss_kib");
-	long rss_any = 0;
-	for (int w = 0; w < ao.workers; w++) {
-		wcpu[w] = json_number_value(json_array_get(a, (size_t)w));
-		wrss[w] = (long)json_integer_value(json_array_get(r, (size_t)w));
-		rss_any |= wrss[w];
-	}
-	ao.worker_cpu_s = wcpu;
-	/* thread workers have no RSS of their own */
-	ao.worker_maxrss_kib = rss_any ? wrss : NULL;
-	s->complete = ao.complete;
-	if (json_is_boolean(json_object_get(opt, "pin_memory")))
-		s->pin_effective = json_is_true(json_object_get(opt, "pin_memory"));
-	mach = json_object_get(sum, "machine");
-	libs = json_object_get(mach, "libraries");
-	snprintf(s->versions, sizeof(s->versions), "%s, libjpeg-turbo %s, libpng %s",
-		 jstr(mach, "compiler", "?"), jstr(libs, "libjpeg_turbo", "?"),
-		 jstr(libs, "libpng_runtime", "?"));
-	rc = side_measure(dir, p, s, &ao, err, errlen);
-out:
-	free(wcpu);
-	free(wrss);
-	json_decref(sum);
-	return rc;
-}
-
-int compare_read_torch(const char *dir, const struct pipeline *p, struct compare_side *s,
-		       char *err, size_t errlen)
-{
-	json_t *cfg = NULL, *run = NULL, *ws, *v;
-	double *wcpu = NULL;
-	long *wrss = NULL;
-	int rc = -1;
-
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "pytorch");
-	s->pin_effective = -1;
-	cfg = load_json(dir, "config.json", err, errlen);
-	if (cfg)
-		run = load_json(dir, "run.json", err, errlen);
-	if (!run)
-		goto out;
-	struct analysis_opts ao = {
-		.start_ns = (uint64_t)jint(run, "start_wall_ns", 0),
-		.end_ns = (uint64_t)jint(run, "end_wall_ns", 0),
-		.batch_size = (int)jint(cfg, "batch", 0),
-		.workers = (int)jint(cfg, "workers", 0),
-		.gpus = (int)jint(cfg, "gpus", 0),
-		.images = (uint64_t)jint(run, "images", 0),
-		.batches = (uint64_t)jint(run, "batches", 0),
-		.main_cpu_s = metric_json_get(run, "main_cpu_s"),
-		.main_maxrss_kib = (long)jint(run, "main_maxrss_kib", 0),
-		.complete = json_is_true(json_object_get(run, "complete")),
-		.stop_reason = "the PyTorch side did not hand over every batch",
-	};
-	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
-		errf(err, errlen, "'%s': no workers or no E2E window in config.json/run.json", dir);
-		goto out;
-	}
-	if (isnan(ao.main_cpu_s))
-		ao.main_cpu_s = 0;
-	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
-	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
-	if (!wcpu || !wrss) {
-		errf(err, errlen, "out of memory");
-		goto out;
-	}
-	/* a worker id per epoch (non-persistent workers): CPU adds up, RSS peaks */
-	ws = json_object_get(run, "workers");
-	for (size_t i = 0; i < json_array_size(ws); i++) {
-		json_t *w = json_array_get(ws, i);
-		long long id = jint(w, "worker_id", -1);
-		if (id < 0 || id >= ao.workers)
-			continue;
-		wcpu[id] += isnan(metric_json_get(w, "cpu_s")) ? 0 : metric_json_get(w, "cpu_s");
-		if (jint(w, "maxrss_kib", 0) > wrss[id])
-			wrss[id] = (long)jint(w, "maxrss_kib", 0);
-	}
-	ao.worker_cpu_s = wcpu;
-	ao.worker_maxrss_kib = wrss;
-	s->complete = ao.complete;
-	v = json_object_get(run, "pin_memory_effective");
-	if (json_is_boolean(v))
-		s->pin_effective = json_is_true(v);
-	v = json_object_get(run, "versions");
-	snprintf(s->versions, sizeof(s->versions),
-		 "torch %s, torchvision %s, Pillow %s (libjpeg%s, API %s%s%s), numpy %s, Python %s",
-		 jstr(v, "torch", "?"), jstr(v, "torchvision", "?"), jstr(v, "pillow", "?"),
-		 json_is_true(json_object_get(v, "libjpeg_turbo")) ? "-turbo" : "",
-		 jstr(v, "libjpeg", "?"), jstr(v, "libjpeg_so", "")[0] ? ", " : "",
-		 jstr(v, "libjpeg_so", ""), jstr(v, "numpy", "?"), jstr(v, "python", "?"));
-	snprintf(s->cpu_capability, sizeof(s->cpu_capability), "%s",
-		 jstr(v, "cpu_capability", ""));
-	rc = side_measure(dir, p, s, &ao, err, errlen);
-out:
-	free(wcpu);
-	free(wrss);
-	json_decref(cfg);
-	json_decref(run);
-	return rc;
-}
-
-void compare_side_free(struct compare_side *s)
-{
-	analysis_free(&s->m);
-	lotustrace_free(&s->t);
-}
-
-/* ---- fidelity ------------------------------------------------------------ */
-
-static double npy_get(const struct npy *a, size_t i)
-{
-	const char *p = (const char *)a->data + i * a->itemsize;
-	const char *d = a->dtype + 1;
-	union {
-		float f;
-		double d;
-		int8_t i8;
-		uint8_t u8;
-		int16_t i16;
-		uint16_t u16;
-		int32_t i32;
-		uint32_t u32;
-		int64_t i64;
-		uint64_t u64;
-	} u;
-
-	memcpy(&u, p, a->itemsize);
-	if (!strcmp(d, "f4"))
-		return u.f;
-	if (!strcmp(d, "f8"))
-		return u.d;
-	if (!strcmp(d, "i1"))
-		return u.i8;
-	if (!strcmp(d, "u1"))
-		return u.u8;
-	if (!strcmp(d, "i2"))
-		return u.i16;
-	if (!strcmp(d, "u2"))
-		return u.u16;
-	if (!strcmp(d, "i4"))
-		return u.i32;
-	if (!strcmp(d, "u4"))
-		return u.u32;
-	if (!strcmp(d, "i8"))
-		return (double)u.i64;
-	return (double)u.u64;
-}
-
-int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compare_fidelity *f,
-		    char *err, size_t errlen)
-{
-	memset(f, 0, sizeof(*f));
-	f->first_batch = f->first_sample = -1;
-	f->labels_equal = 1;
-	for (size_t id = 0; id < n; id++) {
-		struct npy a = { 0 }, b = { 0 }, la = { 0 }, lb = { 0 };
-		char pa[PATH_MAX], pb[PATH_MAX], pla[PATH_MAX], plb[PATH_MAX];
-		int rc = -1;
-
-		errf(pa, sizeof(pa), "%s/batch_%zu.npy", dir_a, id);
-		errf(pb, sizeof(pb), "%s/batch_%zu.npy", dir_b, id);
-		errf(pla, sizeof(pla), "%s/labels_%zu.npy", dir_a, id);
-		errf(plb, sizeof(plb), "%s/labels_%zu.npy", dir_b, id);
-		if (npy_read(pa, &a, err, errlen) || npy_read(pb, &b, err, errlen) ||
-		    npy_read(pla, &la, err, errlen) || npy_read(plb, &lb, err, errlen))
-			goto next;
-		if (strcmp(a.dtype, "<f4") || strcmp(b.dtype, "<f4")) {
-			errf(err, errlen, "batch %zu: images are %s and %s, not float32", id,
-				a.dtype, b.dtype);
-			goto next;
-		}
-		rc = 0;
-		f->batches++;
-		int same_shape = a.ndim == 4 && b.ndim == 4 && a.count == b.count;
-		for (int k = 0; same_shape && k < 4; k++)
-			same_shape = a.shape[k] == b.shape[k];
-		if (!same_shape || la.count != lb.count || la.count != a.shape[0]) {
-			if (f->first_batch < 0) {
-				f->first_batch = (int64_t)id;
-				snprintf(f->shape_note, sizeof(f->shape_note),
-					 "batch %zu: %zu against %zu values, %zu against %zu labels",
-					 id, a.count, b.count, la.count, lb.count);
-			}
-			f->labels_equal = 0;
-			goto next;
-		}
-		f->images += a.shape[0];
-		size_t per = a.count / (a.shape[0] ? a.shape[0] : 1);
-		const float *x = a.data, *y = b.data;
-		for (size_t i = 0; i < a.count; i++) {
-			double d = fabs((double)x[i] - (double)y[i]);
-			/* bitwise too: NaNs, -0 */
-			if (memcmp(&x[i], &y[i], sizeof(float))) {
-				f->differing++;
-				if (f->first_batch < 0 || (f->first_batch == (int64_t)id &&
-							   f->first_sample < 0)) {
-					f->first_batch = (int64_t)id;
-					f->first_sample = (int64_t)(i / per);
-				}
-			}
-			if (d > f->max_abs || isnan(d))
-				f->max_abs = isnan(d) ? INFINITY : d;
-		}
-		f->values += a.count;
-		for (size_t i = 0; i < la.count; i++)
-			if (npy_get(&la, i) != npy_get(&lb, i)) {
-				f->labels_equal = 0;
-				if (f->first_batch < 0) {
-					f->first_batch = (int64_t)id;
-					f->first_sample = (int64_t)i;
-				}
-				break;
-			}
-next:
-		npy_free(&a);
-		npy_free(&b);
-		npy_free(&la);
-		npy_free(&lb);
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
 /* ---- the table ----------------------------------------------------------- */
 
 struct row {
@@ -905,13 +529,13 @@ static void md_context(const char *md, const char *dir, const json_t *opt, const
 		"- %lld epoch(s), at most %lld batches (0: all), shuffle %s, drop last %s, seed %lld, "
 		"--rng %s, loader policy %s, backend %s\n"
 		"- PyTorch side: %s\n",
-		pipe, jstr(opt, "data", "?"), jint(opt, "workers", 0), jint(opt, "batch", 0),
-		jint(opt, "gpus", 0), metric_json_get(opt, "gpu_step_ns") / 1e6, jint(opt, "prefetch_factor", 0),
+		pipe, compare_jstr(opt, "data", "?"), compare_jint(opt, "workers", 0), compare_jint(opt, "batch", 0),
+		compare_jint(opt, "gpus", 0), compare_jnum(opt, "gpu_step_ns") / 1e6, compare_jint(opt, "prefetch_factor", 0),
 		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
-		jint(opt, "epochs", 1), jint(opt, "max_batches", 0),
+		compare_jint(opt, "epochs", 1), compare_jint(opt, "max_batches", 0),
 		json_is_true(json_object_get(opt, "shuffle")) ? "on" : "off",
-		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", jint(opt, "seed", 0),
-		jstr(opt, "rng", "?"), jstr(opt, "policy", "torch"), jstr(opt, "backend", "?"),
+		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", compare_jint(opt, "seed", 0),
+		compare_jstr(opt, "rng", "?"), compare_jstr(opt, "policy", "torch"), compare_jstr(opt, "backend", "?"),
 		torch_info);
 	errf(figdir, sizeof(figdir), "%s/figures", dir);
 	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;
@@ -1340,11 +964,11 @@ static int probe_python(const char *python, const char *script, char *info, size
 		return -1;
 	}
 	snprintf(info, infolen, "torch %s, torchvision %s, Pillow %s, ATen CPU capability %s%s%s",
-		 jstr(j, "torch", "?"), jstr(j, "torchvision", "?"), jstr(j, "pillow", "?"),
-		 jstr(j, "cpu_capability", "?"),
-		 jstr(j, "aten_cpu_capability_env", "")[0] ? " (ATEN_CPU_CAPABILITY=" : "",
-		 jstr(j, "aten_cpu_capability_env", "")[0] ? jstr(j, "aten_cpu_capability_env", "") : "");
-	if (jstr(j, "aten_cpu_capability_env", "")[0])
+		 compare_jstr(j, "torch", "?"), compare_jstr(j, "torchvision", "?"), compare_jstr(j, "pillow", "?"),
+		 compare_jstr(j, "cpu_capability", "?"),
+		 compare_jstr(j, "aten_cpu_capability_env", "")[0] ? " (ATEN_CPU_CAPABILITY=" : "",
+		 compare_jstr(j, "aten_cpu_capability_env", "")[0] ? compare_jstr(j, "aten_cpu_capability_env", "") : "");
+	if (compare_jstr(j, "aten_cpu_capability_env", "")[0])
 		snprintf(info + strlen(info), infolen - strlen(info), ")");
 	json_decref(j);
 	return 0;
@@ -1395,7 +1019,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 {
 	char path[PATH_MAX], lt[PATH_MAX], dump[PATH_MAX];
 	json_t *c = json_object();
-	long long batch = jint(opt, "batch", 0);
+	long long batch = compare_jint(opt, "batch", 0);
 
 	errf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
 	errf(dump, sizeof(dump), "%s/batches", dir);
@@ -1404,23 +1028,23 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 		json_decref(c);
 		return -1;
 	}
-	json_object_set_new(c, "data", json_string(jstr(opt, "data", "")));
-	json_object_set_new(c, "pipeline", json_string(jstr(opt, "pipeline", "")));
+	json_object_set_new(c, "data", json_string(compare_jstr(opt, "data", "")));
+	json_object_set_new(c, "pipeline", json_string(compare_jstr(opt, "pipeline", "")));
 	json_object_set(c, "ops", ops);
-	json_object_set_new(c, "workers", json_integer(jint(opt, "workers", 1)));
+	json_object_set_new(c, "workers", json_integer(compare_jint(opt, "workers", 1)));
 	json_object_set_new(c, "batch", json_integer(batch));
 	json_object_set_new(c, "gpus", json_integer(gpus));
-	json_object_set_new(c, "prefetch_factor", json_integer(jint(opt, "prefetch_factor", 2)));
+	json_object_set_new(c, "prefetch_factor", json_integer(compare_jint(opt, "prefetch_factor", 2)));
 	json_object_set_new(c, "pin_memory", json_boolean(json_is_true(json_object_get(opt, "pin_memory"))));
 	json_object_set_new(c, "shuffle", json_boolean(json_is_true(json_object_get(opt, "shuffle"))));
 	json_object_set_new(c, "drop_last", json_boolean(json_is_true(json_object_get(opt, "drop_last"))));
-	json_object_set_new(c, "seed", json_integer(jint(opt, "seed", 0)));
-	json_object_set_new(c, "epochs", json_integer(jint(opt, "epochs", 1)));
+	json_object_set_new(c, "seed", json_integer(compare_jint(opt, "seed", 0)));
+	json_object_set_new(c, "epochs", json_integer(compare_jint(opt, "epochs", 1)));
 	json_object_set_new(c, "max_batches", json_integer((json_int_t)max_batches));
-	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : jint(opt, "gpu_step_ns", 0)));
+	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : compare_jint(opt, "gpu_step_ns", 0)));
 	json_object_set_new(c, "h2d_bytes_per_s",
-			    json_real(fidelity ? 0.0 : metric_json_get(opt, "h2d_bandwidth_bytes_per_s")));
-	json_object_set_new(c, "max_pixels", json_integer(jint(opt, "max_pixels", 0)));
+			    json_real(fidelity ? 0.0 : compare_jnum(opt, "h2d_bandwidth_bytes_per_s")));
+	json_object_set_new(c, "max_pixels", json_integer(compare_jint(opt, "max_pixels", 0)));
 	json_object_set_new(c, "trace", json_boolean(!fidelity));
 	json_object_set_new(c, "out", json_string(dir));
 	json_object_set_new(c, "lotustrace_dir", json_string(lt));
@@ -1451,8 +1075,8 @@ static int run_torch(const struct cargs *c, const char *script, const char *dir,
 static int write_torch_results(const char *dir, const struct compare_side *s, char *err,
 			       size_t errlen)
 {
-	json_t *cfg = load_json(dir, "config.json", err, errlen);
-	json_t *run = cfg ? load_json(dir, "run.json", err, errlen) : NULL;
+	json_t *cfg = compare_load_json(dir, "config.json", err, errlen);
+	json_t *run = cfg ? compare_load_json(dir, "run.json", err, errlen) : NULL;
 	json_t *mach = machine_json(), *blocks = json_object(), *blk = json_object();
 	int rc = -1;
 
@@ -1502,7 +1126,7 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 {
 	char fdir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX], nb[32];
 	char a[PATH_MAX], b[PATH_MAX], err[PATH_MAX + 512];
-	uint64_t n = (uint64_t)c->fidelity, user_max = (uint64_t)jint(opt, "max_batches", 0);
+	uint64_t n = (uint64_t)c->fidelity, user_max = (uint64_t)compare_jint(opt, "max_batches", 0);
 
 	if (user_max && user_max < n)
 		n = user_max;
@@ -1577,11 +1201,11 @@ static void print_notes(FILE *f, const struct compare_side *a, const struct comp
 		fprintf(f, "  - pin memory: ppbench %s, PyTorch %s\n",
 			a->pin_effective ? "on" : "off", b->pin_effective == 1 ? "on" :
 			b->pin_effective == 0 ? "off" : "unknown");
-	if (!strcmp(jstr(opt, "backend", "process"), "thread"))
+	if (!strcmp(compare_jstr(opt, "backend", "process"), "thread"))
 		fprintf(f, "  - ppbench ran thread workers; PyTorch's workers are processes\n");
-	if (strcmp(jstr(opt, "rng", "torch"), "torch"))
+	if (strcmp(compare_jstr(opt, "rng", "torch"), "torch"))
 		fprintf(f, "  - --rng %s: ppbench drew other crops and flips than PyTorch\n",
-			jstr(opt, "rng", "?"));
+			compare_jstr(opt, "rng", "?"));
 	fprintf(f, "  - PyTorch side: %s%s%s\n", b->versions,
 		b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
 	fprintf(f, "  - ppbench: %s\n", a->versions);
@@ -1607,7 +1231,7 @@ static int torch_side(const struct cargs *c, const char *script, const char *tdi
 		      const char *tlog, const json_t *opt, json_t *ops, int gpus)
 {
 	char err[PATH_MAX + 512];
-	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)jint(opt, "max_batches", 0), 0,
+	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)compare_jint(opt, "max_batches", 0), 0,
 			       err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;
@@ -1703,225 +1327,281 @@ static json_t *compare_json(const struct cargs *c, const struct noise *nz, const
 	return j;
 }
 
-int cmd_compare(int argc, char **argv)
-{
+/* What one `ppbench compare` holds from start to end, freed by compare_free. */
+struct compare_run {
 	struct cargs c;
 	struct pipeline pipe;
-	int have_pipe = 0, rc = EXIT_USAGE;
-	char err[2 * PATH_MAX + 512], top[PATH_MAX], script[PATH_MAX], info[512];
+	int have_pipe;
+	char top[PATH_MAX], script[PATH_MAX], info[512];
 	char tmp[PATH_MAX], dir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX];
-	char tlog[PATH_MAX], stamp[32], tagbuf[256], final[2 * PATH_MAX];
-	json_t *ops = NULL, *psum = NULL, *cj = NULL;
-	struct compare_side *sa = NULL, *sb = NULL;
-	struct noise *nz = NULL;
-	long nread = 0;
+	char tlog[PATH_MAX], stamp[32];
+	json_t *ops, *psum, *cj;
+	const json_t *opt;      /* psum's "options" */
+	int gpus;
+	struct compare_side *sa, *sb;
+	struct noise *nz;
+	long nread;             /* sides read back (sa[k], sb[k] to free) */
 	struct compare_fidelity fd;
+	int fid_done;
 	struct cpus cp;
-	int fid_done = 0;
+};
 
-	if (parse_args(argc, argv, &c)) {
-		free(c.fwd);
+/* Before anything runs: the pipeline and its torchvision equivalent, the
+ * PyTorch side's script and a Python that can run it. An exit code. */
+static int compare_prepare(struct compare_run *x)
+{
+	char err[2 * PATH_MAX + 512];
+
+	x->sa = calloc((size_t)x->c.repeat, sizeof(*x->sa));
+	x->sb = calloc((size_t)x->c.repeat, sizeof(*x->sb));
+	x->nz = calloc((size_t)x->c.repeat, sizeof(*x->nz));
+	if (!x->sa || !x->sb || !x->nz) {
+		error_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	if (pipeline_load(&x->pipe, x->c.pipeline ? x->c.pipeline : "imagenet_train", err,
+			  sizeof(err))) {
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	if (c.help) {
-		free(c.fwd);
-		return print_run_help();
-	}
-	sa = calloc((size_t)c.repeat, sizeof(*sa));
-	sb = calloc((size_t)c.repeat, sizeof(*sb));
-	nz = calloc((size_t)c.repeat, sizeof(*nz));
-	if (!sa || !sb || !nz) {
-		error_msg("out of memory");
-		rc = EXIT_FAIL;
-		goto out;
-	}
-	if (pipeline_load(&pipe, c.pipeline ? c.pipeline : "imagenet_train", err, sizeof(err))) {
+	x->have_pipe = 1;
+	x->ops = torch_pipeline(&x->pipe, err, sizeof(err));
+	if (!x->ops) {
 		error_msg("%s", err);
-		goto out;
+		return EXIT_USAGE;
 	}
-	have_pipe = 1;
-	ops = torch_pipeline(&pipe, err, sizeof(err));
-	if (!ops) {
-		error_msg("%s", err);
-		goto out;
-	}
-	if (report_find_top(top, sizeof(top))) {
+	if (report_find_top(x->top, sizeof(x->top))) {
 		error_msg("cannot find scripts/torch_side.py: run the ppbench of a source tree");
-		goto out;
+		return EXIT_USAGE;
 	}
-	errf(script, sizeof(script), "%s/scripts/torch_side.py", top);
-	if (access(script, R_OK)) {
-		error_msg("cannot read '%s': %s", script, strerror(errno));
-		goto out;
+	errf(x->script, sizeof(x->script), "%s/scripts/torch_side.py", x->top);
+	if (access(x->script, R_OK)) {
+		error_msg("cannot read '%s': %s", x->script, strerror(errno));
+		return EXIT_USAGE;
 	}
-	if (probe_python(c.python, script, info, sizeof(info), err, sizeof(err))) {
-		if (stop_signal) {
-			rc = 128 + stop_signal;
-			goto out;
-		}
+	if (probe_python(x->c.python, x->script, x->info, sizeof(x->info), err, sizeof(err))) {
+		if (stop_signal)
+			return 128 + stop_signal;
 		error_msg("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
-		      "for %s (%s); install them with: %s (about 650 MB)", c.python, err,
+		      "for %s (%s); install them with: %s (about 650 MB)", x->c.python, err,
 		      INSTALL_HINT);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+/* Remove the compare folder while it holds only an empty logs/ (nothing ran). */
+static void remove_empty_folder(struct compare_run *x)
+{
+	unlink(x->log);
+	errf(x->log, sizeof(x->log), "%s/logs", x->dir);
+	rmdir(x->log);
+	rmdir(x->dir);
+}
+
+/* The compare folder, built under a temporary name held while it is written
+ * (ppbench ls --clean leaves it alone), once the machine is idle enough. */
+static int make_folder(struct compare_run *x)
+{
+	char err[2 * PATH_MAX + 512];
+
+	results_dir_name(x->stamp, sizeof(x->stamp), "compare", NULL);
+	errf(x->tmp, sizeof(x->tmp), "%s/.%s-%d.tmp", x->c.out, x->stamp, (int)getpid());
+	errf(x->log, sizeof(x->log), "%s/logs", x->tmp);
+	if (mkdir_p(x->log, 0777)) {
+		error_msg("cannot create '%s': %s", x->log, strerror(errno));
+		return EXIT_FAIL;
+	}
+	results_dir_hold(x->tmp);
+	errf(x->dir, sizeof(x->dir), "%s", x->tmp);
+	repeat_paths(x->dir, 0, x->pdir, x->tdir, x->log, x->tlog);
+	cpus_read(&x->cp);
+	if (noise_require_idle(x->c.require_idle, noise_idle_wait_s(), &x->cp, err,
+			       sizeof(err))) {
+		error_msg("%s", err);
+		remove_empty_folder(x);
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+/* Repeat 1 (ppbench, then PyTorch), the fidelity pass, then the other
+ * repeats. An exit code. */
+static int run_sides(struct compare_run *x)
+{
+	char err[2 * PATH_MAX + 512];
+	struct noise_snap n0, n1;
+	int rc;
+
+	printf("compare: %s; PyTorch side: %s\n", x->pipe.name, x->info);
+	if (x->c.repeat > 1)
+		printf("repeat 1 of %ld: ppbench first\n", x->c.repeat);
+	printf("ppbench: running `ppbench run` (log: logs/ppbench.log)\n");
+	noise_read(&n0, &x->cp);
+	rc = run_ppbench(&x->c, NULL, x->dir, x->pdir, x->log);
+	if (rc) {
+		if (rc == EXIT_USAGE)
+			remove_empty_folder(x);         /* refused before it ran: nothing to keep */
+		else
+			error_msg("`ppbench run` failed (exit %d; see %s)", rc, x->log);
+		return rc;
+	}
+	x->psum = compare_load_json(x->pdir, "summary.json", err, sizeof(err));
+	if (!x->psum) {
+		error_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	x->opt = json_object_get(x->psum, "options");
+	x->gpus = (int)compare_jint(x->psum, "gpus", 1);
+	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
+	       compare_jint(x->psum, "images", 0), compare_jint(x->psum, "batches", 0),
+	       compare_jnum(x->psum, "e2e_s"), compare_jnum(x->psum, "images_per_s"));
+
+	printf("pytorch: running %s (log: logs/pytorch.log)\n", x->script);
+	rc = torch_side(&x->c, x->script, x->tdir, x->tlog, x->opt, x->ops, x->gpus);
+	if (rc)
+		return rc;
+	noise_read(&n1, &x->cp);
+	noise_between(&n0, &n1, &x->cp, &x->nz[0]);
+	noise_warn(&x->nz[0], x->c.repeat > 1 ? "repeat 1" : "the comparison");
+
+	if (x->c.fidelity > 0) {
+		printf("fidelity: first %ld batches of both sides, --rng torch\n", x->c.fidelity);
+		rc = fidelity_pass(&x->c, x->script, x->dir, x->opt, x->ops, x->gpus, &x->fd);
+		if (rc)
+			return rc;
+		x->fid_done = 1;
+	}
+	return more_repeats(&x->c, x->script, x->dir, x->opt, x->ops, x->gpus, &x->cp, x->nz);
+}
+
+/* The notes and the fidelity check, on f. */
+static void print_tail(FILE *f, const struct compare_run *x)
+{
+	print_notes(f, &x->sa[0], &x->sb[0], x->opt);
+	if (x->fid_done)
+		print_fidelity(f, &x->fd);
+}
+
+/* Read every repeat's sides back; write compare.md, .csv, .json and the
+ * figures. 0, or -1 (said). */
+static int write_results(struct compare_run *x)
+{
+	char err[2 * PATH_MAX + 512], md[PATH_MAX], csv[PATH_MAX], cjp[PATH_MAX], sub[512];
+	const struct compare_side *sa = x->sa, *sb = x->sb;
+
+	if (read_sides(&x->c, x->dir, &x->pipe, x->sa, x->sb, &x->nread))
+		return -1;
+	errf(md, sizeof(md), "%s/compare.md", x->dir);
+	errf(csv, sizeof(csv), "%s/compare.csv", x->dir);
+	errf(cjp, sizeof(cjp), "%s/compare.json", x->dir);
+	printf("\n");
+	if (x->c.repeat > 1)
+		printf("%ld repeats: each figure the median, %s; the ratio the median of the "
+		       "repeats' ratios, \"within noise\" when its interval holds 1\n", x->c.repeat,
+		       x->c.repeat >= 6 ? "[" STATS_CI_METHOD "]" : "(min, max, n) over the repeats");
+	x->cj = compare_json(&x->c, x->nz, &x->cp);
+	if (compare_write_table(sa, sb, (size_t)x->c.repeat, md, csv, x->cj, stdout, err,
+				sizeof(err))) {
+		error_msg("%s", err);
+		return -1;
+	}
+	if (json_dump_file(x->cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
+		error_msg("cannot write '%s'", cjp);
+		return -1;
+	}
+	printf("\n");
+	for (long k = 0; k < x->c.repeat; k++)
+		if (!sa[k].complete || !sb[k].complete)
+			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
+			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
+			     sb[k].complete ? "" : "PyTorch");
+	print_tail(stdout, x);
+	FILE *mf = fopen(md, "a");
+	if (mf) {
+		fprintf(mf, "\n");
+		print_tail(mf, x);
+		fclose(mf);
+	}
+	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", x->pipe.name,
+		 sa[0].m.workers, sa[0].m.batch_size, (long long)sa[0].m.images);
+	draw_figures(x->dir, &sa[0], &sb[0], sub);
+	md_context(md, x->dir, x->opt, x->pipe.name, x->info);
+	return 0;
+}
+
+/* Give the compare folder its final name, OUT/<UTC>-compare-<tag>. 0, or -1. */
+static int name_folder(struct compare_run *x)
+{
+	char tagbuf[256], final[2 * PATH_MAX];
+
+	if (x->c.tag)
+		snprintf(tagbuf, sizeof(tagbuf), "%s", x->c.tag);
+	else
+		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", x->pipe.name,
+			 x->sa[0].m.batch_size, x->sa[0].m.workers, x->gpus);
+	errf(final, sizeof(final), "%s/%s-%s", x->c.out, x->stamp, tagbuf);
+	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
+		errf(final, sizeof(final), "%s/%s-%s-%d", x->c.out, x->stamp, tagbuf, k);
+	if (rename(x->tmp, final)) {
+		error_msg("cannot rename '%s' to '%s': %s", x->tmp, final, strerror(errno));
+		return -1;
+	}
+	errf(x->dir, sizeof(x->dir), "%s", final);
+	printf("results: %s\n", final);
+	return 0;
+}
+
+static void compare_free(struct compare_run *x)
+{
+	for (long k = 0; k < x->nread; k++) {
+		compare_side_free(&x->sa[k]);
+		compare_side_free(&x->sb[k]);
+	}
+	free(x->sa);
+	free(x->sb);
+	free(x->nz);
+	json_decref(x->cj);
+	json_decref(x->psum);
+	json_decref(x->ops);
+	if (x->have_pipe)
+		pipeline_release(&x->pipe);
+	free(x->c.fwd);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_run run = { 0 }, *x = &run;
+	int rc;
+
+	if (parse_args(argc, argv, &x->c)) {
+		rc = EXIT_USAGE;
 		goto out;
 	}
+	if (x->c.help) {
+		rc = print_run_help();
+		goto out;
+	}
+	rc = compare_prepare(x);
+	if (rc)
+		goto out;
 
 	struct sigaction sa_stop = { .sa_handler = on_stop }, old_int, old_term;
 	sigemptyset(&sa_stop.sa_mask);
 	sigaction(SIGINT, &sa_stop, &old_int);
 	sigaction(SIGTERM, &sa_stop, &old_term);
-
-	/* the compare folder, built under a temporary name held while it is
-	 * written (ppbench ls --clean leaves it alone) */
-	results_dir_name(stamp, sizeof(stamp), "compare", NULL);
-	errf(tmp, sizeof(tmp), "%s/.%s-%d.tmp", c.out, stamp, (int)getpid());
-	errf(log, sizeof(log), "%s/logs", tmp);
-	if (mkdir_p(log, 0777)) {
-		error_msg("cannot create '%s': %s", log, strerror(errno));
-		rc = EXIT_FAIL;
-		goto restore;
-	}
-	results_dir_hold(tmp);
-	errf(dir, sizeof(dir), "%s", tmp);
-	repeat_paths(dir, 0, pdir, tdir, log, tlog);
-	cpus_read(&cp);
-	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
-		error_msg("%s", err);
-		rc = EXIT_FAIL;
-		unlink(log);
-		errf(log, sizeof(log), "%s/logs", dir);
-		rmdir(log);
-		rmdir(dir);
-		goto restore;
-	}
-
-	printf("compare: %s; PyTorch side: %s\n", pipe.name, info);
-	if (c.repeat > 1)
-		printf("repeat 1 of %ld: ppbench first\n", c.repeat);
-	printf("ppbench: running `ppbench run` (log: logs/ppbench.log)\n");
-	struct noise_snap n0, n1;
-	noise_read(&n0, &cp);
-	rc = run_ppbench(&c, NULL, dir, pdir, log);
-	if (rc) {
-		if (rc == EXIT_USAGE) {
-			/* refused before it ran: nothing to keep */
-			unlink(log);
-			errf(log, sizeof(log), "%s/logs", dir);
-			rmdir(log);
-			rmdir(dir);
-		} else {
-			error_msg("`ppbench run` failed (exit %d; see %s)", rc, log);
-		}
-		goto restore;
-	}
-	psum = load_json(pdir, "summary.json", err, sizeof(err));
-	if (!psum) {
-		error_msg("%s", err);
-		rc = EXIT_FAIL;
-		goto restore;
-	}
-	const json_t *opt = json_object_get(psum, "options");
-	int gpus = (int)jint(psum, "gpus", 1);
-	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
-	       jint(psum, "images", 0), jint(psum, "batches", 0), metric_json_get(psum, "e2e_s"),
-	       metric_json_get(psum, "images_per_s"));
-
-	printf("pytorch: running %s (log: logs/pytorch.log)\n", script);
-	rc = torch_side(&c, script, tdir, tlog, opt, ops, gpus);
-	if (rc)
-		goto restore;
-	noise_read(&n1, &cp);
-	noise_between(&n0, &n1, &cp, &nz[0]);
-	noise_warn(&nz[0], c.repeat > 1 ? "repeat 1" : "the comparison");
-
-	if (c.fidelity > 0) {
-		printf("fidelity: first %ld batches of both sides, --rng torch\n", c.fidelity);
-		rc = fidelity_pass(&c, script, dir, opt, ops, gpus, &fd);
-		if (rc)
-			goto restore;
-		fid_done = 1;
-	}
-	rc = more_repeats(&c, script, dir, opt, ops, gpus, &cp, nz);
-	if (rc)
-		goto restore;
-
-	rc = EXIT_FAIL;
-	if (read_sides(&c, dir, &pipe, sa, sb, &nread))
-		goto restore;
-	char md[PATH_MAX], csv[PATH_MAX], cjp[PATH_MAX], sub[512];
-	errf(md, sizeof(md), "%s/compare.md", dir);
-	errf(csv, sizeof(csv), "%s/compare.csv", dir);
-	errf(cjp, sizeof(cjp), "%s/compare.json", dir);
-	printf("\n");
-	if (c.repeat > 1)
-		printf("%ld repeats: each figure the median, %s; the ratio the median of the "
-		       "repeats' ratios, \"within noise\" when its interval holds 1\n", c.repeat,
-		       c.repeat >= 6 ? "[" STATS_CI_METHOD "]" : "(min, max, n) over the repeats");
-	cj = compare_json(&c, nz, &cp);
-	if (compare_write_table(sa, sb, (size_t)c.repeat, md, csv, cj, stdout, err, sizeof(err))) {
-		error_msg("%s", err);
-		goto restore;
-	}
-	if (json_dump_file(cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
-		error_msg("cannot write '%s'", cjp);
-		goto restore;
-	}
-	printf("\n");
-	for (long k = 0; k < c.repeat; k++)
-		if (!sa[k].complete || !sb[k].complete)
-			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
-			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
-			     sb[k].complete ? "" : "PyTorch");
-	print_notes(stdout, &sa[0], &sb[0], opt);
-	if (fid_done)
-		print_fidelity(stdout, &fd);
-	FILE *mf = fopen(md, "a");
-	if (mf) {
-		fprintf(mf, "\n");
-		print_notes(mf, &sa[0], &sb[0], opt);
-		if (fid_done)
-			print_fidelity(mf, &fd);
-		fclose(mf);
-	}
-	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", pipe.name, sa[0].m.workers,
-		 sa[0].m.batch_size, (long long)sa[0].m.images);
-	draw_figures(dir, &sa[0], &sb[0], sub);
-	md_context(md, dir, opt, pipe.name, info);
-
-	if (c.tag)
-		snprintf(tagbuf, sizeof(tagbuf), "%s", c.tag);
-	else
-		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", pipe.name, sa[0].m.batch_size,
-			 sa[0].m.workers, gpus);
-	errf(final, sizeof(final), "%s/%s-%s", c.out, stamp, tagbuf);
-	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
-		errf(final, sizeof(final), "%s/%s-%s-%d", c.out, stamp, tagbuf, k);
-	if (rename(tmp, final)) {
-		error_msg("cannot rename '%s' to '%s': %s", tmp, final, strerror(errno));
-		goto restore;
-	}
-	errf(dir, sizeof(dir), "%s", final);
-	printf("results: %s\n", final);
-	rc = EXIT_OK;
-restore:
-	if (rc && rc != EXIT_USAGE && access(dir, F_OK) == 0)
-		fprintf(stderr, "ppbench: what was done is in %s\n", dir);
+	rc = make_folder(x);
+	if (!rc)
+		rc = run_sides(x);
+	if (!rc)
+		rc = write_results(x) || name_folder(x) ? EXIT_FAIL : EXIT_OK;
+	if (rc && rc != EXIT_USAGE && access(x->dir, F_OK) == 0)
+		fprintf(stderr, "ppbench: what was done is in %s\n", x->dir);
 	if (stop_signal && (rc == EXIT_OK || rc < 128))
 		rc = 128 + stop_signal;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out:
-	for (long k = 0; k < nread; k++) {
-		compare_side_free(&sa[k]);
-		compare_side_free(&sb[k]);
-	}
-	free(sa);
-	free(sb);
-	free(nz);
-	json_decref(cj);
-	json_decref(psum);
-	json_decref(ops);
-	if (have_pipe)
-		pipeline_release(&pipe);
-	free(c.fwd);
+	compare_free(x);
 	return rc;
 }

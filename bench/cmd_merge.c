@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "commands.h"
+#include "doc.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -1186,158 +1187,11 @@ static void draw_figures(struct merge *m)
 	}
 }
 
-/* ---- report.md and report.html -------------------------------------------------*/
+/* ---- report.md and report.html (bench/doc.c) ----------------------------------*/
 
-struct out {
-	FILE *md, *html;
-	int nsvg;
-};
-
-static void esc(FILE *f, const char *s)
+static void figure(struct doc *d, const struct fig *fg)
 {
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void head(struct out *o, int level, const char *text)
-{
-	fprintf(o->md, "\n%.*s %s\n\n", level, "####", text);
-	fprintf(o->html, "<h%d>", level);
-	esc(o->html, text);
-	fprintf(o->html, "</h%d>\n", level);
-}
-
-static void para(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void para(struct out *o, const char *fmt, ...)
-{
-	char buf[8192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	fprintf(o->md, "%s\n\n", buf);
-	fputs("<p>", o->html);
-	esc(o->html, buf);
-	fputs("</p>\n", o->html);
-}
-
-static void item(struct out *o, int first, int last, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void item(struct out *o, int first, int last, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (first)
-		fputs("<ul>\n", o->html);
-	fprintf(o->md, "- %s\n", buf);
-	fputs("<li>", o->html);
-	esc(o->html, buf);
-	fputs("</li>\n", o->html);
-	if (last) {
-		fputs("</ul>\n", o->html);
-		fputc('\n', o->md);
-	}
-}
-
-/* one table row; header: the first row (also writes the md rule) */
-static void trow(struct out *o, const char *const *cells, size_t n, int header, int last)
-{
-	if (header)
-		fputs("<table>\n", o->html);
-	fputs("<tr>", o->html);
-	fputc('|', o->md);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(o->md, " %s |", cells[i]);
-		fputs(header ? "<th>" : "<td>", o->html);
-		esc(o->html, cells[i]);
-		fputs(header ? "</th>" : "</td>", o->html);
-	}
-	fputs("</tr>\n", o->html);
-	fputc('\n', o->md);
-	if (header) {
-		fputc('|', o->md);
-		for (size_t i = 0; i < n; i++)
-			fputs("---|", o->md);
-		fputc('\n', o->md);
-	}
-	if (last) {
-		fputs("</table>\n", o->html);
-		fputc('\n', o->md);
-	}
-}
-
-/* the SVG file inline, its ids made unique to this figure */
-static void inline_svg(struct out *o, const char *path)
-{
-	static const char *const pat[] = { "id=\"", "id='", "href=\"#", "href='#", "url(#" };
-	FILE *f = fopen(path, "r");
-	char *buf = NULL, *p, pre[16];
-	long len;
-
-	if (!f)
-		return;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
-		goto out;
-	buf = malloc((size_t)len + 1);
-	if (!buf || fread(buf, 1, (size_t)len, f) != (size_t)len)
-		goto out;
-	buf[len] = 0;
-	p = strstr(buf, "<svg");
-	if (!p)
-		goto out;
-	errf(pre, sizeof(pre), "m%d-", ++o->nsvg);
-	while (*p) {
-		size_t k, l = 0;
-		for (k = 0; k < sizeof(pat) / sizeof(pat[0]); k++) {
-			l = strlen(pat[k]);
-			/* "id=" as an attribute, not the end of another name ("xml:id=" too) */
-			if (!strncmp(p, pat[k], l) && (k == 4 || (p > buf && strchr(" \t\n:", p[-1]))))
-				break;
-		}
-		if (k < sizeof(pat) / sizeof(pat[0])) {
-			fwrite(p, 1, l, o->html);
-			fputs(pre, o->html);
-			p += l;
-		} else {
-			fputc(*p++, o->html);
-		}
-	}
-	fputc('\n', o->html);
-out:
-	free(buf);
-	fclose(f);
-}
-
-static void figure(struct out *o, const struct merge *m, const struct fig *fg)
-{
-	char p[4096];
-
-	if (!fg->drawn) {
-		para(o, "*%s*: not drawn: %s.", fg->title, fg->why);
-		return;
-	}
-	fprintf(o->md, "![%s](figures/%s.png)\n\n", fg->title, fg->name);
-	fputs("<figure>\n", o->html);
-	errf(p, sizeof(p), "%s/figures/%s.svg", m->out, fg->name);
-	inline_svg(o, p);
-	fputs("<figcaption>", o->html);
-	esc(o->html, fg->title);
-	fprintf(o->html, " (<a href=\"figures/%s.png\">PNG</a>)</figcaption>\n</figure>\n", fg->name);
+	doc_figure(d, fg->name, fg->title, fg->drawn ? NULL : fg->why);
 }
 
 static void conf_list(const struct conf *c, size_t n, char *out, size_t len)
@@ -1350,45 +1204,43 @@ static void conf_list(const struct conf *c, size_t n, char *out, size_t len)
 	}
 }
 
-static void write_compat(struct out *o, const struct merge *m, long ref)
+static void write_compat(struct doc *d, const struct merge *m, long ref)
 {
 	const struct folder *r = &m->folders[ref];
 	char ds[1300];
 	size_t nout = 0;
-	int first = 1;
 
-	head(o, 2, "What is compared");
+	doc_h(d, 2, "What is compared");
 	ds_text(r, ds, sizeof(ds));
-	para(o, "Results are compared only when the sweeps used the same dataset, pipeline, "
+	doc_p(d, "Results are compared only when the sweeps used the same dataset, pipeline, "
 		"ppbench version, run options and page-cache policy. The compared sweeps used: "
 		"dataset %s; pipeline '%s'; ppbench %s; run options '%s'; page cache %s between runs.",
 	     ds, r->pipeline[0] ? r->pipeline : "?",
 	     r->version[0] ? r->version : "(version not recorded)", r->run_args, r->cache);
 	if (!r->version[0])
-		para(o, "Note: these sweep folders do not record the ppbench version (no "
+		doc_p(d, "Note: these sweep folders do not record the ppbench version (no "
 			"\"ppbench_version\" in sweep.json or summary.json), so it could not be checked.");
 	if (!r->ds_fp[0] && !isfinite(r->ds_images))
-		para(o, "Note: these sweep folders record the dataset by its path only (no image "
+		doc_p(d, "Note: these sweep folders record the dataset by its path only (no image "
 			"count, size or fingerprint), so the same path is taken for the same dataset.");
 	for (size_t i = 0; i < m->nfolders; i++)
 		nout += !m->folders[i].compared;
 	if (!nout) {
 		if (m->nfolders > 1)
-			para(o, "All %zu sweep folders match.", m->nfolders);
+			doc_p(d, "All %zu sweep folders match.", m->nfolders);
 		return;
 	}
-	para(o, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);
-	for (size_t i = 0, k = 0; i < m->nfolders; i++) {
+	doc_p(d, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);
+	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *f = &m->folders[i];
 		if (f->compared)
 			continue;
-		k++;
-		item(o, first, k == nout, "%s (%s): %s", f->name, f->host, f->why);
-		first = 0;
+		doc_li(d, "%s (%s): %s", f->name, f->host, f->why);
 	}
+	doc_list_end(d);
 }
 
-static void write_overlap(struct out *o, const struct merge *m)
+static void write_overlap(struct doc *d, const struct merge *m)
 {
 	char list[4096];
 	int differ = 0;
@@ -1397,27 +1249,23 @@ static void write_overlap(struct out *o, const struct merge *m)
 		differ |= m->mach[i].nown != m->noverlap;
 	conf_list(m->overlap, m->noverlap, list, sizeof(list));
 	if (m->nmach < 2) {
-		para(o, "One machine: nothing to compare it with; its results are shown as they are.");
+		doc_p(d, "One machine: nothing to compare it with; its results are shown as they are.");
 		return;
 	}
 	if (!differ) {
-		para(o, "Every machine ran the same %zu configuration%s (workers-batch-GPUs): %s.",
+		doc_p(d, "Every machine ran the same %zu configuration%s (workers-batch-GPUs): %s.",
 		     m->noverlap, m->noverlap == 1 ? "" : "s", list);
 		return;
 	}
 	if (!m->noverlap) {
-		para(o, "The machines ran different configurations and no configuration ran on every "
+		doc_p(d, "The machines ran different configurations and no configuration ran on every "
 			"machine: they cannot be compared. Each machine's own configurations are "
 			"listed below.");
 	} else {
-		para(o, "The machines ran different configurations: they are compared only where they "
+		doc_p(d, "The machines ran different configurations: they are compared only where they "
 			"overlap, on the %zu configuration%s that every machine ran (workers-batch-GPUs): "
 			"%s. Left out:", m->noverlap, m->noverlap == 1 ? "" : "s", list);
 	}
-	int first = 1;
-	size_t nleft = 0, k = 0;
-	for (size_t i = 0; i < m->nmach; i++)
-		nleft += m->mach[i].nown > m->noverlap;
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		char own[4096] = "";
@@ -1430,14 +1278,12 @@ static void write_overlap(struct out *o, const struct merge *m)
 			conf_name(&mc->own[j], cn, sizeof(cn));
 			cat(own, sizeof(own), "%s%s", own[0] ? ", " : "", cn);
 		}
-		k++;
-		item(o, first, m->noverlap ? k == nleft : k == m->nmach, "%s: %s", mc->label,
-		     own[0] ? own : "(none)");
-		first = 0;
+		doc_li(d, "%s: %s", mc->label, own[0] ? own : "(none)");
 	}
+	doc_list_end(d);
 }
 
-static void write_table(struct out *o, const struct merge *m)
+static void write_table(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
 		"machine", "CPU", "CPUs / cores", "best configuration", "images/s",
@@ -1446,12 +1292,12 @@ static void write_table(struct out *o, const struct merge *m)
 	};
 	int priced = 0;
 
-	head(o, 2, "Machines");
+	doc_h(d, 2, "Machines");
 	if (!m->noverlap) {
-		para(o, "No configuration ran on every machine: no comparison.");
+		doc_p(d, "No configuration ran on every machine: no comparison.");
 		return;
 	}
-	trow(o, hdr, sizeof(hdr) / sizeof(hdr[0]), 1, 0);
+	doc_row(d, hdr, sizeof(hdr) / sizeof(hdr[0]), 1);
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		const struct point *p = &mc->pt[mc->best];
@@ -1477,26 +1323,27 @@ static void write_table(struct out *o, const struct merge *m)
 		priced |= isfinite(mc->price);
 		for (size_t k = 0; k < 10; k++)
 			cells[k] = c[k];
-		trow(o, cells, 10, 0, i + 1 == m->nmach);
+		doc_row(d, cells, 10, 0);
 	}
-	para(o, "Best configuration: the compared configuration with the most images/s on that "
+	doc_table_end(d);
+	doc_p(d, "Best configuration: the compared configuration with the most images/s on that "
 		"machine (repeats averaged). Images/s per core: at that configuration, over the "
 		"physical cores of the machine's hwloc topology (* : no topology.xml, the online CPUs "
 		"are counted instead). CPU ms per image: the CPU time of the workers and the main "
 		"process (rusage) over the images of the run.");
 	if (priced)
-		para(o, "USD per million images = USD per hour / 3600 / (images/s at the best "
+		doc_p(d, "USD per million images = USD per hour / 3600 / (images/s at the best "
 			"configuration) x 10^6: what a million images cost on that machine at its best "
 			"throughput, with the machine to itself.");
 	else
-		para(o, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
+		doc_p(d, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
 
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		if (mc->own_best >= 0 && conf_find(m->overlap, m->noverlap, &mc->own[mc->own_best]) < 0) {
 			char cn[64], a[32], b[32];
 			conf_name(&mc->own[mc->own_best], cn, sizeof(cn));
-			para(o, "%s: its best run overall, %s at %s images/s, is outside the compared "
+			doc_p(d, "%s: its best run overall, %s at %s images/s, is outside the compared "
 				"configurations (%s images/s at its best compared one).", mc->label, cn,
 			     num(a, sizeof(a), mc->ownpt[mc->own_best].images_per_s, "%.1f"),
 			     num(b, sizeof(b), mc->pt[mc->best].images_per_s, "%.1f"));
@@ -1505,7 +1352,7 @@ static void write_table(struct out *o, const struct merge *m)
 }
 
 /* the fastest, the most per core and the cheapest machine, in one paragraph */
-static void write_short(struct out *o, const struct merge *m)
+static void write_short(struct doc *d, const struct merge *m)
 {
 	long fast = -1, core = -1, cheap = -1;
 	char text[2048] = "", a[32], b[32];
@@ -1533,31 +1380,31 @@ static void write_short(struct out *o, const struct merge *m)
 		    m->mach[fast].pt[m->mach[fast].best].images_per_s / mc->pt[mc->best].images_per_s,
 		    mc->label);
 	}
-	para(o, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
+	doc_p(d, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
 		"%s). The most images/s per core: %s (%s).", m->mach[fast].label,
 	     num(a, sizeof(a), m->mach[fast].pt[m->mach[fast].best].images_per_s, "%.1f"), text,
 	     m->mach[core].label,
 	     num(b, sizeof(b), per_core(&m->mach[core],
 					m->mach[core].pt[m->mach[core].best].images_per_s), "%.2f"));
 	if (cheap >= 0)
-		para(o, "The cheapest per million images (of the machines with a --price): %s "
+		doc_p(d, "The cheapest per million images (of the machines with a --price): %s "
 			"(%s USD).", m->mach[cheap].label,
 		     num(a, sizeof(a), merge_cost_per_million(m->mach[cheap].price,
 				m->mach[cheap].pt[m->mach[cheap].best].images_per_s), "%.4g"));
 }
 
-static void write_configs(struct out *o, const struct merge *m)
+static void write_configs(struct doc *d, const struct merge *m)
 {
 	const char **cells = calloc(m->nmach + 1, sizeof(*cells));
 	char (*c)[64] = calloc(m->nmach + 1, sizeof(*c));
 
 	if (!cells || !c || !m->noverlap || m->nmach < 1)
 		goto out;
-	head(o, 2, "Images/s at each compared configuration");
+	doc_h(d, 2, "Images/s at each compared configuration");
 	cells[0] = "configuration";
 	for (size_t i = 0; i < m->nmach; i++)
 		cells[i + 1] = m->mach[i].label;
-	trow(o, cells, m->nmach + 1, 1, 0);
+	doc_row(d, cells, m->nmach + 1, 1);
 	for (size_t k = 0; k < m->noverlap; k++) {
 		conf_name(&m->overlap[k], c[0], sizeof(c[0]));
 		cells[0] = c[0];
@@ -1565,32 +1412,34 @@ static void write_configs(struct out *o, const struct merge *m)
 			num(c[i + 1], sizeof(c[i + 1]), m->mach[i].pt[k].images_per_s, "%.1f");
 			cells[i + 1] = c[i + 1];
 		}
-		trow(o, cells, m->nmach + 1, 0, k + 1 == m->noverlap);
+		doc_row(d, cells, m->nmach + 1, 0);
 	}
+	doc_table_end(d);
 out:
 	free(cells);
 	free(c);
 }
 
-static void write_knees(struct out *o, const struct merge *m)
+static void write_knees(struct doc *d, const struct merge *m)
 {
-	head(o, 2, "Where adding workers stops helping");
-	para(o, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
+	doc_h(d, 2, "Where adding workers stops helping");
+	doc_p(d, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
 		"applied to each machine's compared configurations only.", REPORT_RULE_DIMINISHING);
 	for (size_t i = 0; i < m->nmach; i++)
-		item(o, i == 0, i + 1 == m->nmach, "%s: %s (%s)", m->mach[i].label,
-		     m->noverlap ? m->mach[i].knee.why : "no compared configuration",
-		     m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+		doc_li(d, "%s: %s (%s)", m->mach[i].label,
+		       m->noverlap ? m->mach[i].knee.why : "no compared configuration",
+		       m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+	doc_list_end(d);
 }
 
-static void write_folders(struct out *o, const struct merge *m)
+static void write_folders(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
 		"sweep folder", "host", "CPU", "CPUs", "runs ok", "Slurm", "compared",
 	};
 
-	head(o, 2, "Sweep folders");
-	trow(o, hdr, 7, 1, 0);
+	doc_h(d, 2, "Sweep folders");
+	doc_row(d, hdr, 7, 1);
 	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *f = &m->folders[i];
 		char cpus[32], runs[32];
@@ -1598,86 +1447,52 @@ static void write_folders(struct out *o, const struct merge *m)
 					 f->slurm[0] ? f->slurm : "-", f->compared ? "yes" : "no" };
 		errf(cpus, sizeof(cpus), "%d", f->cpus);
 		errf(runs, sizeof(runs), "%d of %d", f->nok, f->nruns);
-		trow(o, cells, 7, 0, i + 1 == m->nfolders);
+		doc_row(d, cells, 7, 0);
 	}
+	doc_table_end(d);
 }
 
 static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 {
-	char md[4096], html[4096], mdt[4200], htt[4200], stamp[64];
-	struct out o = { 0 };
+	char title[128], stamp[64];
+	struct doc d = { .dir = m->out };
 	time_t now = time(NULL);
 	struct tm tm;
-	int rc = -1;
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
-	errf(md, sizeof(md), "%s/report.md", m->out);
-	errf(html, sizeof(html), "%s/report.html", m->out);
-	errf(mdt, sizeof(mdt), "%s.tmp", md);
-	errf(htt, sizeof(htt), "%s.tmp", html);
-	o.md = fopen(mdt, "w");
-	o.html = fopen(htt, "w");
-	if (!o.md || !o.html) {
-		errf(err, errlen, "cannot create '%s': %s", !o.md ? mdt : htt, strerror(errno));
-		goto out;
+	errf(title, sizeof(title), "ppbench merge: %zu machine%s", m->nmach, m->nmach == 1 ? "" : "s");
+	if (doc_open(&d, "ppbench merge", title, err, errlen)) {
+		doc_end(&d, 0, err, errlen);    /* closes and removes what opened */
+		return -1;
 	}
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-	      "<title>ppbench merge</title>\n<style>\n"
-	      "body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em;"
-	      "line-height:1.45;color:#222}\n"
-	      "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;"
-	      "padding:.25em .6em;text-align:left}th{background:#f3f3f3}\n"
-	      "figure{margin:1.5em 0}figure svg{max-width:100%;height:auto}"
-	      "figcaption{font-size:.9em;color:#555}\n</style></head><body>\n", o.html);
-	fprintf(o.md, "# ppbench merge: %zu machine%s\n\n", m->nmach, m->nmach == 1 ? "" : "s");
-	fprintf(o.html, "<h1>ppbench merge: %zu machine%s</h1>\n", m->nmach, m->nmach == 1 ? "" : "s");
 	{
 		char names[2048] = "";
 		for (size_t i = 0; i < m->nmach; i++)
 			cat(names, sizeof(names), "%s%s (%s)", i ? ", " : "", m->mach[i].label,
 			    m->mach[i].cpu);
-		para(&o, "Written %s from %zu sweep folder%s. Machines%s: %s.", stamp, m->nfolders,
-		     m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
-		     names[0] ? names : "none");
+		doc_p(&d, "Written %s from %zu sweep folder%s. Machines%s: %s.", stamp, m->nfolders,
+		      m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
+		      names[0] ? names : "none");
 	}
 	if (ref >= 0) {
-		write_compat(&o, m, ref);
-		write_overlap(&o, m);
-		write_table(&o, m);
-		write_short(&o, m);
-		write_configs(&o, m);
-		write_knees(&o, m);
-		head(&o, 2, "Figures");
+		write_compat(&d, m, ref);
+		write_overlap(&d, m);
+		write_table(&d, m);
+		write_short(&d, m);
+		write_configs(&d, m);
+		write_knees(&d, m);
+		doc_h(&d, 2, "Figures");
 		for (size_t i = 0; i < m->nfigs; i++)
-			figure(&o, m, &m->figs[i]);
+			figure(&d, &m->figs[i]);
 	} else {
-		para(&o, "No run of any sweep folder succeeded: nothing to compare.");
+		doc_p(&d, "No run of any sweep folder succeeded: nothing to compare.");
 	}
-	write_folders(&o, m);
-	para(&o, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
+	write_folders(&d, m);
+	doc_p(&d, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
 		"say which runs the comparison used), comparison.csv (one row per machine), "
 		"figures/data/ (the data of the figures, drawn by plots/merge_*.gp).");
-	fputs("</body></html>\n", o.html);
-	rc = 0;
-out:
-	if (o.md && (ferror(o.md) | fclose(o.md)) && !rc) {
-		errf(err, errlen, "cannot write '%s': %s", mdt, strerror(errno ? errno : EIO));
-		rc = -1;
-	}
-	if (o.html && (ferror(o.html) | fclose(o.html)) && !rc) {
-		errf(err, errlen, "cannot write '%s': %s", htt, strerror(errno ? errno : EIO));
-		rc = -1;
-	}
-	if (!rc && (rename(mdt, md) || rename(htt, html))) {
-		errf(err, errlen, "cannot write '%s': %s", md, strerror(errno));
-		rc = -1;
-	}
-	if (rc) {
-		unlink(mdt);
-		unlink(htt);
-	}
-	return rc;
+	return doc_end(&d, 1, err, errlen);
 }
 
 /* ---- the command ------------------------------------------------------------------*/
@@ -1720,84 +1535,133 @@ static void help(void)
 	exit_codes_help(stdout);
 }
 
+/* The command line: sweep folders and prices. */
+struct merge_args {
+	char **dirs, **pnames;
+	double *pusd;
+	size_t ndirs, nprices;
+};
+
+/* argv into a and m's options. An exit code, or -1 to go on. */
+static int merge_args(int argc, char **argv, struct merge_args *a, struct merge *m)
+{
+	char err[2048];
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *v = NULL;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			help();
+			return EXIT_OK;
+		}
+		if (!strcmp(arg, "--out") || !strcmp(arg, "-o") || !strcmp(arg, "--price") ||
+		    !strcmp(arg, "--by")) {
+			if (i + 1 >= argc) {
+				error_msg("%s needs a value", arg);
+				return EXIT_USAGE;
+			}
+			v = argv[++i];
+		} else if (!strncmp(arg, "--out=", 6) || !strncmp(arg, "--by=", 5) ||
+			   !strncmp(arg, "--price=", 8)) {
+			v = strchr(arg, '=') + 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			error_msg("unknown option '%s' (see ppbench merge --help)", arg);
+			return EXIT_USAGE;
+		} else {
+			a->dirs[a->ndirs++] = argv[i];
+			continue;
+		}
+		if (!strncmp(arg, "--out", 5) || !strcmp(arg, "-o")) {
+			m->out = v;
+		} else if (!strncmp(arg, "--by", 4)) {
+			if (strcmp(v, "host") && strcmp(v, "cpu")) {
+				error_msg("--by: '%s' is not host or cpu", v);
+				return EXIT_USAGE;
+			}
+			m->by_cpu = !strcmp(v, "cpu");
+		} else {
+			char name[256];
+			if (merge_parse_price(v, name, sizeof(name), &a->pusd[a->nprices], err,
+					      sizeof(err))) {
+				error_msg("%s", err);
+				return EXIT_USAGE;
+			}
+			a->pnames[a->nprices] = strdup(name);
+			if (!a->pnames[a->nprices]) {
+				error_msg("out of memory");
+				return EXIT_FAIL;
+			}
+			a->nprices++;
+		}
+	}
+	if (!a->ndirs) {
+		fprintf(stderr, "usage: %s\n", usage_line);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The merge folder: summary.csv, comparison.csv, figures/, the report. 0,
+ * or -1 (said). */
+static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
+{
+	char err[2048], path[4200];
+
+	if (!m->out) {
+		char name[256];
+		results_dir_name(name, sizeof(name), "merge", NULL);
+		errf(outbuf, outlen, "results/%s", name);
+		m->out = outbuf;
+	}
+	errf(path, sizeof(path), "%s/figures/data", m->out);
+	if (make_dirs(path)) {
+		error_msg("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	errf(path, sizeof(path), "%s/summary.csv", m->out);
+	if (write_summary(m, path, err, sizeof(err)))
+		goto fail;
+	errf(path, sizeof(path), "%s/comparison.csv", m->out);
+	if (write_comparison(m, path, err, sizeof(err)))
+		goto fail;
+	errf(path, sizeof(path), "%s/figures/data", m->out);
+	if (write_fig_data(m, path, err, sizeof(err)))
+		goto fail;
+	draw_figures(m);
+	if (write_report(m, ref, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	error_msg("%s", err);
+	return -1;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	struct merge m;
-	char err[2048], outbuf[4096], path[4200];
-	char **dirs = calloc((size_t)argc + 1, sizeof(*dirs));
-	char **pnames = calloc((size_t)argc + 1, sizeof(*pnames));
-	double *pusd = calloc((size_t)argc + 1, sizeof(*pusd));
-	size_t ndirs = 0, nprices = 0;
+	struct merge_args a = {
+		.dirs = calloc((size_t)argc + 1, sizeof(*a.dirs)),
+		.pnames = calloc((size_t)argc + 1, sizeof(*a.pnames)),
+		.pusd = calloc((size_t)argc + 1, sizeof(*a.pusd)),
+	};
+	char err[2048], outbuf[4096];
 	long ref;
 	int rc = EXIT_FAIL;
 
 	memset(&m, 0, sizeof(m));
-	if (!dirs || !pnames || !pusd) {
+	if (!a.dirs || !a.pnames || !a.pusd) {
 		error_msg("out of memory");
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			help();
-			rc = EXIT_OK;
-			goto out;
-		}
-		if (!strcmp(a, "--out") || !strcmp(a, "-o") || !strcmp(a, "--price") ||
-		    !strcmp(a, "--by")) {
-			if (i + 1 >= argc) {
-				error_msg("%s needs a value", a);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			v = argv[++i];
-		} else if (!strncmp(a, "--out=", 6) || !strncmp(a, "--by=", 5) ||
-			   !strncmp(a, "--price=", 8)) {
-			v = strchr(a, '=') + 1;
-		} else if (a[0] == '-' && a[1]) {
-			error_msg("unknown option '%s' (see ppbench merge --help)", a);
-			rc = EXIT_USAGE;
-			goto out;
-		} else {
-			dirs[ndirs++] = argv[i];
-			continue;
-		}
-		if (!strncmp(a, "--out", 5) || !strcmp(a, "-o")) {
-			m.out = v;
-		} else if (!strncmp(a, "--by", 4)) {
-			if (strcmp(v, "host") && strcmp(v, "cpu")) {
-				error_msg("--by: '%s' is not host or cpu", v);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			m.by_cpu = !strcmp(v, "cpu");
-		} else {
-			char name[256];
-			if (merge_parse_price(v, name, sizeof(name), &pusd[nprices], err, sizeof(err))) {
-				error_msg("%s", err);
-				rc = EXIT_USAGE;
-				goto out;
-			}
-			pnames[nprices] = strdup(name);
-			if (!pnames[nprices]) {
-				error_msg("out of memory");
-				goto out;
-			}
-			nprices++;
-		}
-	}
-	if (!ndirs) {
-		fprintf(stderr, "usage: %s\n", usage_line);
-		rc = EXIT_USAGE;
+	rc = merge_args(argc, argv, &a, &m);
+	if (rc >= 0)
 		goto out;
-	}
-	for (size_t i = 0; i < ndirs; i++)
-		if (input_missing(dirs[i])) {
-			rc = EXIT_USAGE;
+	rc = EXIT_USAGE;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (input_missing(a.dirs[i]))
 			goto out;
-		}
-	for (size_t i = 0; i < ndirs; i++)
-		if (add_dir(&m, dirs[i], err, sizeof(err))) {
+	rc = EXIT_FAIL;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (add_dir(&m, a.dirs[i], err, sizeof(err))) {
 			error_msg("%s", err);
 			goto out;
 		}
@@ -1807,35 +1671,13 @@ int cmd_merge(int argc, char **argv)
 		error_msg("%s", err);
 		goto out;
 	}
-	if (apply_prices(&m, pnames, pusd, nprices, err, sizeof(err))) {
+	if (apply_prices(&m, a.pnames, a.pusd, a.nprices, err, sizeof(err))) {
 		error_msg("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
-
-	if (!m.out) {
-		char name[256];
-		results_dir_name(name, sizeof(name), "merge", NULL);
-		errf(outbuf, sizeof(outbuf), "results/%s", name);
-		m.out = outbuf;
-	}
-	errf(path, sizeof(path), "%s/figures/data", m.out);
-	if (make_dirs(path)) {
-		error_msg("cannot create '%s': %s", path, strerror(errno));
+	if (merge_write(&m, ref, outbuf, sizeof(outbuf)))
 		goto out;
-	}
-	errf(path, sizeof(path), "%s/summary.csv", m.out);
-	if (write_summary(&m, path, err, sizeof(err)))
-		goto fail;
-	errf(path, sizeof(path), "%s/comparison.csv", m.out);
-	if (write_comparison(&m, path, err, sizeof(err)))
-		goto fail;
-	errf(path, sizeof(path), "%s/figures/data", m.out);
-	if (write_fig_data(&m, path, err, sizeof(err)))
-		goto fail;
-	draw_figures(&m);
-	if (write_report(&m, ref, err, sizeof(err)))
-		goto fail;
 	for (size_t i = 0; i < m.nfigs; i++)
 		if (!m.figs[i].drawn && m.nmach)
 			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
@@ -1848,15 +1690,12 @@ int cmd_merge(int argc, char **argv)
 		goto out;
 	}
 	rc = EXIT_OK;
-	goto out;
-fail:
-	error_msg("%s", err);
 out:
-	for (size_t i = 0; pnames && i < nprices; i++)
-		free(pnames[i]);
-	free(pnames);
-	free(pusd);
-	free(dirs);
+	for (size_t i = 0; a.pnames && i < a.nprices; i++)
+		free(a.pnames[i]);
+	free(a.pnames);
+	free(a.pusd);
+	free(a.dirs);
 	merge_free(&m);
 	return rc;
 }

@@ -70,6 +70,15 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		       char *err, size_t errlen);
 void compare_side_free(struct compare_side *s);
 
+/* dir/name as a JSON object (NULL, with err, if unreadable or not an
+ * object), and a key of one read leniently: NaN, def or def when absent or
+ * of another type (shared by compare_sides.c and cmd_compare.c). */
+struct json_t;
+struct json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen);
+double compare_jnum(const struct json_t *o, const char *key);
+long long compare_jint(const struct json_t *o, const char *key, long long def);
+const char *compare_jstr(const struct json_t *o, const char *key, const char *def);
+
 /* The tensors of the first n batches, from two folders of batch_<id>.npy
  * and labels_<id>.npy (ids 0..n-1; float32 images, labels of any integer
  * or float dtype). */
@@ -96,7 +105,6 @@ int compare_tensors(const char *dir_a, const char *dir_b, size_t n, struct compa
  * be NULL; into (not NULL): gets "metrics", every figure's per-repeat values
  * and summaries. The markdown also goes to echo when not NULL. 0, or -1
  * with err. */
-struct json_t;
 int compare_write_table(const struct compare_side *a, const struct compare_side *b, size_t n,
 			const char *md_path, const char *csv_path, struct json_t *into, FILE *echo,
 			char *err, size_t errlen);

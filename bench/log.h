@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-/* not error() and warn(): glibc has error(3) and warn(3) */
+/* not error_msg() and warn_msg(): glibc has error_msg(3) and warn_msg(3) */
 void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
