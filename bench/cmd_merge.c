@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include "commands.h"
 #include "doc.h"
+#include "fsutil.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -1081,22 +1082,6 @@ fail:
 	return -1;
 }
 
-static int starts_with_magic(const char *path, const char *magic, size_t n, size_t within)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	if (!f)
-		return 0;
-	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
-	fclose(f);
-	for (size_t i = 0; i + n <= got; i++)
-		if (!memcmp(buf + i, magic, n))
-			return 1;
-	return 0;
-}
-
 /* gnuplot -c plots/SCRIPT args... (output to log); then OUT.png and OUT.svg
  * must be valid. 0, or -1 with why. */
 static int run_gnuplot(const char *top, const char *script, const char *log, const char *out,
@@ -1110,8 +1095,8 @@ static int run_gnuplot(const char *top, const char *script, const char *log, con
 	unlink(svg);
 	if (plot_run(top, script, (const char *const *)args, log, why, whylen))
 		return -1;
-	if (!starts_with_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
-	    !starts_with_magic(svg, "<svg", 4, 1024)) {
+	if (!file_has_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
+	    !file_has_magic(svg, "<svg", 4, 1024)) {
 		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
 		    "(see figures/gnuplot.log)", script);
 		return -1;
