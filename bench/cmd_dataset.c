@@ -46,19 +46,19 @@ static int generate(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (npos) {
-		error("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
+		error_msg("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
 		return EXIT_USAGE;
 	}
 	if (!c.out) {
-		error("dataset generate needs --out DIR");
+		error_msg("dataset generate needs --out DIR");
 		return EXIT_USAGE;
 	}
 	if (c.classes > c.images) {
-		error("--classes (%llu) is larger than --images (%llu)",
+		error_msg("--classes (%llu) is larger than --images (%llu)",
 		      (unsigned long long)c.classes, (unsigned long long)c.images);
 		return EXIT_USAGE;
 	}
@@ -68,7 +68,7 @@ static int generate(int argc, char **argv)
 	};
 	struct gen_stats st;
 	if (dataset_generate(&o, &st, err, sizeof(err))) {
-		error("cannot generate '%s': %s", c.out, err);
+		error_msg("cannot generate '%s': %s", c.out, err);
 		return EXIT_FAIL;
 	}
 	if (!c.quiet)
@@ -89,7 +89,7 @@ static int describe(int argc, char **argv)
 	if (input_missing(argv[1]))
 		return EXIT_USAGE;
 	if (dataset_scan(&d, argv[1], err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	double *kb = malloc((d.n ? d.n : 1) * sizeof(double));
@@ -116,7 +116,7 @@ static int default_dataset(int argc, char **argv)
 	(void)argv;
 	char path[4096], err[512];
 	if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	printf("%s\n", path);
@@ -138,6 +138,6 @@ int cmd_dataset(int argc, char **argv)
 		return describe(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "default"))
 		return default_dataset(argc - 1, argv + 1);
-	error("unknown dataset command '%s' (generate, describe, default)", argv[1]);
+	error_msg("unknown dataset command '%s' (generate, describe, default)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -128,11 +128,11 @@ int cmd_info(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (npos) {
-		error("info takes no arguments, got '%s'", argv[1]);
+		error_msg("info takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;
 	}
 	struct counter_spec *spec = calloc(1, sizeof(*spec));
@@ -141,7 +141,7 @@ int cmd_info(int argc, char **argv)
 		die("out of memory");
 	if (counters_parse(cfg.counters, spec, err, sizeof(err)) ||
 	    pin_parse(cfg.pin, req, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(spec);
 		free(req);
 		return EXIT_USAGE;
@@ -153,14 +153,14 @@ int cmd_info(int argc, char **argv)
 	int have_plan = 0;
 	char plan_line[512];
 	if (topo_load(&t, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(spec);
 		free(req);
 		return EXIT_FAIL;
 	}
 	topo_summary(&t, &ts);
 	if (pin_plan_compute(&t, req, (int)cfg.workers, &plan, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -171,7 +171,7 @@ int cmd_info(int argc, char **argv)
 		snprintf(plan_line + l, sizeof(plan_line) - l, " (%s)", plan.note);
 	}
 	if (cfg.xml && topo_export_xml(&t, cfg.xml, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_FAIL;
 		goto out;
 	}
@@ -183,11 +183,11 @@ int cmd_info(int argc, char **argv)
 	int null_ok = 0;
 	if (spec->n) {
 		if (counters_measure_overhead(spec, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 		else
 			ov_ok = 1;
 		if (counted_null_overhead(spec, &null_ov, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 		else
 			null_ok = 1;
 	}
@@ -244,7 +244,7 @@ int cmd_info(int argc, char **argv)
 		noise_print_fitness(stdout);
 	}
 	if (fflush(stdout)) {
-		error("cannot write the output");
+		error_msg("cannot write the output");
 		status = EXIT_FAIL;
 	}
 out:

@@ -537,7 +537,7 @@ int cmd_model(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (rc || (npos && !o.validate)) {
-		error("%s", rc ? err : "ppbench model takes no arguments (sweep folders go with --validate)");
+		error_msg("%s", rc ? err : "ppbench model takes no arguments (sweep folders go with --validate)");
 		return EXIT_USAGE;
 	}
 	if (o.validate)
@@ -550,7 +550,7 @@ int cmd_model(int argc, char **argv)
 	if (nw < 0 || rate_opt("--h2d-bandwidth", o.h2d_s, &o.h2d, err, sizeof(err)) ||
 	    rate_opt("--pin-bandwidth", o.pin_s, &o.pin_bw, err, sizeof(err)) ||
 	    step_ns(&o, &step, err, sizeof(err)) || (src_rc = make_src(&o, &src, &ref_w, err, sizeof(err))) < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	struct model_cfg c;
@@ -559,7 +559,7 @@ int cmd_model(int argc, char **argv)
 	c.src = &src;
 	double fit_ms = 0;
 	if (o.fit && do_fit(&o, &c.machine, &fit_ms, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (!src_rc)
 			model_src_free(&src);
 		return EXIT_USAGE;
@@ -582,7 +582,7 @@ int cmd_model(int argc, char **argv)
 	if (o.target_util > 0) {
 		int rc2 = provision(&c, o.target_util, err, sizeof(err));
 		if (rc2)
-			error("%s", err);
+			error_msg("%s", err);
 		model_src_free(&src);
 		return rc2 ? EXIT_FAIL : EXIT_OK;
 	}
@@ -595,7 +595,7 @@ int cmd_model(int argc, char **argv)
 		struct run_metrics m;
 		char final[PATH_MAX + 256] = "";
 		if (model_one_out(&c, &m, o.out, options, final, sizeof(final), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			ret = EXIT_FAIL;
 			break;
 		}

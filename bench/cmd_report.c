@@ -31,17 +31,6 @@
 #include "stats.h"
 #include "trace.h"
 
-/* snprintf for paths: a too long path is cut (and then not found) */
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 static int file_exists(const char *path)
 {
 	struct stat st;
@@ -110,12 +99,6 @@ static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
 	o = &r->ops[r->nops++];
 	op_init(o, name);
 	return o;
-}
-
-/* The number at a dotted path ("machine.cpus_online"), NaN if absent. */
-static double jnum(json_t *o, const char *path)
-{
-	return metric_json_get(o, path);
 }
 
 /* What the hardware events of a run came to (struct sweep_row hw_events). */
@@ -214,9 +197,9 @@ void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char
 	const char *base = r->part >= 0 && (size_t)r->part < s->nparts ? s->parts[r->part].dir : s->dir;
 
 	if (r->run_dir[0] == '/')
-		pathf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
+		errf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
 	else
-		pathf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
+		errf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
 }
 
 /* Appends the runs of the sweep folder dir as part s->nparts. */
@@ -240,7 +223,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		const char *slash = strrchr(pt->dir, '/');
 		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
 	}
-	pathf(path, sizeof(path), "%s/sweep.json", pt->dir);
+	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
 	pt->doc = json_load_file(path, 0, &je);
 	if (!pt->doc) {
 		if (!file_exists(path))
@@ -252,10 +235,10 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 	s->nparts++;
 	/* the CPUs the sweep's runs could use (affinity, cpuset, quota), else
 	 * the machine's */
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_usable") >= 1)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_usable");
-	if (!s->cpus && jnum(pt->doc, "machine.cpus_online") > 0)
-		s->cpus = (int)jnum(pt->doc, "machine.cpus_online");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_usable") >= 1)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_usable");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_online") > 0)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_online");
 	runs = json_object_get(pt->doc, "runs");
 	if (!json_is_array(runs)) {
 		errf(err, errlen, "'%s': no \"runs\" array", path);
@@ -290,7 +273,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
 		for (size_t m = 0; m < metric_count; m++)
 			if (metric_table[m].src == MSRC_SWEEP)
-				*metric_row_field(&metric_table[m], r) = jnum(e, metric_table[m].json);
+				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);
 		s->nrows++;
 		if (!r->run_dir[0])
 			continue;
@@ -511,7 +494,7 @@ static double agg_op(const struct sweep_config *a, const char *op, size_t off)
 static int is_top(const char *dir)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s/plots/common.gp", dir);
+	errf(p, sizeof(p), "%s/plots/common.gp", dir);
 	return file_exists(p);
 }
 
@@ -541,31 +524,15 @@ int report_find_top(char *out, size_t n)
 	return -1;
 }
 
-static int has_magic(const char *path, const char *magic, size_t n, size_t within)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	if (!f)
-		return 0;
-	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
-	fclose(f);
-	for (size_t i = 0; i + n <= got; i++)
-		if (!memcmp(buf + i, magic, n))
-			return 1;
-	return 0;
-}
-
 /* out.png is a PNG and out.svg an SVG */
 static int figure_ok(const char *out)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s.png", out);
-	if (!has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
+	errf(p, sizeof(p), "%s.png", out);
+	if (!file_has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
 		return 0;
-	pathf(p, sizeof(p), "%s.svg", out);
-	return has_magic(p, "<svg", 4, 1024);
+	errf(p, sizeof(p), "%s.svg", out);
+	return file_has_magic(p, "<svg", 4, 1024);
 }
 
 /* gnuplot -c script data out [arg3], output appended to log; then OUT.png
@@ -576,9 +543,9 @@ static int gnuplot(const char *top, const char *script, const char *data, const 
 	char p[4096];
 	const char *args[] = { data, out, arg3 ? arg3 : "", NULL };
 
-	pathf(p, sizeof(p), "%s.png", out);
+	errf(p, sizeof(p), "%s.png", out);
 	unlink(p);
-	pathf(p, sizeof(p), "%s.svg", out);
+	errf(p, sizeof(p), "%s.svg", out);
 	unlink(p);
 	if (plot_run(top, script, args, log, why, whylen))
 		return -1;
@@ -815,7 +782,7 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 			for (size_t j = start; j < i; j++) {
 				struct run_metrics m;
 				if (model_like_run(dir, s[j].workers, &m, err, sizeof(err))) {
-					warn("--model: %s", err);
+					warn_msg("--model: %s", err);
 					break;
 				}
 				fprintf(f, "%d,model: %s,%d,%d,%d,1", out, label, s[j].workers, s[j].batch,
@@ -1078,11 +1045,11 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	int series = 0, rc = -1;
 
-	pathf(p, sizeof(p), "%s/batches.csv", datadir);
+	errf(p, sizeof(p), "%s/batches.csv", datadir);
 	fb = fopen(p, "w");
-	pathf(p, sizeof(p), "%s/preproc_box.csv", datadir);
+	errf(p, sizeof(p), "%s/preproc_box.csv", datadir);
 	fx = fopen(p, "w");
-	pathf(p, sizeof(p), "%s/percentiles.csv", datadir);
+	errf(p, sizeof(p), "%s/percentiles.csv", datadir);
 	fp = fopen(p, "w");
 	if (!fb || !fx || !fp) {
 		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
@@ -1276,7 +1243,7 @@ static int draw_run_figures(const struct sweep *s, const char *top, const char *
 	f = fig_add(st, max, nst, "table2_op_cdf");
 	{
 		long i = report_table2_row(s->rows, s->nrows, 0);
-		pathf(p, sizeof(p), "%s/op_cdf.csv", datadir);
+		errf(p, sizeof(p), "%s/op_cdf.csv", datadir);
 		if (i < 0)
 			snprintf(f->why, sizeof(f->why), "no run finished");
 		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
@@ -1298,7 +1265,7 @@ static int draw_run_figures(const struct sweep *s, const char *top, const char *
 	};
 	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
 		f = fig_add(st, max, nst, per_cfg[k].name);
-		pathf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
+		errf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
 		if (!ncfg)
 			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
 		else
@@ -1329,7 +1296,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	fh = fopen(log, "w");
 	if (fh)
 		fclose(fh);
@@ -1338,7 +1305,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		goto out;
 
 	/* against workers, against batch size */
-	pathf(p, sizeof(p), "%s/vs_workers.csv", datadir);
+	errf(p, sizeof(p), "%s/vs_workers.csv", datadir);
 	fh = fopen(p, "w");
 	if (!fh) {
 		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
@@ -1351,7 +1318,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		errf(err, errlen, "cannot write '%s'", p);
 		goto out;
 	}
-	pathf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
+	errf(p2, sizeof(p2), "%s/vs_batch.csv", datadir);
 	fh = fopen(p2, "w");
 	if (!fh) {
 		errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1398,7 +1365,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			snprintf(f->why, sizeof(f->why), "no batch size and GPU count finished with "
 				 "two policies");
 		} else {
-			pathf(p2, sizeof(p2), "%s/policies.csv", datadir);
+			errf(p2, sizeof(p2), "%s/policies.csv", datadir);
 			fh = fopen(p2, "w");
 			if (!fh) {
 				errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1432,7 +1399,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			if (series == best_w && !cnt++)
 				from = i;
 		}
-		pathf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
+		errf(p2, sizeof(p2), "%s/cpu_by_op.csv", datadir);
 		fh = fopen(p2, "w");
 		if (!fh) {
 			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1456,7 +1423,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 			snprintf(f->why, sizeof(f->why), "%s", no_w);
 			continue;
 		}
-		pathf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
+		errf(p2, sizeof(p2), "%s/counter_%s.csv", datadir, counter_figs[k].col);
 		fh = fopen(p2, "w");
 		if (!fh) {
 			errf(err, errlen, "cannot create '%s': %s", p2, strerror(errno));
@@ -1491,7 +1458,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 				 "was not found");
 			continue;
 		}
-		pathf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
+		errf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", top, paper[k].data);
 		draw(top, figdir, log, f, paper[k].script, p, paper[k].arg3);
 	}
 	rc = 0;
@@ -1609,7 +1576,7 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 
 	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
-		double mem = jnum(m, "memory_total_bytes");
+		double mem = metric_json_get(m, "memory_total_bytes");
 		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
 		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
 		       num(a, sizeof(a), mem / 1073741824.0, 1),
@@ -1794,7 +1761,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 			       s->parts[r->part].dir);
 			continue;
 		}
-		pathf(log, sizeof(log), "%s/logs/%s.log", s->parts[r->part].dir, r->tag);
+		errf(log, sizeof(log), "%s/logs/%s.log", s->parts[r->part].dir, r->tag);
 		last_line(log, line, sizeof(line));
 		doc_li(d, "%s: %s, exit code %d%s%s (log: %s).", r->tag, r->status, r->exit_code,
 		       line[0] ? ": " : "", line, log);
@@ -2231,7 +2198,7 @@ out:
 int report_write(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
-	struct finding fd[5];
+	struct finding fd[REPORT_NFINDINGS];
 	char path[4096], topbuf[4096], stamp[64];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
@@ -2276,9 +2243,9 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	if (paper_load(top, &paper, paper.why, sizeof(paper.why)))
 		paper.ok = 0;
 	struct judge_ctx cx = { .cpus = s->cpus, .paper = &paper };
-	static const finding_fn fns[5] = { finding_short_ops, finding_variance, finding_out_of_order,
+	static const finding_fn fns[REPORT_NFINDINGS] = { finding_short_ops, finding_variance, finding_out_of_order,
 					    finding_diminishing, finding_overhead };
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < REPORT_NFINDINGS; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
 
 	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
@@ -2295,7 +2262,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		char n[16];
 		const char *cell[4];
 		doc_row(&d, hdr, 4, 1);
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < REPORT_NFINDINGS; i++) {
 			snprintf(n, sizeof(n), "%d", i + 1);
 			cell[0] = n;
 			cell[1] = titles[i];
@@ -2423,9 +2390,9 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 	if (m)
 		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
 		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
-		       jstr(m, "hostname", "?"), num(a, sizeof(a), jnum(m, "cpus_usable"), 0),
+		       jstr(m, "hostname", "?"), num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
 		       jint(m, "cpus_online", 0),
-		       num(a + 32, 32, jnum(m, "memory_total_bytes") / 1073741824.0, 1),
+		       num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""),
 		       jstr(m, "ppbench_version", "?"), jstr(m, "compiler", "?"));
@@ -2506,13 +2473,13 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 		errf(err, errlen, "out of memory");
 		goto out;
 	}
-	pathf(figdir, sizeof(figdir), "%s/figures", s->dir);
-	pathf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
+	errf(figdir, sizeof(figdir), "%s/figures", s->dir);
+	errf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
 	if (mkdir_p(datadir, 0777)) {
 		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
 		goto out;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;
 
@@ -2562,7 +2529,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 {
 	char path[4096], real[PATH_MAX];
 	json_error_t je;
-	pathf(path, sizeof(path), "%s/summary.json", dir);
+	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = json_load_file(path, 0, &je);
 	if (!j) {
 		if (!file_exists(path))
@@ -2591,9 +2558,9 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	r->batch = jint(j, "batch_size", 0);
 	r->gpus = jint(j, "gpus", 0);
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
-	snprintf(r->run_dir, sizeof(r->run_dir), "%s", real);
+	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
 	if (!s->cpus)
-		s->cpus = (int)jnum(j, "machine.cpus_usable");
+		s->cpus = (int)metric_json_get(j, "machine.cpus_usable");
 	if (*sum) {
 		/* a repeat of the same configuration, or not comparable */
 		static const char *const same[] = { "workers", "batch_size", "gpus" };
@@ -2625,7 +2592,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	if (!out || !(out[0] = strdup(dir)))
 		return out;
 	*n = 1;
-	pathf(path, sizeof(path), "%s/summary.json", dir);
+	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = json_load_file(path, 0, NULL);
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
 	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
@@ -2635,7 +2602,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	slash = strrchr(parent, '/');
 	const char *me = slash ? slash + 1 : parent;
 	char mine[512];
-	snprintf(mine, sizeof(mine), "%s", me);
+	errf(mine, sizeof(mine), "%s", me);
 	if (slash)
 		parent[slash - parent] = 0;
 	else
@@ -2668,7 +2635,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 		for (int i = at, step = k >= k0 ? 1 : -1; i >= 0 && i < ne; i += step) {
 			size_t l = strlen(ents[i]->d_name);
 			if (l > sl && !strcmp(ents[i]->d_name + l - sl, suffix)) {
-				pathf(path, sizeof(path), "%s/%s", parent, ents[i]->d_name);
+				errf(path, sizeof(path), "%s/%s", parent, ents[i]->d_name);
 				v[k - 1] = strdup(path);
 				break;
 			}
@@ -2753,10 +2720,10 @@ out:
 static int is_run_dir(const char *dir)
 {
 	char p[4096];
-	pathf(p, sizeof(p), "%s/sweep.json", dir);
+	errf(p, sizeof(p), "%s/sweep.json", dir);
 	if (file_exists(p))
 		return 0;
-	pathf(p, sizeof(p), "%s/summary.json", dir);
+	errf(p, sizeof(p), "%s/summary.json", dir);
 	return file_exists(p);
 }
 
@@ -2770,11 +2737,11 @@ static int cmd_report_run(char **dirs, size_t n)
 	int rc = EXIT_FAIL;
 
 	if (run_load(&s, dirs, n, &sum, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	if (report_write_run(&s, sum, err, sizeof(err)))
-		error("%s", err);
+		error_msg("%s", err);
 	else {
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 		rc = EXIT_OK;
@@ -2812,7 +2779,7 @@ int cmd_report(int argc, char **argv)
 	int rc, model = 0;
 
 	if (!dirs) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -2838,7 +2805,7 @@ int cmd_report(int argc, char **argv)
 		}
 		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
-				error("--out needs a value");
+				error_msg("--out needs a value");
 				free(dirs);
 				return EXIT_USAGE;
 			}
@@ -2848,13 +2815,13 @@ int cmd_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--model") || !strncmp(argv[i], "--model=", 8)) {
 			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
 			if (strcmp(v, "on") && strcmp(v, "off")) {
-				error("--model: '%s' is not on or off", v);
+				error_msg("--model: '%s' is not on or off", v);
 				free(dirs);
 				return EXIT_USAGE;
 			}
 			model = !strcmp(v, "on");
 		} else if (argv[i][0] == '-') {
-			error("unknown option '%s' (see --help)", argv[i]);
+			error_msg("unknown option '%s' (see --help)", argv[i]);
 			free(dirs);
 			return EXIT_USAGE;
 		} else {
@@ -2873,7 +2840,7 @@ int cmd_report(int argc, char **argv)
 		}
 	if (is_run_dir(dirs[0])) {
 		if (out) {
-			error("--out is for sweeps: a run's report goes into its folder");
+			error_msg("--out is for sweeps: a run's report goes into its folder");
 			free(dirs);
 			return EXIT_USAGE;
 		}
@@ -2904,7 +2871,7 @@ int cmd_report(int argc, char **argv)
 				else
 					snprintf(other, sizeof(other), ".");
 				if (strcmp(other, outbuf)) {
-					error("the sweep folders have different parents: give --out DIR");
+					error_msg("the sweep folders have different parents: give --out DIR");
 					free(dirs);
 					return EXIT_USAGE;
 				}
@@ -2912,7 +2879,7 @@ int cmd_report(int argc, char **argv)
 			out = outbuf;
 		}
 		if (mkdir_p(out, 0777)) {
-			error("cannot create '%s': %s", out, strerror(errno));
+			error_msg("cannot create '%s': %s", out, strerror(errno));
 			free(dirs);
 			return EXIT_FAIL;
 		}
@@ -2920,13 +2887,13 @@ int cmd_report(int argc, char **argv)
 	}
 	free(dirs);
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	s.model = model;
 	rc = report_write(&s, err, sizeof(err));
 	if (rc)
-		error("%s", err);
+		error_msg("%s", err);
 	else
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 	sweep_free(&s);
@@ -2954,24 +2921,24 @@ int cmd_plots(int argc, char **argv)
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
 		const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 		if (run_load(&s, argv + 1, 1, &sum, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
-		pathf(figdir, sizeof(figdir), "%s/figures", s.dir);
-		pathf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
-		pathf(log, sizeof(log), "%s/gnuplot.log", figdir);
+		errf(figdir, sizeof(figdir), "%s/figures", s.dir);
+		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
+		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 		if (mkdir_p(datadir, 0777)) {
-			error("cannot create '%s': %s", datadir, strerror(errno));
+			error_msg("cannot create '%s': %s", datadir, strerror(errno));
 			rc = -1;
 		} else {
 			rc = draw_run_figures(&s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &n,
 					      err, sizeof(err));
 			if (rc)
-				error("%s", err);
+				error_msg("%s", err);
 		}
 	} else if (sweep_load(&s, argv[1], err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	} else {
 		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
@@ -2979,7 +2946,7 @@ int cmd_plots(int argc, char **argv)
 		if (!rc)
 			rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
 		if (rc)
-			error("%s", err);
+			error_msg("%s", err);
 	}
 	if (rc) {
 		sweep_free(&s);

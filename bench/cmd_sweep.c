@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "options.h"
 #include "report.h"
@@ -91,17 +91,6 @@ static const char description[] =
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
 
-/* snprintf for paths and messages with paths: a too long one is cut */
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- the page cache -----------------------------------------------------*/
 
 double sweep_page_cache(const struct dataset *d, int drop)
@@ -117,10 +106,8 @@ double sweep_page_cache(const struct dataset *d, int drop)
 		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
-		if (drop) {
-			fdatasync(fd);
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		}
+		if (drop)
+			drop_page_cache(fd);
 		if (fstat(fd, &st) == 0 && st.st_size > 0) {
 			size_t pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -309,7 +296,7 @@ static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) < 0 ||
 	    rename(tmp, path) < 0) {
-		pathf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
 		return -1;
 	}
@@ -340,25 +327,25 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 				continue;
 			p[i] = 0;
 			if (mkdir(p, 0777) && errno != EEXIST) {
-				pathf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 				return -1;
 			}
 			p[i] = out[i];
 		}
 	}
 	results_dir_name(name, sizeof(name), "sweep", tag);
-	pathf(base, sizeof(base), "%s/%s", out, name);
+	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
 			snprintf(dir, n, "%s", base);
 		else
-			pathf(dir, n, "%s-%d", base, k);
+			errf(dir, n, "%s-%d", base, k);
 		if (mkdir(dir, 0777) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	pathf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -459,8 +446,8 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	int st = 0, rc, fd;
 	pid_t pid;
 
-	pathf(runs, sizeof(runs), "%s/runs", dir);
-	pathf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
+	errf(runs, sizeof(runs), "%s/runs", dir);
+	errf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
 	snprintf(out, sizeof(out), "%s", runs);
 	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
 	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
@@ -516,44 +503,32 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		ssize_t wr = write(fd, head, (size_t)hl);
 		(void)wr;   /* the log is a convenience: the run goes on */
 	}
-	fflush(NULL);
 	t0 = clock_now_ns();
-	pid_t sweep_pid = getpid();
-	pid = fork();
+	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.in = SPAWN_NULL;
+	if (fd >= 0)
+		sp.out = sp.err = fd;
+	/* its own process group: a terminal's ^C reaches the sweep, which
+	 * passes it on once (the run would take a second one as the same) */
+	sp.own_group = 1;
+	sp.dfl = dfl;
+	/* the run dies with the sweep (SIGKILL included): a run nobody
+	 * records would only be run again by --resume. SIGTERM, so it
+	 * still keeps what it measured. */
+	sp.deathsig = SIGTERM;
+	sp.mask = &old;
+	pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot start a run: %s", strerror(errno));
+		error_msg("cannot start a run: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(argv);
 		free_list(before, nbefore);
 		return -1;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		/* its own process group: a terminal's ^C reaches the sweep, which
-		 * passes it on once (the run would take a second one as the same) */
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		/* the run dies with the sweep (SIGKILL included): a run nobody
-		 * records would only be run again by --resume. SIGTERM, so it
-		 * still keeps what it measured; the check after it covers a sweep
-		 * that died before the prctl. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != sweep_pid)
-			_exit(128 + SIGTERM);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
-		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd >= 0)
@@ -585,12 +560,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		nanosleep(&ts, NULL);
 	}
 	double wall = (double)(clock_now_ns() - t0) / 1e9;
-	if (st == -1)
-		rc = -1;
-	else if (WIFEXITED(st))
-		rc = WEXITSTATUS(st);
-	else
-		rc = 128 + WTERMSIG(st);
+	rc = st == -1 ? -1 : spawn_code(st);
 
 	/* the new run folder */
 	const char *status = RUN_FAILED;
@@ -604,7 +574,7 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 			continue;
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
-		pathf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
+		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
 		json_t *sum = json_load_file(sp, 0, NULL);
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
@@ -670,7 +640,7 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	size_t k = 0;
 	ssize_t got;
 
-	if (!argv || pipe(pfd)) {
+	if (!argv || pipe2(pfd, O_CLOEXEC)) {
 		free(argv);
 		return 0;
 	}
@@ -679,17 +649,12 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = args[i];
 	argv[k++] = "--help";
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		close(pfd[0]);
-		if (nul >= 0)
-			dup2(nul, 1);
-		dup2(pfd[1], 2);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.out = SPAWN_NULL;
+	sp.err = pfd[1];
+	pid = spawn_start(&sp);
 	close(pfd[1]);
 	free(argv);
 	if (pid < 0) {
@@ -700,8 +665,8 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	close(pfd[0]);
 	err[got > 0 ? got : 0] = 0;
 	err[strcspn(err, "\n")] = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (spawn_wait(pid, &st) < 0)
+		return 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE ? -1 : 0;
 }
 
@@ -787,7 +752,7 @@ static int lock_dir(const char *dir)
 	char path[PATH_MAX];
 	int fd;
 
-	pathf(path, sizeof(path), "%s/.lock", dir);
+	errf(path, sizeof(path), "%s/.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;
@@ -813,11 +778,11 @@ int cmd_sweep(int argc, char **argv)
 	int handlers = 0;
 
 	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (opts_defaults(sweep_opts, &c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	int pr_ = opts_parse(sweep_opts, &c, nmine, mine, 1, &npos, err, sizeof(err));
@@ -827,19 +792,19 @@ int cmd_sweep(int argc, char **argv)
 		goto out;
 	}
 	if (pr_ < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (npos) {
 		opts_unexpected(mine[1], "sweep", err, sizeof(err));
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	for (size_t i = 0; i < npass; i++) {
 		char name[64];
 		const char *near = unknown_passed(pass[i], name, sizeof(name));
 		if (near && *near) {
-			error("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
+			error_msg("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
 			      "and ppbench run --help)", name, near);
 			goto out;
 		}
@@ -851,12 +816,12 @@ int cmd_sweep(int argc, char **argv)
 		for (int i = 1; i < nmine; i++)
 			if (mine[i][0] == '-' && strncmp(mine[i], "--resume", 8) &&
 			    strstr(mine[i], "report") == NULL) {
-				error("--resume takes the plan and options from the sweep folder; "
+				error_msg("--resume takes the plan and options from the sweep folder; "
 				      "'%s' cannot be changed", mine[i]);
 				goto out;
 			}
 		if (npass) {
-			error("--resume takes the run options from the sweep folder; '%s' cannot be "
+			error_msg("--resume takes the run options from the sweep folder; '%s' cannot be "
 			      "changed", pass[0]);
 			goto out;
 		}
@@ -865,9 +830,9 @@ int cmd_sweep(int argc, char **argv)
 		doc = json_load_file(path, 0, &je);
 		if (!doc) {
 			if (access(path, F_OK))
-				error("cannot resume '%s': it has no sweep.json", dir);
+				error_msg("cannot resume '%s': it has no sweep.json", dir);
 			else
-				error("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
+				error_msg("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -881,7 +846,7 @@ int cmd_sweep(int argc, char **argv)
 		nbase = json_array_size(ra) + 2;
 		base = calloc(nbase + 1, sizeof(*base));
 		if (!base) {
-			error("out of memory");
+			error_msg("out of memory");
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -891,7 +856,7 @@ int cmd_sweep(int argc, char **argv)
 		json_array_foreach(ra, i, v) {
 			char arg[PATH_MAX];
 			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
-				error("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+				error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
 				      "an escaped string", dir, i);
 				rc = EXIT_FAIL;
 				goto out;
@@ -904,7 +869,7 @@ int cmd_sweep(int argc, char **argv)
 		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
 		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err)) ||
 		    parse_policies(c.policy, pol, &np, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < npass; i++) {
@@ -913,24 +878,24 @@ int cmd_sweep(int argc, char **argv)
 							   "-o" };
 			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
 				if (!strcmp(pass[i], own[k])) {
-					error("'%s' is set by the sweep", pass[i]);
+					error_msg("'%s' is set by the sweep", pass[i]);
 					goto out;
 				}
 		}
 		if (c.data) {
 			if (!realpath(c.data, data)) {
-				error("--data: cannot open '%s': %s", c.data, strerror(errno));
+				error_msg("--data: cannot open '%s': %s", c.data, strerror(errno));
 				goto out;
 			}
 		} else if (dataset_ensure_default(data, sizeof(data), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
 		nbase = npass + 2;
 		base = calloc(nbase + 1, sizeof(*base));
 		if (!base) {
-			error("out of memory");
+			error_msg("out of memory");
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -945,7 +910,7 @@ int cmd_sweep(int argc, char **argv)
 			char sw[16], sb[16], sg[16];
 			size_t k = 0;
 			if (!chk) {
-				error("out of memory");
+				error_msg("out of memory");
 				rc = EXIT_FAIL;
 				goto out;
 			}
@@ -965,7 +930,7 @@ int cmd_sweep(int argc, char **argv)
 			int bad = check_run_args(chk, k, err, sizeof(err));
 			free(chk);
 			if (bad) {
-				error("a run option was refused: %s",
+				error_msg("a run option was refused: %s",
 				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
 				goto out;
 			}
@@ -982,7 +947,7 @@ int cmd_sweep(int argc, char **argv)
 			}
 		}
 		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
@@ -1018,29 +983,29 @@ int cmd_sweep(int argc, char **argv)
 
 	lockfd = lock_dir(dir);
 	if (lockfd == -2) {
-		error("another sweep is running in '%s'", dir);
+		error_msg("another sweep is running in '%s'", dir);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/runs", dir);
 	if (mkdir(path, 0777) && errno != EEXIST) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/logs", dir);
 	if (mkdir(path, 0777) && errno != EEXIST) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (save_json(doc, dir, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
 	if (dataset_scan(&ds, data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -1049,7 +1014,7 @@ int cmd_sweep(int argc, char **argv)
 	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
 			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
 	if (save_json(doc, dir, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -1101,14 +1066,14 @@ int cmd_sweep(int argc, char **argv)
 		else
 			nfail++;
 		if (save_json(doc, dir, err, sizeof(err)))
-			error("%s", err);
+			error_msg("%s", err);
 	}
 	if (stop_signal)
-		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
+		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
 		     : "SIGTERM", dir);
 	else if (nfail)
-		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
+		warn_msg("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
 		     dir);
 
 	if (c.report) {
@@ -1116,12 +1081,12 @@ int cmd_sweep(int argc, char **argv)
 		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
 			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
-				error("%s", err);
+				error_msg("%s", err);
 			else
 				printf("%s/report.md\n%s/report.html\n", dir, dir);
 			sweep_free(&s);
 		} else {
-			error("%s", err);
+			error_msg("%s", err);
 		}
 	}
 	printf("sweep: %s\n", dir);

@@ -356,9 +356,9 @@ json_t *json_path(json_t *o, const char *path)
 	return NULL;
 }
 
-double metric_json_get(json_t *o, const char *path)
+double metric_json_get(const json_t *o, const char *path)
 {
-	json_t *v = json_path(o, path);
+	json_t *v = json_path((json_t *)o, path);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -640,7 +640,7 @@ int cmd_metrics(int argc, char **argv)
 	int npos = 0;
 
 	if (opts_defaults(metrics_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int pr = opts_parse(metrics_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
@@ -649,7 +649,7 @@ int cmd_metrics(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (pr < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (!npos) {
@@ -665,7 +665,7 @@ int cmd_metrics(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
 		json_t *j = json_load_file(path, 0, &je);
 		if (!j) {
-			error("cannot read '%s': %s", path, je.text);
+			error_msg("cannot read '%s': %s", path, je.text);
 			rc = EXIT_FAIL;
 			continue;
 		}

@@ -240,6 +240,9 @@ struct finding {
 
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
 
+/* the paper's findings the report judges, in order: short ops, variance,
+ * out-of-order arrival, diminishing returns, tracing overhead */
+#define REPORT_NFINDINGS 5
 #define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
 /* other processes above this share of the CPUs during a run: the report warns */

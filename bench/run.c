@@ -82,7 +82,7 @@ const struct opt run_opts_table[] = {
 	  .choices = "per-sample|torch" },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
+	{ "max-pixels", 0, OPT_U64, O(max_pixels), DECODE_BOMB_PIXELS_STR, "N",
 	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
 	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
 	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
@@ -475,7 +475,7 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	char err[PATH_MAX + 1024] = "";
 	struct run_metrics m;
 	if (analyse(o, r, x, &m, err, sizeof(err))) {
-		error("cannot analyse the run: %s", err);
+		error_msg("cannot analyse the run: %s", err);
 		return -1;
 	}
 	/* the figures first: whatever happens to the files, they are printed */
@@ -502,10 +502,10 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 		rc = topo_export_xml(&x->topo, xml, err, sizeof(err));
 	}
 	if (rc) {
-		error("cannot write the results: %s", err);
+		error_msg("cannot write the results: %s", err);
 		keep_partial(o, tmp, name, &in, err);
 	} else if (results_dir_commit(o->out, tmp, name, final, finallen, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		info("the results are in '%s'", tmp);
 		rc = -1;
 	}
@@ -522,27 +522,27 @@ static int prepare_ctx(struct run_ctx *x, const struct run_opts *o)
 	x->spec = calloc(1, sizeof(*x->spec));
 	x->req = calloc(1, sizeof(*x->req));
 	if (!x->spec || !x->req) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (counters_parse(o->counters, x->spec, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (pin_parse(o->pin_cpus, x->req, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (topo_load(&x->topo, err, sizeof(err))) {
 		if (x->req->policy != PIN_NONE) {
-			error("--pin %s: %s", o->pin_cpus, err);
+			error_msg("--pin %s: %s", o->pin_cpus, err);
 			return EXIT_FAIL;
 		}
-		warn("%s: no topology.xml in the results", err);
+		warn_msg("%s: no topology.xml in the results", err);
 	} else {
 		x->have_topo = 1;
 		if (pin_plan_compute(&x->topo, x->req, (int)o->workers, &x->plan, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_USAGE;
 		}
 		x->have_plan = 1;
@@ -561,9 +561,9 @@ static void probe_counters(struct run_ctx *x)
 	if (!x->spec->n)
 		return;
 	if (counters_measure_overhead(x->spec, err, sizeof(err)))
-		warn("cannot measure the cost of a counter read: %s", err);
+		warn_msg("cannot measure the cost of a counter read: %s", err);
 	if (counted_null_overhead(x->spec, &x->null_ov, err, sizeof(err)))
-		warn("cannot measure counting on the null op: %s", err);
+		warn_msg("cannot measure counting on the null op: %s", err);
 	else
 		x->null_ok = 1;
 }
@@ -589,10 +589,10 @@ static void report_errors(const struct loader_result *r, int fail)
 	for (size_t i = 0; i < show; i++) {
 		char path[1100];
 		bytes_escape(r->err_path[i], path, sizeof(path));   /* a newline stays one line */
-		warn("%s '%s': %s", what, path, r->err_reason[i]);
+		warn_msg("%s '%s': %s", what, path, r->err_reason[i]);
 	}
 	if (r->nskipped > show)
-		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
+		warn_msg("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
 		     what, r->nerrors);
 }
 
@@ -639,7 +639,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	char err[1024] = "", tmp[PATH_MAX], name[PATH_MAX];
 	final[0] = 0;
 	if (results_dir_begin(o->out, tagname, tmp, sizeof(tmp), name, sizeof(name), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 
@@ -647,7 +647,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	if (o->dump_batches) {
 		snprintf(dump_dir, sizeof(dump_dir), "%s/batches", tmp);
 		if (mkdir(dump_dir, 0777)) {
-			error("cannot create '%s': %s", dump_dir, strerror(errno));
+			error_msg("cannot create '%s': %s", dump_dir, strerror(errno));
 			rmdir(tmp);
 			return EXIT_FAIL;
 		}
@@ -664,7 +664,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 		lc.progress_arg = &prog;
 	}
 	if (noise_require_idle(o->require_idle, noise_idle_wait_s(), &ctx->cpus, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (lc.dump_dir)
 			rmdir(lc.dump_dir);
 		rmdir(tmp);
@@ -677,7 +677,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	noise_read(&after, &ctx->cpus);
 	noise_between(&before, &after, &ctx->cpus, &ctx->noise);
 	if (lr) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (lc.dump_dir)
 			rmdir(lc.dump_dir);
 		rmdir(tmp);
@@ -688,7 +688,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	noise_warn(&ctx->noise, "the run");
 	report_errors(&r, o->on_error);
 	if (!r.complete)
-		error("%s", r.stop_reason);
+		error_msg("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
 	if (!wr)
 		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
@@ -718,7 +718,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 	if (!rows || !rp) {
 		free(rows);
 		free(rp);
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	for (long k = 1; k <= n; k++) {
@@ -754,7 +754,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 				printf("  %-20s %s %s\n", mt->name, buf, mt->unit);
 			}
 			if (c->same_differs)
-				warn("the repeats differ in %s, which should be the same in every repeat",
+				warn_msg("the repeats differ in %s, which should be the same in every repeat",
 				     c->same_what);
 		}
 		free(c);
@@ -803,7 +803,7 @@ int cmd_run(int argc, char **argv)
 	char data_path[PATH_MAX], tag[256];
 
 	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
@@ -812,27 +812,27 @@ int cmd_run(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (pr < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (npos) {
 		opts_unexpected(argv[1], "run", err, sizeof(err));
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (o.prefetch * o.workers > 8192) {
-		error("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
+		error_msg("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
 		      o.prefetch * o.workers);
 		return EXIT_USAGE;
 	}
 	uint64_t step_ns = o.gpu_step;
 	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
-		error("--gpu-step auto: %s", err);
+		error_msg("--gpu-step auto: %s", err);
 		return EXIT_USAGE;
 	}
 	o.gpu_step = step_ns;
 	if (!*o.out) {
-		error("--out: empty folder name");
+		error_msg("--out: empty folder name");
 		return EXIT_USAGE;
 	}
 	cpus_read(&ctx.cpus);
@@ -842,21 +842,21 @@ int cmd_run(int argc, char **argv)
 	rc = EXIT_USAGE;
 
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_pipe = 1;
 	ctx.pipe = &pipe;
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
 		o.data = data_path;
 	}
 	if (dataset_scan(&data, o.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_data = 1;
@@ -865,7 +865,7 @@ int cmd_run(int argc, char **argv)
 	lc.pin_plan = ctx.have_plan ? &ctx.plan : NULL;
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (!o.tag) {
@@ -873,11 +873,11 @@ int cmd_run(int argc, char **argv)
 		o.tag = tag;
 	}
 	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;   /* EXIT_USAGE: nothing ran */
 	}
 	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
