@@ -60,19 +60,12 @@ int cmd_apply(int argc, char **argv)
 	struct apply_cfg cfg;
 	char err[512];
 	int npos = 0;
-	if (opts_defaults(apply_opts, &cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(apply_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(apply_opts, stdout, usage,
-			  "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
-			  "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int rc = opts_prelude(apply_opts, &cfg, argc, argv, &npos, usage,
+			      "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
+			      "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.",
+			      NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos != 1) {
 		if (npos == 0)
 			error("apply needs an image (usage: %s)", usage);

@@ -774,23 +774,18 @@ int cmd_bench(int argc, char **argv)
 	struct bench_cfg c;
 	char err[512], path[4096];
 	int npos;
-	if (opts_defaults(bench_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(bench_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(bench_opts, stdout, usage,
+	int rc = opts_prelude(bench_opts, &c, argc, argv, &npos, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
 			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
 			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
-			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
-		return EXIT_OK;
-	}
-	if (!rc && !npos && check_sections(c.sections, err, sizeof(err)))
-		rc = -1;
-	if (rc || npos) {
-		error("%s", rc ? err : "bench takes no arguments");
+			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).",
+			  NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos || check_sections(c.sections, err, sizeof(err))) {
+		error("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
 	if (!c.data) {

@@ -35,20 +35,12 @@ static int generate(int argc, char **argv)
 	struct gen_cfg c;
 	char err[512];
 	int npos;
-	if (opts_defaults(gen_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(gen_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(gen_opts, stdout, usage,
+	int rc = opts_prelude(gen_opts, &c, argc, argv, &npos, usage,
 			  "Writes a synthetic ImageFolder tree like ImageNet train (photo-like JPEGs of\n"
 			  "ImageNet's geometry and file sizes, a few grayscale and CMYK JPEGs, one PNG\n"
-			  "named .JPEG), byte-identical for the same seed, in parallel.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+			  "named .JPEG), byte-identical for the same seed, in parallel.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos) {
 		error("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
 		return EXIT_USAGE;

@@ -400,22 +400,13 @@ static int map_args(struct map_cmd *x, int argc, char **argv, int *npos)
 	static const char usage[] = "ppbench map [IMAGE] [--pipeline NAME] [--tool auto|perf|callgrind] "
 				    "[--out DIR]";
 	struct map_cfg *cfg = &x->cfg;
-	char err[1024];
-	if (opts_defaults(map_opts, cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(map_opts, cfg, argc, argv, 1, npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(map_opts, stdout, usage,
+	int rc = opts_prelude(map_opts, cfg, argc, argv, npos, usage,
 			  "Runs each op of the pipeline alone, repeatedly, on IMAGE (default: a generated\n"
 			  "JPEG of --size) and records which functions of which libraries it runs:\n"
 			  "map.csv, ops.csv and map.md (the op-to-function table and the functions\n"
-			  "shared between ops), with the raw callgrind or perf profiles.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+			  "shared between ops), with the raw callgrind or perf profiles.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (*npos > 1) {
 		error("map takes at most one image, got %d", *npos);
 		return EXIT_USAGE;

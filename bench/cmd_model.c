@@ -529,15 +529,11 @@ int cmd_model(int argc, char **argv)
 	struct model_opts o;
 	char err[1024];
 	int npos = 0;
-	if (opts_defaults(model_optt, &o, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(model_optt, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(model_optt, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (rc || (npos && !o.validate)) {
-		error("%s", rc ? err : "ppbench model takes no arguments (sweep folders go with --validate)");
+	int rc = opts_prelude(model_optt, &o, argc, argv, &npos, usage, description, NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos && !o.validate) {
+		error("ppbench model takes no arguments (sweep folders go with --validate)");
 		return EXIT_USAGE;
 	}
 	if (o.validate)

@@ -472,18 +472,10 @@ static int strat_args(struct strat_cmd *x, int argc, char **argv)
 	char err[1024];
 	int npos = 0;
 
-	if (opts_defaults(strat_opts_table, o, err, sizeof(err)))
-		die("%s", err);
-	int pr = opts_parse(strat_opts_table, o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(strat_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
 	c->o = o;
-	if (pr) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(strat_opts_table, o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (npos) {
 		error("strategies takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;

@@ -55,6 +55,17 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
  * is not on or off" when it followed an on/off option (as --shuffle=maybe
  * says), else "unexpected argument 'x' (see ppbench CMD --help)". */
 void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen);
+/* The start every command shares: set the defaults, parse argv[1..argc),
+ * print --help (usage line, description, the table, the exit codes) and
+ * report a bad option as "error: ...". `noargs`: the command's name when it
+ * takes no positional argument (a stray one is reported with
+ * opts_unexpected, even before --help: a sweep checks its run options so);
+ * NULL when the caller checks its *npos positional arguments (moved to
+ * argv[1..]) itself. Returns -1 to go on, else the exit code to return:
+ * EXIT_OK after --help, EXIT_USAGE after a bad option (EXIT_FAIL when a
+ * default does not parse: a bug in the table). */
+int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npos,
+		 const char *usage, const char *description, const char *noargs);
 /* Parse one value for the option named `name` (used by sweeps). */
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen);
