@@ -23,14 +23,14 @@ struct apply_cfg {
 
 #define O(f) offsetof(struct apply_cfg, f)
 static const struct opt apply_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline name (pipelines/NAME.pipe) or file" },
+	OPT_PIPELINE(struct apply_cfg, pipeline, "pipeline name (pipelines/NAME.pipe) or file"),
 	{ .name = "until", .shortname = 0, .type = OPT_STR, .off = O(until), .def = NULL, .metavar = "OP", .help = "stop after this op (default: the whole pipeline)" },
 	{ .name = "crop", .shortname = 0, .type = OPT_STR, .off = O(crop), .def = NULL, .metavar = "TOP,LEFT,HEIGHT,WIDTH", .help = "force random_resized_crop's box instead of drawing it" },
 	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "0|1", .help = "force random_horizontal_flip (-1: draw)", .lo = -1, .hi = 1 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
 	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
-	{ .name = "max-pixels", .shortname = 0, .type = OPT_U64, .off = O(max_pixels), .def = "178956970", .metavar = "N", .help = "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
-	{ .name = "max-file-size", .type = OPT_SIZE, .off = O(max_file_size), .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
+	OPT_MAX_PIXELS(struct apply_cfg, max_pixels, "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)"),
+	OPT_MAX_FILE_SIZE(struct apply_cfg, max_file_size),
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "FILE.npy", .help = "where to write the result (required)" },
 	OPT_END
 };

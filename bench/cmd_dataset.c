@@ -19,7 +19,7 @@ struct gen_cfg {
 
 #define O(f) offsetof(struct gen_cfg, f)
 static const struct opt gen_opts[] = {
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "DIR", .help = "folder to create (required; must not exist or be empty)" },
+	OPT_OUT(struct gen_cfg, out, NULL, "folder to create (required; must not exist or be empty)"),
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "2000", .metavar = "N", .help = "number of images", .lo = 1, .hi = 1e8 },
 	{ .name = "classes", .shortname = 'c', .type = OPT_U64, .off = O(classes), .def = "50", .metavar = "N", .help = "number of class folders", .lo = 1, .hi = 1e6 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "1", .metavar = "N", .help = "seed: the same seed writes the same bytes" },

@@ -46,8 +46,7 @@
 
 #define O(f) offsetof(struct map_cfg, f)
 static const struct opt map_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline),
-	  .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline whose ops are mapped" },
+	OPT_PIPELINE(struct map_cfg, pipeline, "pipeline whose ops are mapped"),
 	{ .name = "tool", .type = OPT_ENUM, .off = O(tool), .def = "auto",
 	  .choices = "auto|perf|callgrind",
 	  .help = "auto: perf where hardware events sample, else callgrind, else perf on cpu-clock" },
@@ -60,8 +59,7 @@ static const struct opt map_opts[] = {
 	  .metavar = "B", .help = "samples given to the batch op (collate)", .lo = 1, .hi = 4096 },
 	{ .name = "size", .type = OPT_STR, .off = O(size), .def = "2000x1500", .metavar = "WxH",
 	  .help = "size of the generated JPEG when no IMAGE is given" },
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .metavar = "DIR",
-	  .help = "output folder, created (default: results/<UTC time>-map-<pipeline>)" },
+	OPT_OUT(struct map_cfg, out, NULL, "output folder, created (default: results/<UTC time>-map-<pipeline>)"),
 	{ .name = "top", .type = OPT_INT, .off = O(top), .def = "8", .metavar = "N",
 	  .help = "functions per op in map.md", .lo = 1, .hi = 1000 },
 	{ .name = "min-share", .type = OPT_DOUBLE, .off = O(min_share), .def = "1", .metavar = "PCT",

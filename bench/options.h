@@ -43,6 +43,31 @@ struct opt {
 
 #define OPT_END { .name = NULL }
 
+/* Rows several commands share, each defined once (as NOISE_OPT in noise.h):
+ * T is the command's config struct, f its field, `why` the help line where
+ * a command says what the option means for it (the *_HELP wording where it
+ * means the usual thing). OPT_MAX_PIXELS and OPT_MAX_FILE_SIZE take their
+ * defaults from decode.h, which a command with them includes. */
+#define OPT_ROW(nm, sh, ty, T, f, df, mv, why) \
+	{ .name = nm, .shortname = sh, .type = ty, .off = offsetof(T, f), .def = df, \
+	  .metavar = mv, .help = why }
+#define OPT_DATA(T, f) OPT_ROW("data", 'd', OPT_STR, T, f, NULL, "DIR", \
+			       "ImageFolder dataset (default: the generated default dataset)")
+#define OPT_PIPELINE(T, f, why) OPT_ROW("pipeline", 'p', OPT_STR, T, f, "imagenet_train", \
+					"NAME|FILE", why)
+#define OPT_PIPELINE_HELP "pipeline: a name in pipelines/ or a .pipe file"
+#define OPT_SEED(T, f, why) OPT_ROW("seed", 's', OPT_U64, T, f, "0", "S", why)
+#define OPT_TAG(T, f, why) OPT_ROW("tag", 't', OPT_STR, T, f, NULL, "TAG", why)
+#define OPT_OUT(T, f, def, why) OPT_ROW("out", 'o', OPT_STR, T, f, def, "DIR", why)
+#define OPT_OUT_HELP "where results folders are made"
+#define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
+					  DECODE_MAX_PIXELS_DEFAULT, "N", why)
+#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow (0: no limit)"
+#define OPT_MAX_FILE_SIZE(T, f) \
+	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
+	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \
+	  .lo = 0, .hi = 1099511627776.0 }
+
 /* Set every field to its default. 0, or -1 with err (a bad default is a bug). */
 int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen);
 /* Parse argv[from..argc) into cfg (defaults must have been set). Positional

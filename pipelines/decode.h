@@ -37,6 +37,11 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen);
 #define DECODE_SNIFF_BYTES 12
 
+/* --max-pixels' default: Pillow's decompression-bomb error threshold
+ * (2 x Image.MAX_IMAGE_PIXELS), as a number and as the option's text. */
+#define DECODE_MAX_PIXELS 178956970
+#define DECODE_MAX_PIXELS_DEFAULT "178956970"
+
 /* --max-file-size's default: ImageNet's largest file is about 15 MB, and
  * 256 MiB holds any JPEG or PNG under --max-pixels' default at normal ratios. */
 #define DECODE_MAX_FILE_DEFAULT "256MiB"
