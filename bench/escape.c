@@ -37,7 +37,9 @@ size_t bytes_escape(const char *in, char *out, size_t n)
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)in;
 	size_t k = 0;
-#define PUT(ch) do { if (k + 1 < n) out[k] = (char)(ch); k++; } while (0)
+	/* ch evaluated once, also when out is full (PUT(*s++) must advance s:
+	 * the fuzzer's options harness found the hang when it did not) */
+#define PUT(ch) do { char c_ = (char)(ch); if (k + 1 < n) out[k] = c_; k++; } while (0)
 	while (*s) {
 		size_t l = utf8_len(s);
 		if (*s == '\\') {

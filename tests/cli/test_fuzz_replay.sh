@@ -13,7 +13,8 @@ for src in "$top"/tests/fuzz/fuzz_*.c; do
 	fi
 	inputs=("$top/tests/fuzz/corpus/$h")
 	[ -d "$top/tests/fuzz/crashers/$h" ] && inputs+=("$top/tests/fuzz/crashers/$h")
-	if out=$("$bin/replay_$h" "${inputs[@]}" 2>"$TMP/fuzz_$h.err"); then
+	# a hang found once must not hang the suite: 120 s for all of a harness's inputs
+	if out=$(timeout 120 "$bin/replay_$h" "${inputs[@]}" 2>"$TMP/fuzz_$h.err"); then
 		n=${out% inputs}
 		if [ "$n" -gt 0 ] 2>/dev/null; then echo "ok - fuzz $h: $n stored inputs replayed cleanly"
 		else echo "not ok - fuzz $h: no stored input ($out)"; fi

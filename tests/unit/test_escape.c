@@ -75,6 +75,15 @@ static void test_refusals(void **state)
 	assert_non_null(json_bytes_value(v, back, sizeof(back)));
 	assert_memory_equal(back, big, sizeof(big));
 	json_decref(v);
+	/* valid multi-byte characters past the end of out: counted, not looped
+	 * on (tests/fuzz/crashers/options) */
+	for (size_t i = 0; i + 3 < sizeof(big); i += 3)
+		memcpy(big + i, "\xe2\x82\xac", 3);
+	big[sizeof(big) - 1 - (sizeof(big) - 1) % 3] = 0;
+	assert_int_equal(bytes_escape(big, out, sizeof(out)), strlen(big));
+	v = json_bytes(big);
+	assert_string_equal(json_string_value(v), big);
+	json_decref(v);
 }
 
 int main(void)
