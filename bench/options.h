@@ -61,7 +61,7 @@ struct opt {
 #define OPT_OUT(T, f, def, why) OPT_ROW("out", 'o', OPT_STR, T, f, def, "DIR", why)
 #define OPT_OUT_HELP "where results folders are made"
 #define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
-					  DECODE_MAX_PIXELS_DEFAULT, "N", why)
+					  DECODE_BOMB_PIXELS_STR, "N", why)
 #define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow (0: no limit)"
 #define OPT_MAX_FILE_SIZE(T, f) \
 	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \

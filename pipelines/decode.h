@@ -24,6 +24,12 @@
 #include <stdint.h>
 #include "sample.h"
 
+/* The default --max-pixels: Pillow's decompression-bomb error threshold,
+ * twice Image.MAX_IMAGE_PIXELS (1024 * 1024 * 1024 // 4 // 3). The string
+ * is for option tables' defaults. */
+#define DECODE_BOMB_PIXELS 178956970
+#define DECODE_BOMB_PIXELS_STR "178956970"
+
 /* Decode the n bytes of an encoded JPEG or PNG at data into out (grown as
  * needed; it may end up larger than h * w * 3). The format is sniffed from
  * the bytes, never from a file name. Images of more than max_pixels pixels
@@ -36,11 +42,6 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
  * ("empty file", "not a JPEG or PNG file (GIF)"). Looks at up to 12 bytes. */
 int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen);
 #define DECODE_SNIFF_BYTES 12
-
-/* --max-pixels' default: Pillow's decompression-bomb error threshold
- * (2 x Image.MAX_IMAGE_PIXELS), as a number and as the option's text. */
-#define DECODE_MAX_PIXELS 178956970
-#define DECODE_MAX_PIXELS_DEFAULT "178956970"
 
 /* --max-file-size's default: ImageNet's largest file is about 15 MB, and
  * 256 MiB holds any JPEG or PNG under --max-pixels' default at normal ratios. */
