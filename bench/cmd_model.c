@@ -48,9 +48,9 @@ static const struct opt model_optt[] = {
 	  "one sample's output (3 x 224 x 224 float32)" , .choices = NULL },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P", "tasks per worker in flight", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL, "a pin thread copies each batch" , .choices = NULL },
-	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL, "hand-over order", .choices = "inorder|arrival" },
+	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL, "hand-over order", .choices = ORDER_CHOICES },
 	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL, "loader policy",
-	  .choices = "torch|shared-queue|speedy" },
+	  .choices = POLICY_CHOICES },
 	{ "speedy-timeout-pct", 0, OPT_DOUBLE, O(speedy_pct), "75", "PCT",
 	  "speedy: the warm-up percentile that is the timeout", .lo = 1, .hi = 100 },
 	{ "images", 'n', OPT_U64, O(images), "1281167", "N", "dataset size (ImageNet train)", .lo = 1, .hi = 1e12 },
@@ -259,7 +259,7 @@ static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 	c->shuffle = o->shuffle;
 	c->drop_last = o->drop_last;
 	c->seed = o->seed;
-	c->order = o->order ? ORDER_ARRIVAL : ORDER_INORDER;
+	c->order = (enum loader_order)o->order;   /* ORDER_CHOICES: in the enum's order */
 	c->policy = (enum loader_policy)o->policy;
 	c->speedy_timeout_pct = o->speedy_pct;
 	c->pin_memory = o->pin;
