@@ -23,14 +23,14 @@ struct apply_cfg {
 
 #define O(f) offsetof(struct apply_cfg, f)
 static const struct opt apply_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline name (pipelines/NAME.pipe) or file" },
+	OPT_PIPELINE(struct apply_cfg, pipeline, "pipeline name (pipelines/NAME.pipe) or file"),
 	{ .name = "until", .shortname = 0, .type = OPT_STR, .off = O(until), .def = NULL, .metavar = "OP", .help = "stop after this op (default: the whole pipeline)" },
 	{ .name = "crop", .shortname = 0, .type = OPT_STR, .off = O(crop), .def = NULL, .metavar = "TOP,LEFT,HEIGHT,WIDTH", .help = "force random_resized_crop's box instead of drawing it" },
 	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "0|1", .help = "force random_horizontal_flip (-1: draw)", .lo = -1, .hi = 1 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
 	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
-	{ .name = "max-pixels", .shortname = 0, .type = OPT_U64, .off = O(max_pixels), .def = DECODE_BOMB_PIXELS_STR, .metavar = "N", .help = "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
-	{ .name = "max-file-size", .type = OPT_SIZE, .off = O(max_file_size), .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
+	OPT_MAX_PIXELS(struct apply_cfg, max_pixels, "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)"),
+	OPT_MAX_FILE_SIZE(struct apply_cfg, max_file_size),
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "FILE.npy", .help = "where to write the result (required)" },
 	OPT_END
 };
@@ -60,19 +60,12 @@ int cmd_apply(int argc, char **argv)
 	struct apply_cfg cfg;
 	char err[512];
 	int npos = 0;
-	if (opts_defaults(apply_opts, &cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(apply_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(apply_opts, stdout, usage,
-			  "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
-			  "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+	int rc = opts_prelude(apply_opts, &cfg, argc, argv, &npos, usage,
+			      "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
+			      "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.",
+			      NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos != 1) {
 		if (npos == 0)
 			error_msg("apply needs an image (usage: %s)", usage);

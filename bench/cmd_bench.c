@@ -50,8 +50,8 @@ struct bench_cfg {
 
 #define O(f) offsetof(struct bench_cfg, f)
 static const struct opt bench_opts[] = {
-	{ .name = "data", .shortname = 'd', .type = OPT_STR, .off = O(data), .def = NULL, .metavar = "DIR", .help = "ImageFolder dataset (default: the generated default dataset)" },
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline to time op by op" },
+	OPT_DATA(struct bench_cfg, data),
+	OPT_PIPELINE(struct bench_cfg, pipeline, "pipeline to time op by op"),
 	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
@@ -59,7 +59,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
 	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,model", .metavar = "LIST", .help = "which sections to run" },
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
+	OPT_OUT(struct bench_cfg, out, "results", "where the results folder (bench.json, bench.csv) is made"),
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
 	OPT_END
@@ -767,23 +767,18 @@ int cmd_bench(int argc, char **argv)
 	struct bench_cfg c;
 	char err[512], path[4096];
 	int npos;
-	if (opts_defaults(bench_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(bench_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(bench_opts, stdout, usage,
+	int rc = opts_prelude(bench_opts, &c, argc, argv, &npos, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
 			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
 			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
-			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
-		return EXIT_OK;
-	}
-	if (!rc && !npos && check_sections(c.sections, err, sizeof(err)))
-		rc = -1;
-	if (rc || npos) {
-		error_msg("%s", rc ? err : "bench takes no arguments");
+			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).",
+			  NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos || check_sections(c.sections, err, sizeof(err))) {
+		error("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
 	if (!c.data) {

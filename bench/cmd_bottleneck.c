@@ -375,23 +375,14 @@ int cmd_bottleneck(int argc, char **argv)
 	char err[1024], data_path[4096], tagbuf[256], tmp[PATH_MAX], name[512], final[PATH_MAX];
 	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0;
 	struct opt *table = options_table();
-	if (!table || opts_defaults(table, &o, err, sizeof(err))) {
-		error_msg("%s", table ? err : "out of memory");
-		free(table);
+	if (!table) {
+		error("out of memory");
 		return EXIT_FAIL;
 	}
-	int pr = opts_parse(table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1)
-		opts_help(table, stdout, usage, description);
-	else if (pr < 0)
-		error_msg("%s", err);
-	else if (npos) {
-		opts_unexpected(argv[1], "bottleneck", err, sizeof(err));
-		error_msg("%s", err);
-	}
-	if (pr || npos) {
+	int pr = opts_prelude(table, &o, argc, argv, &npos, usage, description, "bottleneck");
+	if (pr >= 0) {
 		free(table);
-		return pr == 1 ? EXIT_OK : EXIT_USAGE;
+		return pr;
 	}
 	if (!o.max_batches)   /* run's "every batch" is too long for five steps */
 		o.max_batches = 20;

@@ -19,7 +19,7 @@ struct gen_cfg {
 
 #define O(f) offsetof(struct gen_cfg, f)
 static const struct opt gen_opts[] = {
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "DIR", .help = "folder to create (required; must not exist or be empty)" },
+	OPT_OUT(struct gen_cfg, out, NULL, "folder to create (required; must not exist or be empty)"),
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "2000", .metavar = "N", .help = "number of images", .lo = 1, .hi = 1e8 },
 	{ .name = "classes", .shortname = 'c', .type = OPT_U64, .off = O(classes), .def = "50", .metavar = "N", .help = "number of class folders", .lo = 1, .hi = 1e6 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "1", .metavar = "N", .help = "seed: the same seed writes the same bytes" },
@@ -35,20 +35,12 @@ static int generate(int argc, char **argv)
 	struct gen_cfg c;
 	char err[512];
 	int npos;
-	if (opts_defaults(gen_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(gen_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(gen_opts, stdout, usage,
+	int rc = opts_prelude(gen_opts, &c, argc, argv, &npos, usage,
 			  "Writes a synthetic ImageFolder tree like ImageNet train (photo-like JPEGs of\n"
 			  "ImageNet's geometry and file sizes, a few grayscale and CMYK JPEGs, one PNG\n"
-			  "named .JPEG), byte-identical for the same seed, in parallel.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+			  "named .JPEG), byte-identical for the same seed, in parallel.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos) {
 		error_msg("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
 		return EXIT_USAGE;

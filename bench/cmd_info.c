@@ -117,20 +117,12 @@ int cmd_info(int argc, char **argv)
 	struct info_cfg cfg;
 	char err[512];
 	int npos = 0, status = EXIT_OK;
-	if (opts_defaults(info_opts, &cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(info_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(info_opts, stdout, usage,
+	int rc = opts_prelude(info_opts, &cfg, argc, argv, &npos, usage,
 			  "Describes the machine for a measurement: CPU, topology, caches, the clock,\n"
 			  "which counter events open here and why not, what a counter read costs.\n"
-			  "Presets: " COUNTERS_PRESETS_HELP ".");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+			  "Presets: " COUNTERS_PRESETS_HELP ".", NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos) {
 		error_msg("info takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;

@@ -651,22 +651,11 @@ int cmd_ls(int argc, char **argv)
 {
 	struct ls_opts o;
 	struct ls_list l = { 0 };
-	char err[512];
 	int npos = 0, rc = EXIT_OK;
 
-	if (opts_defaults(ls_opts_table, &o, err, sizeof(err))) {
-		error_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(ls_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(ls_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(ls_opts_table, &o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (npos > 1) {
 		error_msg("one folder at most, got '%s' and '%s' (see ppbench ls --help)", argv[1], argv[2]);
 		return EXIT_USAGE;

@@ -46,8 +46,7 @@
 
 #define O(f) offsetof(struct map_cfg, f)
 static const struct opt map_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline),
-	  .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline whose ops are mapped" },
+	OPT_PIPELINE(struct map_cfg, pipeline, "pipeline whose ops are mapped"),
 	{ .name = "tool", .type = OPT_ENUM, .off = O(tool), .def = "auto",
 	  .choices = "auto|perf|callgrind",
 	  .help = "auto: perf where hardware events sample, else callgrind, else perf on cpu-clock" },
@@ -60,8 +59,7 @@ static const struct opt map_opts[] = {
 	  .metavar = "B", .help = "samples given to the batch op (collate)", .lo = 1, .hi = 4096 },
 	{ .name = "size", .type = OPT_STR, .off = O(size), .def = "2000x1500", .metavar = "WxH",
 	  .help = "size of the generated JPEG when no IMAGE is given" },
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .metavar = "DIR",
-	  .help = "output folder, created (default: results/<UTC time>-map-<pipeline>)" },
+	OPT_OUT(struct map_cfg, out, NULL, "output folder, created (default: results/<UTC time>-map-<pipeline>)"),
 	{ .name = "top", .type = OPT_INT, .off = O(top), .def = "8", .metavar = "N",
 	  .help = "functions per op in map.md", .lo = 1, .hi = 1000 },
 	{ .name = "min-share", .type = OPT_DOUBLE, .off = O(min_share), .def = "1", .metavar = "PCT",
@@ -400,22 +398,13 @@ static int map_args(struct map_cmd *x, int argc, char **argv, int *npos)
 	static const char usage[] = "ppbench map [IMAGE] [--pipeline NAME] [--tool auto|perf|callgrind] "
 				    "[--out DIR]";
 	struct map_cfg *cfg = &x->cfg;
-	char err[1024];
-	if (opts_defaults(map_opts, cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(map_opts, cfg, argc, argv, 1, npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(map_opts, stdout, usage,
+	int rc = opts_prelude(map_opts, cfg, argc, argv, npos, usage,
 			  "Runs each op of the pipeline alone, repeatedly, on IMAGE (default: a generated\n"
 			  "JPEG of --size) and records which functions of which libraries it runs:\n"
 			  "map.csv, ops.csv and map.md (the op-to-function table and the functions\n"
-			  "shared between ops), with the raw callgrind or perf profiles.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+			  "shared between ops), with the raw callgrind or perf profiles.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (*npos > 1) {
 		error_msg("map takes at most one image, got %d", *npos);
 		return EXIT_USAGE;

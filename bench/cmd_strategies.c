@@ -59,12 +59,10 @@
 
 #define O(f) offsetof(struct strat_opts, f)
 static const struct opt strat_opts_table[] = {
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
+	OPT_DATA(struct strat_opts, data),
 	{ "images", 'n', OPT_INT, O(images), "500", "N",
 	  "use the first N images of the dataset (0: all)", .lo = 0, .hi = 1e12 },
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
+	OPT_PIPELINE(struct strat_opts, pipeline, OPT_PIPELINE_HELP),
 	{ "splits", 0, OPT_LIST, O(splits), "all", "LIST",
 	  "splits to measure, by the name of their last offline op (none: the dataset's files, "
 	  "always measured)", .choices = NULL },
@@ -94,10 +92,8 @@ static const struct opt strat_opts_table[] = {
 	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
 	  "keep the page cache warm (off: the store's or the dataset's pages are dropped before "
 	  "each epoch, the dataset's before the offline pass)", .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (order and random ops)",
-	  .choices = NULL },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), DECODE_BOMB_PIXELS_STR, "N",
-	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	OPT_SEED(struct strat_opts, seed, "seed of the run (order and random ops)"),
+	OPT_MAX_PIXELS(struct strat_opts, max_pixels, OPT_MAX_PIXELS_HELP),
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
 	  "hash every sample's output to check that each strategy gives the full pipeline's "
 	  "tensors", .choices = NULL },
@@ -111,11 +107,8 @@ static const struct opt strat_opts_table[] = {
 	  .choices = NULL },
 	{ "plot", 0, OPT_BOOL, O(plot), "on", NULL, "draw the figure with gnuplot",
 	  .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
-	  "name of the results folder after the time (default: strategies-PIPELINE)",
-	  .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made",
-	  .choices = NULL },
+	OPT_TAG(struct strat_opts, tag, "name of the results folder after the time (default: strategies-PIPELINE)"),
+	OPT_OUT(struct strat_opts, out, "results", OPT_OUT_HELP),
 	OPT_END
 };
 #undef O
@@ -472,18 +465,10 @@ static int strat_args(struct strat_cmd *x, int argc, char **argv)
 	char err[1024];
 	int npos = 0;
 
-	if (opts_defaults(strat_opts_table, o, err, sizeof(err)))
-		die("%s", err);
-	int pr = opts_parse(strat_opts_table, o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(strat_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
 	c->o = o;
-	if (pr) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(strat_opts_table, o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (npos) {
 		error_msg("strategies takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;

@@ -66,12 +66,9 @@ static const struct opt sweep_opts[] = {
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG", "name of the sweep folder after the time",
-	  .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where the sweep folder is made",
-	  .choices = NULL },
+	OPT_DATA(struct sweep_cfg, data),
+	OPT_TAG(struct sweep_cfg, tag, "name of the sweep folder after the time"),
+	OPT_OUT(struct sweep_cfg, out, "results", "where the sweep folder is made"),
 	{ "label", 0, OPT_STR, O(label), NULL, "TEXT",
 	  "what sets this sweep's machine apart (\"SMT off\", \"4 cores\"): merge never averages "
 	  "sweeps whose labels or machine identities differ", .choices = NULL },
@@ -192,7 +189,7 @@ fail:
 	return -1;
 }
 
-static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
+#define policy_names loader_policy_names   /* the one list (loader.h), by this file's name */
 #define NPOLICIES (sizeof(policy_names) / sizeof(policy_names[0]))
 
 /* "torch speedy" -> indexes into policy_names, in the order given. 0, or -1
@@ -781,23 +778,9 @@ int cmd_sweep(int argc, char **argv)
 		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	if (opts_defaults(sweep_opts, &c, err, sizeof(err))) {
-		error_msg("%s", err);
-		goto out;
-	}
-	int pr_ = opts_parse(sweep_opts, &c, nmine, mine, 1, &npos, err, sizeof(err));
-	if (pr_ == 1) {
-		opts_help(sweep_opts, stdout, usage, description);
-		rc = EXIT_OK;
-		goto out;
-	}
-	if (pr_ < 0) {
-		error_msg("%s", err);
-		goto out;
-	}
-	if (npos) {
-		opts_unexpected(mine[1], "sweep", err, sizeof(err));
-		error_msg("%s", err);
+	int pr_ = opts_prelude(sweep_opts, &c, nmine, mine, &npos, usage, description, "sweep");
+	if (pr_ >= 0) {
+		rc = pr_;
 		goto out;
 	}
 	for (size_t i = 0; i < npass; i++) {

@@ -1326,3 +1326,14 @@ void loader_result_free(struct loader_result *r)
 		munmap(r->shm, r->shm_bytes);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- names of the enums' values (loader.h: *_CHOICES in the same order) */
+
+const char *const loader_backend_names[BACKEND_THREAD + 1] = {
+	[BACKEND_PROCESS] = "process", [BACKEND_THREAD] = "thread" };
+const char *const loader_order_names[ORDER_ARRIVAL + 1] = {
+	[ORDER_INORDER] = "inorder", [ORDER_ARRIVAL] = "arrival" };
+const char *const loader_rng_names[RNG_TORCH + 1] = {
+	[RNG_PER_SAMPLE] = "per-sample", [RNG_TORCH] = "torch" };
+const char *const loader_policy_names[POLICY_SPEEDY + 1] = {
+	[POLICY_TORCH] = "torch", [POLICY_SHARED_QUEUE] = "shared-queue", [POLICY_SPEEDY] = "speedy" };

@@ -636,22 +636,12 @@ static const struct opt metrics_opts_table[] = {
 int cmd_metrics(int argc, char **argv)
 {
 	struct metrics_opts o;
-	char err[512];
 	int npos = 0;
 
-	if (opts_defaults(metrics_opts_table, &o, err, sizeof(err))) {
-		error_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(metrics_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(metrics_opts_table, stdout, metrics_usage, metrics_description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(metrics_opts_table, &o, argc, argv, &npos, metrics_usage,
+			      metrics_description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (!npos) {
 		metrics_print(stdout, o.markdown);
 		return EXIT_OK;

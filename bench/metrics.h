@@ -135,6 +135,5 @@ int metrics_check_summary(struct json_t *summary, char *err, size_t errlen);
 
 /* `ppbench metrics [--markdown] [--check RUN_DIR...]`: the table. */
 void metrics_print(FILE *f, int markdown);
-int cmd_metrics(int argc, char **argv);
 
 #endif

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include "commands.h"
 #include "escape.h"
+#include "log.h"
 #include "options.h"
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
@@ -429,6 +430,32 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 	}
 	*npos = pos - from;
 	return 0;
+}
+
+int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npos,
+		 const char *usage, const char *description, const char *noargs)
+{
+	char err[1024];
+	*npos = 0;
+	if (opts_defaults(t, cfg, err, sizeof(err))) {
+		error("%s", err);
+		return EXIT_FAIL;
+	}
+	int rc = opts_parse(t, cfg, argc, argv, 1, npos, err, sizeof(err));
+	if (rc == 1 && !(noargs && *npos)) {
+		opts_help(t, stdout, usage, description);
+		return EXIT_OK;
+	}
+	if (rc < 0) {
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	if (noargs && *npos) {
+		opts_unexpected(argv[1], noargs, err, sizeof(err));
+		error("%s", err);
+		return EXIT_USAGE;
+	}
+	return -1;
 }
 
 void opts_format(const struct opt *o, const void *cfg, char *out, size_t n)

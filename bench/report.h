@@ -389,8 +389,4 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 /* Write summary.csv, the figures, report.md and report.html into s->dir. */
 int report_write(const struct sweep *s, char *err, size_t errlen);
 
-/* ppbench report DIR... [--out DIR]  /  ppbench plots DIR */
-int cmd_report(int argc, char **argv);
-int cmd_plots(int argc, char **argv);
-
 #endif

@@ -42,10 +42,8 @@
 
 #define O(f) offsetof(struct run_opts, f)
 const struct opt run_opts_table[] = {
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
+	OPT_DATA(struct run_opts, data),
+	OPT_PIPELINE(struct run_opts, pipeline, OPT_PIPELINE_HELP),
 	{ "workers", 'w', OPT_INT, O(workers), "2", "W", "worker processes (or threads)",
 	  .lo = 1, .hi = 1024 },
 	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
@@ -65,27 +63,25 @@ const struct opt run_opts_table[] = {
 	  "stop after N batches in all (0: every batch)", .choices = NULL },
 	{ "shuffle", 0, OPT_BOOL, O(shuffle), "on", NULL, "shuffle each epoch (torch RandomSampler)", .choices = NULL },
 	{ "drop-last", 0, OPT_BOOL, O(drop_last), "off", NULL, "drop the last, smaller batch", .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (torch.manual_seed)", .choices = NULL },
+	OPT_SEED(struct run_opts, seed, "seed of the run (torch.manual_seed)"),
 	{ "backend", 0, OPT_ENUM, O(backend), "process", NULL,
-	  "workers as forked processes or as threads", .choices = "process|thread" },
+	  "workers as forked processes or as threads", .choices = BACKEND_CHOICES },
 	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL,
-	  "hand batches over by id (reorder buffer) or as they arrive", .choices = "inorder|arrival" },
+	  "hand batches over by id (reorder buffer) or as they arrive", .choices = ORDER_CHOICES },
 	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL,
 	  "torch: a batch per task, one worker each (with --order); shared-queue: workers "
 	  "take samples from one queue, batches form in completion order; speedy: "
-	  "shared-queue plus SpeedyLoader's slow lane", .choices = "torch|shared-queue|speedy" },
+	  "shared-queue plus SpeedyLoader's slow lane", .choices = POLICY_CHOICES },
 	{ "speedy-timeout-pct", 0, OPT_DOUBLE, O(speedy_pct), "75", "PCT",
 	  "speedy: a sample slower than this percentile of the warm-up goes to the slow lane",
 	  .lo = 1, .hi = 100 },
 	{ "rng", 0, OPT_ENUM, O(rng), "per-sample", NULL,
 	  "random stream per sample (independent of W, B, order) or per worker as torch",
-	  .choices = "per-sample|torch" },
+	  .choices = RNG_CHOICES },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
-	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), DECODE_BOMB_PIXELS_STR, "N",
-	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
-	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
-	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
+	  "a sample that fails: leave it out of its batch, or stop the run", .choices = ON_ERROR_CHOICES },
+	OPT_MAX_PIXELS(struct run_opts, max_pixels, OPT_MAX_PIXELS_HELP),
+	OPT_MAX_FILE_SIZE(struct run_opts, max_file_size),
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
@@ -106,9 +102,8 @@ const struct opt run_opts_table[] = {
 	{ "dump-batches", 0, OPT_U64, O(dump_batches), "0", "N",
 	  "write the first N batches handed over as batches/batch_<id>.npy (for checks, not timing)",
 	  .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
-	  "name of the results folder after the time (default: PIPELINE-bB-wW-gG)", .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made", .choices = NULL },
+	OPT_TAG(struct run_opts, tag, "name of the results folder after the time (default: PIPELINE-bB-wW-gG)"),
+	OPT_OUT(struct run_opts, out, "results", OPT_OUT_HELP),
 	OPT_END
 };
 #undef O
@@ -150,10 +145,6 @@ static void progress_cb(void *arg, uint64_t batches, uint64_t total, uint64_t im
 
 /* ---- results ------------------------------------------------------------ */
 
-static const char *const backend_names[] = { "process", "thread" };
-static const char *const order_names[] = { "inorder", "arrival" };
-static const char *const rng_names[] = { "per-sample", "torch" };
-static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
 
 /* Peak resident memory summed over the main process and the workers (a
  * shared page touched by several processes counts in each: an upper bound). */
@@ -197,12 +188,12 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 			   uint64_t step_ns)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "backend", json_string(backend_names[o->backend]));
-	json_object_set_new(j, "order", json_string(order_names[o->order]));
-	json_object_set_new(j, "policy", json_string(policy_names[o->policy]));
+	json_object_set_new(j, "backend", json_string(loader_backend_names[o->backend]));
+	json_object_set_new(j, "order", json_string(loader_order_names[o->order]));
+	json_object_set_new(j, "policy", json_string(loader_policy_names[o->policy]));
 	if (o->policy == POLICY_SPEEDY)
 		json_object_set_new(j, "speedy_timeout_pct", json_real(o->speedy_pct));
-	json_object_set_new(j, "rng", json_string(rng_names[o->rng]));
+	json_object_set_new(j, "rng", json_string(loader_rng_names[o->rng]));
 	json_object_set_new(j, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
 	json_object_set_new(j, "sample_height_px", json_integer(r->plan.sample_h));
@@ -349,8 +340,8 @@ static void print_placement(FILE *f, const struct run_ctx *x, const struct loade
 /* The human summary's last lines: what the harness itself cost. */
 static void print_harness(FILE *f, const struct run_opts *o, const struct loader_result *r)
 {
-	fprintf(f, "harness: %s backend, %s, trace event %.1f ns, ", backend_names[o->backend],
-		order_names[o->order], r->trace_cost_ns);
+	fprintf(f, "harness: %s backend, %s, trace event %.1f ns, ", loader_backend_names[o->backend],
+		loader_order_names[o->order], r->trace_cost_ns);
 	if (o->checksum)
 		fprintf(f, "checksum %.3f s (%.1f GB/s)", (double)r->hash_ns / 1e9,
 			r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0.0);
@@ -612,10 +603,10 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.shuffle = o->shuffle,
 		.drop_last = o->drop_last,
 		.seed = o->seed,
-		.backend = o->backend ? BACKEND_THREAD : BACKEND_PROCESS,
-		.order = o->order ? ORDER_ARRIVAL : ORDER_INORDER,
-		.rng = o->rng ? RNG_TORCH : RNG_PER_SAMPLE,
-		.on_error = o->on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.backend = (enum loader_backend)o->backend,   /* *_CHOICES: in the enums' order */
+		.order = (enum loader_order)o->order,
+		.rng = (enum loader_rng)o->rng,
+		.on_error = (enum loader_on_error)o->on_error,
 		.policy = (enum loader_policy)o->policy,
 		.speedy_timeout_pct = o->speedy_pct,
 		.pin_memory = o->pin,
@@ -802,24 +793,9 @@ int cmd_run(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	char data_path[PATH_MAX], tag[256];
 
-	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
-		error_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1 && !npos) {
-		opts_help(run_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
-	if (npos) {
-		opts_unexpected(argv[1], "run", err, sizeof(err));
-		error_msg("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(run_opts_table, &o, argc, argv, &npos, usage, description, "run");
+	if (pr >= 0)
+		return pr;
 	if (o.prefetch * o.workers > 8192) {
 		error_msg("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
 		      o.prefetch * o.workers);
