@@ -778,7 +778,7 @@ int cmd_bench(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (npos || check_sections(c.sections, err, sizeof(err))) {
-		error("%s", npos ? "bench takes no arguments" : err);
+		error_msg("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
 	if (!c.data) {

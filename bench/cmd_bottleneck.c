@@ -376,7 +376,7 @@ int cmd_bottleneck(int argc, char **argv)
 	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0;
 	struct opt *table = options_table();
 	if (!table) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	int pr = opts_prelude(table, &o, argc, argv, &npos, usage, description, "bottleneck");

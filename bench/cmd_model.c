@@ -533,7 +533,7 @@ int cmd_model(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (npos && !o.validate) {
-		error("ppbench model takes no arguments (sweep folders go with --validate)");
+		error_msg("ppbench model takes no arguments (sweep folders go with --validate)");
 		return EXIT_USAGE;
 	}
 	if (o.validate)

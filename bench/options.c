@@ -438,7 +438,7 @@ int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npo
 	char err[1024];
 	*npos = 0;
 	if (opts_defaults(t, cfg, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int rc = opts_parse(t, cfg, argc, argv, 1, npos, err, sizeof(err));
@@ -447,12 +447,12 @@ int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npo
 		return EXIT_OK;
 	}
 	if (rc < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (noargs && *npos) {
 		opts_unexpected(argv[1], noargs, err, sizeof(err));
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	return -1;
