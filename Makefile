@@ -153,7 +153,8 @@ AFL_CC  ?= afl-clang-fast
 afl_OBJS := $(patsubst %.c,build/afl/%.o,$(LIBSRCS) $(wildcard tests/fuzz/*.c))
 build/afl/%.o: %.c
 	@mkdir -p $(@D)
-	$(AFL_CC) $(BASE_CFLAGS) -O2 -c $< -o $@
+	$(AFL_CC) $(BASE_CFLAGS) -O2 -MMD -MP -c $< -o $@
+-include $(afl_OBJS:.o=.d)
 build/afl/fuzz/fuzz_%: build/afl/tests/fuzz/fuzz_%.o build/afl/tests/fuzz/afl.o \
 		build/afl/tests/fuzz/common.o $(patsubst %.c,build/afl/%.o,$(LIBSRCS))
 	@mkdir -p $(@D)

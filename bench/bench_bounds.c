@@ -300,7 +300,7 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 	char err[512];
 	struct pipeline p;
 	if (pipeline_load(&p, pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	struct bounds_ws w;

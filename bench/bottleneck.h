@@ -5,20 +5,6 @@
 
 #include "stats.h"
 
-/* argv[0] = "bottleneck". Measures images/s with (1) one batch cached on
- * the simulated GPU (step only), (2) one batch cached on the host (copy +
- * step), (3) one processed sample cached in each worker (collate, the
- * loader's protocol, pin memory, copy, step), (4) the dataset's files in
- * the page cache (every per-sample op + the rest), (5) the full pipeline
- * from storage with a cold page cache (posix_fadvise DONTNEED on every
- * file first), --repeat times. Prints a table (each figure a median with
- * its spread) and names the stage whose inclusion causes the largest drop
- * beyond noise (bottleneck_decide), with the post's caveats; leaves
- * OUT/<UTC time>-<tag>/ with bottleneck.json and bottleneck.csv.
- *
- * Exit codes: 0 done; 1 a step failed; 2 a bad option (nothing ran). */
-int cmd_bottleneck(int argc, char **argv);
-
 /* How one step compares with the step before it, from its slowdown over
  * the repeats (images/s of the step before / images/s of this one; > 1:
  * slower): the interval (stats_summarise: the CI, else min-max) lies wholly

@@ -53,7 +53,7 @@ const char *clock_source(void)
 	return "clock_gettime(CLOCK_MONOTONIC)";
 }
 
-void clock_sleep_ns(uint64_t ns, volatile int *stop)
+void clock_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop)
 {
 	struct timespec req = { (time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull) }, rem;
 	while (nanosleep(&req, &rem) && errno == EINTR) {

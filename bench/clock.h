@@ -6,6 +6,7 @@
 #ifndef PPBENCH_CLOCK_H
 #define PPBENCH_CLOCK_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -24,6 +25,6 @@ double clock_read_cost_ns(void);
 uint64_t clock_resolution_ns(void);
 const char *clock_source(void);
 /* Sleep for ns (nanosleep, restarted on EINTR unless *stop becomes set). */
-void clock_sleep_ns(uint64_t ns, volatile int *stop);
+void clock_sleep_ns(uint64_t ns, volatile sig_atomic_t *stop);
 
 #endif

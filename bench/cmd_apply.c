@@ -23,14 +23,14 @@ struct apply_cfg {
 
 #define O(f) offsetof(struct apply_cfg, f)
 static const struct opt apply_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline name (pipelines/NAME.pipe) or file" },
+	OPT_PIPELINE(struct apply_cfg, pipeline, "pipeline name (pipelines/NAME.pipe) or file"),
 	{ .name = "until", .shortname = 0, .type = OPT_STR, .off = O(until), .def = NULL, .metavar = "OP", .help = "stop after this op (default: the whole pipeline)" },
 	{ .name = "crop", .shortname = 0, .type = OPT_STR, .off = O(crop), .def = NULL, .metavar = "TOP,LEFT,HEIGHT,WIDTH", .help = "force random_resized_crop's box instead of drawing it" },
 	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "0|1", .help = "force random_horizontal_flip (-1: draw)", .lo = -1, .hi = 1 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
 	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
-	{ .name = "max-pixels", .shortname = 0, .type = OPT_U64, .off = O(max_pixels), .def = "178956970", .metavar = "N", .help = "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)" },
-	{ .name = "max-file-size", .type = OPT_SIZE, .off = O(max_file_size), .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
+	OPT_MAX_PIXELS(struct apply_cfg, max_pixels, "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)"),
+	OPT_MAX_FILE_SIZE(struct apply_cfg, max_file_size),
 	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "FILE.npy", .help = "where to write the result (required)" },
 	OPT_END
 };
@@ -60,48 +60,41 @@ int cmd_apply(int argc, char **argv)
 	struct apply_cfg cfg;
 	char err[512];
 	int npos = 0;
-	if (opts_defaults(apply_opts, &cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(apply_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(apply_opts, stdout, usage,
-			  "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
-			  "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int rc = opts_prelude(apply_opts, &cfg, argc, argv, &npos, usage,
+			      "Runs the pipeline's per-sample ops on IMAGE (random choices optionally fixed)\n"
+			      "and writes the result: uint8 H x W x 3 before to_tensor, float32 3 x H x W after.",
+			      NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos != 1) {
 		if (npos == 0)
-			error("apply needs an image (usage: %s)", usage);
+			error_msg("apply needs an image (usage: %s)", usage);
 		else
-			error("apply takes one image, got %d", npos);
+			error_msg("apply takes one image, got %d", npos);
 		return EXIT_USAGE;
 	}
 	if (!cfg.out) {
-		error("apply needs --out FILE.npy");
+		error_msg("apply needs --out FILE.npy");
 		return EXIT_USAGE;
 	}
 	struct fixed_choice fixed = { .has_crop = 0, .flip = (int)cfg.flip };
 	if (cfg.crop) {
 		char why[128];
 		if (parse_crop(cfg.crop, fixed.crop, why, sizeof(why))) {
-			error("--crop: '%s' %s", cfg.crop, why);
+			error_msg("--crop: '%s' %s", cfg.crop, why);
 			return EXIT_USAGE;
 		}
 		fixed.has_crop = 1;
 	}
 	struct pipeline p;
 	if (pipeline_load(&p, cfg.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (cfg.until) {
 		int k = pipeline_find(&p, cfg.until);
 		if (k < 0) {
-			error("--until: pipeline '%s' has no op '%s'", p.name, cfg.until);
+			error_msg("--until: pipeline '%s' has no op '%s'", p.name, cfg.until);
 			pipeline_release(&p);
 			return EXIT_USAGE;
 		}
@@ -123,12 +116,12 @@ int cmd_apply(int argc, char **argv)
 	int status = EXIT_OK;
 	int failed = pipeline_run_sample(&p, &s, t);
 	if (failed) {
-		error("cannot apply '%s' to '%s': %s", p.op[failed - 1].ops->name, argv[1], s.err);
+		error_msg("cannot apply '%s' to '%s': %s", p.op[failed - 1].ops->name, argv[1], s.err);
 		status = EXIT_FAIL;
 		goto out;
 	}
 	if (s.kind == PIX_NONE) {
-		error("pipeline '%s' produced no image (no decode op?)", p.name);
+		error_msg("pipeline '%s' produced no image (no decode op?)", p.name);
 		status = EXIT_FAIL;
 		goto out;
 	}
@@ -142,7 +135,7 @@ int cmd_apply(int argc, char **argv)
 		dtype = "<f4";
 	}
 	if (npy_write(cfg.out, dtype, shape, 3, s.data.p, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_FAIL;
 	} else {
 		printf("%s: %s [%zu, %zu, %zu] (%s)\n", cfg.out,

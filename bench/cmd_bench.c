@@ -24,6 +24,7 @@
 #include "imagefolder.h"
 #include "kernels.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "model.h"
 #include "noise.h"
@@ -49,8 +50,8 @@ struct bench_cfg {
 
 #define O(f) offsetof(struct bench_cfg, f)
 static const struct opt bench_opts[] = {
-	{ .name = "data", .shortname = 'd', .type = OPT_STR, .off = O(data), .def = NULL, .metavar = "DIR", .help = "ImageFolder dataset (default: the generated default dataset)" },
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline), .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline to time op by op" },
+	OPT_DATA(struct bench_cfg, data),
+	OPT_PIPELINE(struct bench_cfg, pipeline, "pipeline to time op by op"),
 	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
@@ -58,7 +59,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
 	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,model", .metavar = "LIST", .help = "which sections to run" },
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = "results", .metavar = "DIR", .help = "where the results folder (bench.json, bench.csv) is made" },
+	OPT_OUT(struct bench_cfg, out, "results", "where the results folder (bench.json, bench.csv) is made"),
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
 	OPT_END
@@ -150,7 +151,7 @@ static void ops_collate(const struct pipeline *p, struct ops_ws *w, size_t k, st
 	int rc = bo->ops->run_batch(bo->cfg, w->ptr, k, &w->out, err, sizeof(err));
 	uint64_t t1 = clock_now_ns();
 	if (rc)
-		warn("collate: %s", err);
+		warn_msg("collate: %s", err);
 	else {   /* per image, so a short last batch counts for what it is */
 		a->ms[p->batch_op] += (double)(t1 - t0) / 1e6;
 		a->cnt[p->batch_op] += k;
@@ -171,13 +172,8 @@ static void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n
 		for (; k < w->B && done < n; done++) {
 			struct sample *s = &w->smp[k];
 			rng_seed(&w->rngs[k], rng_sample_seed(0, 0, done));
-			s->path = d->items[done].path;
-			s->label = d->items[done].label;
-			s->index = done;
-			s->rng = &w->rngs[k];
-			s->scr = &w->scr;
-			s->max_pixels = 178956970;
-			s->kind = PIX_NONE;
+			sample_setup(s, d->items[done].path, d->items[done].label, done,
+				     &w->rngs[k], &w->scr, DECODE_BOMB_PIXELS, 0);
 			if (pipeline_run_sample(p, s, t)) {
 				a->failed++;
 				continue;
@@ -216,7 +212,7 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	char err[512], name[128], v[160];
 	struct pipeline p;
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	size_t R = (size_t)c->rounds;
@@ -277,7 +273,7 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 	char err[512], v[160], name[96];
 	struct pipeline p;
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	int ids[KERNEL_COUNT], nk = 0;
@@ -352,7 +348,7 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 	struct pipeline p[2];
 	if (pipeline_load(&p[0], c->pipeline, err, sizeof(err)) ||
 	    pipeline_load(&p[1], c->fused, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	size_t R = (size_t)c->rounds;
@@ -517,24 +513,20 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 	argv[n++] = data;
 	argv[n++] = "--out";
 	argv[n++] = out;
-	for (int i = 0; args[i] && n < 62; i++)
+	/* room for the args, then the NULL */
+	for (int i = 0; args[i] && n < (int)(sizeof(argv) / sizeof(argv[0])) - 2; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	pid_t pid = fork();
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = (char *const *)argv;
+	sp.out = sp.err = SPAWN_NULL;
+	pid_t pid = spawn_start(&sp);
 	if (pid < 0)
 		return NULL;
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execv("/proc/self/exe", (char *const *)argv);
-		_exit(127);
-	}
 	int st;
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
-		warn("bench: 'ppbench run' failed (%s ...)", args[0]);
+	if (spawn_wait(pid, &st) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		warn_msg("bench: 'ppbench run' failed (%s ...)", args[0]);
 		return NULL;
 	}
 	DIR *d = opendir(out);
@@ -552,7 +544,8 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 	return j;
 }
 
-static double jnum(json_t *j, const char *a, const char *b)
+/* j's number a (or a.b), 0 when absent: a figure of a run that went wrong */
+static double num_or_zero(json_t *j, const char *a, const char *b)
 {
 	json_t *v = json_object_get(j, a);
 	if (b)
@@ -578,12 +571,12 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 			common[9] = on ? "on" : "off";
 			json_t *j = run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
 			if (j)
-				e2e[on] = jnum(j, "e2e_s", NULL);
+				e2e[on] = num_or_zero(j, "e2e_s", NULL);
 			if (j && on) {
-				ev_cost = jnum(j, "trace", "cost_per_event_ns");
-				events += jnum(j, "trace", "events");
-				images += jnum(j, "images", NULL);
-				cpu += jnum(j, "cpu", "workers_total_s");
+				ev_cost = num_or_zero(j, "trace", "cost_per_event_ns");
+				events += num_or_zero(j, "trace", "events");
+				images += num_or_zero(j, "images", NULL);
+				cpu += num_or_zero(j, "cpu", "workers_total_s");
 			}
 			json_decref(j);
 		}
@@ -629,7 +622,7 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 			args[1] = many ? w : "1";
 			json_t *j = run_child(data, args, tmp, (int)(r * 2 + side) + 2000);
 			if (j) {
-				ips[many] = jnum(j, "images_per_s", NULL);
+				ips[many] = num_or_zero(j, "images_per_s", NULL);
 				if (many) {
 					json_t *a = json_object_get(json_object_get(j, "memory"), "worker_max_rss_kib");
 					size_t i;
@@ -640,7 +633,7 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 							m = json_number_value(v);
 					if (m > rss)
 						rss = m;
-					double mm = jnum(j, "memory", "main_max_rss_kib");
+					double mm = num_or_zero(j, "memory", "main_max_rss_kib");
 					if (mm > main_rss)
 						main_rss = mm;
 				}
@@ -681,7 +674,7 @@ static void bench_harness(const struct bench_cfg *c, const char *data, const cha
 	int ok = 0;
 	for (long r = 0; r < c->repeats; r++) {
 		json_t *j = run_child(data, args, tmp, (int)r + 3000);
-		double v = j ? jnum(j, "images_per_s", NULL) : 0;
+		double v = j ? num_or_zero(j, "images_per_s", NULL) : 0;
 		if (v > 0) {
 			ips[ok] = v;
 			us[ok++] = 1e6 / v;
@@ -774,49 +767,44 @@ int cmd_bench(int argc, char **argv)
 	struct bench_cfg c;
 	char err[512], path[4096];
 	int npos;
-	if (opts_defaults(bench_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(bench_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(bench_opts, stdout, usage,
+	int rc = opts_prelude(bench_opts, &c, argc, argv, &npos, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
 			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
 			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
-			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).");
-		return EXIT_OK;
-	}
-	if (!rc && !npos && check_sections(c.sections, err, sizeof(err)))
-		rc = -1;
-	if (rc || npos) {
-		error("%s", rc ? err : "bench takes no arguments");
+			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).",
+			  NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos || check_sections(c.sections, err, sizeof(err))) {
+		error_msg("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
 	if (!c.data) {
 		if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		c.data = path;
 	}
 	struct dataset d;
 	if (dataset_scan(&d, c.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	size_t n = d.n < c.images ? d.n : (size_t)c.images;
 	struct cpus cp;
 	cpus_read(&cp);
 	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		dataset_release(&d);
 		return EXIT_FAIL;
 	}
 	char tmpdir[4200], rname[512], final[4400];
 	if (results_dir_begin(c.out, c.tag, tmpdir, sizeof(tmpdir), rname, sizeof(rname), err,
 			      sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		dataset_release(&d);
 		return EXIT_FAIL;
 	}
@@ -854,7 +842,7 @@ int cmd_bench(int argc, char **argv)
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 		if (system(cmd))
-			warn("cannot remove %s", tmp);
+			warn_msg("cannot remove %s", tmp);
 	}
 	if (has_section(c.sections, "model"))
 		model_bench(stdout);
@@ -868,7 +856,7 @@ int cmd_bench(int argc, char **argv)
 		rc2 = results_dir_commit(c.out, tmpdir, rname, final, sizeof(final), err, sizeof(err));
 	dataset_release(&d);
 	if (rc2) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	printf("\nresults: %s (bench.json, bench.csv)\n", final);

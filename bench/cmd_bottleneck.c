@@ -89,7 +89,7 @@ static void page_cache(const struct dataset *d, int drop)
 		if (fd < 0)
 			continue;
 		if (drop) {
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+			drop_page_cache(fd);
 		} else {
 			while (read(fd, buf, sizeof(buf)) > 0)
 				;
@@ -375,47 +375,38 @@ int cmd_bottleneck(int argc, char **argv)
 	char err[1024], data_path[4096], tagbuf[256], tmp[PATH_MAX], name[512], final[PATH_MAX];
 	int npos = 0, rc = EXIT_USAGE, have_pipe = 0, have_data = 0, have_dir = 0;
 	struct opt *table = options_table();
-	if (!table || opts_defaults(table, &o, err, sizeof(err))) {
-		error("%s", table ? err : "out of memory");
-		free(table);
+	if (!table) {
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	int pr = opts_parse(table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1)
-		opts_help(table, stdout, usage, description);
-	else if (pr < 0)
-		error("%s", err);
-	else if (npos) {
-		opts_unexpected(argv[1], "bottleneck", err, sizeof(err));
-		error("%s", err);
-	}
-	if (pr || npos) {
+	int pr = opts_prelude(table, &o, argc, argv, &npos, usage, description, "bottleneck");
+	if (pr >= 0) {
 		free(table);
-		return pr == 1 ? EXIT_OK : EXIT_USAGE;
+		return pr;
 	}
 	if (!o.max_batches)   /* run's "every batch" is too long for five steps */
 		o.max_batches = 20;
 	uint64_t step_ns = o.gpu_step;
 	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
-		error("--gpu-step auto: %s", err);
+		error_msg("--gpu-step auto: %s", err);
 		free(table);
 		return EXIT_USAGE;
 	}
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_pipe = 1;
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
 		o.data = data_path;
 	}
 	if (dataset_scan(&data, o.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_data = 1;
@@ -426,7 +417,7 @@ int cmd_bottleneck(int argc, char **argv)
 	lc.checksum = 0;
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	size_t bytes = (size_t)o.batch * (3 * (size_t)plan.sample_h * (size_t)plan.sample_w * 4 + 8);
@@ -437,7 +428,7 @@ int cmd_bottleneck(int argc, char **argv)
 	}
 	if (results_dir_begin(o.out, o.tag, tmp, sizeof(tmp), name, sizeof(name), err,
 			      sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}
@@ -447,18 +438,18 @@ int cmd_bottleneck(int argc, char **argv)
 	l.noise = calloc((size_t)o.repeat, sizeof(*l.noise));
 	rc = EXIT_FAIL;
 	if (!l.ips || !l.slow_v || !l.noise) {
-		error("out of memory");
+		error_msg("out of memory");
 		goto out;
 	}
 	cpus_read(&cp);
 	if (climb_all(&o, &lc, &data, step_ns, bytes, &cp, &l, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (!l.n)
 			goto out;
-		warn("the %zu climb%s done are kept", l.n, l.n == 1 ? "" : "s");
+		warn_msg("the %zu climb%s done are kept", l.n, l.n == 1 ? "" : "s");
 	}
 	if (ladder_summarise(&l)) {
-		error("out of memory");
+		error_msg("out of memory");
 		goto out;
 	}
 	int climbs_failed = l.n < (size_t)o.repeat;
@@ -481,7 +472,7 @@ int cmd_bottleneck(int argc, char **argv)
 	       "    them with posix_fadvise(DONTNEED), which cannot evict pages others hold dirty.\n");
 	if (write_ladder(tmp, &l, table, &o, pipe.name, data.n, step_ns, &cp, err, sizeof(err)) ||
 	    results_dir_commit(o.out, tmp, name, final, sizeof(final), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_dir = 0;

@@ -23,6 +23,7 @@
 #include "plot.h"
 #include "emit.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "metrics.h"
 #include "noise.h"
@@ -34,16 +35,6 @@
 
 #define DEFAULT_PYTHON "/usr/bin/python3"
 #define INSTALL_HINT "scripts/install-deps.sh --oracle"
-
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- the table ----------------------------------------------------------- */
 
@@ -483,16 +474,16 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 	};
 	int failed = 0, have_top = report_find_top(top, sizeof(top)) == 0;
 
-	pathf(fig, sizeof(fig), "%s/figures", dir);
+	errf(fig, sizeof(fig), "%s/figures", dir);
 	if (mkdir(fig, 0777) && errno != EEXIST) {
-		warn("cannot create '%s': %s", fig, strerror(errno));
+		warn_msg("cannot create '%s': %s", fig, strerror(errno));
 		return 1;
 	}
-	pathf(log, sizeof(log), "%s/gnuplot.log", fig);
+	errf(log, sizeof(log), "%s/gnuplot.log", fig);
 	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
 		int rc;
 		char title[1024];
-		pathf(data, sizeof(data), "%s/%s", fig, figs[i].data);
+		errf(data, sizeof(data), "%s/%s", fig, figs[i].data);
 		if (figs[i].what == -1)
 			rc = write_ops_data(data, a, b);
 		else if (figs[i].what == -2)
@@ -500,7 +491,7 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 		else
 			rc = write_cdf(data, side, figs[i].what);
 		if (rc) {
-			warn("cannot write '%s'", data);
+			warn_msg("cannot write '%s'", data);
 			failed++;
 			continue;
 		}
@@ -508,15 +499,15 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 			failed++;
 			continue;
 		}
-		pathf(out, sizeof(out), "%s/%s", fig, figs[i].out);
+		errf(out, sizeof(out), "%s/%s", fig, figs[i].out);
 		snprintf(title, sizeof(title), "%s\n%s", figs[i].title, subtitle);
 		if (gnuplot(top, figs[i].script, data, out, title, log))
 			failed++;
 	}
 	if (!have_top)
-		warn("figures not drawn: plots/ not found next to the executable (data in %s)", fig);
+		warn_msg("figures not drawn: plots/ not found next to the executable (data in %s)", fig);
 	else if (failed)
-		warn("%d figure%s not drawn (see %s)", failed, failed == 1 ? "" : "s", log);
+		warn_msg("%d figure%s not drawn (see %s)", failed, failed == 1 ? "" : "s", log);
 	return failed;
 }
 
@@ -546,7 +537,7 @@ static void md_context(const char *md, const char *dir, const json_t *opt, const
 		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", compare_jint(opt, "seed", 0),
 		compare_jstr(opt, "rng", "?"), compare_jstr(opt, "policy", "torch"), compare_jstr(opt, "backend", "?"),
 		torch_info);
-	pathf(figdir, sizeof(figdir), "%s/figures", dir);
+	errf(figdir, sizeof(figdir), "%s/figures", dir);
 	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(ents[i]->d_name);
@@ -589,26 +580,19 @@ static int spawn(char *const argv[], int out_fd)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return 128 + stop_signal;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	static const int dfl[] = { SIGINT, SIGTERM, 0 };
+	struct spawn sp = SPAWN_INIT;
+	sp.argv = argv;
+	sp.in = SPAWN_NULL;
+	sp.out = out_fd >= 0 ? out_fd : SPAWN_KEEP;
+	sp.own_group = 1;
+	sp.dfl = dfl;
+	sp.mask = &old;
+	pid_t pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot start '%s': %s", argv[0], strerror(errno));
+		error_msg("cannot run '%s': %s", argv[0], strerror(errno));
 		return 127;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (out_fd >= 0)
-			dup2(out_fd, 1);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv(argv[0], argv);
-		fprintf(stderr, "ppbench: error: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	for (;;) {
@@ -624,9 +608,7 @@ static int spawn(char *const argv[], int out_fd)
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	return spawn_code(st);
 }
 
 /* spawn with stdout into a file (created) */
@@ -634,7 +616,7 @@ static int spawn_logged(char *const argv[], const char *log)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	if (fd < 0)
-		warn("cannot create '%s': %s", log, strerror(errno));
+		warn_msg("cannot create '%s': %s", log, strerror(errno));
 	int rc = spawn(argv, fd);
 	if (fd >= 0)
 		close(fd);
@@ -656,7 +638,7 @@ static int find_entry(const char *dir, const char *suffix, char *out, size_t n)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (de->d_name[0] != '.' && l > sl && !strcmp(de->d_name + l - sl, suffix)) {
-			pathf(out, n, "%s/%s", dir, de->d_name);
+			errf(out, n, "%s/%s", dir, de->d_name);
 			found = 1;
 			break;
 		}
@@ -677,7 +659,7 @@ static void remove_dumps(const char *dir)
 	while ((de = readdir(d))) {
 		size_t l = strlen(de->d_name);
 		if (l > 4 && !strcmp(de->d_name + l - 4, ".npy")) {
-			pathf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			errf(p, sizeof(p), "%s/%s", dir, de->d_name);
 			unlink(p);
 		}
 	}
@@ -773,7 +755,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 	c->out = "results";
 	c->fwd = calloc((size_t)argc + 1, sizeof(char *));
 	if (!c->fwd) {
-		error("out of memory");
+		error_msg("out of memory");
 		return -1;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -792,7 +774,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			errno = 0;
 			c->fidelity = strtol(v, &end, 10);
 			if (errno || *end || end == v || c->fidelity < 0 || c->fidelity > 1000) {
-				error("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
+				error_msg("--fidelity: '%s' is not a number of batches in [0, 1000]", v);
 				return -1;
 			}
 			continue;
@@ -805,7 +787,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			char *end;
 			c->require_idle = strtod(a + 15, &end);
 			if (*end || end == a + 15 || !(c->require_idle >= 0 && c->require_idle <= 100)) {
-				error("--require-idle: '%s' is not a share in [0, 100] %%", a + 15);
+				error_msg("--require-idle: '%s' is not a share in [0, 100] %%", a + 15);
 				return -1;
 			}
 			continue;
@@ -815,7 +797,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			errno = 0;
 			c->repeat = strtol(v, &end, 10);
 			if (errno || *end || end == v || c->repeat < 1 || c->repeat > 100) {
-				error("--repeat: '%s' is not a number of repeats in [1, 100]", v);
+				error_msg("--repeat: '%s' is not a number of repeats in [1, 100]", v);
 				return -1;
 			}
 			continue;
@@ -833,7 +815,7 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			continue;
 		}
 		if (miss) {
-			error("%s needs a value", a);
+			error_msg("%s needs a value", a);
 			return -1;
 		}
 		/* run options: passed on, a few looked at */
@@ -857,21 +839,21 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 			c->fwd[c->nfwd++] = argv[k];
 	}
 	if (c->dump) {
-		error("--dump-batches: compare dumps the batches it compares itself (see --fidelity)");
+		error_msg("--dump-batches: compare dumps the batches it compares itself (see --fidelity)");
 		return -1;
 	}
 	if (c->order && strcmp(c->order, "inorder")) {
-		error("--order %s: PyTorch 1.13 (Debian's python3-torch) hands batches over in order "
+		error_msg("--order %s: PyTorch 1.13 (Debian's python3-torch) hands batches over in order "
 		      "only (in_order=False came in 2.6); compare runs --order inorder", c->order);
 		return -1;
 	}
 	if (c->trace && (!strcmp(c->trace, "off") || !strcmp(c->trace, "no") ||
 			 !strcmp(c->trace, "0"))) {
-		error("--trace off: compare reads both sides' per-sample events; leave tracing on");
+		error_msg("--trace off: compare reads both sides' per-sample events; leave tracing on");
 		return -1;
 	}
 	if (!*c->out) {
-		error("--out: empty folder name");
+		error_msg("--out: empty folder name");
 		return -1;
 	}
 	return 0;
@@ -1002,7 +984,7 @@ static int run_ppbench(const struct cargs *c, const char *const *extra, const ch
 	int k = 0, rc;
 
 	if (!argv) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	argv[k++] = "/proc/self/exe";
@@ -1025,7 +1007,7 @@ static int run_ppbench(const struct cargs *c, const char *const *extra, const ch
 	if (rc)
 		return rc;
 	if (find_entry(out_root, "-ppbench", found, sizeof(found)) || rename(found, dest)) {
-		error("cannot find the results of `ppbench run` in '%s'", out_root);
+		error_msg("cannot find the results of `ppbench run` in '%s'", out_root);
 		return EXIT_FAIL;
 	}
 	return 0;
@@ -1039,8 +1021,8 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	json_t *c = json_object();
 	long long batch = compare_jint(opt, "batch", 0);
 
-	pathf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
-	pathf(dump, sizeof(dump), "%s/batches", dir);
+	errf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
+	errf(dump, sizeof(dump), "%s/batches", dir);
 	if (mkdir_p(lt, 0777) || (fidelity && mkdir_p(dump, 0777))) {
 		errf(err, errlen, "cannot create '%s': %s", lt, strerror(errno));
 		json_decref(c);
@@ -1069,7 +1051,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 	json_object_set_new(c, "prefix", json_string(LOTUSTRACE_PREFIX));
 	json_object_set_new(c, "dump_batches", json_integer(fidelity ? (json_int_t)max_batches : 0));
 	json_object_set_new(c, "dump_dir", json_string(dump));
-	pathf(path, sizeof(path), "%s/config.json", dir);
+	errf(path, sizeof(path), "%s/config.json", dir);
 	int rc = json_dump_file(c, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(c);
 	if (rc) {
@@ -1082,7 +1064,7 @@ static int write_torch_config(const char *dir, const json_t *opt, json_t *ops, i
 static int run_torch(const struct cargs *c, const char *script, const char *dir, const char *log)
 {
 	char cfg[PATH_MAX];
-	pathf(cfg, sizeof(cfg), "%s/config.json", dir);
+	errf(cfg, sizeof(cfg), "%s/config.json", dir);
 	char *argv[] = { (char *)c->python, (char *)script, cfg, NULL };
 	return spawn_logged(argv, log);
 }
@@ -1149,35 +1131,35 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 	if (user_max && user_max < n)
 		n = user_max;
 	snprintf(nb, sizeof(nb), "%" PRIu64, n);
-	pathf(fdir, sizeof(fdir), "%s/fidelity", dir);
-	pathf(pdir, sizeof(pdir), "%s/ppbench", fdir);
-	pathf(tdir, sizeof(tdir), "%s/pytorch", fdir);
+	errf(fdir, sizeof(fdir), "%s/fidelity", dir);
+	errf(pdir, sizeof(pdir), "%s/ppbench", fdir);
+	errf(tdir, sizeof(tdir), "%s/pytorch", fdir);
 	if (mkdir_p(fdir, 0777)) {
-		error("cannot create '%s': %s", fdir, strerror(errno));
+		error_msg("cannot create '%s': %s", fdir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	const char *extra[] = { "--rng", "torch", "--max-batches", nb, "--dump-batches", nb,
 				"--gpu-step", "0", "--trace", "off", NULL };
-	pathf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
+	errf(log, sizeof(log), "%s/logs/fidelity-ppbench.log", dir);
 	int rc = run_ppbench(c, extra, fdir, pdir, log);
 	if (rc) {
-		error("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
+		error_msg("the fidelity run of ppbench failed (exit %d; see %s)", rc, log);
 		return rc;
 	}
 	if (write_torch_config(tdir, opt, ops, gpus, n, 1, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	pathf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
+	errf(log, sizeof(log), "%s/logs/fidelity-pytorch.log", dir);
 	rc = run_torch(c, script, tdir, log);
 	if (rc) {
-		error("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
+		error_msg("the fidelity run of the PyTorch side failed (exit %d; see %s)", rc, log);
 		return rc >= 128 ? rc : EXIT_FAIL;
 	}
-	pathf(a, sizeof(a), "%s/batches", pdir);
-	pathf(b, sizeof(b), "%s/batches", tdir);
+	errf(a, sizeof(a), "%s/batches", pdir);
+	errf(b, sizeof(b), "%s/batches", tdir);
 	if (compare_tensors(a, b, (size_t)n, fd, err, sizeof(err))) {
-		error("fidelity: %s", err);
+		error_msg("fidelity: %s", err);
 		return EXIT_FAIL;
 	}
 	json_t *j = json_object();
@@ -1195,12 +1177,12 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 			    json_integer(fd->first_sample));
 	if (fd->shape_note[0])
 		json_object_set_new(j, "note", json_string(fd->shape_note));
-	pathf(a, sizeof(a), "%s/fidelity.json", fdir);
+	errf(a, sizeof(a), "%s/fidelity.json", fdir);
 	if (json_dump_file(j, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
-		warn("cannot write '%s'", a);
+		warn_msg("cannot write '%s'", a);
 	json_decref(j);
 	if (!c->keep_dumps) {
-		pathf(a, sizeof(a), "%s/batches", pdir);
+		errf(a, sizeof(a), "%s/batches", pdir);
 		remove_dumps(a);
 		remove_dumps(b);
 	}
@@ -1238,10 +1220,10 @@ static void repeat_paths(const char *dir, long k, char *pdir, char *tdir, char *
 	char sfx[32] = "";
 	if (k)
 		snprintf(sfx, sizeof(sfx), "-r%ld", k + 1);
-	pathf(pdir, PATH_MAX, "%s/ppbench%s", dir, sfx);
-	pathf(tdir, PATH_MAX, "%s/pytorch%s", dir, sfx);
-	pathf(plog, PATH_MAX, "%s/logs/ppbench%s.log", dir, sfx);
-	pathf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
+	errf(pdir, PATH_MAX, "%s/ppbench%s", dir, sfx);
+	errf(tdir, PATH_MAX, "%s/pytorch%s", dir, sfx);
+	errf(plog, PATH_MAX, "%s/logs/ppbench%s.log", dir, sfx);
+	errf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
 }
 
 /* The PyTorch side of one repeat, configured from ppbench's options. */
@@ -1251,12 +1233,12 @@ static int torch_side(const struct cargs *c, const char *script, const char *tdi
 	char err[PATH_MAX + 512];
 	if (write_torch_config(tdir, opt, ops, gpus, (uint64_t)compare_jint(opt, "max_batches", 0), 0,
 			       err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	int rc = run_torch(c, script, tdir, tlog);
 	if (rc) {
-		error("the PyTorch side failed (exit %d; see %s)", rc, tlog);
+		error_msg("the PyTorch side failed (exit %d; see %s)", rc, tlog);
 		rc = rc >= 128 ? rc : EXIT_FAIL;
 	}
 	return rc;
@@ -1275,7 +1257,7 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 		int rc = 0;
 		repeat_paths(dir, k, pdir, tdir, plog, tlog);
 		if (noise_require_idle(c->require_idle, noise_idle_wait_s(), cp, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		printf("repeat %ld of %ld: %s first\n", k + 1, c->repeat, k % 2 ? "PyTorch" : "ppbench");
@@ -1286,7 +1268,7 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 			} else {
 				rc = run_ppbench(c, NULL, dir, pdir, plog);
 				if (rc)
-					error("`ppbench run` failed (exit %d; see %s)", rc, plog);
+					error_msg("`ppbench run` failed (exit %d; see %s)", rc, plog);
 			}
 		}
 		noise_read(&n1, cp);
@@ -1309,17 +1291,17 @@ static int read_sides(const struct cargs *c, const char *dir, const struct pipel
 	for (long k = 0; k < c->repeat; k++) {
 		repeat_paths(dir, k, pdir, tdir, plog, tlog);
 		if (compare_read_ppbench(pdir, pipe, &sa[k], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		if (compare_read_torch(tdir, pipe, &sb[k], err, sizeof(err))) {
 			compare_side_free(&sa[k]);
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		++*nread;
 		if (write_torch_results(tdir, &sb[k], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 	}
@@ -1374,33 +1356,33 @@ static int compare_prepare(struct compare_run *x)
 	x->sb = calloc((size_t)x->c.repeat, sizeof(*x->sb));
 	x->nz = calloc((size_t)x->c.repeat, sizeof(*x->nz));
 	if (!x->sa || !x->sb || !x->nz) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (pipeline_load(&x->pipe, x->c.pipeline ? x->c.pipeline : "imagenet_train", err,
 			  sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	x->have_pipe = 1;
 	x->ops = torch_pipeline(&x->pipe, err, sizeof(err));
 	if (!x->ops) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (report_find_top(x->top, sizeof(x->top))) {
-		error("cannot find scripts/torch_side.py: run the ppbench of a source tree");
+		error_msg("cannot find scripts/torch_side.py: run the ppbench of a source tree");
 		return EXIT_USAGE;
 	}
-	pathf(x->script, sizeof(x->script), "%s/scripts/torch_side.py", x->top);
+	errf(x->script, sizeof(x->script), "%s/scripts/torch_side.py", x->top);
 	if (access(x->script, R_OK)) {
-		error("cannot read '%s': %s", x->script, strerror(errno));
+		error_msg("cannot read '%s': %s", x->script, strerror(errno));
 		return EXIT_USAGE;
 	}
 	if (probe_python(x->c.python, x->script, x->info, sizeof(x->info), err, sizeof(err))) {
 		if (stop_signal)
 			return 128 + stop_signal;
-		error("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
+		error_msg("the PyTorch side needs python3-torch, python3-torchvision and python3-pil "
 		      "for %s (%s); install them with: %s (about 650 MB)", x->c.python, err,
 		      INSTALL_HINT);
 		return EXIT_USAGE;
@@ -1412,7 +1394,7 @@ static int compare_prepare(struct compare_run *x)
 static void remove_empty_folder(struct compare_run *x)
 {
 	unlink(x->log);
-	pathf(x->log, sizeof(x->log), "%s/logs", x->dir);
+	errf(x->log, sizeof(x->log), "%s/logs", x->dir);
 	rmdir(x->log);
 	rmdir(x->dir);
 }
@@ -1424,19 +1406,19 @@ static int make_folder(struct compare_run *x)
 	char err[2 * PATH_MAX + 512];
 
 	results_dir_name(x->stamp, sizeof(x->stamp), "compare", NULL);
-	pathf(x->tmp, sizeof(x->tmp), "%s/.%s-%d.tmp", x->c.out, x->stamp, (int)getpid());
-	pathf(x->log, sizeof(x->log), "%s/logs", x->tmp);
+	errf(x->tmp, sizeof(x->tmp), "%s/.%s-%d.tmp", x->c.out, x->stamp, (int)getpid());
+	errf(x->log, sizeof(x->log), "%s/logs", x->tmp);
 	if (mkdir_p(x->log, 0777)) {
-		error("cannot create '%s': %s", x->log, strerror(errno));
+		error_msg("cannot create '%s': %s", x->log, strerror(errno));
 		return EXIT_FAIL;
 	}
 	results_dir_hold(x->tmp);
-	pathf(x->dir, sizeof(x->dir), "%s", x->tmp);
+	errf(x->dir, sizeof(x->dir), "%s", x->tmp);
 	repeat_paths(x->dir, 0, x->pdir, x->tdir, x->log, x->tlog);
 	cpus_read(&x->cp);
 	if (noise_require_idle(x->c.require_idle, noise_idle_wait_s(), &x->cp, err,
 			       sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		remove_empty_folder(x);
 		return EXIT_FAIL;
 	}
@@ -1461,12 +1443,12 @@ static int run_sides(struct compare_run *x)
 		if (rc == EXIT_USAGE)
 			remove_empty_folder(x);         /* refused before it ran: nothing to keep */
 		else
-			error("`ppbench run` failed (exit %d; see %s)", rc, x->log);
+			error_msg("`ppbench run` failed (exit %d; see %s)", rc, x->log);
 		return rc;
 	}
 	x->psum = compare_load_json(x->pdir, "summary.json", err, sizeof(err));
 	if (!x->psum) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	x->opt = json_object_get(x->psum, "options");
@@ -1510,9 +1492,9 @@ static int write_results(struct compare_run *x)
 
 	if (read_sides(&x->c, x->dir, &x->pipe, x->sa, x->sb, &x->nread))
 		return -1;
-	pathf(md, sizeof(md), "%s/compare.md", x->dir);
-	pathf(csv, sizeof(csv), "%s/compare.csv", x->dir);
-	pathf(cjp, sizeof(cjp), "%s/compare.json", x->dir);
+	errf(md, sizeof(md), "%s/compare.md", x->dir);
+	errf(csv, sizeof(csv), "%s/compare.csv", x->dir);
+	errf(cjp, sizeof(cjp), "%s/compare.json", x->dir);
 	printf("\n");
 	if (x->c.repeat > 1)
 		printf("%ld repeats: each figure the median, %s; the ratio the median of the "
@@ -1521,17 +1503,17 @@ static int write_results(struct compare_run *x)
 	x->cj = compare_json(&x->c, x->nz, &x->cp);
 	if (compare_write_table(sa, sb, (size_t)x->c.repeat, md, csv, x->cj, stdout, err,
 				sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	if (json_dump_file(x->cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
-		error("cannot write '%s'", cjp);
+		error_msg("cannot write '%s'", cjp);
 		return -1;
 	}
 	printf("\n");
 	for (long k = 0; k < x->c.repeat; k++)
 		if (!sa[k].complete || !sb[k].complete)
-			warn("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
+			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
 			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
 			     sb[k].complete ? "" : "PyTorch");
 	print_tail(stdout, x);
@@ -1558,14 +1540,14 @@ static int name_folder(struct compare_run *x)
 	else
 		snprintf(tagbuf, sizeof(tagbuf), "%s-b%d-w%d-g%d", x->pipe.name,
 			 x->sa[0].m.batch_size, x->sa[0].m.workers, x->gpus);
-	pathf(final, sizeof(final), "%s/%s-%s", x->c.out, x->stamp, tagbuf);
+	errf(final, sizeof(final), "%s/%s-%s", x->c.out, x->stamp, tagbuf);
 	for (int k = 2; access(final, F_OK) == 0 && k < 1000; k++)
-		pathf(final, sizeof(final), "%s/%s-%s-%d", x->c.out, x->stamp, tagbuf, k);
+		errf(final, sizeof(final), "%s/%s-%s-%d", x->c.out, x->stamp, tagbuf, k);
 	if (rename(x->tmp, final)) {
-		error("cannot rename '%s' to '%s': %s", x->tmp, final, strerror(errno));
+		error_msg("cannot rename '%s' to '%s': %s", x->tmp, final, strerror(errno));
 		return -1;
 	}
-	pathf(x->dir, sizeof(x->dir), "%s", final);
+	errf(x->dir, sizeof(x->dir), "%s", final);
 	printf("results: %s\n", final);
 	return 0;
 }

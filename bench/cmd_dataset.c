@@ -19,7 +19,7 @@ struct gen_cfg {
 
 #define O(f) offsetof(struct gen_cfg, f)
 static const struct opt gen_opts[] = {
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .def = NULL, .metavar = "DIR", .help = "folder to create (required; must not exist or be empty)" },
+	OPT_OUT(struct gen_cfg, out, NULL, "folder to create (required; must not exist or be empty)"),
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "2000", .metavar = "N", .help = "number of images", .lo = 1, .hi = 1e8 },
 	{ .name = "classes", .shortname = 'c', .type = OPT_U64, .off = O(classes), .def = "50", .metavar = "N", .help = "number of class folders", .lo = 1, .hi = 1e6 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "1", .metavar = "N", .help = "seed: the same seed writes the same bytes" },
@@ -35,30 +35,22 @@ static int generate(int argc, char **argv)
 	struct gen_cfg c;
 	char err[512];
 	int npos;
-	if (opts_defaults(gen_opts, &c, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(gen_opts, &c, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(gen_opts, stdout, usage,
+	int rc = opts_prelude(gen_opts, &c, argc, argv, &npos, usage,
 			  "Writes a synthetic ImageFolder tree like ImageNet train (photo-like JPEGs of\n"
 			  "ImageNet's geometry and file sizes, a few grayscale and CMYK JPEGs, one PNG\n"
-			  "named .JPEG), byte-identical for the same seed, in parallel.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+			  "named .JPEG), byte-identical for the same seed, in parallel.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos) {
-		error("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
+		error_msg("dataset generate takes no argument ('%s'); use --out DIR", argv[1]);
 		return EXIT_USAGE;
 	}
 	if (!c.out) {
-		error("dataset generate needs --out DIR");
+		error_msg("dataset generate needs --out DIR");
 		return EXIT_USAGE;
 	}
 	if (c.classes > c.images) {
-		error("--classes (%llu) is larger than --images (%llu)",
+		error_msg("--classes (%llu) is larger than --images (%llu)",
 		      (unsigned long long)c.classes, (unsigned long long)c.images);
 		return EXIT_USAGE;
 	}
@@ -68,7 +60,7 @@ static int generate(int argc, char **argv)
 	};
 	struct gen_stats st;
 	if (dataset_generate(&o, &st, err, sizeof(err))) {
-		error("cannot generate '%s': %s", c.out, err);
+		error_msg("cannot generate '%s': %s", c.out, err);
 		return EXIT_FAIL;
 	}
 	if (!c.quiet)
@@ -89,7 +81,7 @@ static int describe(int argc, char **argv)
 	if (input_missing(argv[1]))
 		return EXIT_USAGE;
 	if (dataset_scan(&d, argv[1], err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	double *kb = malloc((d.n ? d.n : 1) * sizeof(double));
@@ -116,7 +108,7 @@ static int default_dataset(int argc, char **argv)
 	(void)argv;
 	char path[4096], err[512];
 	if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	printf("%s\n", path);
@@ -138,6 +130,6 @@ int cmd_dataset(int argc, char **argv)
 		return describe(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "default"))
 		return default_dataset(argc - 1, argv + 1);
-	error("unknown dataset command '%s' (generate, describe, default)", argv[1]);
+	error_msg("unknown dataset command '%s' (generate, describe, default)", argv[1]);
 	return EXIT_USAGE;
 }

@@ -117,22 +117,14 @@ int cmd_info(int argc, char **argv)
 	struct info_cfg cfg;
 	char err[512];
 	int npos = 0, status = EXIT_OK;
-	if (opts_defaults(info_opts, &cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(info_opts, &cfg, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(info_opts, stdout, usage,
+	int rc = opts_prelude(info_opts, &cfg, argc, argv, &npos, usage,
 			  "Describes the machine for a measurement: CPU, topology, caches, the clock,\n"
 			  "which counter events open here and why not, what a counter read costs.\n"
-			  "Presets: " COUNTERS_PRESETS_HELP ".");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+			  "Presets: " COUNTERS_PRESETS_HELP ".", NULL);
+	if (rc >= 0)
+		return rc;
 	if (npos) {
-		error("info takes no arguments, got '%s'", argv[1]);
+		error_msg("info takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;
 	}
 	struct counter_spec *spec = calloc(1, sizeof(*spec));
@@ -141,7 +133,7 @@ int cmd_info(int argc, char **argv)
 		die("out of memory");
 	if (counters_parse(cfg.counters, spec, err, sizeof(err)) ||
 	    pin_parse(cfg.pin, req, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(spec);
 		free(req);
 		return EXIT_USAGE;
@@ -153,14 +145,14 @@ int cmd_info(int argc, char **argv)
 	int have_plan = 0;
 	char plan_line[512];
 	if (topo_load(&t, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(spec);
 		free(req);
 		return EXIT_FAIL;
 	}
 	topo_summary(&t, &ts);
 	if (pin_plan_compute(&t, req, (int)cfg.workers, &plan, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -171,7 +163,7 @@ int cmd_info(int argc, char **argv)
 		snprintf(plan_line + l, sizeof(plan_line) - l, " (%s)", plan.note);
 	}
 	if (cfg.xml && topo_export_xml(&t, cfg.xml, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		status = EXIT_FAIL;
 		goto out;
 	}
@@ -183,11 +175,11 @@ int cmd_info(int argc, char **argv)
 	int null_ok = 0;
 	if (spec->n) {
 		if (counters_measure_overhead(spec, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 		else
 			ov_ok = 1;
 		if (counted_null_overhead(spec, &null_ov, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 		else
 			null_ok = 1;
 	}
@@ -244,7 +236,7 @@ int cmd_info(int argc, char **argv)
 		noise_print_fitness(stdout);
 	}
 	if (fflush(stdout)) {
-		error("cannot write the output");
+		error_msg("cannot write the output");
 		status = EXIT_FAIL;
 	}
 out:

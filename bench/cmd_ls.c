@@ -636,7 +636,7 @@ static int clean(const struct ls_list *l, int dry_run)
 		if (dry_run) {
 			printf("would remove %s\n", e->path);
 		} else if (remove_tree(e->path)) {
-			error("cannot remove '%s': %s", e->path, strerror(errno));
+			error_msg("cannot remove '%s': %s", e->path, strerror(errno));
 			failed++;
 		} else {
 			printf("removed %s\n", e->path);
@@ -651,24 +651,13 @@ int cmd_ls(int argc, char **argv)
 {
 	struct ls_opts o;
 	struct ls_list l = { 0 };
-	char err[512];
 	int npos = 0, rc = EXIT_OK;
 
-	if (opts_defaults(ls_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(ls_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(ls_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(ls_opts_table, &o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (npos > 1) {
-		error("one folder at most, got '%s' and '%s' (see ppbench ls --help)", argv[1], argv[2]);
+		error_msg("one folder at most, got '%s' and '%s' (see ppbench ls --help)", argv[1], argv[2]);
 		return EXIT_USAGE;
 	}
 	static const char *const known[] = { "run", "sweep", "compare", "map", "merge", "strategies",
@@ -677,27 +666,27 @@ int cmd_ls(int argc, char **argv)
 	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
 		ki++;
 	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
-		error("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
+		error_msg("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
 		      "bench|tmp", o.kind);
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && !o.clean) {
-		error("--dry-run goes with --clean");
+		error_msg("--dry-run goes with --clean");
 		return EXIT_USAGE;
 	}
 	const char *dir = npos ? argv[1] : "results";
 	struct stat st;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		error("cannot list '%s': %s", dir, errno ? strerror(errno) : "not a folder");
+		error_msg("cannot list '%s': %s", dir, errno ? strerror(errno) : "not a folder");
 		return EXIT_FAIL;
 	}
 	int cr = collect(&l, dir, "", 0);
 	if (cr == -1) {
-		error("cannot read '%s': %s", dir, strerror(errno));
+		error_msg("cannot read '%s': %s", dir, strerror(errno));
 		return EXIT_FAIL;
 	}
 	if (cr)
-		error("out of memory: the list is incomplete");
+		error_msg("out of memory: the list is incomplete");
 	/* repeats are grouped in time order, then the list is newest first */
 	if (l.n) {
 		qsort(l.e, l.n, sizeof(*l.e), oldest_first);

@@ -46,8 +46,7 @@
 
 #define O(f) offsetof(struct map_cfg, f)
 static const struct opt map_opts[] = {
-	{ .name = "pipeline", .shortname = 'p', .type = OPT_STR, .off = O(pipeline),
-	  .def = "imagenet_train", .metavar = "NAME|FILE", .help = "pipeline whose ops are mapped" },
+	OPT_PIPELINE(struct map_cfg, pipeline, "pipeline whose ops are mapped"),
 	{ .name = "tool", .type = OPT_ENUM, .off = O(tool), .def = "auto",
 	  .choices = "auto|perf|callgrind",
 	  .help = "auto: perf where hardware events sample, else callgrind, else perf on cpu-clock" },
@@ -60,8 +59,7 @@ static const struct opt map_opts[] = {
 	  .metavar = "B", .help = "samples given to the batch op (collate)", .lo = 1, .hi = 4096 },
 	{ .name = "size", .type = OPT_STR, .off = O(size), .def = "2000x1500", .metavar = "WxH",
 	  .help = "size of the generated JPEG when no IMAGE is given" },
-	{ .name = "out", .shortname = 'o', .type = OPT_STR, .off = O(out), .metavar = "DIR",
-	  .help = "output folder, created (default: results/<UTC time>-map-<pipeline>)" },
+	OPT_OUT(struct map_cfg, out, NULL, "output folder, created (default: results/<UTC time>-map-<pipeline>)"),
 	{ .name = "top", .type = OPT_INT, .off = O(top), .def = "8", .metavar = "N",
 	  .help = "functions per op in map.md", .lo = 1, .hi = 1000 },
 	{ .name = "min-share", .type = OPT_DOUBLE, .off = O(min_share), .def = "1", .metavar = "PCT",
@@ -91,7 +89,7 @@ static int write_jpeg(const char *path, int w, int h, char *err, size_t errlen)
 	int rc = -1;
 	tjhandle tj = tjInitCompress();
 	if (!rgb || !tj) {
-		fmt_to(err, errlen, "cannot generate the image: out of memory");
+		errf(err, errlen, "cannot generate the image: out of memory");
 		goto out;
 	}
 	uint32_t x = 2463534242u;
@@ -115,12 +113,12 @@ static int write_jpeg(const char *path, int w, int h, char *err, size_t errlen)
 			p[2] = (unsigned char)(fmin(fmax(b, 0), 1) * 255);
 		}
 	if (tjCompress2(tj, rgb, w, 0, h, TJPF_RGB, &jpg, &jsize, TJSAMP_420, 90, 0)) {
-		fmt_to(err, errlen, "cannot generate the image: %s", tjGetErrorStr2(tj));
+		errf(err, errlen, "cannot generate the image: %s", tjGetErrorStr2(tj));
 		goto out;
 	}
 	FILE *f = fopen(path, "wb");
 	if (!f || fwrite(jpg, 1, jsize, f) != jsize || fclose(f)) {
-		fmt_to(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -139,15 +137,15 @@ static int make_out_dir(const struct map_cfg *c, const char *pipe_name, char *di
 			char *err, size_t errlen)
 {
 	if (c->out) {
-		fmt_to(dir, n, "%s", c->out);
+		errf(dir, n, "%s", c->out);
 		if (mkdir(dir, 0755) && errno != EEXIST) {
-			fmt_to(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+			errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 			return -1;
 		}
 		char probe[PATH_MAX + 16];
-		fmt_to(probe, sizeof(probe), "%s/map.csv", dir);
+		errf(probe, sizeof(probe), "%s/map.csv", dir);
 		if (!access(probe, F_OK)) {
-			fmt_to(err, errlen, "'%s' holds a map already: results are never overwritten", dir);
+			errf(err, errlen, "'%s' holds a map already: results are never overwritten", dir);
 			return -1;
 		}
 		return 0;
@@ -155,20 +153,20 @@ static int make_out_dir(const struct map_cfg *c, const char *pipe_name, char *di
 	char name[256];
 	results_dir_name(name, sizeof(name), "map", pipe_name);
 	if (mkdir("results", 0755) && errno != EEXIST) {
-		fmt_to(err, errlen, "cannot create 'results': %s", strerror(errno));
+		errf(err, errlen, "cannot create 'results': %s", strerror(errno));
 		return -1;
 	}
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
-			fmt_to(dir, n, "results/%s", name);
+			errf(dir, n, "results/%s", name);
 		else
-			fmt_to(dir, n, "results/%s-%d", name, k);
+			errf(dir, n, "results/%s-%d", name, k);
 		if (!mkdir(dir, 0755))
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	fmt_to(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -353,14 +351,14 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 			 size_t errlen)
 {
 	char path[PATH_MAX + 32];
-	fmt_to(path, sizeof(path), "%s/map.csv", dir);
+	errf(path, sizeof(path), "%s/map.csv", dir);
 	if (write_map_csv(path, maps, nmaps, unit))
 		goto fail;
-	fmt_to(path, sizeof(path), "%s/ops.csv", dir);
+	errf(path, sizeof(path), "%s/ops.csv", dir);
 	if (write_ops_csv(path, maps, nmaps, tool, unit))
 		goto fail;
 
-	fmt_to(path, sizeof(path), "%s/map.md", dir);
+	errf(path, sizeof(path), "%s/map.md", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		goto fail;
@@ -377,7 +375,7 @@ static int write_outputs(const char *dir, const struct op_map *maps, int nmaps, 
 		goto fail;
 	return 0;
 fail:
-	fmt_to(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+	errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 	return -1;
 }
 
@@ -400,29 +398,20 @@ static int map_args(struct map_cmd *x, int argc, char **argv, int *npos)
 	static const char usage[] = "ppbench map [IMAGE] [--pipeline NAME] [--tool auto|perf|callgrind] "
 				    "[--out DIR]";
 	struct map_cfg *cfg = &x->cfg;
-	char err[1024];
-	if (opts_defaults(map_opts, cfg, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(map_opts, cfg, argc, argv, 1, npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(map_opts, stdout, usage,
+	int rc = opts_prelude(map_opts, cfg, argc, argv, npos, usage,
 			  "Runs each op of the pipeline alone, repeatedly, on IMAGE (default: a generated\n"
 			  "JPEG of --size) and records which functions of which libraries it runs:\n"
 			  "map.csv, ops.csv and map.md (the op-to-function table and the functions\n"
-			  "shared between ops), with the raw callgrind or perf profiles.");
-		return EXIT_OK;
-	}
-	if (rc) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+			  "shared between ops), with the raw callgrind or perf profiles.", NULL);
+	if (rc >= 0)
+		return rc;
 	if (*npos > 1) {
-		error("map takes at most one image, got %d", *npos);
+		error_msg("map takes at most one image, got %d", *npos);
 		return EXIT_USAGE;
 	}
 	if (cfg->child >= 0) {
 		if (*npos != 1) {
-			error("--child needs the image");
+			error_msg("--child needs the image");
 			return EXIT_USAGE;
 		}
 		return map_child(cfg, argv[1]);
@@ -432,7 +421,7 @@ static int map_args(struct map_cmd *x, int argc, char **argv, int *npos)
 	char tail;
 	if (*npos == 0 && (sscanf(cfg->size, "%dx%d%c", &x->iw, &x->ih, &tail) != 2 || x->iw < 1 ||
 			   x->ih < 1 || x->iw > 20000 || x->ih > 20000)) {
-		error("--size: '%s' is not WxH (at most 20000x20000)", cfg->size);
+		error_msg("--size: '%s' is not WxH (at most 20000x20000)", cfg->size);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -444,7 +433,7 @@ static int choose_tool(struct map_cmd *x)
 {
 	ssize_t sl = readlink("/proc/self/exe", x->self, sizeof(x->self) - 1);
 	if (sl <= 0) {
-		error("cannot find this program: %s", strerror(errno));
+		error_msg("cannot find this program: %s", strerror(errno));
 		return -1;
 	}
 	x->self[sl] = 0;
@@ -456,14 +445,14 @@ static int choose_tool(struct map_cmd *x)
 	if (tool == TOOL_AUTO)
 		tool = hw ? TOOL_PERF : have_vg ? TOOL_CALLGRIND : have_perf ? TOOL_PERF : -1;
 	if (tool == TOOL_CALLGRIND && !have_vg) {
-		error("--tool callgrind: %s", marks_unavailable_reason() ? marks_unavailable_reason() :
+		error_msg("--tool callgrind: %s", marks_unavailable_reason() ? marks_unavailable_reason() :
 		      marks_built_with_asan() ? "valgrind cannot run a program built with AddressSanitizer "
 						"(use build/opt/ppbench)" :
 		      "valgrind is not installed (scripts/install-deps.sh installs it)");
 		return -1;
 	}
 	if (tool < 0 || (tool == TOOL_PERF && !have_perf)) {
-		error("neither perf nor valgrind can profile here: install valgrind (scripts/install-deps.sh)");
+		error_msg("neither perf nor valgrind can profile here: install valgrind (scripts/install-deps.sh)");
 		return -1;
 	}
 	x->hw = hw;
@@ -483,15 +472,15 @@ static int prepare_image(struct map_cmd *x, int npos, const char *arg)
 {
 	char err[1024];
 	if (npos == 0) {
-		fmt_to(x->image, sizeof(x->image), "%s/input_%dx%d.jpg", x->dir, x->iw, x->ih);
+		errf(x->image, sizeof(x->image), "%s/input_%dx%d.jpg", x->dir, x->iw, x->ih);
 		if (write_jpeg(x->image, x->iw, x->ih, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		return 0;
 	}
 	if (!realpath(arg, x->image)) {
-		error("cannot open '%s': %s", arg, strerror(errno));
+		error_msg("cannot open '%s': %s", arg, strerror(errno));
 		return -1;
 	}
 	tjhandle tj = tjInitDecompress();
@@ -528,7 +517,7 @@ static void standins_pass(struct map_cmd *x)
 					seen = j;
 			if (seen < 0 && ndone < 16) {
 				char path[PATH_MAX], soname[256], note[512];
-				fmt_to(done[ndone++], sizeof(done[0]), "%s", e->lib);
+				errf(done[ndone++], sizeof(done[0]), "%s", e->lib);
 				if (map_loaded_lib_path(e->lib, path, sizeof(path)) ||
 				    map_elf_has_names(path))
 					continue;
@@ -537,7 +526,7 @@ static void standins_pass(struct map_cmd *x)
 				int rc = map_build_standin(path, x->run.standins, soname, sizeof(soname),
 							   note, sizeof(note));
 				if (rc && x->nnotes < 16)
-					fmt_to(x->notes[x->nnotes++], 512, "%s", note);
+					errf(x->notes[x->nnotes++], 512, "%s", note);
 				if (rc > 0)
 					built++;
 			}
@@ -562,11 +551,11 @@ static int map_report(struct map_cmd *x)
 		failed += !x->maps[k].ok;
 	if (write_outputs(x->dir, x->maps, x->p.nops, x->run.tool_name, x->run.unit, x->image,
 			  x->iw, x->ih, x->p.name, &x->cfg, x->notes, x->nnotes, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	char md[PATH_MAX + 16];
-	fmt_to(md, sizeof(md), "%s/map.md", x->dir);
+	errf(md, sizeof(md), "%s/map.md", x->dir);
 	FILE *f = fopen(md, "r");
 	char buf[4096];
 	size_t got;
@@ -587,21 +576,21 @@ static int map_all(struct map_cmd *x, int npos, const char *arg)
 	if (!x->maps || !x->notes)
 		die("out of memory");
 	if (make_out_dir(&x->cfg, x->p.name, x->dir, sizeof(x->dir), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	if (strlen(x->dir) > PATH_MAX - 512) {
-		error("'%s': the output folder's name is too long", x->dir);
+		error_msg("'%s': the output folder's name is too long", x->dir);
 		return EXIT_FAIL;
 	}
 	if (prepare_image(x, npos, arg))
 		return EXIT_FAIL;
 	if (x->run.tool == TOOL_PERF && !x->hw)
-		fmt_to(x->notes[x->nnotes++], 512, "perf sampled cpu-clock in user space: hardware cycles do not open here");
+		errf(x->notes[x->nnotes++], 512, "perf sampled cpu-clock in user space: hardware cycles do not open here");
 
 	const char *old_ld = getenv("LD_LIBRARY_PATH");
-	fmt_to(x->run.standins, sizeof(x->run.standins), "%s/standins", x->dir);
-	fmt_to(x->run.ldpath, sizeof(x->run.ldpath), "LD_LIBRARY_PATH=%s%s%s", x->run.standins,
+	errf(x->run.standins, sizeof(x->run.standins), "%s/standins", x->dir);
+	errf(x->run.ldpath, sizeof(x->run.ldpath), "LD_LIBRARY_PATH=%s%s%s", x->run.standins,
 	       old_ld ? ":" : "", old_ld ? old_ld : "");
 	info("map: %s, %d ops, %s on '%s'", x->p.name, x->p.nops, x->run.tool_name, x->image);
 	for (int k = 0; k < x->p.nops; k++)
@@ -624,7 +613,7 @@ int cmd_map(int argc, char **argv)
 		return status;
 	}
 	if (pipeline_load(&x->p, x->cfg.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(x);
 		return EXIT_USAGE;
 	}

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include "commands.h"
 #include "doc.h"
+#include "fsutil.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -101,18 +102,6 @@ struct merge {
 	char top[4096];
 };
 
-static void msg(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void msg(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!out || !n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 /* append to a string buffer (cut when full) */
 static void cat(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void cat(char *out, size_t n, const char *fmt, ...)
@@ -143,17 +132,17 @@ int merge_parse_price(const char *arg, char *name, size_t n, double *usd, char *
 	double v;
 
 	if (!eq || eq == arg || !eq[1]) {
-		msg(err, errlen, "--price: '%s' is not NAME=USD_PER_HOUR", arg);
+		errf(err, errlen, "--price: '%s' is not NAME=USD_PER_HOUR", arg);
 		return -1;
 	}
 	errno = 0;
 	v = strtod(eq + 1, &end);
 	if (*end || errno || !(v > 0) || !isfinite(v)) {
-		msg(err, errlen, "--price: '%s' is not a positive price per hour", eq + 1);
+		errf(err, errlen, "--price: '%s' is not a positive price per hour", eq + 1);
 		return -1;
 	}
 	if ((size_t)(eq - arg) >= n) {
-		msg(err, errlen, "--price: the name in '%s' is too long", arg);
+		errf(err, errlen, "--price: the name in '%s' is too long", arg);
 		return -1;
 	}
 	memcpy(name, arg, (size_t)(eq - arg));
@@ -204,16 +193,10 @@ static const char *jtext(json_t *o, const char *path)
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static double jreal(json_t *o, const char *path)
-{
-	json_t *v = json_path(o, path);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* a count (CPUs): 0 when absent or not a positive number */
 static int jcount(json_t *o, const char *path)
 {
-	double v = jreal(o, path);
+	double v = metric_json_get(o, path);
 	return v >= 1 && v < 1e9 ? (int)v : 0;
 }
 
@@ -248,7 +231,7 @@ static int conf_cmp(const void *x, const void *y)
 
 static void conf_name(const struct conf *c, char *out, size_t n)
 {
-	msg(out, n, "w%d-b%d-g%d", c->w, c->b, c->g);
+	errf(out, n, "w%d-b%d-g%d", c->w, c->b, c->g);
 }
 
 static long conf_find(const struct conf *v, size_t n, const struct conf *c)
@@ -262,9 +245,9 @@ static long conf_find(const struct conf *v, size_t n, const struct conf *c)
 static const char *num(char *buf, size_t n, double v, const char *fmt)
 {
 	if (!isfinite(v))
-		msg(buf, n, "-");
+		errf(buf, n, "-");
 	else
-		msg(buf, n, fmt, v);
+		errf(buf, n, fmt, v);
 	return buf;
 }
 
@@ -275,7 +258,7 @@ static void read_slurm_env(struct folder *f)
 	char p[4096], line[512], job[64] = "", task[64] = "", part[128] = "", feat[128] = "";
 	FILE *fp;
 
-	msg(p, sizeof(p), "%s/slurm.env", f->dir);
+	errf(p, sizeof(p), "%s/slurm.env", f->dir);
 	fp = fopen(p, "r");
 	if (!fp)
 		return;
@@ -287,16 +270,16 @@ static void read_slurm_env(struct folder *f)
 		v = eq + 1;
 		v[strcspn(v, "\r\n")] = 0;
 		if (!strcmp(line, "SLURM_ARRAY_JOB_ID"))
-			msg(job, sizeof(job), "%s", v);
+			errf(job, sizeof(job), "%s", v);
 		else if (!strcmp(line, "SLURM_ARRAY_TASK_ID"))
-			msg(task, sizeof(task), "%s", v);
+			errf(task, sizeof(task), "%s", v);
 		else if (!strcmp(line, "SLURM_JOB_PARTITION"))
-			msg(part, sizeof(part), "%s", v);
+			errf(part, sizeof(part), "%s", v);
 		else if (!strcmp(line, "SLURM_JOB_FEATURES"))
-			msg(feat, sizeof(feat), "%s", v);
+			errf(feat, sizeof(feat), "%s", v);
 	}
 	fclose(fp);
-	msg(f->slurm, sizeof(f->slurm), "job %s_%s", job[0] ? job : "?", task[0] ? task : "?");
+	errf(f->slurm, sizeof(f->slurm), "job %s_%s", job[0] ? job : "?", task[0] ? task : "?");
 	if (part[0])
 		cat(f->slurm, sizeof(f->slurm), ", partition %s", part);
 	if (feat[0])
@@ -346,11 +329,11 @@ static void describe(struct folder *f)
 	s = jtext(doc, "machine.hostname");
 	if (!s)
 		s = jtext(sum, "machine.hostname");
-	msg(f->host, sizeof(f->host), "%s", s ? s : "unknown-host");
+	errf(f->host, sizeof(f->host), "%s", s ? s : "unknown-host");
 	s = jtext(doc, "machine.cpu_model");
 	if (!s)
 		s = jtext(sum, "machine.cpu_model");
-	msg(f->cpu, sizeof(f->cpu), "%s", s ? s : "unknown CPU");
+	errf(f->cpu, sizeof(f->cpu), "%s", s ? s : "unknown CPU");
 	clean(f->host);
 	clean(f->cpu);
 	/* the CPUs the runs could use (affinity, cpuset, quota), else online */
@@ -367,16 +350,16 @@ static void describe(struct folder *f)
 		json_t *smt = json_object_get(mach, "smt_active");
 		const char *gov = jtext(mach, "governor");
 		const char *kern = jtext(mach, "kernel.release");
-		msg(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
-		msg(f->smt, sizeof(f->smt), "%s",
+		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		errf(f->smt, sizeof(f->smt), "%s",
 		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
-		msg(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
-		msg(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
-		msg(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
+		errf(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
+		errf(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
+		errf(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
 		    f->smt, f->gov, f->kernel);
 		clean(f->ident);
 		s = jtext(doc, "label");
-		msg(f->label, sizeof(f->label), "%s", s ? s : "");
+		errf(f->label, sizeof(f->label), "%s", s ? s : "");
 		clean(f->label);
 	}
 	f->cores_known = f->cores > 0;
@@ -390,21 +373,21 @@ static void describe(struct folder *f)
 		s = jtext(sum, "ppbench_version");
 	if (!s)
 		s = jtext(sum, "machine.ppbench_version");
-	msg(f->version, sizeof(f->version), "%s", s ? s : "");
+	errf(f->version, sizeof(f->version), "%s", s ? s : "");
 
 	s = jtext(doc, "dataset.fingerprint");
-	msg(f->ds_fp, sizeof(f->ds_fp), "%s", s ? s : "");
+	errf(f->ds_fp, sizeof(f->ds_fp), "%s", s ? s : "");
 	s = jtext(doc, "dataset.path");
 	if (!s)
 		s = jtext(doc, "data");
 	if (!s)
 		s = jtext(sum, "options.data");
-	msg(f->ds_path, sizeof(f->ds_path), "%s", s ? s : "");
-	f->ds_images = jreal(doc, "dataset.images");
-	f->ds_bytes = jreal(doc, "dataset.bytes");
+	errf(f->ds_path, sizeof(f->ds_path), "%s", s ? s : "");
+	f->ds_images = metric_json_get(doc, "dataset.images");
+	f->ds_bytes = metric_json_get(doc, "dataset.bytes");
 
 	s = jtext(sum, "options.pipeline");
-	msg(f->pipeline, sizeof(f->pipeline), "%s", s ? s : "");
+	errf(f->pipeline, sizeof(f->pipeline), "%s", s ? s : "");
 	f->run_args[0] = 0;
 	ra = json_object_get(doc, "run_args");
 	json_array_foreach(ra, i, v)
@@ -415,10 +398,10 @@ static void describe(struct folder *f)
 		/* no run left a summary: the pipeline named in the options, else the default */
 		const char *q = strstr(f->run_args, "--pipeline");
 		if (q && (q[10] == ' ' || q[10] == '='))
-			msg(f->pipeline, sizeof(f->pipeline), "%.*s", (int)strcspn(q + 11, " "), q + 11);
+			errf(f->pipeline, sizeof(f->pipeline), "%.*s", (int)strcspn(q + 11, " "), q + 11);
 	}
 	s = jtext(doc, "page_cache");
-	msg(f->cache, sizeof(f->cache), "%s", s ? s : "");
+	errf(f->cache, sizeof(f->cache), "%s", s ? s : "");
 
 	for (i = 0; i < f->sw.nrows; i++) {
 		f->nruns++;
@@ -435,18 +418,18 @@ static int add_dir(struct merge *m, const char *dir, char *err, size_t errlen)
 	struct dirent **ents = NULL;
 	int n, found = 0, rc = 0;
 
-	msg(p, sizeof(p), "%s/sweep.json", dir);
+	errf(p, sizeof(p), "%s/sweep.json", dir);
 	if (is_file(p)) {
 		struct folder *nf = realloc(m->folders, (m->nfolders + 1) * sizeof(*nf));
 		struct folder *f;
 		if (!nf) {
-			msg(err, errlen, "out of memory");
+			errf(err, errlen, "out of memory");
 			return -1;
 		}
 		m->folders = nf;
 		f = &nf[m->nfolders];
 		memset(f, 0, sizeof(*f));
-		msg(f->dir, sizeof(f->dir), "%s", dir);
+		errf(f->dir, sizeof(f->dir), "%s", dir);
 		for (size_t l = strlen(f->dir); l > 1 && f->dir[l - 1] == '/'; l--)
 			f->dir[l - 1] = 0;
 		for (size_t i = 0; i < m->nfolders; i++)
@@ -455,26 +438,26 @@ static int add_dir(struct merge *m, const char *dir, char *err, size_t errlen)
 		if (sweep_load(&f->sw, f->dir, err, errlen))
 			return -1;
 		m->nfolders++;
-		msg(f->name, sizeof(f->name), "%s", strrchr(f->dir, '/') ? strrchr(f->dir, '/') + 1 :
+		errf(f->name, sizeof(f->name), "%s", strrchr(f->dir, '/') ? strrchr(f->dir, '/') + 1 :
 		    f->dir);
 		f->machine = -1;
 		describe(f);
 		return 0;
 	}
 	if (!is_dir(dir)) {
-		msg(err, errlen, "cannot read '%s': %s", dir, errno ? strerror(errno) : "not a folder");
+		errf(err, errlen, "cannot read '%s': %s", dir, errno ? strerror(errno) : "not a folder");
 		return -1;
 	}
 	n = scandir(dir, &ents, NULL, alphasort);
 	if (n < 0) {
-		msg(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
+		errf(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
 		if (!rc && ents[i]->d_name[0] != '.') {
 			char sub[4096];
-			msg(sub, sizeof(sub), "%s/%s", dir, ents[i]->d_name);
-			msg(p, sizeof(p), "%s/sweep.json", sub);
+			errf(sub, sizeof(sub), "%s/%s", dir, ents[i]->d_name);
+			errf(p, sizeof(p), "%s/sweep.json", sub);
 			if (is_file(p)) {
 				found++;
 				rc = add_dir(m, sub, err, errlen);
@@ -484,7 +467,7 @@ static int add_dir(struct merge *m, const char *dir, char *err, size_t errlen)
 	}
 	free(ents);
 	if (!rc && !found) {
-		msg(err, errlen, "'%s' is not a sweep folder: no sweep.json in it or in its folders",
+		errf(err, errlen, "'%s' is not a sweep folder: no sweep.json in it or in its folders",
 		    dir);
 		rc = -1;
 	}
@@ -498,10 +481,10 @@ static void ds_text(const struct folder *f, char *out, size_t n)
 	char b[64];
 
 	if (f->ds_fp[0]) {
-		msg(out, n, "fingerprint %s ('%s')", f->ds_fp, f->ds_path);
+		errf(out, n, "fingerprint %s ('%s')", f->ds_fp, f->ds_path);
 		return;
 	}
-	msg(out, n, "'%s'", f->ds_path[0] ? f->ds_path : "?");
+	errf(out, n, "'%s'", f->ds_path[0] ? f->ds_path : "?");
 	if (isfinite(f->ds_images))
 		cat(out, n, " (%.0f images, %s MB)", f->ds_images, num(b, sizeof(b), f->ds_bytes / 1e6,
 									"%.1f"));
@@ -575,7 +558,7 @@ static long choose_compared(struct merge *m)
 	for (size_t i = 0; i < m->nfolders; i++) {
 		struct folder *f = &m->folders[i];
 		if (!f->nok) {
-			msg(f->why, sizeof(f->why), "no run of this sweep succeeded");
+			errf(f->why, sizeof(f->why), "no run of this sweep succeeded");
 			continue;
 		}
 		if (same_identity(f, &m->folders[ref])) {
@@ -630,26 +613,26 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			continue;
 		/* sweeps whose identities differ are never one machine */
 		if (m->by_cpu)
-			msg(key, sizeof(key), "%s|%d|%s|%s", f->cpu, f->cpus, f->ident, f->label);
+			errf(key, sizeof(key), "%s|%d|%s|%s", f->cpu, f->cpus, f->ident, f->label);
 		else
-			msg(key, sizeof(key), "%s|%s|%s", f->host, f->ident, f->label);
+			errf(key, sizeof(key), "%s|%s|%s", f->host, f->ident, f->label);
 		for (k = 0; k < m->nmach; k++)
 			if (!strcmp(m->mach[k].key, key))
 				break;
 		mc = &m->mach[k];
 		if (k == m->nmach) {
 			m->nmach++;
-			msg(mc->key, sizeof(mc->key), "%s", key);
+			errf(mc->key, sizeof(mc->key), "%s", key);
 			if (m->by_cpu)
-				msg(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
+				errf(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
 			else
-				msg(mc->label, sizeof(mc->label), "%s", f->host);
+				errf(mc->label, sizeof(mc->label), "%s", f->host);
 			char diff[256];
 			ident_diff(m, f, diff, sizeof(diff));
 			if (f->label[0] || diff[0])
 				cat(mc->label, sizeof(mc->label), " [%s%s%s]", f->label,
 				    f->label[0] && diff[0] ? "; " : "", diff);
-			msg(mc->cpu, sizeof(mc->cpu), "%s", f->cpu);
+			errf(mc->cpu, sizeof(mc->cpu), "%s", f->cpu);
 			mc->cpus = f->cpus;
 			mc->cores = f->cores;
 			mc->cores_known = f->cores_known;
@@ -659,9 +642,9 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 		f->machine = (int)k;
 		{
 			char pat[300];
-			msg(pat, sizeof(pat), " %s ", f->host);
+			errf(pat, sizeof(pat), " %s ", f->host);
 			char have[600];
-			msg(have, sizeof(have), " %s ", mc->hosts);
+			errf(have, sizeof(have), " %s ", mc->hosts);
 			if (!strstr(have, pat))
 				cat(mc->hosts, sizeof(mc->hosts), "%s%s", mc->hosts[0] ? " " : "", f->host);
 		}
@@ -681,7 +664,7 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 	}
 	return 0;
 oom:
-	msg(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -755,7 +738,7 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 					if (!strcmp(m->ops[k], name))
 						break;
 				if (k == m->nops && k < MAX_OPS)
-					msg(m->ops[m->nops++], 40, "%s", name);
+					errf(m->ops[m->nops++], 40, "%s", name);
 			}
 
 	/* each machine's own configurations */
@@ -846,7 +829,7 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 	}
 	return 0;
 oom:
-	msg(err, errlen, "out of memory");
+	errf(err, errlen, "out of memory");
 	return -1;
 }
 
@@ -858,8 +841,8 @@ static int apply_prices(struct merge *m, char **names, double *usd, size_t n, ch
 		for (size_t i = 0; i < m->nmach; i++) {
 			struct machine *mc = &m->mach[i];
 			char have[600], pat[300];
-			msg(have, sizeof(have), " %s ", mc->hosts);
-			msg(pat, sizeof(pat), " %s ", names[p]);
+			errf(have, sizeof(have), " %s ", mc->hosts);
+			errf(pat, sizeof(pat), " %s ", names[p]);
 			if (!strcmp(mc->label, names[p]) || !strcmp(mc->cpu, names[p]) ||
 			    strstr(have, pat)) {
 				mc->price = usd[p];
@@ -872,11 +855,11 @@ static int apply_prices(struct merge *m, char **names, double *usd, size_t n, ch
 			char list[1024] = "";
 			for (size_t i = 0; i < m->nfolders; i++) {
 				char pat[300];
-				msg(pat, sizeof(pat), "'%s'", m->folders[i].host);
+				errf(pat, sizeof(pat), "'%s'", m->folders[i].host);
 				if (!strstr(list, pat))
 					cat(list, sizeof(list), "%s%s", list[0] ? ", " : "", pat);
 			}
-			msg(err, errlen, "--price: no machine named '%s' (the hosts: %s)", names[p], list);
+			errf(err, errlen, "--price: no machine named '%s' (the hosts: %s)", names[p], list);
 			return -1;
 		}
 	}
@@ -906,7 +889,7 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 		total += m->folders[i].sw.nrows;
 	all.rows = calloc(total + 1, sizeof(*all.rows));
 	if (!all.rows) {
-		msg(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < m->nfolders; i++)
@@ -915,15 +898,15 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 			all.rows[all.nrows].part = (int)i;
 			all.nrows++;
 		}
-	msg(all.dir, sizeof(all.dir), "%s", m->out);
-	msg(tmp, sizeof(tmp), "%s.sweep", path);
-	msg(tmp2, sizeof(tmp2), "%s.tmp", path);
+	errf(all.dir, sizeof(all.dir), "%s", m->out);
+	errf(tmp, sizeof(tmp), "%s.sweep", path);
+	errf(tmp2, sizeof(tmp2), "%s.tmp", path);
 	if (sweep_write_csv(&all, tmp, err, errlen))
 		goto out;
 	in = fopen(tmp, "r");
 	out = fopen(tmp2, "w");
 	if (!in || !out) {
-		msg(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
 		goto out;
 	}
 	for (ssize_t len; (len = getline(&line, &cap, in)) > 0;) {
@@ -946,7 +929,7 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 		row++;
 	}
 	if (ferror(in) || ferror(out)) {
-		msg(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		goto out;
 	}
 	rc = 0;
@@ -956,12 +939,12 @@ out:
 	if (in)
 		fclose(in);
 	if (out && fclose(out) && !rc) {
-		msg(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
 		rc = -1;
 	}
 	unlink(tmp);
 	if (!rc && rename(tmp2, path)) {
-		msg(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
 		rc = -1;
 	}
 	if (rc)
@@ -974,7 +957,7 @@ static int write_comparison(const struct merge *m, const char *path, char *err, 
 	FILE *f = fopen(path, "w");
 
 	if (!f) {
-		msg(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	fprintf(f, "machine,hosts,cpu_model,cpus_online,cores,compared_configs,best_workers,"
@@ -1005,7 +988,7 @@ static int write_comparison(const struct merge *m, const char *path, char *err, 
 		fputc('\n', f);
 	}
 	if (ferror(f) | fclose(f)) {
-		msg(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;
@@ -1017,7 +1000,7 @@ static int write_comparison(const struct merge *m, const char *path, char *err, 
 static void series_label(const struct merge *m, size_t i, int b, int g, int several,
 			 char *out, size_t n)
 {
-	msg(out, n, "%s", m->mach[i].label);
+	errf(out, n, "%s", m->mach[i].label);
 	if (several)
 		cat(out, n, " b%d / %d GPU%s", b, g, g == 1 ? "" : "s");
 }
@@ -1031,7 +1014,7 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 	FILE *f;
 
 	if (!bg) {
-		msg(err, errlen, "out of memory");
+		errf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (size_t k = 0; k < m->noverlap; k++) {
@@ -1039,7 +1022,7 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 		if (conf_find(bg, nbg, &c) < 0)
 			bg[nbg++] = c;
 	}
-	msg(p, sizeof(p), "%s/machines_vs_workers.csv", dir);
+	errf(p, sizeof(p), "%s/machines_vs_workers.csv", dir);
 	f = fopen(p, "w");
 	if (!f)
 		goto fail;
@@ -1070,7 +1053,7 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 	if (ferror(f) | fclose(f))
 		goto fail;
 
-	msg(p, sizeof(p), "%s/machines_op_cpu.csv", dir);
+	errf(p, sizeof(p), "%s/machines_op_cpu.csv", dir);
 	f = fopen(p, "w");
 	if (!f)
 		goto fail;
@@ -1094,25 +1077,9 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 	free(bg);
 	return 0;
 fail:
-	msg(err, errlen, "cannot write '%s': %s", p, strerror(errno ? errno : EIO));
+	errf(err, errlen, "cannot write '%s': %s", p, strerror(errno ? errno : EIO));
 	free(bg);
 	return -1;
-}
-
-static int starts_with_magic(const char *path, const char *magic, size_t n, size_t within)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	if (!f)
-		return 0;
-	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
-	fclose(f);
-	for (size_t i = 0; i + n <= got; i++)
-		if (!memcmp(buf + i, magic, n))
-			return 1;
-	return 0;
 }
 
 /* gnuplot -c plots/SCRIPT args... (output to log); then OUT.png and OUT.svg
@@ -1122,15 +1089,15 @@ static int run_gnuplot(const char *top, const char *script, const char *log, con
 {
 	char png[4096], svg[4096];
 
-	msg(png, sizeof(png), "%s.png", out);
-	msg(svg, sizeof(svg), "%s.svg", out);
+	errf(png, sizeof(png), "%s.png", out);
+	errf(svg, sizeof(svg), "%s.svg", out);
 	unlink(png);
 	unlink(svg);
 	if (plot_run(top, script, (const char *const *)args, log, why, whylen))
 		return -1;
-	if (!starts_with_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
-	    !starts_with_magic(svg, "<svg", 4, 1024)) {
-		msg(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
+	if (!file_has_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
+	    !file_has_magic(svg, "<svg", 4, 1024)) {
+		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
 		    "(see figures/gnuplot.log)", script);
 		return -1;
 	}
@@ -1158,37 +1125,37 @@ static void draw_figures(struct merge *m)
 	char figdir[4096], data[4096], log[4096], out[4096], sub[160], why[320] = "";
 	int have_top = !report_find_top(m->top, sizeof(m->top));
 
-	msg(figdir, sizeof(figdir), "%s/figures", m->out);
-	msg(log, sizeof(log), "%s/gnuplot.log", figdir);
+	errf(figdir, sizeof(figdir), "%s/figures", m->out);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	unlink(log);
 	if (!have_top)
-		msg(why, sizeof(why), "the plots/ folder is not found (run ppbench from its repository)");
+		errf(why, sizeof(why), "the plots/ folder is not found (run ppbench from its repository)");
 	else if (m->nmach < 1 || !m->noverlap)
-		msg(why, sizeof(why), "no configuration ran on every machine");
+		errf(why, sizeof(why), "no configuration ran on every machine");
 	for (size_t i = 0; i <= NVS; i++) {
 		struct fig *fg = &m->figs[m->nfigs++];
 		int op = i == NVS;
-		msg(fg->name, sizeof(fg->name), "%s", op ? "merge_op_cpu_per_image" : vs_figs[i].name);
+		errf(fg->name, sizeof(fg->name), "%s", op ? "merge_op_cpu_per_image" : vs_figs[i].name);
 		if (op) {
 			char cn[64];
 			conf_name(m->op_conf >= 0 ? &m->overlap[m->op_conf] : &(struct conf){ 0, 0, 0 },
 				  cn, sizeof(cn));
-			msg(sub, sizeof(sub), "at %s, the compared configuration with the fewest workers",
+			errf(sub, sizeof(sub), "at %s, the compared configuration with the fewest workers",
 			    cn);
-			msg(fg->title, sizeof(fg->title), "CPU time per image, by op (%s)", sub);
+			errf(fg->title, sizeof(fg->title), "CPU time per image, by op (%s)", sub);
 		} else {
-			msg(fg->title, sizeof(fg->title), "%s", vs_figs[i].title);
+			errf(fg->title, sizeof(fg->title), "%s", vs_figs[i].title);
 		}
 		if (why[0]) {
-			msg(fg->why, sizeof(fg->why), "%s", why);
+			errf(fg->why, sizeof(fg->why), "%s", why);
 			continue;
 		}
-		msg(out, sizeof(out), "%s/%s", figdir, fg->name);
+		errf(out, sizeof(out), "%s/%s", figdir, fg->name);
 		if (op) {
 			char *args[] = { data, out, sub, NULL };
-			msg(data, sizeof(data), "%s/data/machines_op_cpu.csv", figdir);
+			errf(data, sizeof(data), "%s/data/machines_op_cpu.csv", figdir);
 			if (!m->nops) {
-				msg(fg->why, sizeof(fg->why), "the runs recorded no per-op CPU time");
+				errf(fg->why, sizeof(fg->why), "the runs recorded no per-op CPU time");
 				continue;
 			}
 			fg->drawn = !run_gnuplot(m->top, "merge_op_cpu.gp", log, out, args, fg->why,
@@ -1196,12 +1163,12 @@ static void draw_figures(struct merge *m)
 		} else {
 			char *args[] = { data, out, (char *)vs_figs[i].column, (char *)vs_figs[i].ylabel,
 					 (char *)vs_figs[i].title, NULL };
-			msg(data, sizeof(data), "%s/data/machines_vs_workers.csv", figdir);
+			errf(data, sizeof(data), "%s/data/machines_vs_workers.csv", figdir);
 			fg->drawn = !run_gnuplot(m->top, "merge_vs_workers.gp", log, out, args, fg->why,
 						 sizeof(fg->why));
 		}
 		if (!fg->drawn && strstr(fg->why, "not installed"))
-			msg(why, sizeof(why), "%s", fg->why);
+			errf(why, sizeof(why), "%s", fg->why);
 	}
 }
 
@@ -1322,20 +1289,20 @@ static void write_table(struct doc *d, const struct merge *m)
 		char c[10][128], cn[64];
 		const char *cells[10];
 		conf_name(&m->overlap[mc->best], cn, sizeof(cn));
-		msg(c[0], sizeof(c[0]), "%s", mc->label);
-		msg(c[1], sizeof(c[1]), "%s", mc->cpu);
-		msg(c[2], sizeof(c[2]), "%d / %d%s", mc->cpus, mc->cores, mc->cores_known ? "" : "*");
-		msg(c[3], sizeof(c[3]), "%s", cn);
+		errf(c[0], sizeof(c[0]), "%s", mc->label);
+		errf(c[1], sizeof(c[1]), "%s", mc->cpu);
+		errf(c[2], sizeof(c[2]), "%d / %d%s", mc->cpus, mc->cores, mc->cores_known ? "" : "*");
+		errf(c[3], sizeof(c[3]), "%s", cn);
 		num(c[4], sizeof(c[4]), p->images_per_s, "%.1f");
 		num(c[5], sizeof(c[5]), per_core(mc, p->images_per_s), "%.2f");
 		num(c[6], sizeof(c[6]), p->cpu_ms_per_image, "%.2f");
 		if (mc->knee.knee_workers)
-			msg(c[7], sizeof(c[7]), "%d (%s)", mc->knee.knee_workers,
+			errf(c[7], sizeof(c[7]), "%d (%s)", mc->knee.knee_workers,
 			    verdict_name(mc->knee.v));
 		else if (m->max_wcounts < 3)
-			msg(c[7], sizeof(c[7]), "needs 3 worker counts");
+			errf(c[7], sizeof(c[7]), "needs 3 worker counts");
 		else
-			msg(c[7], sizeof(c[7]), "none in range");
+			errf(c[7], sizeof(c[7]), "none in range");
 		num(c[8], sizeof(c[8]), mc->price, "%.4g");
 		num(c[9], sizeof(c[9]), merge_cost_per_million(mc->price, p->images_per_s), "%.4g");
 		priced |= isfinite(mc->price);
@@ -1463,8 +1430,8 @@ static void write_folders(struct doc *d, const struct merge *m)
 		char cpus[32], runs[32];
 		const char *cells[7] = { f->name, f->host, f->cpu, cpus, runs,
 					 f->slurm[0] ? f->slurm : "-", f->compared ? "yes" : "no" };
-		msg(cpus, sizeof(cpus), "%d", f->cpus);
-		msg(runs, sizeof(runs), "%d of %d", f->nok, f->nruns);
+		errf(cpus, sizeof(cpus), "%d", f->cpus);
+		errf(runs, sizeof(runs), "%d of %d", f->nok, f->nruns);
 		doc_row(d, cells, 7, 0);
 	}
 	doc_table_end(d);
@@ -1479,7 +1446,7 @@ static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
-	msg(title, sizeof(title), "ppbench merge: %zu machine%s", m->nmach, m->nmach == 1 ? "" : "s");
+	errf(title, sizeof(title), "ppbench merge: %zu machine%s", m->nmach, m->nmach == 1 ? "" : "s");
 	if (doc_open(&d, "ppbench merge", title, err, errlen)) {
 		doc_end(&d, 0, err, errlen);    /* closes and removes what opened */
 		return -1;
@@ -1574,7 +1541,7 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 		if (!strcmp(arg, "--out") || !strcmp(arg, "-o") || !strcmp(arg, "--price") ||
 		    !strcmp(arg, "--by")) {
 			if (i + 1 >= argc) {
-				error("%s needs a value", arg);
+				error_msg("%s needs a value", arg);
 				return EXIT_USAGE;
 			}
 			v = argv[++i];
@@ -1582,7 +1549,7 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 			   !strncmp(arg, "--price=", 8)) {
 			v = strchr(arg, '=') + 1;
 		} else if (arg[0] == '-' && arg[1]) {
-			error("unknown option '%s' (see ppbench merge --help)", arg);
+			error_msg("unknown option '%s' (see ppbench merge --help)", arg);
 			return EXIT_USAGE;
 		} else {
 			a->dirs[a->ndirs++] = argv[i];
@@ -1592,7 +1559,7 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 			m->out = v;
 		} else if (!strncmp(arg, "--by", 4)) {
 			if (strcmp(v, "host") && strcmp(v, "cpu")) {
-				error("--by: '%s' is not host or cpu", v);
+				error_msg("--by: '%s' is not host or cpu", v);
 				return EXIT_USAGE;
 			}
 			m->by_cpu = !strcmp(v, "cpu");
@@ -1600,12 +1567,12 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 			char name[256];
 			if (merge_parse_price(v, name, sizeof(name), &a->pusd[a->nprices], err,
 					      sizeof(err))) {
-				error("%s", err);
+				error_msg("%s", err);
 				return EXIT_USAGE;
 			}
 			a->pnames[a->nprices] = strdup(name);
 			if (!a->pnames[a->nprices]) {
-				error("out of memory");
+				error_msg("out of memory");
 				return EXIT_FAIL;
 			}
 			a->nprices++;
@@ -1627,21 +1594,21 @@ static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
 	if (!m->out) {
 		char name[256];
 		results_dir_name(name, sizeof(name), "merge", NULL);
-		msg(outbuf, outlen, "results/%s", name);
+		errf(outbuf, outlen, "results/%s", name);
 		m->out = outbuf;
 	}
-	msg(path, sizeof(path), "%s/figures/data", m->out);
+	errf(path, sizeof(path), "%s/figures/data", m->out);
 	if (make_dirs(path)) {
-		error("cannot create '%s': %s", path, strerror(errno));
+		error_msg("cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	msg(path, sizeof(path), "%s/summary.csv", m->out);
+	errf(path, sizeof(path), "%s/summary.csv", m->out);
 	if (write_summary(m, path, err, sizeof(err)))
 		goto fail;
-	msg(path, sizeof(path), "%s/comparison.csv", m->out);
+	errf(path, sizeof(path), "%s/comparison.csv", m->out);
 	if (write_comparison(m, path, err, sizeof(err)))
 		goto fail;
-	msg(path, sizeof(path), "%s/figures/data", m->out);
+	errf(path, sizeof(path), "%s/figures/data", m->out);
 	if (write_fig_data(m, path, err, sizeof(err)))
 		goto fail;
 	draw_figures(m);
@@ -1649,7 +1616,7 @@ static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
 		goto fail;
 	return 0;
 fail:
-	error("%s", err);
+	error_msg("%s", err);
 	return -1;
 }
 
@@ -1667,7 +1634,7 @@ int cmd_merge(int argc, char **argv)
 
 	memset(&m, 0, sizeof(m));
 	if (!a.dirs || !a.pnames || !a.pusd) {
-		error("out of memory");
+		error_msg("out of memory");
 		goto out;
 	}
 	rc = merge_args(argc, argv, &a, &m);
@@ -1680,17 +1647,17 @@ int cmd_merge(int argc, char **argv)
 	rc = EXIT_FAIL;
 	for (size_t i = 0; i < a.ndirs; i++)
 		if (add_dir(&m, a.dirs[i], err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			goto out;
 		}
 
 	ref = choose_compared(&m);
 	if (build_machines(&m, err, sizeof(err)) || analyse(&m, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (apply_prices(&m, a.pnames, a.pusd, a.nprices, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -1701,10 +1668,10 @@ int cmd_merge(int argc, char **argv)
 			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
 	for (size_t i = 0; i < m.nfolders; i++)
 		if (!m.folders[i].compared)
-			warn("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
+			warn_msg("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
 	printf("%s/report.md\n%s/report.html\n", m.out, m.out);
 	if (ref < 0) {
-		error("no run of any sweep folder succeeded: nothing to compare");
+		error_msg("no run of any sweep folder succeeded: nothing to compare");
 		goto out;
 	}
 	rc = EXIT_OK;

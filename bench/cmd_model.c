@@ -48,9 +48,9 @@ static const struct opt model_optt[] = {
 	  "one sample's output (3 x 224 x 224 float32)" , .choices = NULL },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P", "tasks per worker in flight", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL, "a pin thread copies each batch" , .choices = NULL },
-	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL, "hand-over order", .choices = "inorder|arrival" },
+	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL, "hand-over order", .choices = ORDER_CHOICES },
 	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL, "loader policy",
-	  .choices = "torch|shared-queue|speedy" },
+	  .choices = POLICY_CHOICES },
 	{ "speedy-timeout-pct", 0, OPT_DOUBLE, O(speedy_pct), "75", "PCT",
 	  "speedy: the warm-up percentile that is the timeout", .lo = 1, .hi = 100 },
 	{ "images", 'n', OPT_U64, O(images), "1281167", "N", "dataset size (ImageNet train)", .lo = 1, .hi = 1e12 },
@@ -58,7 +58,7 @@ static const struct opt model_optt[] = {
 	{ "max-batches", 0, OPT_U64, O(max_batches), "0", "N", "stop after N batches (0: all)" , .choices = NULL },
 	{ "shuffle", 0, OPT_BOOL, O(shuffle), "on", NULL, "shuffle each epoch" , .choices = NULL },
 	{ "drop-last", 0, OPT_BOOL, O(drop_last), "off", NULL, "drop the last, smaller batch" , .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the model's draws" , .choices = NULL },
+	OPT_SEED(struct model_opts, seed, "seed of the model's draws"),
 	{ "from", 0, OPT_STR, O(from), NULL, "RESULTS",
 	  "costs of a measured run (ppbench run's folder): per-sample costs, or per-batch times" , .choices = NULL },
 	{ "batch-ms", 0, OPT_DOUBLE, O(batch_ms), "0", "MS", "costs: per-batch mean, ms", .lo = 0, .hi = 1e9 },
@@ -95,8 +95,8 @@ static const struct opt model_optt[] = {
 	{ "target-gpu-util", 0, OPT_DOUBLE, O(target_util), "0", "PCT",
 	  "provisioning: the fewest workers and cores that keep the GPUs this busy (0: off)",
 	  .lo = 0, .hi = 100 },
-	{ "out", 'o', OPT_STR, O(out), NULL, "DIR",
-	  "also write each configuration as a results folder (tool \"model\") under DIR", .choices = NULL },
+	OPT_OUT(struct model_opts, out, NULL,
+		"also write each configuration as a results folder (tool \"model\") under DIR"),
 	{ "validate", 0, OPT_BOOL, O(validate), "off", NULL, "compare the model with the paper's figures" , .choices = NULL },
 	{ "csv", 0, OPT_BOOL, O(csv), "off", NULL, "machine-readable output (CSV, metric-table names)" , .choices = NULL },
 	OPT_END
@@ -259,7 +259,7 @@ static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 	c->shuffle = o->shuffle;
 	c->drop_last = o->drop_last;
 	c->seed = o->seed;
-	c->order = o->order ? ORDER_ARRIVAL : ORDER_INORDER;
+	c->order = (enum loader_order)o->order;   /* ORDER_CHOICES: in the enum's order */
 	c->policy = (enum loader_policy)o->policy;
 	c->speedy_timeout_pct = o->speedy_pct;
 	c->pin_memory = o->pin;
@@ -529,15 +529,11 @@ int cmd_model(int argc, char **argv)
 	struct model_opts o;
 	char err[1024];
 	int npos = 0;
-	if (opts_defaults(model_optt, &o, err, sizeof(err)))
-		die("%s", err);
-	int rc = opts_parse(model_optt, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (rc == 1) {
-		opts_help(model_optt, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (rc || (npos && !o.validate)) {
-		error("%s", rc ? err : "ppbench model takes no arguments (sweep folders go with --validate)");
+	int rc = opts_prelude(model_optt, &o, argc, argv, &npos, usage, description, NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos && !o.validate) {
+		error_msg("ppbench model takes no arguments (sweep folders go with --validate)");
 		return EXIT_USAGE;
 	}
 	if (o.validate)
@@ -550,7 +546,7 @@ int cmd_model(int argc, char **argv)
 	if (nw < 0 || rate_opt("--h2d-bandwidth", o.h2d_s, &o.h2d, err, sizeof(err)) ||
 	    rate_opt("--pin-bandwidth", o.pin_s, &o.pin_bw, err, sizeof(err)) ||
 	    step_ns(&o, &step, err, sizeof(err)) || (src_rc = make_src(&o, &src, &ref_w, err, sizeof(err))) < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	struct model_cfg c;
@@ -559,7 +555,7 @@ int cmd_model(int argc, char **argv)
 	c.src = &src;
 	double fit_ms = 0;
 	if (o.fit && do_fit(&o, &c.machine, &fit_ms, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (!src_rc)
 			model_src_free(&src);
 		return EXIT_USAGE;
@@ -582,7 +578,7 @@ int cmd_model(int argc, char **argv)
 	if (o.target_util > 0) {
 		int rc2 = provision(&c, o.target_util, err, sizeof(err));
 		if (rc2)
-			error("%s", err);
+			error_msg("%s", err);
 		model_src_free(&src);
 		return rc2 ? EXIT_FAIL : EXIT_OK;
 	}
@@ -595,7 +591,7 @@ int cmd_model(int argc, char **argv)
 		struct run_metrics m;
 		char final[PATH_MAX + 256] = "";
 		if (model_one_out(&c, &m, o.out, options, final, sizeof(final), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			ret = EXIT_FAIL;
 			break;
 		}

@@ -14,7 +14,7 @@ int cmd_ops(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (argc > 1) {
-		error("ops takes no argument ('%s'; see ppbench ops --help)", argv[1]);
+		error_msg("ops takes no argument ('%s'; see ppbench ops --help)", argv[1]);
 		return EXIT_USAGE;
 	}
 	size_t n;

@@ -79,7 +79,7 @@ static int report_parse(int argc, char **argv, char **dirs, size_t *n, const cha
 		}
 		if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "-o")) {
 			if (i + 1 >= argc) {
-				error("--out needs a value");
+				error_msg("--out needs a value");
 				return EXIT_USAGE;
 			}
 			*out = argv[++i];
@@ -88,12 +88,12 @@ static int report_parse(int argc, char **argv, char **dirs, size_t *n, const cha
 		} else if (!strcmp(argv[i], "--model") || !strncmp(argv[i], "--model=", 8)) {
 			const char *v = argv[i][7] == '=' ? argv[i] + 8 : i + 1 < argc ? argv[++i] : "";
 			if (strcmp(v, "on") && strcmp(v, "off")) {
-				error("--model: '%s' is not on or off", v);
+				error_msg("--model: '%s' is not on or off", v);
 				return EXIT_USAGE;
 			}
 			*model = !strcmp(v, "on");
 		} else if (argv[i][0] == '-') {
-			error("unknown option '%s' (see --help)", argv[i]);
+			error_msg("unknown option '%s' (see --help)", argv[i]);
 			return EXIT_USAGE;
 		} else {
 			dirs[(*n)++] = argv[i];
@@ -125,7 +125,7 @@ static int common_parent(char **dirs, size_t n, char *out, size_t outlen)
 		else
 			snprintf(other, sizeof(other), ".");
 		if (strcmp(other, out)) {
-			error("the sweep folders have different parents: give --out DIR");
+			error_msg("the sweep folders have different parents: give --out DIR");
 			return -1;
 		}
 	}
@@ -142,7 +142,7 @@ int cmd_report(int argc, char **argv)
 	int rc, model = 0;
 
 	if (!dirs) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	rc = report_parse(argc, argv, dirs, &n, &out, &model);
@@ -162,7 +162,7 @@ int cmd_report(int argc, char **argv)
 		}
 	if (is_run_dir(dirs[0])) {
 		if (out) {
-			error("--out is for sweeps: a run's report goes into its folder");
+			error_msg("--out is for sweeps: a run's report goes into its folder");
 			free(dirs);
 			return EXIT_USAGE;
 		}
@@ -182,7 +182,7 @@ int cmd_report(int argc, char **argv)
 			out = outbuf;
 		}
 		if (mkdir_p(out, 0777)) {
-			error("cannot create '%s': %s", out, strerror(errno));
+			error_msg("cannot create '%s': %s", out, strerror(errno));
 			free(dirs);
 			return EXIT_FAIL;
 		}
@@ -190,13 +190,13 @@ int cmd_report(int argc, char **argv)
 	}
 	free(dirs);
 	if (rc) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	s.model = model;
 	rc = report_write(&s, err, sizeof(err));
 	if (rc)
-		error("%s", err);
+		error_msg("%s", err);
 	else
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 	sweep_free(&s);
@@ -224,7 +224,7 @@ int cmd_plots(int argc, char **argv)
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
 		const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 		if (run_load(&s, argv + 1, 1, &sum, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
@@ -232,16 +232,16 @@ int cmd_plots(int argc, char **argv)
 		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
 		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 		if (mkdir_p(datadir, 0777)) {
-			error("cannot create '%s': %s", datadir, strerror(errno));
+			error_msg("cannot create '%s': %s", datadir, strerror(errno));
 			rc = -1;
 		} else {
 			rc = draw_run_figures(&s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &n,
 					      err, sizeof(err));
 			if (rc)
-				error("%s", err);
+				error_msg("%s", err);
 		}
 	} else if (sweep_load(&s, argv[1], err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	} else {
 		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
@@ -249,7 +249,7 @@ int cmd_plots(int argc, char **argv)
 		if (!rc)
 			rc = report_figures(&s, st, REPORT_MAX_FIGS, &n, err, sizeof(err));
 		if (rc)
-			error("%s", err);
+			error_msg("%s", err);
 	}
 	if (rc) {
 		sweep_free(&s);

@@ -42,10 +42,8 @@
 
 #define O(f) offsetof(struct run_opts, f)
 const struct opt run_opts_table[] = {
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
+	OPT_DATA(struct run_opts, data),
+	OPT_PIPELINE(struct run_opts, pipeline, OPT_PIPELINE_HELP),
 	{ "workers", 'w', OPT_INT, O(workers), "2", "W", "worker processes (or threads)",
 	  .lo = 1, .hi = 1024 },
 	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
@@ -65,27 +63,25 @@ const struct opt run_opts_table[] = {
 	  "stop after N batches in all (0: every batch)", .choices = NULL },
 	{ "shuffle", 0, OPT_BOOL, O(shuffle), "on", NULL, "shuffle each epoch (torch RandomSampler)", .choices = NULL },
 	{ "drop-last", 0, OPT_BOOL, O(drop_last), "off", NULL, "drop the last, smaller batch", .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (torch.manual_seed)", .choices = NULL },
+	OPT_SEED(struct run_opts, seed, "seed of the run (torch.manual_seed)"),
 	{ "backend", 0, OPT_ENUM, O(backend), "process", NULL,
-	  "workers as forked processes or as threads", .choices = "process|thread" },
+	  "workers as forked processes or as threads", .choices = BACKEND_CHOICES },
 	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL,
-	  "hand batches over by id (reorder buffer) or as they arrive", .choices = "inorder|arrival" },
+	  "hand batches over by id (reorder buffer) or as they arrive", .choices = ORDER_CHOICES },
 	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL,
 	  "torch: a batch per task, one worker each (with --order); shared-queue: workers "
 	  "take samples from one queue, batches form in completion order; speedy: "
-	  "shared-queue plus SpeedyLoader's slow lane", .choices = "torch|shared-queue|speedy" },
+	  "shared-queue plus SpeedyLoader's slow lane", .choices = POLICY_CHOICES },
 	{ "speedy-timeout-pct", 0, OPT_DOUBLE, O(speedy_pct), "75", "PCT",
 	  "speedy: a sample slower than this percentile of the warm-up goes to the slow lane",
 	  .lo = 1, .hi = 100 },
 	{ "rng", 0, OPT_ENUM, O(rng), "per-sample", NULL,
 	  "random stream per sample (independent of W, B, order) or per worker as torch",
-	  .choices = "per-sample|torch" },
+	  .choices = RNG_CHOICES },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
-	  "a sample that fails: leave it out of its batch, or stop the run", .choices = "skip|fail" },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
-	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
-	{ "max-file-size", 0, OPT_SIZE, O(max_file_size), DECODE_MAX_FILE_DEFAULT, "SIZE",
-	  DECODE_MAX_FILE_HELP, .lo = 0, .hi = 1099511627776.0 },
+	  "a sample that fails: leave it out of its batch, or stop the run", .choices = ON_ERROR_CHOICES },
+	OPT_MAX_PIXELS(struct run_opts, max_pixels, OPT_MAX_PIXELS_HELP),
+	OPT_MAX_FILE_SIZE(struct run_opts, max_file_size),
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
 	  .metavar = "LIST", .help = "events counted around each op: presets "
 	  COUNTERS_PRESETS_SHORT ", or libpfm4/perf event names (ppbench info shows them); "
@@ -106,9 +102,8 @@ const struct opt run_opts_table[] = {
 	{ "dump-batches", 0, OPT_U64, O(dump_batches), "0", "N",
 	  "write the first N batches handed over as batches/batch_<id>.npy (for checks, not timing)",
 	  .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
-	  "name of the results folder after the time (default: PIPELINE-bB-wW-gG)", .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made", .choices = NULL },
+	OPT_TAG(struct run_opts, tag, "name of the results folder after the time (default: PIPELINE-bB-wW-gG)"),
+	OPT_OUT(struct run_opts, out, "results", OPT_OUT_HELP),
 	OPT_END
 };
 #undef O
@@ -150,10 +145,6 @@ static void progress_cb(void *arg, uint64_t batches, uint64_t total, uint64_t im
 
 /* ---- results ------------------------------------------------------------ */
 
-static const char *const backend_names[] = { "process", "thread" };
-static const char *const order_names[] = { "inorder", "arrival" };
-static const char *const rng_names[] = { "per-sample", "torch" };
-static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
 
 /* Peak resident memory summed over the main process and the workers (a
  * shared page touched by several processes counts in each: an upper bound). */
@@ -197,12 +188,12 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 			   uint64_t step_ns)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "backend", json_string(backend_names[o->backend]));
-	json_object_set_new(j, "order", json_string(order_names[o->order]));
-	json_object_set_new(j, "policy", json_string(policy_names[o->policy]));
+	json_object_set_new(j, "backend", json_string(loader_backend_names[o->backend]));
+	json_object_set_new(j, "order", json_string(loader_order_names[o->order]));
+	json_object_set_new(j, "policy", json_string(loader_policy_names[o->policy]));
 	if (o->policy == POLICY_SPEEDY)
 		json_object_set_new(j, "speedy_timeout_pct", json_real(o->speedy_pct));
-	json_object_set_new(j, "rng", json_string(rng_names[o->rng]));
+	json_object_set_new(j, "rng", json_string(loader_rng_names[o->rng]));
 	json_object_set_new(j, "exit_code", json_integer(r->exit_code));
 	json_object_set_new(j, "batches_scheduled", json_integer((json_int_t)r->nbatches));
 	json_object_set_new(j, "sample_height_px", json_integer(r->plan.sample_h));
@@ -349,8 +340,8 @@ static void print_placement(FILE *f, const struct run_ctx *x, const struct loade
 /* The human summary's last lines: what the harness itself cost. */
 static void print_harness(FILE *f, const struct run_opts *o, const struct loader_result *r)
 {
-	fprintf(f, "harness: %s backend, %s, trace event %.1f ns, ", backend_names[o->backend],
-		order_names[o->order], r->trace_cost_ns);
+	fprintf(f, "harness: %s backend, %s, trace event %.1f ns, ", loader_backend_names[o->backend],
+		loader_order_names[o->order], r->trace_cost_ns);
 	if (o->checksum)
 		fprintf(f, "checksum %.3f s (%.1f GB/s)", (double)r->hash_ns / 1e9,
 			r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0.0);
@@ -475,7 +466,7 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	char err[PATH_MAX + 1024] = "";
 	struct run_metrics m;
 	if (analyse(o, r, x, &m, err, sizeof(err))) {
-		error("cannot analyse the run: %s", err);
+		error_msg("cannot analyse the run: %s", err);
 		return -1;
 	}
 	/* the figures first: whatever happens to the files, they are printed */
@@ -502,10 +493,10 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 		rc = topo_export_xml(&x->topo, xml, err, sizeof(err));
 	}
 	if (rc) {
-		error("cannot write the results: %s", err);
+		error_msg("cannot write the results: %s", err);
 		keep_partial(o, tmp, name, &in, err);
 	} else if (results_dir_commit(o->out, tmp, name, final, finallen, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		info("the results are in '%s'", tmp);
 		rc = -1;
 	}
@@ -522,27 +513,27 @@ static int prepare_ctx(struct run_ctx *x, const struct run_opts *o)
 	x->spec = calloc(1, sizeof(*x->spec));
 	x->req = calloc(1, sizeof(*x->req));
 	if (!x->spec || !x->req) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	if (counters_parse(o->counters, x->spec, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (pin_parse(o->pin_cpus, x->req, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	if (topo_load(&x->topo, err, sizeof(err))) {
 		if (x->req->policy != PIN_NONE) {
-			error("--pin %s: %s", o->pin_cpus, err);
+			error_msg("--pin %s: %s", o->pin_cpus, err);
 			return EXIT_FAIL;
 		}
-		warn("%s: no topology.xml in the results", err);
+		warn_msg("%s: no topology.xml in the results", err);
 	} else {
 		x->have_topo = 1;
 		if (pin_plan_compute(&x->topo, x->req, (int)o->workers, &x->plan, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_USAGE;
 		}
 		x->have_plan = 1;
@@ -561,9 +552,9 @@ static void probe_counters(struct run_ctx *x)
 	if (!x->spec->n)
 		return;
 	if (counters_measure_overhead(x->spec, err, sizeof(err)))
-		warn("cannot measure the cost of a counter read: %s", err);
+		warn_msg("cannot measure the cost of a counter read: %s", err);
 	if (counted_null_overhead(x->spec, &x->null_ov, err, sizeof(err)))
-		warn("cannot measure counting on the null op: %s", err);
+		warn_msg("cannot measure counting on the null op: %s", err);
 	else
 		x->null_ok = 1;
 }
@@ -589,10 +580,10 @@ static void report_errors(const struct loader_result *r, int fail)
 	for (size_t i = 0; i < show; i++) {
 		char path[1100];
 		bytes_escape(r->err_path[i], path, sizeof(path));   /* a newline stays one line */
-		warn("%s '%s': %s", what, path, r->err_reason[i]);
+		warn_msg("%s '%s': %s", what, path, r->err_reason[i]);
 	}
 	if (r->nskipped > show)
-		warn("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
+		warn_msg("%" PRIu64 " samples %s in all (summary.json lists up to %zu)", r->nskipped,
 		     what, r->nerrors);
 }
 
@@ -612,10 +603,10 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.shuffle = o->shuffle,
 		.drop_last = o->drop_last,
 		.seed = o->seed,
-		.backend = o->backend ? BACKEND_THREAD : BACKEND_PROCESS,
-		.order = o->order ? ORDER_ARRIVAL : ORDER_INORDER,
-		.rng = o->rng ? RNG_TORCH : RNG_PER_SAMPLE,
-		.on_error = o->on_error ? ON_ERROR_FAIL : ON_ERROR_SKIP,
+		.backend = (enum loader_backend)o->backend,   /* *_CHOICES: in the enums' order */
+		.order = (enum loader_order)o->order,
+		.rng = (enum loader_rng)o->rng,
+		.on_error = (enum loader_on_error)o->on_error,
 		.policy = (enum loader_policy)o->policy,
 		.speedy_timeout_pct = o->speedy_pct,
 		.pin_memory = o->pin,
@@ -639,7 +630,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	char err[1024] = "", tmp[PATH_MAX], name[PATH_MAX];
 	final[0] = 0;
 	if (results_dir_begin(o->out, tagname, tmp, sizeof(tmp), name, sizeof(name), err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 
@@ -647,7 +638,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	if (o->dump_batches) {
 		snprintf(dump_dir, sizeof(dump_dir), "%s/batches", tmp);
 		if (mkdir(dump_dir, 0777)) {
-			error("cannot create '%s': %s", dump_dir, strerror(errno));
+			error_msg("cannot create '%s': %s", dump_dir, strerror(errno));
 			rmdir(tmp);
 			return EXIT_FAIL;
 		}
@@ -664,7 +655,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 		lc.progress_arg = &prog;
 	}
 	if (noise_require_idle(o->require_idle, noise_idle_wait_s(), &ctx->cpus, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (lc.dump_dir)
 			rmdir(lc.dump_dir);
 		rmdir(tmp);
@@ -677,7 +668,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	noise_read(&after, &ctx->cpus);
 	noise_between(&before, &after, &ctx->cpus, &ctx->noise);
 	if (lr) {
-		error("%s", err);
+		error_msg("%s", err);
 		if (lc.dump_dir)
 			rmdir(lc.dump_dir);
 		rmdir(tmp);
@@ -688,7 +679,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 	noise_warn(&ctx->noise, "the run");
 	report_errors(&r, o->on_error);
 	if (!r.complete)
-		error("%s", r.stop_reason);
+		error_msg("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
 	if (!wr)
 		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
@@ -718,7 +709,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 	if (!rows || !rp) {
 		free(rows);
 		free(rp);
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	for (long k = 1; k <= n; k++) {
@@ -754,7 +745,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 				printf("  %-20s %s %s\n", mt->name, buf, mt->unit);
 			}
 			if (c->same_differs)
-				warn("the repeats differ in %s, which should be the same in every repeat",
+				warn_msg("the repeats differ in %s, which should be the same in every repeat",
 				     c->same_what);
 		}
 		free(c);
@@ -802,37 +793,22 @@ int cmd_run(int argc, char **argv)
 	memset(&ctx, 0, sizeof(ctx));
 	char data_path[PATH_MAX], tag[256];
 
-	if (opts_defaults(run_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(run_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1 && !npos) {
-		opts_help(run_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
-	if (npos) {
-		opts_unexpected(argv[1], "run", err, sizeof(err));
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(run_opts_table, &o, argc, argv, &npos, usage, description, "run");
+	if (pr >= 0)
+		return pr;
 	if (o.prefetch * o.workers > 8192) {
-		error("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
+		error_msg("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
 		      o.prefetch * o.workers);
 		return EXIT_USAGE;
 	}
 	uint64_t step_ns = o.gpu_step;
 	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
-		error("--gpu-step auto: %s", err);
+		error_msg("--gpu-step auto: %s", err);
 		return EXIT_USAGE;
 	}
 	o.gpu_step = step_ns;
 	if (!*o.out) {
-		error("--out: empty folder name");
+		error_msg("--out: empty folder name");
 		return EXIT_USAGE;
 	}
 	cpus_read(&ctx.cpus);
@@ -842,21 +818,21 @@ int cmd_run(int argc, char **argv)
 	rc = EXIT_USAGE;
 
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_pipe = 1;
 	ctx.pipe = &pipe;
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			rc = EXIT_FAIL;
 			goto out;
 		}
 		o.data = data_path;
 	}
 	if (dataset_scan(&data, o.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	have_data = 1;
@@ -865,7 +841,7 @@ int cmd_run(int argc, char **argv)
 	lc.pin_plan = ctx.have_plan ? &ctx.plan : NULL;
 	struct loader_plan plan;
 	if (loader_plan(&lc, &plan, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;
 	}
 	if (!o.tag) {
@@ -873,11 +849,11 @@ int cmd_run(int argc, char **argv)
 		o.tag = tag;
 	}
 	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		goto out;   /* EXIT_USAGE: nothing ran */
 	}
 	if (check_free_space(&o, &pipe, &data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		rc = EXIT_FAIL;
 		goto out;
 	}

@@ -59,12 +59,10 @@
 
 #define O(f) offsetof(struct strat_opts, f)
 static const struct opt strat_opts_table[] = {
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
+	OPT_DATA(struct strat_opts, data),
 	{ "images", 'n', OPT_INT, O(images), "500", "N",
 	  "use the first N images of the dataset (0: all)", .lo = 0, .hi = 1e12 },
-	{ "pipeline", 'p', OPT_STR, O(pipeline), "imagenet_train", "NAME|FILE",
-	  "pipeline: a name in pipelines/ or a .pipe file", .choices = NULL },
+	OPT_PIPELINE(struct strat_opts, pipeline, OPT_PIPELINE_HELP),
 	{ "splits", 0, OPT_LIST, O(splits), "all", "LIST",
 	  "splits to measure, by the name of their last offline op (none: the dataset's files, "
 	  "always measured)", .choices = NULL },
@@ -94,10 +92,8 @@ static const struct opt strat_opts_table[] = {
 	{ "warm", 0, OPT_BOOL, O(warm), "off", NULL,
 	  "keep the page cache warm (off: the store's or the dataset's pages are dropped before "
 	  "each epoch, the dataset's before the offline pass)", .choices = NULL },
-	{ "seed", 's', OPT_U64, O(seed), "0", "S", "seed of the run (order and random ops)",
-	  .choices = NULL },
-	{ "max-pixels", 0, OPT_U64, O(max_pixels), "178956970", "N",
-	  "refuse images with more pixels, as Pillow (0: no limit)", .choices = NULL },
+	OPT_SEED(struct strat_opts, seed, "seed of the run (order and random ops)"),
+	OPT_MAX_PIXELS(struct strat_opts, max_pixels, OPT_MAX_PIXELS_HELP),
 	{ "checksum", 0, OPT_BOOL, O(checksum), "on", NULL,
 	  "hash every sample's output to check that each strategy gives the full pipeline's "
 	  "tensors", .choices = NULL },
@@ -111,11 +107,8 @@ static const struct opt strat_opts_table[] = {
 	  .choices = NULL },
 	{ "plot", 0, OPT_BOOL, O(plot), "on", NULL, "draw the figure with gnuplot",
 	  .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG",
-	  "name of the results folder after the time (default: strategies-PIPELINE)",
-	  .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where results folders are made",
-	  .choices = NULL },
+	OPT_TAG(struct strat_opts, tag, "name of the results folder after the time (default: strategies-PIPELINE)"),
+	OPT_OUT(struct strat_opts, out, "results", OPT_OUT_HELP),
 	OPT_END
 };
 #undef O
@@ -472,39 +465,31 @@ static int strat_args(struct strat_cmd *x, int argc, char **argv)
 	char err[1024];
 	int npos = 0;
 
-	if (opts_defaults(strat_opts_table, o, err, sizeof(err)))
-		die("%s", err);
-	int pr = opts_parse(strat_opts_table, o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(strat_opts_table, stdout, usage, description);
-		return EXIT_OK;
-	}
 	c->o = o;
-	if (pr) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(strat_opts_table, o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (npos) {
-		error("strategies takes no arguments, got '%s'", argv[1]);
+		error_msg("strategies takes no arguments, got '%s'", argv[1]);
 		return EXIT_USAGE;
 	}
 	if (o->weight + o->offline_weight > 1 + 1e-9) {
-		error("--weight %g and --offline-weight %g add up to more than 1", o->weight,
+		error_msg("--weight %g and --offline-weight %g add up to more than 1", o->weight,
 		      o->offline_weight);
 		return EXIT_USAGE;
 	}
 	if (strat_parse_formats(c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	c->decode = op_find("decode");
 	if (pipeline_load(&c->pipe, o->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	strat_find_splits(c);
 	if (strat_parse_splits(c, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -520,13 +505,13 @@ static int strat_load(struct strat_cmd *x)
 
 	if (!o->data) {
 		if (dataset_ensure_default(x->data_path, sizeof(x->data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
 		o->data = x->data_path;
 	}
 	if (dataset_scan(&c->ds, o->data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	c->n = o->images && (size_t)o->images < c->ds.n ? (size_t)o->images : c->ds.n;
@@ -534,7 +519,7 @@ static int strat_load(struct strat_cmd *x)
 		c->orig_bytes += c->ds.items[i].bytes;
 	if (schedule_build(&c->sched, c->n, (size_t)o->batch, (int)o->epochs, o->shuffle, 0,
 			   o->seed, 0, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	c->W = (int)o->workers;
@@ -544,7 +529,7 @@ static int strat_load(struct strat_cmd *x)
 	c->smp = calloc((size_t)o->batch, sizeof(*c->smp));
 	c->ok = calloc((size_t)o->batch, sizeof(*c->ok));
 	if (!c->thr || !c->smp || !c->ok) {
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	for (int i = 0; i < nt; i++)
@@ -565,20 +550,20 @@ static int strat_folders(struct strat_cmd *x)
 	}
 	if (results_dir_begin(o->out, o->tag, x->tmp, sizeof(x->tmp), x->name, sizeof(x->name),
 			      err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	x->have_dir = 1;
 	if (o->store) {
 		snprintf(c->store_root, sizeof(c->store_root), "%s", o->store);
 		if (mkdir_p(c->store_root, 0777)) {
-			error("cannot create '%s': %s", c->store_root, strerror(errno));
+			error_msg("cannot create '%s': %s", c->store_root, strerror(errno));
 			return -1;
 		}
 	} else {
 		snprintf(c->store_root, sizeof(c->store_root), "%.4000s/store", x->tmp);
 		if (mkdir(c->store_root, 0777)) {
-			error("cannot create '%s': %s", c->store_root, strerror(errno));
+			error_msg("cannot create '%s': %s", c->store_root, strerror(errno));
 			return -1;
 		}
 		c->made_store_root = 1;
@@ -596,7 +581,7 @@ static int strat_measure(struct strat_cmd *x)
 
 	cpus_read(&c->cpus);
 	if (noise_require_idle(x->o.require_idle, noise_idle_wait_s(), &c->cpus, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	struct noise_snap n0, n1;
@@ -607,7 +592,7 @@ static int strat_measure(struct strat_cmd *x)
 		if (strat_run_split(c, si))
 			failed = 1;
 		if (si == 0 && (c->nst == 0 || !c->st[0].ran) && !strat_stop_signal) {
-			error("the full pipeline (none/raw) failed: nothing to compare with");
+			error_msg("the full pipeline (none/raw) failed: nothing to compare with");
 			return -1;
 		}
 	}
@@ -617,7 +602,7 @@ static int strat_measure(struct strat_cmd *x)
 	noise_between(&n0, &n1, &c->cpus, &c->noise);
 	noise_warn(&c->noise, "the strategies' measurements");
 	if (c->idle_refused)
-		warn("--require-idle: the strategies measured before the machine got busy are kept");
+		warn_msg("--require-idle: the strategies measured before the machine got busy are kept");
 	if (c->made_store_root && !x->o.keep)
 		rmdir(c->store_root);
 	strat_rank_all(c);
@@ -638,12 +623,12 @@ static void strat_figure(const struct strat_cmd *x)
 		 "%ld thread%s, %s", c->pipe.name, c->n, o->epochs, o->workers,
 		 o->workers == 1 ? "" : "s", o->warm ? "warm" : "cold page cache");
 	if (mkdir(fig, 0777) && errno != EEXIST) {
-		warn("cannot create '%s': %s", fig, strerror(errno));
+		warn_msg("cannot create '%s': %s", fig, strerror(errno));
 		return;
 	}
 	snprintf(fig, sizeof(fig), "%.4000s/figures/strategies", x->tmp);
 	if (draw(path, fig, title, log))
-		warn("figure not drawn (gnuplot or plots/strategies.gp missing? see %s)", log);
+		warn_msg("figure not drawn (gnuplot or plots/strategies.gp missing? see %s)", log);
 }
 
 /* strategies.csv, .json, .md and the figure; the folder committed. 0, or -1. */
@@ -654,12 +639,12 @@ static int strat_write(struct strat_cmd *x)
 
 	snprintf(path, sizeof(path), "%.4000s/strategies.csv", x->tmp);
 	if (write_csv(c, path, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%.4000s/strategies.json", x->tmp);
 	if (write_json(c, path, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	if (x->o.plot)
@@ -672,12 +657,12 @@ static int strat_write(struct strat_cmd *x)
 			md = NULL;
 	}
 	if (!md) {
-		error("cannot write '%s'", path);
+		error_msg("cannot write '%s'", path);
 		return -1;
 	}
 	if (results_dir_commit(x->o.out, x->tmp, x->name, x->final, sizeof(x->final), err,
 			       sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	x->have_dir = 0;
@@ -711,7 +696,7 @@ int cmd_strategies(int argc, char **argv)
 
 	if (!x || !(x->c = calloc(1, sizeof(*x->c)))) {
 		free(x);
-		error("out of memory");
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
 	rc = strat_args(x, argc, argv);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -26,6 +25,7 @@
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "subprocess.h"
 #include "machine.h"
 #include "options.h"
 #include "report.h"
@@ -66,12 +66,9 @@ static const struct opt sweep_opts[] = {
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
-	{ "data", 'd', OPT_STR, O(data), NULL, "DIR",
-	  "ImageFolder dataset (default: the generated default dataset)", .choices = NULL },
-	{ "tag", 't', OPT_STR, O(tag), NULL, "TAG", "name of the sweep folder after the time",
-	  .choices = NULL },
-	{ "out", 'o', OPT_STR, O(out), "results", "DIR", "where the sweep folder is made",
-	  .choices = NULL },
+	OPT_DATA(struct sweep_cfg, data),
+	OPT_TAG(struct sweep_cfg, tag, "name of the sweep folder after the time"),
+	OPT_OUT(struct sweep_cfg, out, "results", "where the sweep folder is made"),
 	{ "label", 0, OPT_STR, O(label), NULL, "TEXT",
 	  "what sets this sweep's machine apart (\"SMT off\", \"4 cores\"): merge never averages "
 	  "sweeps whose labels or machine identities differ", .choices = NULL },
@@ -91,17 +88,6 @@ static const char description[] =
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
 
-/* snprintf for paths and messages with paths: a too long one is cut */
-static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void pathf(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- the page cache -----------------------------------------------------*/
 
 double sweep_page_cache(const struct dataset *d, int drop)
@@ -117,10 +103,8 @@ double sweep_page_cache(const struct dataset *d, int drop)
 		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
-		if (drop) {
-			fdatasync(fd);
-			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		}
+		if (drop)
+			drop_page_cache(fd);
 		if (fstat(fd, &st) == 0 && st.st_size > 0) {
 			size_t pages = ((size_t)st.st_size + (size_t)page - 1) / (size_t)page;
 			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
@@ -205,7 +189,7 @@ fail:
 	return -1;
 }
 
-static const char *const policy_names[] = { "torch", "shared-queue", "speedy" };
+#define policy_names loader_policy_names   /* the one list (loader.h), by this file's name */
 #define NPOLICIES (sizeof(policy_names) / sizeof(policy_names[0]))
 
 /* "torch speedy" -> indexes into policy_names, in the order given. 0, or -1
@@ -309,7 +293,7 @@ static int save_json(json_t *doc, const char *dir, char *err, size_t errlen)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(12)) < 0 ||
 	    rename(tmp, path) < 0) {
-		pathf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 		unlink(tmp);
 		return -1;
 	}
@@ -340,25 +324,25 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 				continue;
 			p[i] = 0;
 			if (mkdir(p, 0777) && errno != EEXIST) {
-				pathf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
+				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 				return -1;
 			}
 			p[i] = out[i];
 		}
 	}
 	results_dir_name(name, sizeof(name), "sweep", tag);
-	pathf(base, sizeof(base), "%s/%s", out, name);
+	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
 		if (k == 1)
 			snprintf(dir, n, "%s", base);
 		else
-			pathf(dir, n, "%s-%d", base, k);
+			errf(dir, n, "%s-%d", base, k);
 		if (mkdir(dir, 0777) == 0)
 			return 0;
 		if (errno != EEXIST)
 			break;
 	}
-	pathf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
+	errf(err, errlen, "cannot create '%s': %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -447,33 +431,39 @@ static void progress_line(const struct progress *p, size_t index, const char *ta
 	fflush(stderr);
 }
 
-/* The argument vector of one planned run: `ppbench run BASE... --workers W
- * --batch B --gpus G [--policy P] --tag TAG --out DIR/runs`. The numbers are
- * written into nums (3 x 16 bytes); NULL when out of memory. */
-static char **run_argv(json_t *e, char **base_args, size_t nbase, char nums[3][16], char *out)
+/* Runs one planned run; fills its json entry. Returns the exit status. */
+static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
+		   struct progress *pr, size_t index)
 {
 	const char *tag = json_string_value(json_object_get(e, "tag"));
-	char **argv;
-	size_t k = 0;
+	char runs[PATH_MAX], log[PATH_MAX], w[16], b[16], g[16], out[PATH_MAX];
+	char **before = NULL, **after = NULL, **argv;
+	size_t nbefore, nafter, k = 0;
+	uint64_t t0, last = 0, forwarded = 0;
+	int st = 0, rc, fd;
+	pid_t pid;
 
-	snprintf(nums[0], 16, "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
-	snprintf(nums[1], 16, "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
-	snprintf(nums[2], 16, "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
+	errf(runs, sizeof(runs), "%s/runs", dir);
+	errf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
+	snprintf(out, sizeof(out), "%s", runs);
+	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
+	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
+	snprintf(g, sizeof(g), "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
 	/* sweep.json of a sweep made before policies were swept: no "policy" */
 	const char *pol = json_string_value(json_object_get(e, "policy"));
 	argv = calloc(nbase + 18, sizeof(*argv));
 	if (!argv)
-		return NULL;
+		return -1;
 	argv[k++] = "ppbench";
 	argv[k++] = "run";
 	for (size_t i = 0; i < nbase; i++)
 		argv[k++] = base_args[i];
 	argv[k++] = "--workers";
-	argv[k++] = nums[0];
+	argv[k++] = w;
 	argv[k++] = "--batch";
-	argv[k++] = nums[1];
+	argv[k++] = b;
 	argv[k++] = "--gpus";
-	argv[k++] = nums[2];
+	argv[k++] = g;
 	if (pol) {
 		argv[k++] = "--policy";
 		argv[k++] = (char *)pol;
@@ -483,34 +473,13 @@ static char **run_argv(json_t *e, char **base_args, size_t nbase, char nums[3][1
 	argv[k++] = "--out";
 	argv[k++] = out;
 	argv[k] = NULL;
-	return argv;
-}
 
-/* The log of a run, opened for appending: a resumed sweep keeps the
- * interrupted attempt's log under a line that marks the new one. */
-static int open_run_log(const char *log)
-{
-	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
-		char stamp[32], head[96];
-		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
-		int hl = snprintf(head, sizeof(head), "\n==== another attempt, %s ====\n", stamp);
-		ssize_t wr = write(fd, head, (size_t)hl);
-		(void)wr;   /* the log is a convenience: the run goes on */
-	}
-	return fd;
-}
-
-/* Starts the run (argv) with its output in log; the pid, or -1 when the
- * sweep was asked to stop or the fork failed. */
-static pid_t start_run(char **argv, const char *log)
-{
+	nbefore = list_runs(runs, &before);
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
 	/* no signal between the last look at stop_signal and the fork: one that
 	 * comes later is passed on to the run */
 	sigset_t stop, old;
-	int fd;
-	pid_t pid;
-
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
@@ -518,61 +487,49 @@ static pid_t start_run(char **argv, const char *log)
 	sigprocmask(SIG_BLOCK, &stop, &old);
 	if (stop_signal) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		free(argv);
+		free_list(before, nbefore);
 		return -1;
 	}
-	fd = open_run_log(log);
-	fflush(NULL);
-	pid_t sweep_pid = getpid();
-	pid = fork();
+	/* appended: a resumed sweep keeps the interrupted attempt's log */
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
+		char stamp[32], head[96];
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		int hl = snprintf(head, sizeof(head), "\n==== another attempt, %s ====\n", stamp);
+		ssize_t wr = write(fd, head, (size_t)hl);
+		(void)wr;   /* the log is a convenience: the run goes on */
+	}
+	t0 = clock_now_ns();
+	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.in = SPAWN_NULL;
+	if (fd >= 0)
+		sp.out = sp.err = fd;
+	/* its own process group: a terminal's ^C reaches the sweep, which
+	 * passes it on once (the run would take a second one as the same) */
+	sp.own_group = 1;
+	sp.dfl = dfl;
+	/* the run dies with the sweep (SIGKILL included): a run nobody
+	 * records would only be run again by --resume. SIGTERM, so it
+	 * still keeps what it measured. */
+	sp.deathsig = SIGTERM;
+	sp.mask = &old;
+	pid = spawn_start(&sp);
 	if (pid < 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		error("cannot start a run: %s", strerror(errno));
+		error_msg("cannot start a run: %s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		free(argv);
+		free_list(before, nbefore);
 		return -1;
-	}
-	if (pid == 0) {
-		int nul = open("/dev/null", O_RDONLY);
-		/* its own process group: a terminal's ^C reaches the sweep, which
-		 * passes it on once (the run would take a second one as the same) */
-		setpgid(0, 0);
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		/* the run dies with the sweep (SIGKILL included): a run nobody
-		 * records would only be run again by --resume. SIGTERM, so it
-		 * still keeps what it measured; the check after it covers a sweep
-		 * that died before the prctl. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != sweep_pid)
-			_exit(128 + SIGTERM);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		execv("/proc/self/exe", argv);
-		fprintf(stderr, "ppbench: error: cannot run '/proc/self/exe': %s\n", strerror(errno));
-		_exit(127);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd >= 0)
 		close(fd);
-	return pid;
-}
-
-/* Waits for the run, passing a stop signal on and drawing the progress line;
- * its exit status as a shell reports it (128 + signal), -1 when lost. */
-static int wait_run(pid_t pid, const struct progress *pr, size_t index, const char *tag,
-		    uint64_t t0)
-{
-	uint64_t last = 0, forwarded = 0;
-	struct rusage ru;
-	int st = 0;
-
-	memset(&ru, 0, sizeof(ru));
 	for (;;) {
 		pid_t r = wait4(pid, &st, WNOHANG, &ru);
 		uint64_t now = clock_now_ns();
@@ -599,22 +556,11 @@ static int wait_run(pid_t pid, const struct progress *pr, size_t index, const ch
 		struct timespec ts = { 0, 100000000 };
 		nanosleep(&ts, NULL);
 	}
-	if (st == -1)
-		return -1;
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
-}
+	double wall = (double)(clock_now_ns() - t0) / 1e9;
+	rc = st == -1 ? -1 : spawn_code(st);
 
-/* Records in e the run folder that appeared in runs/ (not in before), its
- * status and images/s. The status. */
-static const char *record_run(const char *dir, json_t *e, char **before, size_t nbefore, int rc)
-{
+	/* the new run folder */
 	const char *status = RUN_FAILED;
-	char runs[PATH_MAX], **after = NULL;
-	size_t nafter;
-
-	pathf(runs, sizeof(runs), "%s/runs", dir);
 	nafter = list_runs(runs, &after);
 	json_object_set_new(e, "run_dir", json_string(""));
 	for (size_t i = 0; i < nafter; i++) {
@@ -625,7 +571,7 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 			continue;
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
-		pathf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
+		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
 		json_t *sum = json_load_file(sp, 0, NULL);
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
@@ -637,70 +583,6 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 		}
 		break;
 	}
-	free_list(after, nafter);
-	return status;
-}
-
-/* One line per run: its status, and for a failed one the last line of its log. */
-static void report_run_line(const struct progress *pr, size_t index, json_t *e, const char *log,
-			    const char *status, int rc, double wall)
-{
-	const char *tag = json_string_value(json_object_get(e, "tag"));
-	char el[32], rem[32], why[600] = "";
-	double rest = pr->done < pr->todo ? pr->run_s / (double)pr->done *
-					    (double)(pr->todo - pr->done) : 0;
-	fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
-	fmt_dur(rem, sizeof(rem), rest);
-	if (strcmp(status, RUN_OK)) {
-		FILE *f = fopen(log, "r");
-		char line[512];
-		while (f && fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\r\n")] = 0;
-			if (line[0])
-				snprintf(why, sizeof(why), ": %s", line);
-		}
-		if (f)
-			fclose(f);
-	}
-	double ips = json_number_value(json_object_get(e, "images_per_s"));
-	if (pr->tty)
-		fputs("\r\033[K", stderr);
-	fprintf(stderr, "sweep: run %zu of %zu (%s): %s, exit %d, %.1f s", index, pr->total,
-		tag, status, rc, wall);
-	if (!strcmp(status, RUN_OK))
-		fprintf(stderr, ", %.1f images/s", ips);
-	fprintf(stderr, "%s; elapsed %s, remaining ~%s\n", why, el, rem);
-}
-
-/* Runs one planned run; fills its json entry. Returns the exit status. */
-static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
-		   struct progress *pr, size_t index)
-{
-	const char *tag = json_string_value(json_object_get(e, "tag"));
-	char runs[PATH_MAX], log[PATH_MAX], nums[3][16], out[PATH_MAX];
-	char **before = NULL, **argv;
-	size_t nbefore;
-	uint64_t t0;
-	int rc;
-	pid_t pid;
-
-	pathf(runs, sizeof(runs), "%s/runs", dir);
-	pathf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
-	snprintf(out, sizeof(out), "%s", runs);
-	if (!(argv = run_argv(e, base_args, nbase, nums, out)))
-		return -1;
-	nbefore = list_runs(runs, &before);
-	t0 = clock_now_ns();
-	pid = start_run(argv, log);
-	if (pid < 0) {
-		free(argv);
-		free_list(before, nbefore);
-		return -1;
-	}
-	rc = wait_run(pid, pr, index, tag, t0);
-	double wall = (double)(clock_now_ns() - t0) / 1e9;
-
-	const char *status = record_run(dir, e, before, nbefore, rc);
 	json_object_set_new(e, "status", json_string(status));
 	json_object_set_new(e, "exit_code", json_integer(rc));
 	json_object_set_new(e, "wall_s", json_real(wall));
@@ -711,8 +593,36 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	}
 	pr->done++;
 	pr->run_s += wall;
-	report_run_line(pr, index, e, log, status, rc, wall);
+
+	/* one line per run */
+	{
+		char el[32], rem[32], why[600] = "";
+		double rest = pr->done < pr->todo ? pr->run_s / (double)pr->done *
+						    (double)(pr->todo - pr->done) : 0;
+		fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
+		fmt_dur(rem, sizeof(rem), rest);
+		if (strcmp(status, RUN_OK)) {
+			FILE *f = fopen(log, "r");
+			char line[512];
+			while (f && fgets(line, sizeof(line), f)) {
+				line[strcspn(line, "\r\n")] = 0;
+				if (line[0])
+					snprintf(why, sizeof(why), ": %s", line);
+			}
+			if (f)
+				fclose(f);
+		}
+		double ips = json_number_value(json_object_get(e, "images_per_s"));
+		if (pr->tty)
+			fputs("\r\033[K", stderr);
+		fprintf(stderr, "sweep: run %zu of %zu (%s): %s, exit %d, %.1f s", index, pr->total,
+			tag, status, rc, wall);
+		if (!strcmp(status, RUN_OK))
+			fprintf(stderr, ", %.1f images/s", ips);
+		fprintf(stderr, "%s; elapsed %s, remaining ~%s\n", why, el, rem);
+	}
 	free_list(before, nbefore);
+	free_list(after, nafter);
 	free(argv);
 	return rc;
 }
@@ -727,7 +637,7 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	size_t k = 0;
 	ssize_t got;
 
-	if (!argv || pipe(pfd)) {
+	if (!argv || pipe2(pfd, O_CLOEXEC)) {
 		free(argv);
 		return 0;
 	}
@@ -736,17 +646,12 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		argv[k++] = args[i];
 	argv[k++] = "--help";
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int nul = open("/dev/null", O_WRONLY);
-		close(pfd[0]);
-		if (nul >= 0)
-			dup2(nul, 1);
-		dup2(pfd[1], 2);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
+	struct spawn sp = SPAWN_INIT;
+	sp.exe = "/proc/self/exe";
+	sp.argv = argv;
+	sp.out = SPAWN_NULL;
+	sp.err = pfd[1];
+	pid = spawn_start(&sp);
 	close(pfd[1]);
 	free(argv);
 	if (pid < 0) {
@@ -757,8 +662,8 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 	close(pfd[0]);
 	err[got > 0 ? got : 0] = 0;
 	err[strcspn(err, "\n")] = 0;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
+	if (spawn_wait(pid, &st) < 0)
+		return 0;
 	return WIFEXITED(st) && WEXITSTATUS(st) == EXIT_USAGE ? -1 : 0;
 }
 
@@ -844,7 +749,7 @@ static int lock_dir(const char *dir)
 	char path[PATH_MAX];
 	int fd;
 
-	pathf(path, sizeof(path), "%s/.lock", dir);
+	errf(path, sizeof(path), "%s/.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;
@@ -855,296 +760,257 @@ static int lock_dir(const char *dir)
 	return fd;
 }
 
-/* What cmd_sweep's steps share: the options, the run arguments every run gets
- * (base), the plan (doc) and what the sweep holds until it ends. */
-struct sweep_state {
+int cmd_sweep(int argc, char **argv)
+{
 	struct sweep_cfg c;
-	char dir[PATH_MAX], data[PATH_MAX];
-	char **mine, **pass, **base;
-	int nmine, tied, lockfd, have_data;
-	size_t npass, nbase, nw, nb, ng, np;
-	size_t own_args;   /* base[2 .. own_args) are copies (a resumed sweep's) */
-	int *w, *b, *g, pol[NPOLICIES];
-	json_t *doc;
+	char err[1024], dir[PATH_MAX], path[PATH_MAX + 64], data[PATH_MAX];
+	char **mine = NULL, **pass = NULL, **base = NULL;
+	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
+	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0, np = 0;
+	size_t own_args = 0;   /* base[2 .. own_args) are copies (a resumed sweep's) */
+	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
+	json_t *doc = NULL, *runs;
 	struct dataset ds;
-};
+	struct sigaction sa, old_int, old_term, old_hup;
+	int handlers = 0;
 
-/* A step's "go on": any other value is the command's exit status. */
-#define STEP_GO (-1)
-
-/* The command line: the sweep's own options, and those passed on to the runs
- * (checked against run's names here, their values later). */
-static int sweep_parse(struct sweep_state *t, int argc, char **argv)
-{
-	char err[1024];
-	int npos = 0;
-
-	if (split_args(argc, argv, &t->mine, &t->nmine, &t->pass, &t->npass)) {
-		error("out of memory");
+	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
+		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	if (opts_defaults(sweep_opts, &t->c, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_USAGE;
+	int pr_ = opts_prelude(sweep_opts, &c, nmine, mine, &npos, usage, description, "sweep");
+	if (pr_ >= 0) {
+		rc = pr_;
+		goto out;
 	}
-	int pr_ = opts_parse(sweep_opts, &t->c, t->nmine, t->mine, 1, &npos, err, sizeof(err));
-	if (pr_ == 1) {
-		opts_help(sweep_opts, stdout, usage, description);
-		return EXIT_OK;
-	}
-	if (pr_ < 0) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
-	if (npos) {
-		opts_unexpected(t->mine[1], "sweep", err, sizeof(err));
-		error("%s", err);
-		return EXIT_USAGE;
-	}
-	for (size_t i = 0; i < t->npass; i++) {
+	for (size_t i = 0; i < npass; i++) {
 		char name[64];
-		const char *near = unknown_passed(t->pass[i], name, sizeof(name));
+		const char *near = unknown_passed(pass[i], name, sizeof(name));
 		if (near && *near) {
-			error("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
+			error_msg("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
 			      "and ppbench run --help)", name, near);
-			return EXIT_USAGE;
+			goto out;
 		}
 	}
-	return STEP_GO;
-}
 
-/* The run arguments every run gets: "--data DATA", then room for more. */
-static int sweep_base_alloc(struct sweep_state *t, size_t more)
-{
-	t->base = calloc(more + 3, sizeof(*t->base));
-	if (!t->base) {
-		error("out of memory");
-		return -1;
-	}
-	t->nbase = 0;
-	t->base[t->nbase++] = "--data";
-	t->base[t->nbase++] = t->data;
-	return 0;
-}
-
-/* --resume: the plan, the data and the run arguments from the sweep folder. */
-static int sweep_resume(struct sweep_state *t)
-{
-	char path[PATH_MAX + 64];
-	json_error_t je;
-
-	/* only --report/--no-report go with --resume: the plan is in the folder */
-	for (int i = 1; i < t->nmine; i++)
-		if (t->mine[i][0] == '-' && strncmp(t->mine[i], "--resume", 8) &&
-		    strstr(t->mine[i], "report") == NULL) {
-			error("--resume takes the plan and options from the sweep folder; "
-			      "'%s' cannot be changed", t->mine[i]);
-			return EXIT_USAGE;
-		}
-	if (t->npass) {
-		error("--resume takes the run options from the sweep folder; '%s' cannot be "
-		      "changed", t->pass[0]);
-		return EXIT_USAGE;
-	}
-	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
-	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
-	t->doc = json_load_file(path, 0, &je);
-	if (!t->doc) {
-		if (access(path, F_OK))
-			error("cannot resume '%s': it has no sweep.json", t->dir);
-		else
-			error("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
-		return EXIT_FAIL;
-	}
-	/* paths in sweep.json are escaped (escape.h) */
-	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
-		t->data[0] = 0;
-	const char *cache = json_string_value(json_object_get(t->doc, "page_cache"));
-	t->c.warm = !strcmp(cache ? cache : "", "warm");
-	json_t *ra = json_object_get(t->doc, "run_args"), *v;
-	size_t i;
-	if (sweep_base_alloc(t, json_array_size(ra)))
-		return EXIT_FAIL;
-	json_array_foreach(ra, i, v) {
-		char arg[PATH_MAX];
-		if (!json_bytes_value(v, arg, sizeof(arg)) || !(t->base[t->nbase] = strdup(arg))) {
-			error("cannot resume '%s': run_args[%zu] in its sweep.json is not "
-			      "an escaped string", t->dir, i);
-			return EXIT_FAIL;
-		}
-		t->own_args = t->nbase + 1;
-		t->nbase++;
-	}
-	return STEP_GO;
-}
-
-/* The run options, checked once by the run's own parser with the plan's
- * first configuration. */
-static int sweep_check_runs(struct sweep_state *t)
-{
-	char err[1024], sw[16], sb[16], sg[16];
-	char **chk = calloc(t->nbase + 8, sizeof(*chk));
-	size_t k = 0;
-
-	if (!chk) {
-		error("out of memory");
-		return EXIT_FAIL;
-	}
-	for (size_t i = 0; i < t->nbase; i++)
-		chk[k++] = t->base[i];
-	snprintf(sw, sizeof(sw), "%d", t->tied ? t->g[0] : t->w[0]);
-	snprintf(sb, sizeof(sb), "%d", t->b[0]);
-	snprintf(sg, sizeof(sg), "%d", t->g[0]);
-	chk[k++] = "--workers";
-	chk[k++] = sw;
-	chk[k++] = "--batch";
-	chk[k++] = sb;
-	chk[k++] = "--gpus";
-	chk[k++] = sg;
-	chk[k++] = "--policy";
-	chk[k++] = (char *)policy_names[t->pol[0]];
-	int bad = check_run_args(chk, k, err, sizeof(err));
-	free(chk);
-	if (bad) {
-		error("a run option was refused: %s",
-		      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
-		return EXIT_USAGE;
-	}
-	return STEP_GO;
-}
-
-/* sweep.json of a new sweep: its grid, run arguments, machine and plan. */
-static json_t *sweep_new_doc(const struct sweep_state *t)
-{
-	const struct sweep_cfg *c = &t->c;
-	char stamp[32];
-	json_t *doc = json_object(), *ra = json_array(), *pa = json_array();
-
-	utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
-	for (size_t i = 0; i < t->npass; i++)
-		json_array_append_new(ra, json_bytes(t->pass[i]));
-	for (size_t i = 0; i < t->np; i++)
-		json_array_append_new(pa, json_string(policy_names[t->pol[i]]));
-	json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
-	json_object_set_new(doc, "tool", json_string("ppbench sweep"));
-	json_object_set_new(doc, "created_utc", json_string(stamp));
-	json_object_set_new(doc, "tag", json_bytes(c->tag ? c->tag : ""));
-	json_object_set_new(doc, "label", json_bytes(c->label ? c->label : ""));
-	json_object_set_new(doc, "data", json_bytes(t->data));
-	json_object_set_new(doc, "page_cache", json_string(c->warm ? "warm" : "dropped"));
-	json_object_set_new(doc, "workers", int_array(t->w, t->nw));
-	json_object_set_new(doc, "workers_equal_gpus", json_boolean(t->tied));
-	json_object_set_new(doc, "batch_size", int_array(t->b, t->nb));
-	json_object_set_new(doc, "gpus", int_array(t->g, t->ng));
-	json_object_set_new(doc, "policy", pa);
-	json_object_set_new(doc, "repeat", json_integer(c->repeat));
-	json_object_set_new(doc, "run_args", ra);
-	json_object_set_new(doc, "machine", machine_json());
-	json_object_set_new(doc, "runs", make_plan(t->w, t->nw, t->tied, t->b, t->nb, t->g, t->ng,
-						   t->pol, t->np, c->repeat));
-	return doc;
-}
-
-/* A new sweep: the grid, the data, the run arguments (checked), the memory
- * plan (--dry-run ends here), then the folder and sweep.json. */
-static int sweep_new(struct sweep_state *t)
-{
-	const struct sweep_cfg *c = &t->c;
-	char err[1024];
-
-	if (parse_list("workers", c->workers, &t->w, &t->nw, &t->tied, err, sizeof(err)) ||
-	    parse_list("batch", c->batch, &t->b, &t->nb, NULL, err, sizeof(err)) ||
-	    parse_list("gpus", c->gpus, &t->g, &t->ng, NULL, err, sizeof(err)) ||
-	    parse_policies(c->policy, t->pol, &t->np, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
-	for (size_t i = 0; i < t->npass; i++) {
-		static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
-						   "--out", "--policy", "-w", "-b", "-g", "-t",
-						   "-o" };
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-			if (!strcmp(t->pass[i], own[k])) {
-				error("'%s' is set by the sweep", t->pass[i]);
-				return EXIT_USAGE;
+	if (c.resume) {
+		json_error_t je;
+		/* only --report/--no-report go with --resume: the plan is in the folder */
+		for (int i = 1; i < nmine; i++)
+			if (mine[i][0] == '-' && strncmp(mine[i], "--resume", 8) &&
+			    strstr(mine[i], "report") == NULL) {
+				error_msg("--resume takes the plan and options from the sweep folder; "
+				      "'%s' cannot be changed", mine[i]);
+				goto out;
 			}
-	}
-	if (c->data) {
-		if (!realpath(c->data, t->data)) {
-			error("--data: cannot open '%s': %s", c->data, strerror(errno));
-			return EXIT_USAGE;
+		if (npass) {
+			error_msg("--resume takes the run options from the sweep folder; '%s' cannot be "
+			      "changed", pass[0]);
+			goto out;
 		}
-	} else if (dataset_ensure_default(t->data, sizeof(t->data), err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
-	}
-	if (sweep_base_alloc(t, t->npass))
-		return EXIT_FAIL;
-	for (size_t i = 0; i < t->npass; i++)
-		t->base[t->nbase++] = t->pass[i];
-	int rc = sweep_check_runs(t);
-	if (rc != STEP_GO)
-		return rc;
-	/* every configuration's memory, before anything runs */
-	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
-				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
-				 .pol_name = policy_names, .repeat = c->repeat };
-	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, stdout);
-	if (pl < 0 || pl > 0 || c->dry_run)
-		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
-	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
-	}
-	t->doc = sweep_new_doc(t);
-	return STEP_GO;
-}
-
-/* The folder locked against a second sweep, its runs/ and logs/, sweep.json
- * saved, and the dataset scanned (its pages are dropped before each run). */
-static int sweep_prepare(struct sweep_state *t)
-{
-	char err[1024], path[PATH_MAX + 64];
-	static const char *const sub[] = { "runs", "logs" };
-
-	t->lockfd = lock_dir(t->dir);
-	if (t->lockfd == -2) {
-		error("another sweep is running in '%s'", t->dir);
-		return EXIT_FAIL;
-	}
-	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", t->dir, sub[i]);
-		if (mkdir(path, 0777) && errno != EEXIST) {
-			error("cannot create '%s': %s", path, strerror(errno));
-			return EXIT_FAIL;
+		snprintf(dir, sizeof(dir), "%s", c.resume);
+		snprintf(path, sizeof(path), "%s/sweep.json", dir);
+		doc = json_load_file(path, 0, &je);
+		if (!doc) {
+			if (access(path, F_OK))
+				error_msg("cannot resume '%s': it has no sweep.json", dir);
+			else
+				error_msg("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
+			rc = EXIT_FAIL;
+			goto out;
 		}
+		/* paths in sweep.json are escaped (escape.h) */
+		if (!json_bytes_value(json_object_get(doc, "data"), data, sizeof(data)))
+			data[0] = 0;
+		c.warm = !strcmp(json_string_value(json_object_get(doc, "page_cache")) ?
+				 json_string_value(json_object_get(doc, "page_cache")) : "", "warm");
+		json_t *ra = json_object_get(doc, "run_args"), *v;
+		size_t i;
+		nbase = json_array_size(ra) + 2;
+		base = calloc(nbase + 1, sizeof(*base));
+		if (!base) {
+			error_msg("out of memory");
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = 0;
+		base[nbase++] = "--data";
+		base[nbase++] = data;
+		json_array_foreach(ra, i, v) {
+			char arg[PATH_MAX];
+			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
+				error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+				      "an escaped string", dir, i);
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			own_args = nbase + 1;
+			nbase++;
+		}
+	} else {
+		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
+		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
+		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err)) ||
+		    parse_policies(c.policy, pol, &np, err, sizeof(err))) {
+			error_msg("%s", err);
+			goto out;
+		}
+		for (size_t i = 0; i < npass; i++) {
+			static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
+							   "--out", "--policy", "-w", "-b", "-g", "-t",
+							   "-o" };
+			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+				if (!strcmp(pass[i], own[k])) {
+					error_msg("'%s' is set by the sweep", pass[i]);
+					goto out;
+				}
+		}
+		if (c.data) {
+			if (!realpath(c.data, data)) {
+				error_msg("--data: cannot open '%s': %s", c.data, strerror(errno));
+				goto out;
+			}
+		} else if (dataset_ensure_default(data, sizeof(data), err, sizeof(err))) {
+			error_msg("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = npass + 2;
+		base = calloc(nbase + 1, sizeof(*base));
+		if (!base) {
+			error_msg("out of memory");
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		nbase = 0;
+		base[nbase++] = "--data";
+		base[nbase++] = data;
+		for (size_t i = 0; i < npass; i++)
+			base[nbase++] = pass[i];
+		/* the run options, checked once by the run's own parser */
+		{
+			char **chk = calloc(nbase + 8, sizeof(*chk));
+			char sw[16], sb[16], sg[16];
+			size_t k = 0;
+			if (!chk) {
+				error_msg("out of memory");
+				rc = EXIT_FAIL;
+				goto out;
+			}
+			for (size_t i = 0; i < nbase; i++)
+				chk[k++] = base[i];
+			snprintf(sw, sizeof(sw), "%d", tied ? g[0] : w[0]);
+			snprintf(sb, sizeof(sb), "%d", b[0]);
+			snprintf(sg, sizeof(sg), "%d", g[0]);
+			chk[k++] = "--workers";
+			chk[k++] = sw;
+			chk[k++] = "--batch";
+			chk[k++] = sb;
+			chk[k++] = "--gpus";
+			chk[k++] = sg;
+			chk[k++] = "--policy";
+			chk[k++] = (char *)policy_names[pol[0]];
+			int bad = check_run_args(chk, k, err, sizeof(err));
+			free(chk);
+			if (bad) {
+				error_msg("a run option was refused: %s",
+				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
+				goto out;
+			}
+		}
+		/* every configuration's memory, before anything runs */
+		{
+			struct sweep_grid sg = { .w = w, .b = b, .g = g, .pol = pol, .nw = nw, .nb = nb,
+						 .ng = ng, .np = np, .tied = tied,
+						 .pol_name = policy_names, .repeat = c.repeat };
+			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
+			if (pl < 0 || pl > 0 || c.dry_run) {
+				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
+				goto out;
+			}
+		}
+		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
+			error_msg("%s", err);
+			rc = EXIT_FAIL;
+			goto out;
+		}
+		char stamp[32];
+		json_t *ra = json_array();
+		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+		for (size_t i = 0; i < npass; i++)
+			json_array_append_new(ra, json_bytes(pass[i]));
+		doc = json_object();
+		json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
+		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
+		json_object_set_new(doc, "created_utc", json_string(stamp));
+		json_object_set_new(doc, "tag", json_bytes(c.tag ? c.tag : ""));
+		json_object_set_new(doc, "label", json_bytes(c.label ? c.label : ""));
+		json_object_set_new(doc, "data", json_bytes(data));
+		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
+		json_object_set_new(doc, "workers", int_array(w, nw));
+		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
+		json_object_set_new(doc, "batch_size", int_array(b, nb));
+		json_object_set_new(doc, "gpus", int_array(g, ng));
+		{
+			json_t *pa = json_array();
+			for (size_t i = 0; i < np; i++)
+				json_array_append_new(pa, json_string(policy_names[pol[i]]));
+			json_object_set_new(doc, "policy", pa);
+		}
+		json_object_set_new(doc, "repeat", json_integer(c.repeat));
+		json_object_set_new(doc, "run_args", ra);
+		json_object_set_new(doc, "machine", machine_json());
+		json_object_set_new(doc, "runs", make_plan(w, nw, tied, b, nb, g, ng, pol, np,
+								  c.repeat));
 	}
-	if (save_json(t->doc, t->dir, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
+
+	lockfd = lock_dir(dir);
+	if (lockfd == -2) {
+		error_msg("another sweep is running in '%s'", dir);
+		rc = EXIT_FAIL;
+		goto out;
 	}
-	if (dataset_scan(&t->ds, t->data, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
+	snprintf(path, sizeof(path), "%s/runs", dir);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		error_msg("cannot create '%s': %s", path, strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
 	}
-	t->have_data = 1;
+	snprintf(path, sizeof(path), "%s/logs", dir);
+	if (mkdir(path, 0777) && errno != EEXIST) {
+		error_msg("cannot create '%s': %s", path, strerror(errno));
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (save_json(doc, dir, err, sizeof(err))) {
+		error_msg("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	if (dataset_scan(&ds, data, err, sizeof(err))) {
+		error_msg("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
+	}
+	have_data = 1;
 	/* what merge checks before it compares sweeps of several machines */
-	json_object_set_new(t->doc, "dataset", json_pack("{s:o, s:I, s:I}", "path",
-			    json_bytes(t->ds.root), "images", (json_int_t)t->ds.n, "bytes",
-			    (json_int_t)t->ds.total_bytes));
-	if (save_json(t->doc, t->dir, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
+	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
+			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
+	if (save_json(doc, dir, err, sizeof(err))) {
+		error_msg("%s", err);
+		rc = EXIT_FAIL;
+		goto out;
 	}
-	return STEP_GO;
-}
 
-/* Every run not yet ok, in plan order, until a stop signal; sweep.json saved
- * after each. The number of runs ok (before and now). */
-static size_t sweep_runs(struct sweep_state *t)
-{
-	char err[1024];
-	json_t *runs = json_object_get(t->doc, "runs");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	handlers = 1;
+
+	runs = json_object_get(doc, "runs");
 	struct progress pr = { .tty = isatty(STDERR_FILENO), .total = json_array_size(runs),
 			       .start_ns = clock_now_ns() };
 	for (size_t i = 0; i < pr.total; i++) {
@@ -1153,9 +1019,9 @@ static size_t sweep_runs(struct sweep_state *t)
 			pr.done_before++;
 	}
 	pr.todo = pr.total - pr.done_before;
-	info("sweep: %s: %zu run%s to do%s (%s), page cache %s between runs", t->dir, pr.todo,
-	     pr.todo == 1 ? "" : "s", t->c.resume ? " (resumed)" : "", t->data,
-	     t->c.warm ? "kept warm" : "dropped");
+	info("sweep: %s: %zu run%s to do%s (%s), page cache %s between runs", dir, pr.todo,
+	     pr.todo == 1 ? "" : "s", c.resume ? " (resumed)" : "", data,
+	     c.warm ? "kept warm" : "dropped");
 	size_t nok = 0, nfail = 0;
 	for (size_t i = 0; i < pr.total && !stop_signal; i++) {
 		json_t *e = json_array_get(runs, i);
@@ -1164,10 +1030,10 @@ static size_t sweep_runs(struct sweep_state *t)
 			nok++;
 			continue;
 		}
-		double res = sweep_page_cache(&t->ds, !t->c.warm);
+		double res = sweep_page_cache(&ds, !c.warm);
 		if (stop_signal)
 			break;
-		json_object_set_new(e, "page_cache", json_string(t->c.warm ? "warm" : "dropped"));
+		json_object_set_new(e, "page_cache", json_string(c.warm ? "warm" : "dropped"));
 		json_object_set_new(e, "page_cache_resident_pct", res >= 0 ? json_real(res) : json_null());
 		if (pr.tty)
 			progress_line(&pr, i + 1, json_string_value(json_object_get(e, "tag")),
@@ -1175,91 +1041,58 @@ static size_t sweep_runs(struct sweep_state *t)
 		else
 			info("sweep: run %zu of %zu (%s) starting", i + 1, pr.total,
 			     json_string_value(json_object_get(e, "tag")));
-		if (run_one(t->dir, e, t->base, t->nbase, &pr, i + 1) < 0 && stop_signal)
+		if (run_one(dir, e, base, nbase, &pr, i + 1) < 0 && stop_signal)
 			break;
 		s = json_string_value(json_object_get(e, "status"));
 		if (s && !strcmp(s, RUN_OK))
 			nok++;
 		else
 			nfail++;
-		if (save_json(t->doc, t->dir, err, sizeof(err)))
-			error("%s", err);
+		if (save_json(doc, dir, err, sizeof(err)))
+			error_msg("%s", err);
 	}
 	if (stop_signal)
-		warn("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
+		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
-		     : "SIGTERM", t->dir);
+		     : "SIGTERM", dir);
 	else if (nfail)
-		warn("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
-		     t->dir);
-	return nok;
-}
+		warn_msg("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
+		     dir);
 
-/* The report of the sweep (--report), and the folder's name on stdout. */
-static void sweep_finish(const struct sweep_state *t)
-{
-	char err[1024];
-
-	if (t->c.report) {
+	if (c.report) {
 		struct sweep s;
-		if (sweep_load(&s, t->dir, err, sizeof(err)) == 0) {
-			s.model = t->c.model;
+		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
+			s.model = c.model;
 			if (report_write(&s, err, sizeof(err)))
-				error("%s", err);
+				error_msg("%s", err);
 			else
-				printf("%s/report.md\n%s/report.html\n", t->dir, t->dir);
+				printf("%s/report.md\n%s/report.html\n", dir, dir);
 			sweep_free(&s);
 		} else {
-			error("%s", err);
+			error_msg("%s", err);
 		}
 	}
-	printf("sweep: %s\n", t->dir);
-}
-
-static void sweep_state_free(struct sweep_state *t)
-{
-	if (t->have_data)
-		dataset_release(&t->ds);
-	if (t->lockfd >= 0)
-		close(t->lockfd);
-	json_decref(t->doc);
-	free(t->w);
-	free(t->b);
-	free(t->g);
-	for (size_t i = 2; i < t->own_args; i++)
-		free(t->base[i]);
-	free(t->base);
-	free(t->mine);
-	free(t->pass);
-}
-
-int cmd_sweep(int argc, char **argv)
-{
-	struct sweep_state t = { .lockfd = -1 };
-	struct sigaction sa, old_int, old_term, old_hup;
-	int rc = sweep_parse(&t, argc, argv);
-
-	if (rc == STEP_GO)
-		rc = t.c.resume ? sweep_resume(&t) : sweep_new(&t);
-	if (rc == STEP_GO)
-		rc = sweep_prepare(&t);
-	if (rc != STEP_GO) {
-		sweep_state_free(&t);
-		return rc;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	size_t nok = sweep_runs(&t);
-	sweep_finish(&t);
+	printf("sweep: %s\n", dir);
 	/* interrupted: 128 + the signal, as a shell reports it */
 	rc = stop_signal ? 128 + stop_signal : !nok ? EXIT_FAIL : EXIT_OK;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	sweep_state_free(&t);
+out:
+	if (handlers) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+	}
+	if (have_data)
+		dataset_release(&ds);
+	if (lockfd >= 0)
+		close(lockfd);
+	json_decref(doc);
+	free(w);
+	free(b);
+	free(g);
+	for (size_t i = 2; i < own_args; i++)
+		free(base[i]);
+	free(base);
+	free(mine);
+	free(pass);
 	return rc;
 }

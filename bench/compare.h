@@ -38,13 +38,6 @@
 
 struct pipeline;
 
-/* argv[0] = "compare". Exit codes: 0 done (tensors that differ are a
- * finding, reported, not an error); 1 a side failed, or its results could
- * not be read or written; 2 a bad option, a pipeline with no torchvision
- * equivalent, or no python3-torch (nothing ran); 3 a worker died (ppbench
- * side); 130 / 143 interrupted. */
-int cmd_compare(int argc, char **argv);
-
 /* One side of a comparison, read back from its folder. */
 struct compare_side {
 	char name[16];          /* "ppbench" or "pytorch" */

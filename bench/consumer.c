@@ -52,7 +52,7 @@ void gpu_init(struct gpu_sim *g, uint64_t step_ns, double h2d_bytes_per_s, uint6
 }
 
 /* Sleep until monotonic `deadline`. -1 if a signal asked to stop. */
-static int sleep_until(uint64_t deadline, volatile int *stop, int (*check)(void *), void *arg)
+static int sleep_until(uint64_t deadline, volatile sig_atomic_t *stop, int (*check)(void *), void *arg)
 {
 	for (;;) {
 		uint64_t now = clock_now_ns();
@@ -65,7 +65,7 @@ static int sleep_until(uint64_t deadline, volatile int *stop, int (*check)(void 
 }
 
 int gpu_consume(struct gpu_sim *g, size_t bytes, int64_t batch, struct trace_proc *tp,
-		int64_t wall_off, volatile int *stop, int (*check)(void *), void *arg)
+		int64_t wall_off, volatile sig_atomic_t *stop, int (*check)(void *), void *arg)
 {
 	uint64_t t0 = clock_now_ns();
 	if (t0 > g->last_end)

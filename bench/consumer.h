@@ -8,6 +8,7 @@
 #define PPBENCH_CONSUMER_H
 
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include "trace.h"
 
@@ -36,6 +37,6 @@ void gpu_init(struct gpu_sim *g, uint64_t step_ns, double h2d_bytes_per_s, uint6
  * short when check(arg) returns non-zero; check runs whenever a signal
  * interrupts a sleep. Returns 0, or -1 if cut short. */
 int gpu_consume(struct gpu_sim *g, size_t bytes, int64_t batch, struct trace_proc *tp,
-		int64_t wall_off, volatile int *stop, int (*check)(void *), void *arg);
+		int64_t wall_off, volatile sig_atomic_t *stop, int (*check)(void *), void *arg);
 
 #endif

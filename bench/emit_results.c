@@ -321,7 +321,7 @@ static void list_stale(const char *root)
 	}
 	closedir(d);
 	if (n)
-		warn("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
+		warn_msg("%zu temporary folder%s in '%s' left by runs that did not finish (killed, or "
 		     "a crash): %s%s; they hold no complete result (ppbench ls --clean removes them)", n,
 		     n == 1 ? "" : "s", root, names, n > 5 ? ", ..." : "");
 }

@@ -24,6 +24,7 @@
 #include "counters.h"
 #include "imagefolder.h"
 #include "log.h"
+#include "machine.h"
 #include "npy.h"
 #include "pipeline.h"
 #include "rng.h"
@@ -39,7 +40,7 @@ static size_t page_round(size_t n)
 
 /* ---- signals: a self-pipe, so a signal wakes the poll of the main thread */
 
-static volatile int sig_attention;        /* any handled signal arrived */
+static volatile sig_atomic_t sig_attention;        /* any handled signal arrived */
 static volatile sig_atomic_t sig_stop;    /* SIGINT, SIGTERM or SIGHUP, 0 none */
 static int sig_pipe[2] = { -1, -1 };
 
@@ -105,37 +106,6 @@ static void drain(int fd)
 
 /* ---- plan ------------------------------------------------------------- */
 
-static uint64_t meminfo_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	if (!f)
-		return 0;
-	char line[256];
-	unsigned long long kb = 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	uint64_t avail = (uint64_t)kb * 1024;
-	/* a cgroup limit (v2, then v1) can be lower than what the host has */
-	static const char *const lim[][2] = {
-		{ "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current" },
-		{ "/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes" },
-	};
-	for (int i = 0; i < 2; i++) {
-		unsigned long long max = 0, cur = 0;
-		FILE *a = fopen(lim[i][0], "r"), *b = fopen(lim[i][1], "r");
-		int ok = a && b && fscanf(a, "%llu", &max) == 1 && fscanf(b, "%llu", &cur) == 1;
-		if (a)
-			fclose(a);
-		if (b)
-			fclose(b);
-		if (ok && max < (1ull << 60) && max > cur && max - cur < avail)
-			avail = max - cur;
-	}
-	return avail;
-}
-
 static int passthrough(const struct op_ops *o)
 {
 	return o->in == PIX_NONE && o->out == PIX_NONE;
@@ -162,15 +132,8 @@ static int probe(const struct loader_cfg *c, int *h, int *w, size_t *peak, size_
 	size_t tries = c->data->n < 16 ? c->data->n : 16;
 	char first_err[300] = "";
 	for (size_t k = 0; r && k < tries && rc; k++) {
-		s.path = c->data->items[k].path;
-		s.label = c->data->items[k].label;
-		s.index = k;
-		s.rng = r;
-		s.max_pixels = c->max_pixels;
-		s.max_file_bytes = c->max_file_bytes;
-		s.kind = PIX_NONE;
-		s.h = s.w = 0;
-		s.scr = &scr;
+		sample_setup(&s, c->data->items[k].path, c->data->items[k].label, k, r, &scr,
+			     c->max_pixels, c->max_file_bytes);
 		rng_seed(r, rng_sample_seed(c->seed, 0, k));
 		rc = 0;
 		for (int i = 0; i < p->nops && !rc; i++) {
@@ -301,7 +264,7 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 		pl->sample_bytes = (uint64_t)W * 3 * (uint64_t)peak +
 				   (uint64_t)pl->nslots * Bx * (uint64_t)pl->stage_bytes;
 	pl->need_bytes = pl->batch_bytes + pl->trace_bytes + pl->sample_bytes;
-	pl->avail_bytes = meminfo_available();
+	pl->avail_bytes = machine_memory_available();
 	if (pl->avail_bytes && pl->need_bytes > pl->avail_bytes) {
 		char need[32], avail[32], one[32], tr[32], sm[32];
 		loader_human_bytes(pl->need_bytes, need, sizeof(need));
@@ -343,23 +306,24 @@ double loader_trace_cost_ns(size_t n)
 
 /* ---- the run ---------------------------------------------------------- */
 
-struct run {
+/* the state of one loader_run() */
+struct loader_state {
 	struct loader L;
 	struct loader_result *r;
 	struct trace_proc main_tp, pin_tp, gpu_tp;
 	struct result_msg *msg;    /* [nbatches]: what arrived */
 	unsigned char *have;       /* [nbatches]: arrived, not yet handed over (reorder buffer) */
 
-	/* the pool of batch buffers (loader.h); under pmu when pin is on, as
+	/* the pool of batch buffers (loader.h); under pin_lock when pin is on, as
 	 * the pin thread takes and gives back buffers too */
 	uint32_t *free_slots;
 	int nfree;
 
 	/* pin memory */
 	int pin;
-	pthread_mutex_t pmu;
-	pthread_cond_t pcv;
-	int pin_stop;              /* under pmu */
+	pthread_mutex_t pin_lock;
+	pthread_cond_t pin_cond;
+	int pin_stop;              /* under pin_lock */
 	pthread_t pin_thr;
 	int pin_started;
 	int pin_bound;             /* the pin thread's pin_apply_self: 1 bound, 0 not, -1 */
@@ -404,10 +368,10 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static void set_stop(struct run *R, int code, const char *fmt, ...)
+static void set_stop(struct loader_state *R, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_stop(struct run *R, int code, const char *fmt, ...)
+static void set_stop(struct loader_state *R, int code, const char *fmt, ...)
 {
 	if (R->L.stop_code)
 		return;
@@ -419,7 +383,7 @@ static void set_stop(struct run *R, int code, const char *fmt, ...)
 }
 
 /* 1 if the run must stop (signal, dead worker, earlier reason). */
-static int must_stop(struct run *R)
+static int must_stop(struct loader_state *R)
 {
 	if (R->L.stop_code)
 		return 1;
@@ -433,7 +397,7 @@ static int must_stop(struct run *R)
 
 static int check_now(void *arg)
 {
-	struct run *R = arg;
+	struct loader_state *R = arg;
 	sig_attention = 0;
 	if (sig_pipe[0] >= 0)
 		drain(sig_pipe[0]);
@@ -452,35 +416,35 @@ static int msg_ok(const struct loader *L, const struct result_msg *m)
 
 /* Take a buffer from the pool (-1: none free; with wait, wait for one
  * unless the pin thread is told to stop). */
-static int pool_take(struct run *R, int wait)
+static int pool_take(struct loader_state *R, int wait)
 {
 	if (R->pin)
-		pthread_mutex_lock(&R->pmu);
+		pthread_mutex_lock(&R->pin_lock);
 	while (wait && !R->nfree && !R->pin_stop)
-		pthread_cond_wait(&R->pcv, &R->pmu);
+		pthread_cond_wait(&R->pin_cond, &R->pin_lock);
 	int b = R->nfree > 0 && !(wait && R->pin_stop) ? (int)R->free_slots[--R->nfree] : -1;
 	int used = R->L.plan->nslots - R->nfree;
 	if (used > R->r->buffers_peak)
 		R->r->buffers_peak = used;
 	if (R->pin)
-		pthread_mutex_unlock(&R->pmu);
+		pthread_mutex_unlock(&R->pin_lock);
 	return b;
 }
 
-static void pool_give(struct run *R, uint32_t b)
+static void pool_give(struct loader_state *R, uint32_t b)
 {
 	if (R->pin)
-		pthread_mutex_lock(&R->pmu);
+		pthread_mutex_lock(&R->pin_lock);
 	R->free_slots[R->nfree++] = b;
 	if (R->pin) {
-		pthread_cond_signal(&R->pcv);
-		pthread_mutex_unlock(&R->pmu);
+		pthread_cond_signal(&R->pin_cond);
+		pthread_mutex_unlock(&R->pin_lock);
 	}
 }
 
 /* Next message from the data queue, watching signals and workers. 0, or -1
  * when the run must stop. */
-static int receive(struct run *R, struct result_msg *m)
+static int receive(struct loader_state *R, struct result_msg *m)
 {
 	for (;;) {
 		if (must_stop(R))
@@ -516,7 +480,7 @@ static int receive(struct run *R, struct result_msg *m)
 
 /* Policies: the batch's samples, one message each, on the shared pipe, or
  * (speedy) on the slow lane for a sample found slow in an earlier epoch. */
-static int send_samples(struct run *R, const struct sched_batch *sb)
+static int send_samples(struct loader_state *R, const struct sched_batch *sb)
 {
 	struct loader *L = &R->L;
 	for (uint32_t k = 0; k < sb->n; k++) {
@@ -540,7 +504,7 @@ static int send_samples(struct run *R, const struct sched_batch *sb)
 }
 
 /* _try_put_index: send the next task of the epoch to worker k mod W. */
-static int dispatch(struct run *R)
+static int dispatch(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	if (R->send >= R->epoch_end)
@@ -585,7 +549,7 @@ static int dispatch(struct run *R)
 }
 
 /* A message taken from the data queue. */
-static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
+static void arrived(struct loader_state *R, const struct result_msg *m, uint64_t now)
 {
 	struct loader *L = &R->L;
 	uint64_t wall = now + (uint64_t)L->wall_off;
@@ -611,7 +575,7 @@ static void arrived(struct run *R, const struct result_msg *m, uint64_t now)
 }
 
 /* _next_data, in order: the batch rcvd, from the reorder buffer or waited for. */
-static int next_inorder(struct run *R, uint64_t entry, int64_t *id)
+static int next_inorder(struct loader_state *R, uint64_t entry, int64_t *id)
 {
 	int64_t want = R->rcvd;
 	uint64_t off = (uint64_t)R->L.wall_off;
@@ -643,7 +607,7 @@ static int next_inorder(struct run *R, uint64_t entry, int64_t *id)
 }
 
 /* in_order=False: whatever arrives first. */
-static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
+static int next_arrival(struct loader_state *R, uint64_t entry, int64_t *id)
 {
 	struct result_msg m;
 	if (receive(R, &m))
@@ -658,7 +622,7 @@ static int next_arrival(struct run *R, uint64_t entry, int64_t *id)
 }
 
 /* The consumer is done with batch id: its memory can be reused. */
-static void release(struct run *R, int64_t id)
+static void release(struct loader_state *R, int64_t id)
 {
 	const struct result_msg *m = &R->msg[id];
 	if (!R->pin)
@@ -667,7 +631,7 @@ static void release(struct run *R, int64_t id)
 		pool_give(R, (uint32_t)m->pinned);
 }
 
-static void stop_reason_for_error(struct run *R, int64_t id)
+static void stop_reason_for_error(struct loader_state *R, int64_t id)
 {
 	const struct result_msg *m = &R->msg[id];
 	const struct loader_cfg *c = R->L.cfg;
@@ -695,14 +659,14 @@ static void stop_reason_for_error(struct run *R, int64_t id)
 
 static void *pin_main(void *arg)
 {
-	struct run *R = arg;
+	struct loader_state *R = arg;
 	struct loader *L = &R->L;
 	size_t sb = L->plan->slot_bytes;
 	if (L->cfg->pin_plan) {
 		char why[256] = "";
 		int rc = pin_apply_self(L->cfg->pin_plan, ROLE_PIN, 0, why, sizeof(why));
 		if (rc < 0)
-			warn("pin thread: %s", why);
+			warn_msg("pin thread: %s", why);
 		R->pin_bound = rc == 0;
 	}
 	for (;;) {
@@ -743,14 +707,14 @@ static void *pin_main(void *arg)
 	return NULL;
 }
 
-static void pin_stop(struct run *R)
+static void pin_stop(struct loader_state *R)
 {
 	if (!R->pin_started)
 		return;
-	pthread_mutex_lock(&R->pmu);
+	pthread_mutex_lock(&R->pin_lock);
 	R->pin_stop = 1;
-	pthread_cond_broadcast(&R->pcv);
-	pthread_mutex_unlock(&R->pmu);
+	pthread_cond_broadcast(&R->pin_cond);
+	pthread_mutex_unlock(&R->pin_lock);
 	ssize_t w = write(R->pin_wake[1], "", 1);
 	(void)w;
 	pthread_join(R->pin_thr, NULL);
@@ -800,7 +764,7 @@ static int alloc_proc(struct trace_proc *tp, enum proc_role role, int id, size_t
 }
 
 /* Policies: the shared area of batch assembly, and the sample pipes. */
-static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
+static int setup_policy(struct loader_state *R, size_t window, char *err, size_t errlen)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -852,7 +816,7 @@ static int setup_policy(struct run *R, size_t window, char *err, size_t errlen)
 	return 0;
 }
 
-static int setup(struct run *R, char *err, size_t errlen)
+static int setup(struct loader_state *R, char *err, size_t errlen)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -924,7 +888,7 @@ static int setup(struct run *R, char *err, size_t errlen)
 		/* pinned copies come from the same pool: lock all of it (the
 		 * workers' slots too, which costs them nothing: populated already) */
 		if (mlock(L->slots, L->slots_bytes)) {
-			warn("cannot lock the batch buffers in memory (mlock of %zu bytes: %s): "
+			warn_msg("cannot lock the batch buffers in memory (mlock of %zu bytes: %s): "
 			     "pin memory copies into unlocked memory", L->slots_bytes, strerror(errno));
 			r->pin_locked = 0;
 		} else {
@@ -975,7 +939,7 @@ static void close_index_pipes(struct loader *L)
 	close_fd(&L->slow_wr);
 }
 
-static void teardown(struct run *R)
+static void teardown(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	for (int w = 0; L->idx_rd && w < L->W; w++) {
@@ -998,8 +962,8 @@ static void teardown(struct run *R)
 	free(L->idx_rd);
 	free(L->idx_wr);
 	L->idx_rd = L->idx_wr = NULL;
-	pthread_mutex_destroy(&R->pmu);
-	pthread_cond_destroy(&R->pcv);
+	pthread_mutex_destroy(&R->pin_lock);
+	pthread_cond_destroy(&R->pin_cond);
 	free(R->msg);
 	free(R->have);
 	free(R->free_slots);
@@ -1012,7 +976,7 @@ static void teardown(struct run *R)
 }
 
 /* The workers' events and the main side's, as one struct trace. */
-static int merge_trace(struct run *R, int unclean)
+static int merge_trace(struct loader_state *R, int unclean)
 {
 	struct loader *L = &R->L;
 	const struct pipeline *p = L->cfg->pipe;
@@ -1048,7 +1012,7 @@ static int merge_trace(struct run *R, int unclean)
 	return 0;
 }
 
-static void collect_errors(struct run *R)
+static void collect_errors(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	struct loader_result *r = R->r;
@@ -1092,7 +1056,7 @@ static double tv_s(struct timeval tv)
 
 /* --dump-batches: batch id as .npy files, from the memory the consumer
  * read (the pinned copy, or the slot). A failure is a warning. */
-static void dump_batch(struct run *R, int64_t id)
+static void dump_batch(struct loader_state *R, int64_t id)
 {
 	const struct loader_cfg *c = R->L.cfg;
 	const struct result_msg *m = &R->msg[id];
@@ -1105,7 +1069,7 @@ static void dump_batch(struct run *R, int64_t id)
 	char path[4096], err[4200] = "";
 	float *lab = malloc((n ? n : 1) * sizeof(float));
 	if (!mem || !lab || b->bytes != img + n * sizeof(int64_t)) {
-		warn("cannot dump batch %" PRId64 ": %s", id,
+		warn_msg("cannot dump batch %" PRId64 ": %s", id,
 		     !lab ? "out of memory" : "not a collated [n, 3, h, w] batch");
 		free(lab);
 		return;
@@ -1122,11 +1086,11 @@ static void dump_batch(struct run *R, int64_t id)
 	if (!rc)
 		rc = npy_write(path, "<f4", shape, 1, lab, err, sizeof(err));
 	if (rc)
-		warn("%s", err);
+		warn_msg("%s", err);
 	free(lab);
 }
 
-static int run_epochs(struct run *R)
+static int run_epochs(struct loader_state *R)
 {
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
@@ -1182,10 +1146,20 @@ static int run_epochs(struct run *R)
 	return 0;
 }
 
+/* The one way out of loader_run: the run's resources, then its state. */
+static void state_free(struct loader_state *R)
+{
+	teardown(R);
+	free(R->main_tp.ev);
+	free(R->pin_tp.ev);
+	free(R->gpu_tp.ev);
+	free(R);
+}
+
 int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
 	       char *err, size_t errlen)
 {
-	struct run *R = calloc(1, sizeof(*R));
+	struct loader_state *R = calloc(1, sizeof(*R));
 	if (!R) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -1204,8 +1178,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->main_pinned = r->pin_pinned = -1;
 	R->pin_bound = -1;
 	R->pin = c->pin_memory;
-	pthread_mutex_init(&R->pmu, NULL);
-	pthread_cond_init(&R->pcv, NULL);
+	pthread_mutex_init(&R->pin_lock, NULL);
+	pthread_cond_init(&R->pin_cond, NULL);
 	R->pin_out[0] = R->pin_out[1] = R->pin_wake[0] = R->pin_wake[1] = -1;
 	int nsops;
 	transform_span(c->pipe, &L->tf_first, &L->tf_last, &nsops);
@@ -1217,12 +1191,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->trace_cost_ns = loader_trace_cost_ns(100000);
 
 	if (setup(R, err, errlen)) {
-		teardown(R);
-		free(R->main_tp.ev);
-		free(R->pin_tp.ev);
-		free(R->gpu_tp.ev);
+		state_free(R);
 		loader_result_free(r);
-		free(R);
 		return -1;
 	}
 
@@ -1232,12 +1202,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->start_ns = start + (uint64_t)L->wall_off;
 	if (L->be->start(L, err, errlen)) {
 		L->be->stop(L, 0, r->worker_cpu_s, r->worker_maxrss_kib);
-		teardown(R);
-		free(R->main_tp.ev);
-		free(R->pin_tp.ev);
-		free(R->gpu_tp.ev);
+		state_free(R);
 		loader_result_free(r);
-		free(R);
 		return -1;
 	}
 	L->be->after_start(L);
@@ -1251,14 +1217,14 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		int saved = !pthread_getaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
 		int prc = pin_apply_self(c->pin_plan, ROLE_MAIN, 0, why, sizeof(why));
 		if (prc < 0)
-			warn("main process: %s", why);
+			warn_msg("main process: %s", why);
 		r->main_pinned = prc == 0;
 		main_restore = saved && prc == 0;
 	}
 	struct sig_saved old;
 	int sigs = !signals_install(&old);
 	if (!sigs)
-		warn("cannot install signal handlers: %s", strerror(errno));
+		warn_msg("cannot install signal handlers: %s", strerror(errno));
 	R->data_fd = L->res_rd;
 	if (R->pin) {
 		/* the pin thread must not take the main thread's signals */
@@ -1329,11 +1295,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->shm = L->sh;
 	r->shm_bytes = L->sh_bytes;
 	L->sh = NULL;
-	teardown(R);
-	free(R->main_tp.ev);
-	free(R->pin_tp.ev);
-	free(R->gpu_tp.ev);
-	free(R);
+	state_free(R);
 	if (mrc) {
 		loader_result_free(r);
 		snprintf(err, errlen, "out of memory");
@@ -1364,3 +1326,14 @@ void loader_result_free(struct loader_result *r)
 		munmap(r->shm, r->shm_bytes);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- names of the enums' values (loader.h: *_CHOICES in the same order) */
+
+const char *const loader_backend_names[BACKEND_THREAD + 1] = {
+	[BACKEND_PROCESS] = "process", [BACKEND_THREAD] = "thread" };
+const char *const loader_order_names[ORDER_ARRIVAL + 1] = {
+	[ORDER_INORDER] = "inorder", [ORDER_ARRIVAL] = "arrival" };
+const char *const loader_rng_names[RNG_TORCH + 1] = {
+	[RNG_PER_SAMPLE] = "per-sample", [RNG_TORCH] = "torch" };
+const char *const loader_policy_names[POLICY_SPEEDY + 1] = {
+	[POLICY_TORCH] = "torch", [POLICY_SHARED_QUEUE] = "shared-queue", [POLICY_SPEEDY] = "speedy" };

@@ -57,6 +57,18 @@ enum loader_on_error { ON_ERROR_SKIP, ON_ERROR_FAIL };
  * next epoch on, is sent to a slow lane served first by worker W - 1 (the
  * background worker) while the others take the fast lane. */
 enum loader_policy { POLICY_TORCH, POLICY_SHARED_QUEUE, POLICY_SPEEDY };
+/* The names of the values of each enum above, in its order, for the options
+ * (OPT_ENUM choices: the field holds the enum value) and for the results
+ * (summary.json's words): loader.c's arrays list the same words by enum name. */
+#define BACKEND_CHOICES "process|thread"
+#define ORDER_CHOICES "inorder|arrival"
+#define RNG_CHOICES "per-sample|torch"
+#define ON_ERROR_CHOICES "skip|fail"
+#define POLICY_CHOICES "torch|shared-queue|speedy"
+extern const char *const loader_backend_names[BACKEND_THREAD + 1];
+extern const char *const loader_order_names[ORDER_ARRIVAL + 1];
+extern const char *const loader_rng_names[RNG_TORCH + 1];
+extern const char *const loader_policy_names[POLICY_SPEEDY + 1];
 /* The caching ladder (ppbench bottleneck): CACHE_NONE runs the pipeline;
  * CACHE_SAMPLE: each worker processes one sample once and collates it in
  * every position of every batch (collate + protocol + copy + step remain;

@@ -18,7 +18,7 @@ static void vreport(const char *prefix, const char *fmt, va_list ap)
 	fprintf(stderr, "ppbench: %s%s\n", prefix, msg);
 }
 
-void error(const char *fmt, ...)
+void error_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -26,7 +26,7 @@ void error(const char *fmt, ...)
 	va_end(ap);
 }
 
-void warn(const char *fmt, ...)
+void warn_msg(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -50,16 +50,17 @@ void die(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("error: ", fmt, ap);
 	va_end(ap);
-	exit(2);
+	exit(1);    /* EXIT_FAIL (commands.h): the work failed (out of memory...) */
 }
 
-void errf(char *err, size_t errlen, const char *fmt, ...)
+int errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
+	if (!err)
+		errlen = 0;	/* vsnprintf(NULL, 0, ...) only counts */
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	int r = vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+	return r;
 }

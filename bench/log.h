@@ -4,13 +4,18 @@
 
 #include <stddef.h>
 
-void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* not error_msg() and warn_msg(): glibc has error_msg(3) and warn_msg(3) */
+void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* error_msg(), then exit 1: the work failed (out of memory, an internal error) */
 __attribute__((noreturn)) void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_set_quiet(int quiet);
-/* Fill err (errlen bytes; nothing when err is NULL or errlen 0) from a
- * printf format: the "-1 with err filled" convention of library functions. */
-void errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* snprintf into a bounded buffer, for messages and paths: the output is cut
+ * at errlen bytes (without the compiler's truncation warning), nothing is
+ * written when err is NULL or errlen 0. Returns vsnprintf's count (the
+ * length it wanted). The one string formatter: library functions fill their
+ * err with it ("-1 with err filled"), commands build paths with it. */
+int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -54,6 +54,37 @@ uint64_t machine_memory_bytes(void)
 	return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
 }
 
+uint64_t machine_memory_available(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	if (!f)
+		return 0;
+	char line[256];
+	unsigned long long kb = 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	uint64_t avail = (uint64_t)kb * 1024;
+	/* a cgroup limit (v2, then v1) can be lower than what the host has */
+	static const char *const lim[][2] = {
+		{ "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current" },
+		{ "/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes" },
+	};
+	for (int i = 0; i < 2; i++) {
+		unsigned long long max = 0, cur = 0;
+		FILE *a = fopen(lim[i][0], "r"), *b = fopen(lim[i][1], "r");
+		int ok = a && b && fscanf(a, "%llu", &max) == 1 && fscanf(b, "%llu", &cur) == 1;
+		if (a)
+			fclose(a);
+		if (b)
+			fclose(b);
+		if (ok && max < (1ull << 60) && max > cur && max - cur < avail)
+			avail = max - cur;
+	}
+	return avail;
+}
+
 json_t *machine_json(void)
 {
 	json_t *m = json_object(), *k, *lib, *clk;

@@ -22,5 +22,9 @@ struct json_t *machine_json(void);
 /* The machine's memory (all of it, MemTotal), bytes; 0 when unknown: what
  * every command states as the machine's memory. */
 uint64_t machine_memory_bytes(void);
+/* The memory this process may still take, bytes; 0 when unknown: /proc/
+ * meminfo's MemAvailable, or what the cgroup's limit leaves if that is
+ * lower. The one reader of MemAvailable. */
+uint64_t machine_memory_available(void);
 
 #endif

@@ -1,17 +1,8 @@
 /* ppbench: a benchmark of CPU-side ML preprocessing (the Lotus study in C). */
 #include <stdio.h>
 #include <string.h>
-#include "bottleneck.h"
 #include "commands.h"
-#include "compare.h"
 #include "kernels.h"
-#include "merge.h"
-#include "metrics.h"
-#include "model.h"
-#include "report.h"
-#include "run.h"
-#include "strategies.h"
-#include "sweep.h"
 #include "version.h"
 
 

@@ -13,18 +13,6 @@
 
 struct pipeline;
 
-/* snprintf for messages and paths built from bounded parts: the output is
- * cut at n (paths cannot be: the folder's length is checked once). */
-__attribute__((format(printf, 3, 4)))
-static inline int fmt_to(char *out, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vsnprintf(out, n, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
 enum map_tool { TOOL_AUTO, TOOL_PERF, TOOL_CALLGRIND };
 
 struct map_cfg {

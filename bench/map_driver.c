@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "commands.h"
 #include "counters.h"
 #include "log.h"
+#include "subprocess.h"
 #include "options.h"
 #include "pipeline.h"
 #include "rng.h"
@@ -61,17 +61,17 @@ static int mark(const struct marks *m, int on)
 static int open_perf_ctl(const char *arg, struct marks *mk)
 {
 	char ctl[PATH_MAX], *comma;
-	fmt_to(ctl, sizeof(ctl), "%s", arg);
+	errf(ctl, sizeof(ctl), "%s", arg);
 	comma = strchr(ctl, ',');
 	if (!comma) {
-		error("--perf-ctl: expected CTL,ACK");
+		error_msg("--perf-ctl: expected CTL,ACK");
 		return -1;
 	}
 	*comma = 0;
 	mk->ctl = open(ctl, O_WRONLY | O_CLOEXEC);
 	mk->ack = open(comma + 1, O_RDONLY | O_CLOEXEC);
 	if (mk->ctl < 0 || mk->ack < 0) {
-		error("cannot open perf's control FIFOs '%s': %s", arg, strerror(errno));
+		error_msg("cannot open perf's control FIFOs '%s': %s", arg, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -84,7 +84,7 @@ static int prepare_input(const struct pipeline *p, int k, struct sample *s, cons
 		if (j == p->batch_op)
 			continue;
 		if (p->op[j].ops->run(p->op[j].cfg, s)) {
-			error("cannot prepare the input of '%s': '%s' failed on '%s': %s",
+			error_msg("cannot prepare the input of '%s': '%s' failed on '%s': %s",
 			      p->op[k].ops->name, p->op[j].ops->name, image, s->err);
 			return -1;
 		}
@@ -98,7 +98,7 @@ int map_child(const struct map_cfg *c, const char *image)
 	struct pipeline p;
 	struct marks mk = { .tool = marks_on_valgrind() ? TOOL_CALLGRIND : TOOL_PERF, .ctl = -1, .ack = -1 };
 	if (pipeline_load(&p, c->pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	int k = (int)c->child, status = EXIT_FAIL;
@@ -112,7 +112,7 @@ int map_child(const struct map_cfg *c, const char *image)
 	memset(&s, 0, sizeof(s));
 	memset(&out, 0, sizeof(out));
 	if (k >= p.nops) {
-		error("--child: pipeline '%s' has %d ops", p.name, p.nops);
+		error_msg("--child: pipeline '%s' has %d ops", p.name, p.nops);
 		goto out;
 	}
 	if (c->perf_ctl && open_perf_ctl(c->perf_ctl, &mk))
@@ -170,7 +170,7 @@ int map_child(const struct map_cfg *c, const char *image)
 		if (mark(&mk, 0))
 			goto ctlfail;
 		if (rc) {
-			error("'%s' failed on '%s': %s", po->ops->name, image,
+			error_msg("'%s' failed on '%s': %s", po->ops->name, image,
 			      k == p.batch_op ? err : s.err);
 			goto out;
 		}
@@ -187,7 +187,7 @@ int map_child(const struct map_cfg *c, const char *image)
 	status = EXIT_OK;
 	goto out;
 ctlfail:
-	error("lost perf's control FIFO: %s", strerror(errno));
+	error_msg("lost perf's control FIFO: %s", strerror(errno));
 out:
 	if (mk.ctl >= 0)
 		close(mk.ctl);
@@ -210,10 +210,10 @@ int map_find_in_path(const char *prog, char *out, size_t n)
 	if (!path)
 		path = "/usr/bin:/bin";
 	char buf[4096];
-	fmt_to(buf, sizeof(buf), "%s", path);
+	errf(buf, sizeof(buf), "%s", path);
 	char *save = NULL;
 	for (char *d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		fmt_to(out, n, "%s/%s", d, prog);
+		errf(out, n, "%s/%s", d, prog);
 		if (!access(out, X_OK))
 			return 0;
 	}
@@ -224,23 +224,20 @@ int map_find_in_path(const char *prog, char *out, size_t n)
  * status, 128 + signal, or -1 when it cannot start. */
 int map_run_logged(char *const *argv, char *const *envp, const char *log)
 {
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int st, rc;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp ? envp : environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		errno = rc;
+	struct spawn sp = SPAWN_INIT;
+	int st, fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
 		return -1;
-	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	sp.argv = argv;
+	sp.envp = envp;
+	sp.search = 1;
+	sp.in = SPAWN_NULL;
+	sp.out = sp.err = fd;
+	pid_t pid = spawn_start(&sp);
+	close(fd);
+	if (pid < 0 || spawn_wait(pid, &st) < 0)
+		return -1;
+	return spawn_code(st);
 }
 
 /* The last lines of a log, for an error message. */
@@ -255,12 +252,12 @@ void map_log_tail(const char *log, char *out, size_t n)
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = 0;
 		if (line[0])
-			fmt_to(keep[k++ % 3], sizeof(keep[0]), "%s", line);
+			errf(keep[k++ % 3], sizeof(keep[0]), "%s", line);
 	}
 	fclose(f);
 	size_t len = 0;
 	for (int i = k > 3 ? k - 3 : 0; i < k && len < n; i++)
-		len += (size_t)fmt_to(out + len, n - len, "%s%s", len ? " | " : "", keep[i % 3]);
+		len += (size_t)errf(out + len, n - len, "%s%s", len ? " | " : "", keep[i % 3]);
 }
 
 
@@ -294,8 +291,8 @@ static int profiler_argv(const struct map_run *r, const struct op_map *m, int k,
 {
 	int a = 0;
 	if (r->tool == TOOL_CALLGRIND) {
-		fmt_to(x->prof, sizeof(x->prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
-		fmt_to(x->outopt, sizeof(x->outopt), "--callgrind-out-file=%s", x->prof);
+		errf(x->prof, sizeof(x->prof), "%s/callgrind.%d.%s.out", r->dir, k, m->op);
+		errf(x->outopt, sizeof(x->outopt), "--callgrind-out-file=%s", x->prof);
 		x->argv[a++] = (char *)r->valgrind;
 		x->argv[a++] = "--tool=callgrind";
 		x->argv[a++] = "--collect-atstart=no";
@@ -304,17 +301,17 @@ static int profiler_argv(const struct map_run *r, const struct op_map *m, int k,
 			x->argv[a++] = "--cache-sim=yes";
 		return a;
 	}
-	fmt_to(x->prof, sizeof(x->prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
-	fmt_to(x->ctl, sizeof(x->ctl), "%s/.ctl.%d", r->dir, k);
-	fmt_to(x->ack, sizeof(x->ack), "%s/.ack.%d", r->dir, k);
+	errf(x->prof, sizeof(x->prof), "%s/perf.%d.%s.data", r->dir, k, m->op);
+	errf(x->ctl, sizeof(x->ctl), "%s/.ctl.%d", r->dir, k);
+	errf(x->ack, sizeof(x->ack), "%s/.ack.%d", r->dir, k);
 	unlink(x->ctl);
 	unlink(x->ack);
 	if (mkfifo(x->ctl, 0600) || mkfifo(x->ack, 0600)) {
-		error("op '%s': cannot create '%s': %s", m->op, x->ctl, strerror(errno));
+		error_msg("op '%s': cannot create '%s': %s", m->op, x->ctl, strerror(errno));
 		return -1;
 	}
-	fmt_to(x->ctlopt, sizeof(x->ctlopt), "--control=fifo:%s,%s", x->ctl, x->ack);
-	fmt_to(x->pctl, sizeof(x->pctl), "%s,%s", x->ctl, x->ack);
+	errf(x->ctlopt, sizeof(x->ctlopt), "--control=fifo:%s,%s", x->ctl, x->ack);
+	errf(x->pctl, sizeof(x->pctl), "%s,%s", x->ctl, x->ack);
 	x->argv[a++] = (char *)r->perf;
 	x->argv[a++] = "record";
 	x->argv[a++] = "-q";
@@ -344,11 +341,11 @@ static int child_argv(const struct map_run *r, const struct op_map *m, int k, in
 	int a = profiler_argv(r, m, k, standins, x);
 	if (a < 0)
 		return -1;
-	fmt_to(x->repeat, sizeof(x->repeat), "%ld", c->repeat);
-	fmt_to(x->seconds, sizeof(x->seconds), "%g", c->seconds);
-	fmt_to(x->batch, sizeof(x->batch), "%ld", c->batch);
-	fmt_to(x->seed, sizeof(x->seed), "%llu", (unsigned long long)c->seed);
-	fmt_to(x->child, sizeof(x->child), "%d", k);
+	errf(x->repeat, sizeof(x->repeat), "%ld", c->repeat);
+	errf(x->seconds, sizeof(x->seconds), "%g", c->seconds);
+	errf(x->batch, sizeof(x->batch), "%ld", c->batch);
+	errf(x->seed, sizeof(x->seed), "%llu", (unsigned long long)c->seed);
+	errf(x->child, sizeof(x->child), "%d", k);
 	char **argv = x->argv;
 	argv[a++] = (char *)r->self;
 	argv[a++] = "map";
@@ -418,13 +415,13 @@ static int read_profile(const struct map_run *r, struct op_map *m, int k, const 
 	char err[1024];
 	if (r->tool == TOOL_CALLGRIND) {
 		if (map_parse_callgrind(prof, m, err, sizeof(err))) {
-			error("op '%s': %s", m->op, err);
+			error_msg("op '%s': %s", m->op, err);
 			return -1;
 		}
 		return 0;
 	}
 	char rep[PATH_MAX + 64];
-	fmt_to(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
+	errf(rep, sizeof(rep), "%s/perf.%d.%s.report", r->dir, k, m->op);
 	char *rv[] = { (char *)r->perf, "report", "-i", (char *)prof, "--stdio", "--no-children",
 		       "--sort", "dso,sym", "-n", "-q", "--percent-limit", "0", NULL };
 	FILE *rf = NULL;
@@ -434,7 +431,7 @@ static int read_profile(const struct map_run *r, struct op_map *m, int k, const 
 	if (rf)
 		fclose(rf);
 	if (!rows) {
-		error("op '%s': perf report found no samples (%s)", m->op, rep);
+		error_msg("op '%s': perf report found no samples (%s)", m->op, rep);
 		return -1;
 	}
 	return 0;
@@ -449,9 +446,9 @@ void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
 		die("out of memory");
 	free(m->f);
 	memset(m, 0, sizeof(*m));
-	fmt_to(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
+	errf(m->op, sizeof(m->op), "%s", r->p->op[k].ops->name);
 	m->index = k;
-	fmt_to(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
+	errf(log, sizeof(log), "%s/%s.%d.%s.log", r->dir, r->tool_name, k, m->op);
 	if (child_argv(r, m, k, standins, x))
 		goto out;
 	char **envp = child_env(r, standins);
@@ -464,7 +461,7 @@ void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
 	}
 	if (st) {
 		map_log_tail(log, why, sizeof(why));
-		error("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
+		error_msg("op '%s': %s exited with %d (%s): %s", m->op, r->tool_name, st, log, why);
 		goto out;
 	}
 	read_calls(log, m);
@@ -473,7 +470,7 @@ void map_op(const struct map_run *r, struct op_map *m, int k, int standins)
 	map_finish_op(m);
 	m->ok = m->calls > 0 && m->total > 0;
 	if (!m->ok) {
-		error("op '%s': nothing was recorded (%s)", m->op, log);
+		error_msg("op '%s': nothing was recorded (%s)", m->op, log);
 		goto out;
 	}
 	info("map: %-24s %llu calls, %.3g %s per call, top: %s (%.1f %%)  [%.1f s]", m->op,

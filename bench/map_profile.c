@@ -36,7 +36,7 @@ extern char **environ;
 void map_add_cost(struct op_map *m, const char *lib, const char *fn_in, double count)
 {
 	char fn[192];
-	fmt_to(fn, sizeof(fn), "%s", fn_in);
+	errf(fn, sizeof(fn), "%s", fn_in);
 	char *dot = fn[0] != '.' ? strchr(fn, '.') : NULL;
 	if (dot && strncmp(fn, "0x", 2))
 		*dot = 0;
@@ -54,8 +54,8 @@ void map_add_cost(struct op_map *m, const char *lib, const char *fn_in, double c
 		m->cap = cap;
 	}
 	struct fn_cost *e = &m->f[m->n++];
-	fmt_to(e->lib, sizeof(e->lib), "%s", lib);
-	fmt_to(e->fn, sizeof(e->fn), "%s", fn);
+	errf(e->lib, sizeof(e->lib), "%s", lib);
+	errf(e->fn, sizeof(e->fn), "%s", fn);
 	e->count = count;
 }
 
@@ -298,7 +298,7 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		fmt_to(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	struct cg_parse s = { .npos = 1, .iIr = -1, .iD1mr = -1, .iD1mw = -1, .iDLmr = -1,
@@ -314,7 +314,7 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 		char c0 = line[0];
 		if ((c0 >= '0' && c0 <= '9') || c0 == '+' || c0 == '-' || c0 == '*') {
 			if (cg_cost(&s, line)) {
-				fmt_to(err, errlen, "out of memory");
+				errf(err, errlen, "out of memory");
 				goto out;
 			}
 			continue;
@@ -323,7 +323,7 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 		char *colon = strchr(line, ':');
 		if (eq && (!colon || eq < colon)) {
 			if (cg_key(&s, line, eq)) {
-				fmt_to(err, errlen, "'%s':%d: cannot read this callgrind line", path,
+				errf(err, errlen, "'%s':%d: cannot read this callgrind line", path,
 				       lineno);
 				goto out;
 			}
@@ -332,7 +332,7 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 		cg_header(&s, line);
 	}
 	if (s.iIr < 0) {
-		fmt_to(err, errlen, "'%s': no Ir event (not a callgrind profile?)", path);
+		errf(err, errlen, "'%s': no Ir event (not a callgrind profile?)", path);
 		goto out;
 	}
 	cg_finish(&s, m);

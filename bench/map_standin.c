@@ -72,10 +72,10 @@ int map_elf_has_names(const char *path)
 			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 			    !memcmp(name, "GNU", 4) && nh->n_descsz >= 2 && nh->n_descsz <= 64) {
 				char dbg[256];
-				int l = fmt_to(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", desc[0]);
+				int l = errf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%02x/", desc[0]);
 				for (unsigned k = 1; k < nh->n_descsz; k++)
-					l += fmt_to(dbg + l, sizeof(dbg) - (size_t)l, "%02x", desc[k]);
-				fmt_to(dbg + l, sizeof(dbg) - (size_t)l, ".debug");
+					l += errf(dbg + l, sizeof(dbg) - (size_t)l, "%02x", desc[k]);
+				errf(dbg + l, sizeof(dbg) - (size_t)l, ".debug");
 				if (!access(dbg, R_OK))
 					named = 1;
 			}
@@ -101,7 +101,7 @@ static int read_dynamic(const char *real, const char *tmp, char *soname, size_t 
 	char line[1024];
 	char *od[] = { "objdump", "-p", (char *)real, NULL };
 	if (capture(od, tmp)) {
-		fmt_to(note, notelen, "objdump failed on '%s'", real);
+		errf(note, notelen, "objdump failed on '%s'", real);
 		return -1;
 	}
 	FILE *f = fopen(tmp, "r");
@@ -110,14 +110,14 @@ static int read_dynamic(const char *real, const char *tmp, char *soname, size_t 
 	while (f && fgets(line, sizeof(line), f)) {
 		char v[256];
 		if (sscanf(line, " SONAME %255s", v) == 1)
-			fmt_to(soname, sonlen, "%s", v);
+			errf(soname, sonlen, "%s", v);
 		else if (sscanf(line, " NEEDED %127s", v) == 1 && *nneeded < 16)
-			fmt_to(needed[(*nneeded)++], sizeof(needed[0]), "%s", v);
+			errf(needed[(*nneeded)++], sizeof(needed[0]), "%s", v);
 	}
 	if (f)
 		fclose(f);
 	if (!soname[0])
-		fmt_to(soname, sonlen, "%s", map_base_name(real));
+		errf(soname, sonlen, "%s", map_base_name(real));
 	return 0;
 }
 
@@ -129,7 +129,7 @@ static int write_version_script(const char *real, const char *tmp, const char *v
 	char line[1024];
 	char *nm[] = { "nm", "-D", "--defined-only", "--with-symbol-versions", (char *)real, NULL };
 	if (capture(nm, tmp)) {
-		fmt_to(note, notelen, "nm failed on '%s'", real);
+		errf(note, notelen, "nm failed on '%s'", real);
 		return -1;
 	}
 	struct { char name[64]; char *syms; size_t len; } ver[64];
@@ -155,7 +155,7 @@ static int write_version_script(const char *real, const char *tmp, const char *v
 		if (i == nver) {
 			if (nver == 64)
 				continue;
-			fmt_to(ver[nver].name, sizeof(ver[0].name), "%s", v);
+			errf(ver[nver].name, sizeof(ver[0].name), "%s", v);
 			ver[nver].syms = NULL;
 			ver[nver].len = 0;
 			nver++;
@@ -171,7 +171,7 @@ static int write_version_script(const char *real, const char *tmp, const char *v
 		fclose(f);
 	f = fopen(vs, "w");
 	if (!f) {
-		fmt_to(note, notelen, "cannot write '%s': %s", vs, strerror(errno));
+		errf(note, notelen, "cannot write '%s': %s", vs, strerror(errno));
 		for (int i = 0; i < nver; i++)
 			free(ver[i].syms);
 		return -1;
@@ -194,7 +194,7 @@ static int write_stdio_shim(const char *shim, char *note, size_t notelen)
 {
 	FILE *f = fopen(shim, "w");
 	if (!f) {
-		fmt_to(note, notelen, "cannot write '%s': %s", shim, strerror(errno));
+		errf(note, notelen, "cannot write '%s': %s", shim, strerror(errno));
 		return -1;
 	}
 	fputs("#include <dlfcn.h>\n#include <stdio.h>\n#undef stdin\n#undef stdout\n#undef stderr\n"
@@ -222,28 +222,28 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 	const char *so = strstr(b, ".so");
 	if (!so)
 		return 0;
-	fmt_to(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
+	errf(ar, sizeof(ar), "%.*s%.*s.a", (int)(b - real), real, (int)(so - b), b);
 	if (access(ar, R_OK))
 		return 0;
 	if (map_find_in_path("cc", cc, sizeof(cc))) {
-		fmt_to(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
+		errf(note, notelen, "no C compiler to link a stand-in from '%s'", ar);
 		return -1;
 	}
-	fmt_to(tmp, sizeof(tmp), "%s/.objdump", dir);
+	errf(tmp, sizeof(tmp), "%s/.objdump", dir);
 	char needed[16][128];
 	int nneeded;
 	if (read_dynamic(real, tmp, soname, sonlen, needed, &nneeded, note, notelen))
 		return -1;
-	fmt_to(vs, sizeof(vs), "%s/.%s.map", dir, soname);
+	errf(vs, sizeof(vs), "%s/.%s.map", dir, soname);
 	if (write_version_script(real, tmp, vs, note, notelen))
 		return -1;
-	fmt_to(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
+	errf(shim, sizeof(shim), "%s/.stdio_shim.c", dir);
 	if (write_stdio_shim(shim, note, notelen))
 		return -1;
-	fmt_to(out, sizeof(out), "%s/%s", dir, soname);
+	errf(out, sizeof(out), "%s/%s", dir, soname);
 	char sonameopt[300], vsopt[PATH_MAX + 100];
-	fmt_to(sonameopt, sizeof(sonameopt), "-Wl,-soname,%s", soname);
-	fmt_to(vsopt, sizeof(vsopt), "-Wl,--version-script=%s", vs);
+	errf(sonameopt, sizeof(sonameopt), "-Wl,-soname,%s", soname);
+	errf(vsopt, sizeof(vsopt), "-Wl,--version-script=%s", vs);
 	char *argv[48];
 	char libs[16][140];
 	int a = 0;
@@ -262,19 +262,19 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 	argv[a++] = ar;
 	argv[a++] = "-Wl,--no-whole-archive";
 	for (int i = 0; i < nneeded; i++) {
-		fmt_to(libs[i], sizeof(libs[i]), "-l:%s", needed[i]);
+		errf(libs[i], sizeof(libs[i]), "-l:%s", needed[i]);
 		argv[a++] = libs[i];
 	}
 	argv[a++] = "-ldl";
 	argv[a] = NULL;
-	fmt_to(tmp, sizeof(tmp), "%s/.%s.log", dir, soname);
+	errf(tmp, sizeof(tmp), "%s/.%s.log", dir, soname);
 	if (map_run_logged(argv, NULL, tmp)) {
 		char why[400];
 		map_log_tail(tmp, why, sizeof(why));
-		fmt_to(note, notelen, "cannot link a stand-in for %s from '%s': %s", soname, ar, why);
+		errf(note, notelen, "cannot link a stand-in for %s from '%s': %s", soname, ar, why);
 		return -1;
 	}
-	fmt_to(note, notelen, "%s: stripped; the map used a stand-in linked from '%s'", soname, ar);
+	errf(note, notelen, "%s: stripped; the map used a stand-in linked from '%s'", soname, ar);
 	return 1;
 }
 
@@ -293,7 +293,7 @@ int map_loaded_lib_path(const char *name, char *out, size_t n)
 			continue;
 		path[strcspn(path, "\n")] = 0;
 		if (!strcmp(map_base_name(path), name)) {
-			fmt_to(out, n, "%s", path);
+			errf(out, n, "%s", path);
 			rc = 0;
 		}
 	}

@@ -20,11 +20,6 @@
 
 #include <stddef.h>
 
-/* argv[0] = "merge". Exit codes: 0 merged (the report may say that nothing
- * could be compared); 1 a folder could not be read or the results could not
- * be written; 2 a bad option or argument. */
-int cmd_merge(int argc, char **argv);
-
 /* USD per million images at `images_per_s` on a machine that costs
  * `usd_per_hour`; NaN when either is not a positive number. */
 double merge_cost_per_million(double usd_per_hour, double images_per_s);

@@ -356,9 +356,9 @@ json_t *json_path(json_t *o, const char *path)
 	return NULL;
 }
 
-double metric_json_get(json_t *o, const char *path)
+double metric_json_get(const json_t *o, const char *path)
 {
-	json_t *v = json_path(o, path);
+	json_t *v = json_path((json_t *)o, path);
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -636,22 +636,12 @@ static const struct opt metrics_opts_table[] = {
 int cmd_metrics(int argc, char **argv)
 {
 	struct metrics_opts o;
-	char err[512];
 	int npos = 0;
 
-	if (opts_defaults(metrics_opts_table, &o, err, sizeof(err))) {
-		error("%s", err);
-		return EXIT_FAIL;
-	}
-	int pr = opts_parse(metrics_opts_table, &o, argc, argv, 1, &npos, err, sizeof(err));
-	if (pr == 1) {
-		opts_help(metrics_opts_table, stdout, metrics_usage, metrics_description);
-		return EXIT_OK;
-	}
-	if (pr < 0) {
-		error("%s", err);
-		return EXIT_USAGE;
-	}
+	int pr = opts_prelude(metrics_opts_table, &o, argc, argv, &npos, metrics_usage,
+			      metrics_description, NULL);
+	if (pr >= 0)
+		return pr;
 	if (!npos) {
 		metrics_print(stdout, o.markdown);
 		return EXIT_OK;
@@ -665,7 +655,7 @@ int cmd_metrics(int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
 		json_t *j = json_load_file(path, 0, &je);
 		if (!j) {
-			error("cannot read '%s': %s", path, je.text);
+			error_msg("cannot read '%s': %s", path, je.text);
 			rc = EXIT_FAIL;
 			continue;
 		}

@@ -113,8 +113,9 @@ struct json_t *metric_json_value(enum metric_ctype t, double scale, double v);
 /* The value at a dotted path ("machine.cpus_online") of a JSON object, or
  * NULL (borrowed): the one reader of JSON paths. */
 struct json_t *json_path(struct json_t *o, const char *path);
-/* The number at a dotted path (NaN when absent, null or not a number). */
-double metric_json_get(struct json_t *o, const char *path);
+/* The number at a dotted path (NaN when absent, null or not a number): the
+ * one reader of numbers in ppbench's JSON files. */
+double metric_json_get(const struct json_t *o, const char *path);
 
 /* struct sweep_row: the field of a metric. */
 double *metric_row_field(const struct metric *mt, struct sweep_row *r);
@@ -134,6 +135,5 @@ int metrics_check_summary(struct json_t *summary, char *err, size_t errlen);
 
 /* `ppbench metrics [--markdown] [--check RUN_DIR...]`: the table. */
 void metrics_print(FILE *f, int markdown);
-int cmd_metrics(int argc, char **argv);
 
 #endif

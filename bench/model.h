@@ -153,7 +153,6 @@ int model_metrics(const struct model_cfg *c, struct model_out *o, struct run_met
 		  char *err, size_t errlen);
 void model_out_free(struct model_out *o);
 
-int cmd_model(int argc, char **argv);
 /* --validate (model_validate.c): the paper's Figs. 4-6, and with sweep
  * folders of this machine (NULL-terminated, may be empty) validation 2. */
 int model_validate(int csv, const char *const *sweeps, size_t nsweeps);

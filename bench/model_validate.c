@@ -88,7 +88,7 @@ static int validate_grid(int csv, int *ok)
 	struct table t;
 	char err[512];
 	if (ref_table("lotus_ic_batch_gpu_sweep.csv", &t, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	int cb = table_col(&t, "batch"), cg = table_col(&t, "gpus"), cw = table_col(&t, "workers");
@@ -110,7 +110,7 @@ static int validate_grid(int csv, int *ok)
 		paper_cfg(&c, W, B, G, &s);
 		struct run_metrics m;
 		if (run_metrics_of(&c, &m, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			table_free(&t);
 			return -1;
 		}
@@ -178,7 +178,7 @@ static int validate_workers(int csv, int *ok)
 	struct model_machine mm;
 	int kk = fit_fig6(w, tb, pe, &mm, &base, &std_pct, &fe, err, sizeof(err));
 	if (kk < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		return -1;
 	}
 	size_t k = (size_t)kk;
@@ -198,7 +198,7 @@ static int validate_workers(int csv, int *ok)
 		c.machine = mm;
 		struct run_metrics m;
 		if (run_metrics_of(&c, &m, err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			return -1;
 		}
 		me[i] = m.e2e_s;
@@ -285,7 +285,7 @@ static size_t load_sweeps(const char *const *sweeps, size_t ns, struct mrun *r, 
 		snprintf(runs, sizeof(runs), "%s/runs", sweeps[s]);
 		DIR *d = opendir(runs);
 		if (!d) {
-			warn("'%s' is not a sweep folder (no runs/): left out", sweeps[s]);
+			warn_msg("'%s' is not a sweep folder (no runs/): left out", sweeps[s]);
 			continue;
 		}
 		struct dirent *e;
@@ -365,13 +365,13 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 		if (r[i].W == 1)
 			src_run = &r[i];
 	if (!src_run) {
-		error("validation 2: no complete W = 1 run in the sweep folders given");
+		error_msg("validation 2: no complete W = 1 run in the sweep folders given");
 		free(r);
 		return -1;
 	}
 	struct model_src s;
 	if (model_src_from_results(&s, src_run->dir, NULL, NULL, err, sizeof(err))) {
-		error("validation 2: %s", err);
+		error_msg("validation 2: %s", err);
 		free(r);
 		return -1;
 	}
@@ -386,7 +386,7 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 		machine_cfg(src_run, &s, &r[i], &c);
 		struct run_metrics m;
 		if (run_metrics_of(&c, &m, err, sizeof(err))) {
-			error("validation 2: %s", err);
+			error_msg("validation 2: %s", err);
 			model_src_free(&s);
 			free(r);
 			return -1;

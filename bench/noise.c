@@ -318,7 +318,7 @@ void noise_warn(const struct noise *n, const char *what)
 {
 	if (!n->noisy)
 		return;
-	warn("the machine was busy during %s: other processes took %.0f %% of the CPUs it could use"
+	warn_msg("the machine was busy during %s: other processes took %.0f %% of the CPUs it could use"
 	     "%s%.0f %% stolen by the hypervisor (over %.0f %% makes timings unreliable; "
 	     "--require-idle waits for quiet)", what, n->others_cpu_pct, isfinite(n->steal_pct) ?
 	     ", " : "", isfinite(n->steal_pct) ? n->steal_pct : 0, NOISE_BUSY_PCT);

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include "commands.h"
 #include "escape.h"
+#include "log.h"
 #include "options.h"
 
 #define FIELD(cfg, o, type) ((type *)((char *)(cfg) + (o)->off))
@@ -339,13 +340,15 @@ int opts_set(const struct opt *t, void *cfg, const char *name, const char *value
 	return set_value(o, cfg, value, err, errlen);
 }
 
-/* The last on/off option given without a value and followed by a word. */
+/* The on/off option of the last opts_parse given without a value and
+ * followed by a word (reset by each opts_parse: the fuzzer's options harness
+ * found a stale pointer into a freed argv otherwise). */
 static const struct opt *bool_before;
 static const char *bool_word;
 
 void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen)
 {
-	if (bool_before && bool_word && !strcmp(arg, bool_word))
+	if (bool_before && bool_word && arg == bool_word)   /* that very argument */
 		snprintf(err, errlen, "--%s: '%s' is not on or off", bool_before->name, arg);
 	else
 		snprintf(err, errlen, "unexpected argument '%s' (see ppbench %s --help)", arg, cmd);
@@ -354,6 +357,8 @@ void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen)
 int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, int *npos,
 	       char *err, size_t errlen)
 {
+	bool_before = NULL;
+	bool_word = NULL;
 	int pos = from;
 	for (int i = from; i < argc; i++) {
 		char *a = argv[i];
@@ -425,6 +430,32 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 	}
 	*npos = pos - from;
 	return 0;
+}
+
+int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npos,
+		 const char *usage, const char *description, const char *noargs)
+{
+	char err[1024];
+	*npos = 0;
+	if (opts_defaults(t, cfg, err, sizeof(err))) {
+		error_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	int rc = opts_parse(t, cfg, argc, argv, 1, npos, err, sizeof(err));
+	if (rc == 1 && !(noargs && *npos)) {
+		opts_help(t, stdout, usage, description);
+		return EXIT_OK;
+	}
+	if (rc < 0) {
+		error_msg("%s", err);
+		return EXIT_USAGE;
+	}
+	if (noargs && *npos) {
+		opts_unexpected(argv[1], noargs, err, sizeof(err));
+		error_msg("%s", err);
+		return EXIT_USAGE;
+	}
+	return -1;
 }
 
 void opts_format(const struct opt *o, const void *cfg, char *out, size_t n)

@@ -43,6 +43,31 @@ struct opt {
 
 #define OPT_END { .name = NULL }
 
+/* Rows several commands share, each defined once (as NOISE_OPT in noise.h):
+ * T is the command's config struct, f its field, `why` the help line where
+ * a command says what the option means for it (the *_HELP wording where it
+ * means the usual thing). OPT_MAX_PIXELS and OPT_MAX_FILE_SIZE take their
+ * defaults from decode.h, which a command with them includes. */
+#define OPT_ROW(nm, sh, ty, T, f, df, mv, why) \
+	{ .name = nm, .shortname = sh, .type = ty, .off = offsetof(T, f), .def = df, \
+	  .metavar = mv, .help = why }
+#define OPT_DATA(T, f) OPT_ROW("data", 'd', OPT_STR, T, f, NULL, "DIR", \
+			       "ImageFolder dataset (default: the generated default dataset)")
+#define OPT_PIPELINE(T, f, why) OPT_ROW("pipeline", 'p', OPT_STR, T, f, "imagenet_train", \
+					"NAME|FILE", why)
+#define OPT_PIPELINE_HELP "pipeline: a name in pipelines/ or a .pipe file"
+#define OPT_SEED(T, f, why) OPT_ROW("seed", 's', OPT_U64, T, f, "0", "S", why)
+#define OPT_TAG(T, f, why) OPT_ROW("tag", 't', OPT_STR, T, f, NULL, "TAG", why)
+#define OPT_OUT(T, f, def, why) OPT_ROW("out", 'o', OPT_STR, T, f, def, "DIR", why)
+#define OPT_OUT_HELP "where results folders are made"
+#define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
+					  DECODE_BOMB_PIXELS_STR, "N", why)
+#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow (0: no limit)"
+#define OPT_MAX_FILE_SIZE(T, f) \
+	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
+	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \
+	  .lo = 0, .hi = 1099511627776.0 }
+
 /* Set every field to its default. 0, or -1 with err (a bad default is a bug). */
 int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen);
 /* Parse argv[from..argc) into cfg (defaults must have been set). Positional
@@ -55,6 +80,17 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
  * is not on or off" when it followed an on/off option (as --shuffle=maybe
  * says), else "unexpected argument 'x' (see ppbench CMD --help)". */
 void opts_unexpected(const char *arg, const char *cmd, char *err, size_t errlen);
+/* The start every command shares: set the defaults, parse argv[1..argc),
+ * print --help (usage line, description, the table, the exit codes) and
+ * report a bad option as "error: ...". `noargs`: the command's name when it
+ * takes no positional argument (a stray one is reported with
+ * opts_unexpected, even before --help: a sweep checks its run options so);
+ * NULL when the caller checks its *npos positional arguments (moved to
+ * argv[1..]) itself. Returns -1 to go on, else the exit code to return:
+ * EXIT_OK after --help, EXIT_USAGE after a bad option (EXIT_FAIL when a
+ * default does not parse: a bug in the table). */
+int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npos,
+		 const char *usage, const char *description, const char *noargs);
 /* Parse one value for the option named `name` (used by sweeps). */
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "log.h"
+#include "subprocess.h"
 #include "plot.h"
 
 int plot_run(const char *top, const char *script, const char *const *args, const char *log,
@@ -22,29 +23,28 @@ int plot_run(const char *top, const char *script, const char *const *args, const
 	for (; args && *args && n < 11; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		errf(why, whylen, "cannot start gnuplot: %s", strerror(errno));
+	struct spawn child = SPAWN_INIT;
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	child.argv = (char *const *)argv;
+	child.search = 1;
+	child.in = SPAWN_NULL;
+	child.out = child.err = fd >= 0 ? fd : SPAWN_KEEP;
+	pid_t pid = spawn_start(&child);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (pid < 0 && e == ENOENT) {
+		errf(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
 		return -1;
 	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		execvp("gnuplot", (char *const *)argv);
-		_exit(127);
+	if (pid < 0) {
+		errf(why, whylen, "cannot start gnuplot: %s", strerror(e));
+		return -1;
 	}
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			errf(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
-			return -1;
-		}
+	if (spawn_wait(pid, &st) < 0) {
+		errf(why, whylen, "cannot wait for gnuplot: %s", strerror(errno));
+		return -1;
+	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
 		errf(why, whylen, "gnuplot is not installed (apt-get install gnuplot-nox)");
 		return -1;

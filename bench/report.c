@@ -881,7 +881,7 @@ out:
 int report_write(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
-	struct finding fd[5];
+	struct finding fd[REPORT_NFINDINGS];
 	char path[4096], topbuf[4096], stamp[64];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
@@ -926,9 +926,9 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	if (paper_load(top, &paper, paper.why, sizeof(paper.why)))
 		paper.ok = 0;
 	struct judge_ctx cx = { .cpus = s->cpus, .paper = &paper };
-	static const finding_fn fns[5] = { finding_short_ops, finding_variance, finding_out_of_order,
+	static const finding_fn fns[REPORT_NFINDINGS] = { finding_short_ops, finding_variance, finding_out_of_order,
 					    finding_diminishing, finding_overhead };
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < REPORT_NFINDINGS; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
 
 	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
@@ -945,7 +945,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		char n[16];
 		const char *cell[4];
 		doc_row(&d, hdr, 4, 1);
-		for (int i = 0; i < 5; i++) {
+		for (int i = 0; i < REPORT_NFINDINGS; i++) {
 			snprintf(n, sizeof(n), "%d", i + 1);
 			cell[0] = n;
 			cell[1] = titles[i];

@@ -241,6 +241,9 @@ struct finding {
 
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
 
+/* the paper's findings the report judges, in order: short ops, variance,
+ * out-of-order arrival, diminishing returns, tracing overhead */
+#define REPORT_NFINDINGS 5
 #define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
 /* other processes above this share of the CPUs during a run: the report warns */
@@ -432,9 +435,5 @@ int run_load(struct sweep *s, char **dirs, size_t n, struct json_t **sum, char *
 	     size_t errlen);
 /* ppbench report RUN_DIR...: the report of one run into its folder. */
 int cmd_report_run(char **dirs, size_t n);
-
-/* ppbench report DIR... [--out DIR]  /  ppbench plots DIR */
-int cmd_report(int argc, char **argv);
-int cmd_plots(int argc, char **argv);
 
 #endif

@@ -66,31 +66,15 @@ int report_find_top(char *out, size_t n)
 	return -1;
 }
 
-static int has_magic(const char *path, const char *magic, size_t n, size_t within)
-{
-	char buf[1024];
-	FILE *f = fopen(path, "rb");
-	size_t got;
-
-	if (!f)
-		return 0;
-	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
-	fclose(f);
-	for (size_t i = 0; i + n <= got; i++)
-		if (!memcmp(buf + i, magic, n))
-			return 1;
-	return 0;
-}
-
 /* out.png is a PNG and out.svg an SVG */
 static int figure_ok(const char *out)
 {
 	char p[4096];
 	errf(p, sizeof(p), "%s.png", out);
-	if (!has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
+	if (!file_has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
 		return 0;
 	errf(p, sizeof(p), "%s.svg", out);
-	return has_magic(p, "<svg", 4, 1024);
+	return file_has_magic(p, "<svg", 4, 1024);
 }
 
 /* gnuplot -c script data out [arg3], output appended to log; then OUT.png
@@ -340,7 +324,7 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 			for (size_t j = start; j < i; j++) {
 				struct run_metrics m;
 				if (model_like_run(dir, s[j].workers, &m, err, sizeof(err))) {
-					warn("--model: %s", err);
+					warn_msg("--model: %s", err);
 					break;
 				}
 				fprintf(f, "%d,model: %s,%d,%d,%d,1", out, label, s[j].workers, s[j].batch,

@@ -295,7 +295,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	r->batch = jint(j, "batch_size", 0);
 	r->gpus = jint(j, "gpus", 0);
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
-	snprintf(r->run_dir, sizeof(r->run_dir), "%s", real);
+	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
 	if (!s->cpus)
 		s->cpus = (int)metric_json_get(j, "machine.cpus_usable");
 	if (*sum) {
@@ -474,11 +474,11 @@ int cmd_report_run(char **dirs, size_t n)
 	int rc = EXIT_FAIL;
 
 	if (run_load(&s, dirs, n, &sum, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
 	if (report_write_run(&s, sum, err, sizeof(err)))
-		error("%s", err);
+		error_msg("%s", err);
 	else {
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);
 		rc = EXIT_OK;

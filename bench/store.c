@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "checksum.h"
+#include "fsutil.h"
 #include "store.h"
 
 #define INDEX_MAGIC "PPBSTORE"
@@ -645,7 +646,7 @@ void store_drop_cache(const struct store *st)
 		return;
 	for (int k = 0; k < st->nshards; k++)
 		if (st->fd[k] >= 0)
-			posix_fadvise(st->fd[k], 0, 0, POSIX_FADV_DONTNEED);
+			drop_page_cache(st->fd[k]);
 }
 
 int store_remove(const char *dir, char *err, size_t errlen)

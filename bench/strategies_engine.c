@@ -186,24 +186,9 @@ static void drop_dataset_pages(const struct ctx *c)
 		int fd = open_regular(c->ds.items[i].path, &st, why, sizeof(why));
 		if (fd < 0)
 			continue;
-		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		drop_page_cache(fd);
 		close(fd);
 	}
-}
-
-/* MemAvailable of /proc/meminfo in bytes (0 if unknown). */
-static uint64_t mem_available(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[256];
-	uint64_t kb = 0;
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
 }
 
 /* ---- one sample --------------------------------------------------------------*/
@@ -221,17 +206,8 @@ static int read_file(struct sample *s, struct buf *b, uint64_t *n)
 
 static void sample_init(const struct ctx *c, struct sample *s, struct thr *t, size_t i)
 {
-	s->path = c->ds.items[i].path;
-	s->label = c->ds.items[i].label;
-	s->index = i;
-	s->rng = &t->rng;
-	s->fixed = NULL;
-	s->max_pixels = c->o->max_pixels;
-	s->max_file_bytes = DECODE_MAX_FILE_BYTES;
-	s->kind = PIX_NONE;
-	s->h = s->w = 0;
-	s->scr = &t->scr;
-	s->err[0] = 0;
+	sample_setup(s, c->ds.items[i].path, c->ds.items[i].label, i, &t->rng, &t->scr,
+		     c->o->max_pixels, DECODE_MAX_FILE_BYTES);
 }
 
 /* Ops [from, to) on s; with *nbytes > 0 the file's bytes are in
@@ -666,7 +642,7 @@ static void progress(const struct ctx *c, const struct strategy *sg)
 /* The cache holds the split's output; refuse one that would not fit. */
 static int cache_fits(const struct ctx *c, uint64_t need, char *why, size_t n)
 {
-	uint64_t avail = mem_available();
+	uint64_t avail = machine_memory_available();
 	if (avail && need > avail / 2) {
 		snprintf(why, n, "needs %.0f MB, over half of the %.0f MB available", need / 1e6,
 			 avail / 1e6);
@@ -719,7 +695,7 @@ int strat_run_split(struct ctx *c, int si)
 			sg->storage_bytes = c->orig_bytes;
 		} else {
 			if (offline(c, sp, (enum store_format)f, dir, &st, err, sizeof(err))) {
-				error("strategy %s: %s", sg->name, err);
+				error_msg("strategy %s: %s", sg->name, err);
 				failed = 1;
 				store_remove(dir, err, sizeof(err));
 				continue;
@@ -729,14 +705,14 @@ int strat_run_split(struct ctx *c, int si)
 		sg->offline_s = (double)(clock_now_ns() - t0) / 1e9;
 		if (!files) {
 			if (store_open(&st, dir, err, sizeof(err))) {
-				error("strategy %s: %s", sg->name, err);
+				error_msg("strategy %s: %s", sg->name, err);
 				failed = 1;
 				goto remove;
 			}
 			have_store = 1;
 		}
 		if (online_repeats(c, sg, have_store ? &st : NULL, err, sizeof(err))) {
-			error("strategy %s: %s", sg->name, err);
+			error_msg("strategy %s: %s", sg->name, err);
 			failed = 1;
 			goto remove;
 		}
@@ -754,7 +730,7 @@ int strat_run_split(struct ctx *c, int si)
 				info("strategies: %s left out: the cache %s", cg->name, why);
 				c->nst--;
 			} else if (online_repeats(c, cg, have_store ? &st : NULL, err, sizeof(err))) {
-				error("strategy %s: %s", cg->name, err);
+				error_msg("strategy %s: %s", cg->name, err);
 				failed = 1;
 			} else {
 				finish_strategy(c, cg);
@@ -768,7 +744,7 @@ remove:
 		if (have_store)
 			store_close(&st);
 		if (!files && !c->o->keep && store_remove(dir, err, sizeof(err)))
-			warn("%s", err);
+			warn_msg("%s", err);
 	}
 	return failed ? -1 : 0;
 }

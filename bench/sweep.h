@@ -13,11 +13,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* argv[0] = "sweep". Exit codes: 0 the sweep ran (some runs may have failed:
- * the report lists them); 1 no run succeeded, the sweep was interrupted,
- * or its folder could not be written; 2 a bad option (nothing ran). */
-int cmd_sweep(int argc, char **argv);
-
 struct dataset;
 
 /* When drop is set, drop the page-cache pages of every file of d

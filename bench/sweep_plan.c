@@ -132,7 +132,7 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 	int npos = 0;
 	char **argv = calloc(nargs + 2, sizeof(*argv));
 	if (!argv) {
-		error("out of memory");
+		error_msg("out of memory");
 		return -1;
 	}
 	argv[0] = "run";
@@ -140,18 +140,18 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 		argv[i + 1] = run_args[i];
 	if (opts_defaults(run_opts_table, &o, err, sizeof(err)) ||
 	    opts_parse(run_opts_table, &o, (int)nargs + 1, argv, 1, &npos, err, sizeof(err)) < 0) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(argv);
 		return -1;
 	}
 	if (pipeline_load(&pipe, o.pipeline, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		free(argv);
 		return -1;
 	}
 	if (!o.data) {
 		if (dataset_ensure_default(data_path, sizeof(data_path), err, sizeof(err))) {
-			error("%s", err);
+			error_msg("%s", err);
 			pipeline_release(&pipe);
 			free(argv);
 			return -1;
@@ -159,7 +159,7 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 		o.data = data_path;
 	}
 	if (dataset_scan(&ds, o.data, err, sizeof(err))) {
-		error("%s", err);
+		error_msg("%s", err);
 		pipeline_release(&pipe);
 		free(argv);
 		return -1;
@@ -254,7 +254,7 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 			"workers, or the GPU steps if longer)\n", nfit, nconf, nconf == 1 ? "" : "s",
 			avail, nfit, total_images, tot);
 	} else if (nfit + nother < nconf) {
-		error("%zu of %zu configurations cannot fit in memory (%s available): nothing ran; "
+		error_msg("%zu of %zu configurations cannot fit in memory (%s available): nothing ran; "
 		      "apply the change named to those, or leave them out (ppbench sweep --dry-run "
 		      "shows the plan)", nconf - nfit - nother, nconf, avail);
 	}

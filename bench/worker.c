@@ -159,16 +159,8 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 		}
 		uint64_t di = L->sched.idx[tk->first + k];
 		struct sample *s = &st->smp[k];
-		s->path = c->data->items[di].path;
-		s->label = c->data->items[di].label;
-		s->index = di;
-		s->fixed = NULL;
-		s->max_pixels = c->max_pixels;
-		s->max_file_bytes = c->max_file_bytes;
-		s->kind = PIX_NONE;
-		s->h = s->w = 0;
-		s->scr = &st->scr;
-		s->err[0] = 0;
+		sample_setup(s, c->data->items[di].path, c->data->items[di].label, di, NULL,
+			     &st->scr, c->max_pixels, c->max_file_bytes);
 		if (c->rng == RNG_TORCH) {
 			s->rng = &st->wrng;
 		} else {
@@ -383,16 +375,8 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	struct op_time t[PIPE_MAX_OPS];
 	uint64_t di = L->sched.idx[sm->off];
 	struct sample *s = &st->smp[0];
-	s->path = c->data->items[di].path;
-	s->label = c->data->items[di].label;
-	s->index = di;
-	s->fixed = NULL;
-	s->max_pixels = c->max_pixels;
-	s->max_file_bytes = c->max_file_bytes;
-	s->kind = PIX_NONE;
-	s->h = s->w = 0;
-	s->scr = &st->scr;
-	s->err[0] = 0;
+	sample_setup(s, c->data->items[di].path, c->data->items[di].label, di, NULL,
+		     &st->scr, c->max_pixels, c->max_file_bytes);
 	if (c->rng == RNG_TORCH) {
 		if (st->epoch != (int64_t)sm->epoch) {
 			rng_seed(&st->wrng, (uint64_t)L->sched.base_seed[sm->epoch] + (uint64_t)st->wid);
@@ -514,13 +498,13 @@ void worker_loop(struct loader *L, int wid)
 	if (c->pin_plan) {
 		int rc = pin_apply_self(c->pin_plan, ROLE_WORKER, wid, why, sizeof(why));
 		if (rc < 0)
-			warn("worker %d: %s", wid, why);
+			warn_msg("worker %d: %s", wid, why);
 		st->ws->pinned = rc == 0;
 	}
 	if (c->counters && c->counters->n) {
 		st->cg = counters_open_thread(c->counters, why, sizeof(why));
 		if (!st->cg)
-			warn("worker %d: %s; its ops are not counted", wid, why);
+			warn_msg("worker %d: %s; its ops are not counted", wid, why);
 		st->ws->counted = st->cg != NULL;
 	}
 	rng_seed(&st->srng, c->seed);

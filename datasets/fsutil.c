@@ -70,6 +70,28 @@ const char *file_kind(mode_t mode)
 	return S_ISREG(mode) ? "a regular file" : "of an unknown kind";
 }
 
+int file_has_magic(const char *path, const char *magic, size_t n, size_t within)
+{
+	char buf[1024];
+	FILE *f = fopen(path, "rb");
+	size_t got;
+
+	if (!f)
+		return 0;
+	got = fread(buf, 1, within < sizeof(buf) ? within : sizeof(buf), f);
+	fclose(f);
+	for (size_t i = 0; i + n <= got; i++)
+		if (!memcmp(buf + i, magic, n))
+			return 1;
+	return 0;
+}
+
+void drop_page_cache(int fd)
+{
+	fdatasync(fd);
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+}
+
 int open_regular(const char *path, struct stat *st, char *why, size_t whylen)
 {
 	if (stat(path, st)) {

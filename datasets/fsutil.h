@@ -23,6 +23,15 @@ int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherele
  * O_NONBLOCK is cleared. *st receives the file's stat. The fd, or -1 with
  * the reason in why ("not a regular file (a FIFO)", "cannot open: ..."). */
 int open_regular(const char *path, struct stat *st, char *why, size_t whylen);
+/* Drop fd's file from the page cache: what "cold" means everywhere in
+ * ppbench (a sweep's runs, bottleneck, strategies' stores). fdatasync
+ * first, since dirty pages (a dataset or store just written) cannot be
+ * dropped until they are on disk, and a cold read must come from there. */
+void drop_page_cache(int fd);
+/* Does path hold the n bytes magic within its first `within` bytes (at most
+ * 1024): a figure written whole (PNG signature, "<svg")? 0 when it cannot
+ * be read. */
+int file_has_magic(const char *path, const char *magic, size_t n, size_t within);
 /* The kind of a non-regular file for messages ("a FIFO", "a folder"...). */
 const char *file_kind(mode_t mode);
 /* rm -rf root (symbolic links removed, not followed): everything it can

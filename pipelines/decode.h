@@ -24,6 +24,12 @@
 #include <stdint.h>
 #include "sample.h"
 
+/* The default --max-pixels: Pillow's decompression-bomb error threshold,
+ * twice Image.MAX_IMAGE_PIXELS (1024 * 1024 * 1024 // 4 // 3). The string
+ * is for option tables' defaults. */
+#define DECODE_BOMB_PIXELS 178956970
+#define DECODE_BOMB_PIXELS_STR "178956970"
+
 /* Decode the n bytes of an encoded JPEG or PNG at data into out (grown as
  * needed; it may end up larger than h * w * 3). The format is sniffed from
  * the bytes, never from a file name. Images of more than max_pixels pixels

@@ -28,6 +28,23 @@ void buf_free(struct buf *b)
 	b->cap = 0;
 }
 
+void sample_setup(struct sample *s, const char *path, int64_t label, uint64_t index,
+		  struct rng *rng, struct scratch *scr, uint64_t max_pixels,
+		  uint64_t max_file_bytes)
+{
+	s->path = path;
+	s->label = label;
+	s->index = index;
+	s->rng = rng;
+	s->fixed = NULL;
+	s->max_pixels = max_pixels;
+	s->max_file_bytes = max_file_bytes;
+	s->kind = PIX_NONE;
+	s->h = s->w = 0;
+	s->scr = scr;
+	s->err[0] = 0;
+}
+
 size_t sample_bytes(const struct sample *s)
 {
 	size_t px = (size_t)s->h * (size_t)s->w * 3;

@@ -69,6 +69,14 @@ struct sample {
 /* Bytes of the current data. */
 size_t sample_bytes(const struct sample *s);
 
+/* Set s up for one image of a dataset before its first op: the file, its
+ * label and index, its random stream, the worker's scratch and decode's
+ * limits; no forced choices, no data yet (s->data keeps its buffer, for the
+ * next image), no error. The one place a sample is started. */
+void sample_setup(struct sample *s, const char *path, int64_t label, uint64_t index,
+		  struct rng *rng, struct scratch *scr, uint64_t max_pixels,
+		  uint64_t max_file_bytes);
+
 /* Make scr->tmp the sample's data (the old data becomes tmp). */
 static inline void sample_swap_tmp(struct sample *s)
 {
