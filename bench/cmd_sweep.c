@@ -760,257 +760,281 @@ static int lock_dir(const char *dir)
 	return fd;
 }
 
-int cmd_sweep(int argc, char **argv)
-{
+/* What cmd_sweep's steps share: the options, the run arguments every run gets
+ * (base), the plan (doc) and what the sweep holds until it ends. */
+struct sweep_state {
 	struct sweep_cfg c;
-	char err[1024], dir[PATH_MAX], path[PATH_MAX + 64], data[PATH_MAX];
-	char **mine = NULL, **pass = NULL, **base = NULL;
-	int nmine = 0, npos = 0, rc = EXIT_USAGE, tied = 0, lockfd = -1, have_data = 0;
-	size_t npass = 0, nbase = 0, nw = 0, nb = 0, ng = 0, np = 0;
-	size_t own_args = 0;   /* base[2 .. own_args) are copies (a resumed sweep's) */
-	int *w = NULL, *b = NULL, *g = NULL, pol[NPOLICIES];
-	json_t *doc = NULL, *runs;
+	char dir[PATH_MAX], data[PATH_MAX];
+	char **mine, **pass, **base;
+	int nmine, tied, lockfd, have_data;
+	size_t npass, nbase, nw, nb, ng, np;
+	size_t own_args;   /* base[2 .. own_args) are copies (a resumed sweep's) */
+	int *w, *b, *g, pol[NPOLICIES];
+	json_t *doc;
 	struct dataset ds;
-	struct sigaction sa, old_int, old_term, old_hup;
-	int handlers = 0;
+};
 
-	if (split_args(argc, argv, &mine, &nmine, &pass, &npass)) {
+/* A step's "go on": any other value is the command's exit status. */
+#define STEP_GO (-1)
+
+/* The command line: the sweep's own options, and those passed on to the runs
+ * (checked against run's names here, their values later). */
+static int sweep_parse(struct sweep_state *t, int argc, char **argv)
+{
+	int npos = 0;
+
+	if (split_args(argc, argv, &t->mine, &t->nmine, &t->pass, &t->npass)) {
 		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
-	int pr_ = opts_prelude(sweep_opts, &c, nmine, mine, &npos, usage, description, "sweep");
-	if (pr_ >= 0) {
-		rc = pr_;
-		goto out;
-	}
-	for (size_t i = 0; i < npass; i++) {
+	int pr_ = opts_prelude(sweep_opts, &t->c, t->nmine, t->mine, &npos, usage, description,
+			       "sweep");
+	if (pr_ >= 0)
+		return pr_;
+	for (size_t i = 0; i < t->npass; i++) {
 		char name[64];
-		const char *near = unknown_passed(pass[i], name, sizeof(name));
+		const char *near = unknown_passed(t->pass[i], name, sizeof(name));
 		if (near && *near) {
 			error_msg("unknown option '--%s'; did you mean '--%s'? (see ppbench sweep --help "
 			      "and ppbench run --help)", name, near);
-			goto out;
+			return EXIT_USAGE;
 		}
 	}
+	return STEP_GO;
+}
 
-	if (c.resume) {
-		json_error_t je;
-		/* only --report/--no-report go with --resume: the plan is in the folder */
-		for (int i = 1; i < nmine; i++)
-			if (mine[i][0] == '-' && strncmp(mine[i], "--resume", 8) &&
-			    strstr(mine[i], "report") == NULL) {
-				error_msg("--resume takes the plan and options from the sweep folder; "
-				      "'%s' cannot be changed", mine[i]);
-				goto out;
-			}
-		if (npass) {
-			error_msg("--resume takes the run options from the sweep folder; '%s' cannot be "
-			      "changed", pass[0]);
-			goto out;
-		}
-		snprintf(dir, sizeof(dir), "%s", c.resume);
-		snprintf(path, sizeof(path), "%s/sweep.json", dir);
-		doc = json_load_file(path, 0, &je);
-		if (!doc) {
-			if (access(path, F_OK))
-				error_msg("cannot resume '%s': it has no sweep.json", dir);
-			else
-				error_msg("cannot resume '%s': '%s' line %d: %s", dir, path, je.line, je.text);
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		/* paths in sweep.json are escaped (escape.h) */
-		if (!json_bytes_value(json_object_get(doc, "data"), data, sizeof(data)))
-			data[0] = 0;
-		c.warm = !strcmp(json_string_value(json_object_get(doc, "page_cache")) ?
-				 json_string_value(json_object_get(doc, "page_cache")) : "", "warm");
-		json_t *ra = json_object_get(doc, "run_args"), *v;
-		size_t i;
-		nbase = json_array_size(ra) + 2;
-		base = calloc(nbase + 1, sizeof(*base));
-		if (!base) {
-			error_msg("out of memory");
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		nbase = 0;
-		base[nbase++] = "--data";
-		base[nbase++] = data;
-		json_array_foreach(ra, i, v) {
-			char arg[PATH_MAX];
-			if (!json_bytes_value(v, arg, sizeof(arg)) || !(base[nbase] = strdup(arg))) {
-				error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
-				      "an escaped string", dir, i);
-				rc = EXIT_FAIL;
-				goto out;
-			}
-			own_args = nbase + 1;
-			nbase++;
-		}
-	} else {
-		if (parse_list("workers", c.workers, &w, &nw, &tied, err, sizeof(err)) ||
-		    parse_list("batch", c.batch, &b, &nb, NULL, err, sizeof(err)) ||
-		    parse_list("gpus", c.gpus, &g, &ng, NULL, err, sizeof(err)) ||
-		    parse_policies(c.policy, pol, &np, err, sizeof(err))) {
-			error_msg("%s", err);
-			goto out;
-		}
-		for (size_t i = 0; i < npass; i++) {
-			static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
-							   "--out", "--policy", "-w", "-b", "-g", "-t",
-							   "-o" };
-			for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-				if (!strcmp(pass[i], own[k])) {
-					error_msg("'%s' is set by the sweep", pass[i]);
-					goto out;
-				}
-		}
-		if (c.data) {
-			if (!realpath(c.data, data)) {
-				error_msg("--data: cannot open '%s': %s", c.data, strerror(errno));
-				goto out;
-			}
-		} else if (dataset_ensure_default(data, sizeof(data), err, sizeof(err))) {
-			error_msg("%s", err);
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		nbase = npass + 2;
-		base = calloc(nbase + 1, sizeof(*base));
-		if (!base) {
-			error_msg("out of memory");
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		nbase = 0;
-		base[nbase++] = "--data";
-		base[nbase++] = data;
-		for (size_t i = 0; i < npass; i++)
-			base[nbase++] = pass[i];
-		/* the run options, checked once by the run's own parser */
-		{
-			char **chk = calloc(nbase + 8, sizeof(*chk));
-			char sw[16], sb[16], sg[16];
-			size_t k = 0;
-			if (!chk) {
-				error_msg("out of memory");
-				rc = EXIT_FAIL;
-				goto out;
-			}
-			for (size_t i = 0; i < nbase; i++)
-				chk[k++] = base[i];
-			snprintf(sw, sizeof(sw), "%d", tied ? g[0] : w[0]);
-			snprintf(sb, sizeof(sb), "%d", b[0]);
-			snprintf(sg, sizeof(sg), "%d", g[0]);
-			chk[k++] = "--workers";
-			chk[k++] = sw;
-			chk[k++] = "--batch";
-			chk[k++] = sb;
-			chk[k++] = "--gpus";
-			chk[k++] = sg;
-			chk[k++] = "--policy";
-			chk[k++] = (char *)policy_names[pol[0]];
-			int bad = check_run_args(chk, k, err, sizeof(err));
-			free(chk);
-			if (bad) {
-				error_msg("a run option was refused: %s",
-				      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
-				goto out;
-			}
-		}
-		/* every configuration's memory, before anything runs */
-		{
-			struct sweep_grid sg = { .w = w, .b = b, .g = g, .pol = pol, .nw = nw, .nb = nb,
-						 .ng = ng, .np = np, .tied = tied,
-						 .pol_name = policy_names, .repeat = c.repeat };
-			int pl = sweep_plan(&sg, base, nbase, c.dry_run, stdout);
-			if (pl < 0 || pl > 0 || c.dry_run) {
-				rc = pl < 0 || (pl > 0 && !c.dry_run) ? EXIT_USAGE : EXIT_OK;
-				goto out;
-			}
-		}
-		if (make_sweep_dir(c.out, c.tag, dir, sizeof(dir), err, sizeof(err))) {
-			error_msg("%s", err);
-			rc = EXIT_FAIL;
-			goto out;
-		}
-		char stamp[32];
-		json_t *ra = json_array();
-		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
-		for (size_t i = 0; i < npass; i++)
-			json_array_append_new(ra, json_bytes(pass[i]));
-		doc = json_object();
-		json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
-		json_object_set_new(doc, "tool", json_string("ppbench sweep"));
-		json_object_set_new(doc, "created_utc", json_string(stamp));
-		json_object_set_new(doc, "tag", json_bytes(c.tag ? c.tag : ""));
-		json_object_set_new(doc, "label", json_bytes(c.label ? c.label : ""));
-		json_object_set_new(doc, "data", json_bytes(data));
-		json_object_set_new(doc, "page_cache", json_string(c.warm ? "warm" : "dropped"));
-		json_object_set_new(doc, "workers", int_array(w, nw));
-		json_object_set_new(doc, "workers_equal_gpus", json_boolean(tied));
-		json_object_set_new(doc, "batch_size", int_array(b, nb));
-		json_object_set_new(doc, "gpus", int_array(g, ng));
-		{
-			json_t *pa = json_array();
-			for (size_t i = 0; i < np; i++)
-				json_array_append_new(pa, json_string(policy_names[pol[i]]));
-			json_object_set_new(doc, "policy", pa);
-		}
-		json_object_set_new(doc, "repeat", json_integer(c.repeat));
-		json_object_set_new(doc, "run_args", ra);
-		json_object_set_new(doc, "machine", machine_json());
-		json_object_set_new(doc, "runs", make_plan(w, nw, tied, b, nb, g, ng, pol, np,
-								  c.repeat));
+/* The run arguments every run gets: "--data DATA", then room for more. */
+static int sweep_base_alloc(struct sweep_state *t, size_t more)
+{
+	t->base = calloc(more + 3, sizeof(*t->base));
+	if (!t->base) {
+		error_msg("out of memory");
+		return -1;
 	}
+	t->nbase = 0;
+	t->base[t->nbase++] = "--data";
+	t->base[t->nbase++] = t->data;
+	return 0;
+}
 
-	lockfd = lock_dir(dir);
-	if (lockfd == -2) {
-		error_msg("another sweep is running in '%s'", dir);
-		rc = EXIT_FAIL;
-		goto out;
+/* --resume: the plan, the data and the run arguments from the sweep folder. */
+static int sweep_resume(struct sweep_state *t)
+{
+	char path[PATH_MAX + 64];
+	json_error_t je;
+
+	/* only --report/--no-report go with --resume: the plan is in the folder */
+	for (int i = 1; i < t->nmine; i++)
+		if (t->mine[i][0] == '-' && strncmp(t->mine[i], "--resume", 8) &&
+		    strstr(t->mine[i], "report") == NULL) {
+			error_msg("--resume takes the plan and options from the sweep folder; "
+			      "'%s' cannot be changed", t->mine[i]);
+			return EXIT_USAGE;
+		}
+	if (t->npass) {
+		error_msg("--resume takes the run options from the sweep folder; '%s' cannot be "
+		      "changed", t->pass[0]);
+		return EXIT_USAGE;
 	}
-	snprintf(path, sizeof(path), "%s/runs", dir);
-	if (mkdir(path, 0777) && errno != EEXIST) {
-		error_msg("cannot create '%s': %s", path, strerror(errno));
-		rc = EXIT_FAIL;
-		goto out;
+	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
+	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
+	t->doc = json_load_file(path, 0, &je);
+	if (!t->doc) {
+		if (access(path, F_OK))
+			error_msg("cannot resume '%s': it has no sweep.json", t->dir);
+		else
+			error_msg("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
+		return EXIT_FAIL;
 	}
-	snprintf(path, sizeof(path), "%s/logs", dir);
-	if (mkdir(path, 0777) && errno != EEXIST) {
-		error_msg("cannot create '%s': %s", path, strerror(errno));
-		rc = EXIT_FAIL;
-		goto out;
+	/* paths in sweep.json are escaped (escape.h) */
+	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
+		t->data[0] = 0;
+	const char *cache = json_string_value(json_object_get(t->doc, "page_cache"));
+	t->c.warm = !strcmp(cache ? cache : "", "warm");
+	json_t *ra = json_object_get(t->doc, "run_args"), *v;
+	size_t i;
+	if (sweep_base_alloc(t, json_array_size(ra)))
+		return EXIT_FAIL;
+	json_array_foreach(ra, i, v) {
+		char arg[PATH_MAX];
+		if (!json_bytes_value(v, arg, sizeof(arg)) || !(t->base[t->nbase] = strdup(arg))) {
+			error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
+			      "an escaped string", t->dir, i);
+			return EXIT_FAIL;
+		}
+		t->own_args = t->nbase + 1;
+		t->nbase++;
 	}
-	if (save_json(doc, dir, err, sizeof(err))) {
+	return STEP_GO;
+}
+
+/* The run options, checked once by the run's own parser with the plan's
+ * first configuration. */
+static int sweep_check_runs(struct sweep_state *t)
+{
+	char err[1024], sw[16], sb[16], sg[16];
+	char **chk = calloc(t->nbase + 8, sizeof(*chk));
+	size_t k = 0;
+
+	if (!chk) {
+		error_msg("out of memory");
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < t->nbase; i++)
+		chk[k++] = t->base[i];
+	snprintf(sw, sizeof(sw), "%d", t->tied ? t->g[0] : t->w[0]);
+	snprintf(sb, sizeof(sb), "%d", t->b[0]);
+	snprintf(sg, sizeof(sg), "%d", t->g[0]);
+	chk[k++] = "--workers";
+	chk[k++] = sw;
+	chk[k++] = "--batch";
+	chk[k++] = sb;
+	chk[k++] = "--gpus";
+	chk[k++] = sg;
+	chk[k++] = "--policy";
+	chk[k++] = (char *)policy_names[t->pol[0]];
+	int bad = check_run_args(chk, k, err, sizeof(err));
+	free(chk);
+	if (bad) {
+		error_msg("a run option was refused: %s",
+		      strncmp(err, "ppbench: error: ", 16) ? err : err + 16);
+		return EXIT_USAGE;
+	}
+	return STEP_GO;
+}
+
+/* sweep.json of a new sweep: its grid, run arguments, machine and plan. */
+static json_t *sweep_new_doc(const struct sweep_state *t)
+{
+	const struct sweep_cfg *c = &t->c;
+	char stamp[32];
+	json_t *doc = json_object(), *ra = json_array(), *pa = json_array();
+
+	utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
+	for (size_t i = 0; i < t->npass; i++)
+		json_array_append_new(ra, json_bytes(t->pass[i]));
+	for (size_t i = 0; i < t->np; i++)
+		json_array_append_new(pa, json_string(policy_names[t->pol[i]]));
+	json_object_set_new(doc, "schema_version", json_integer(SWEEP_SCHEMA_VERSION));
+	json_object_set_new(doc, "tool", json_string("ppbench sweep"));
+	json_object_set_new(doc, "created_utc", json_string(stamp));
+	json_object_set_new(doc, "tag", json_bytes(c->tag ? c->tag : ""));
+	json_object_set_new(doc, "label", json_bytes(c->label ? c->label : ""));
+	json_object_set_new(doc, "data", json_bytes(t->data));
+	json_object_set_new(doc, "page_cache", json_string(c->warm ? "warm" : "dropped"));
+	json_object_set_new(doc, "workers", int_array(t->w, t->nw));
+	json_object_set_new(doc, "workers_equal_gpus", json_boolean(t->tied));
+	json_object_set_new(doc, "batch_size", int_array(t->b, t->nb));
+	json_object_set_new(doc, "gpus", int_array(t->g, t->ng));
+	json_object_set_new(doc, "policy", pa);
+	json_object_set_new(doc, "repeat", json_integer(c->repeat));
+	json_object_set_new(doc, "run_args", ra);
+	json_object_set_new(doc, "machine", machine_json());
+	json_object_set_new(doc, "runs", make_plan(t->w, t->nw, t->tied, t->b, t->nb, t->g, t->ng,
+						   t->pol, t->np, c->repeat));
+	return doc;
+}
+
+/* A new sweep: the grid, the data, the run arguments (checked), the memory
+ * plan (--dry-run ends here), then the folder and sweep.json. */
+static int sweep_new(struct sweep_state *t)
+{
+	const struct sweep_cfg *c = &t->c;
+	char err[1024];
+
+	if (parse_list("workers", c->workers, &t->w, &t->nw, &t->tied, err, sizeof(err)) ||
+	    parse_list("batch", c->batch, &t->b, &t->nb, NULL, err, sizeof(err)) ||
+	    parse_list("gpus", c->gpus, &t->g, &t->ng, NULL, err, sizeof(err)) ||
+	    parse_policies(c->policy, t->pol, &t->np, err, sizeof(err))) {
 		error_msg("%s", err);
-		rc = EXIT_FAIL;
-		goto out;
+		return EXIT_USAGE;
 	}
-	if (dataset_scan(&ds, data, err, sizeof(err))) {
+	for (size_t i = 0; i < t->npass; i++) {
+		static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
+						   "--out", "--policy", "-w", "-b", "-g", "-t",
+						   "-o" };
+		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
+			if (!strcmp(t->pass[i], own[k])) {
+				error_msg("'%s' is set by the sweep", t->pass[i]);
+				return EXIT_USAGE;
+			}
+	}
+	if (c->data) {
+		if (!realpath(c->data, t->data)) {
+			error_msg("--data: cannot open '%s': %s", c->data, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else if (dataset_ensure_default(t->data, sizeof(t->data), err, sizeof(err))) {
 		error_msg("%s", err);
-		rc = EXIT_FAIL;
-		goto out;
+		return EXIT_FAIL;
 	}
-	have_data = 1;
+	if (sweep_base_alloc(t, t->npass))
+		return EXIT_FAIL;
+	for (size_t i = 0; i < t->npass; i++)
+		t->base[t->nbase++] = t->pass[i];
+	int rc = sweep_check_runs(t);
+	if (rc != STEP_GO)
+		return rc;
+	/* every configuration's memory, before anything runs */
+	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
+				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
+				 .pol_name = policy_names, .repeat = c->repeat };
+	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, stdout);
+	if (pl < 0 || pl > 0 || c->dry_run)
+		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
+	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
+		error_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	t->doc = sweep_new_doc(t);
+	return STEP_GO;
+}
+
+/* The folder locked against a second sweep, its runs/ and logs/, sweep.json
+ * saved, and the dataset scanned (its pages are dropped before each run). */
+static int sweep_prepare(struct sweep_state *t)
+{
+	char err[1024], path[PATH_MAX + 64];
+	static const char *const sub[] = { "runs", "logs" };
+
+	t->lockfd = lock_dir(t->dir);
+	if (t->lockfd == -2) {
+		error_msg("another sweep is running in '%s'", t->dir);
+		return EXIT_FAIL;
+	}
+	for (size_t i = 0; i < sizeof(sub) / sizeof(sub[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", t->dir, sub[i]);
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			error_msg("cannot create '%s': %s", path, strerror(errno));
+			return EXIT_FAIL;
+		}
+	}
+	if (save_json(t->doc, t->dir, err, sizeof(err))) {
+		error_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	if (dataset_scan(&t->ds, t->data, err, sizeof(err))) {
+		error_msg("%s", err);
+		return EXIT_FAIL;
+	}
+	t->have_data = 1;
 	/* what merge checks before it compares sweeps of several machines */
-	json_object_set_new(doc, "dataset", json_pack("{s:o, s:I, s:I}", "path", json_bytes(ds.root),
-			    "images", (json_int_t)ds.n, "bytes", (json_int_t)ds.total_bytes));
-	if (save_json(doc, dir, err, sizeof(err))) {
+	json_object_set_new(t->doc, "dataset", json_pack("{s:o, s:I, s:I}", "path",
+			    json_bytes(t->ds.root), "images", (json_int_t)t->ds.n, "bytes",
+			    (json_int_t)t->ds.total_bytes));
+	if (save_json(t->doc, t->dir, err, sizeof(err))) {
 		error_msg("%s", err);
-		rc = EXIT_FAIL;
-		goto out;
+		return EXIT_FAIL;
 	}
+	return STEP_GO;
+}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	handlers = 1;
-
-	runs = json_object_get(doc, "runs");
+/* Every run not yet ok, in plan order, until a stop signal; sweep.json saved
+ * after each. The number of runs ok (before and now). */
+static size_t sweep_runs(struct sweep_state *t)
+{
+	char err[1024];
+	json_t *runs = json_object_get(t->doc, "runs");
 	struct progress pr = { .tty = isatty(STDERR_FILENO), .total = json_array_size(runs),
 			       .start_ns = clock_now_ns() };
 	for (size_t i = 0; i < pr.total; i++) {
@@ -1019,9 +1043,9 @@ int cmd_sweep(int argc, char **argv)
 			pr.done_before++;
 	}
 	pr.todo = pr.total - pr.done_before;
-	info("sweep: %s: %zu run%s to do%s (%s), page cache %s between runs", dir, pr.todo,
-	     pr.todo == 1 ? "" : "s", c.resume ? " (resumed)" : "", data,
-	     c.warm ? "kept warm" : "dropped");
+	info("sweep: %s: %zu run%s to do%s (%s), page cache %s between runs", t->dir, pr.todo,
+	     pr.todo == 1 ? "" : "s", t->c.resume ? " (resumed)" : "", t->data,
+	     t->c.warm ? "kept warm" : "dropped");
 	size_t nok = 0, nfail = 0;
 	for (size_t i = 0; i < pr.total && !stop_signal; i++) {
 		json_t *e = json_array_get(runs, i);
@@ -1030,10 +1054,10 @@ int cmd_sweep(int argc, char **argv)
 			nok++;
 			continue;
 		}
-		double res = sweep_page_cache(&ds, !c.warm);
+		double res = sweep_page_cache(&t->ds, !t->c.warm);
 		if (stop_signal)
 			break;
-		json_object_set_new(e, "page_cache", json_string(c.warm ? "warm" : "dropped"));
+		json_object_set_new(e, "page_cache", json_string(t->c.warm ? "warm" : "dropped"));
 		json_object_set_new(e, "page_cache_resident_pct", res >= 0 ? json_real(res) : json_null());
 		if (pr.tty)
 			progress_line(&pr, i + 1, json_string_value(json_object_get(e, "tag")),
@@ -1041,58 +1065,91 @@ int cmd_sweep(int argc, char **argv)
 		else
 			info("sweep: run %zu of %zu (%s) starting", i + 1, pr.total,
 			     json_string_value(json_object_get(e, "tag")));
-		if (run_one(dir, e, base, nbase, &pr, i + 1) < 0 && stop_signal)
+		if (run_one(t->dir, e, t->base, t->nbase, &pr, i + 1) < 0 && stop_signal)
 			break;
 		s = json_string_value(json_object_get(e, "status"));
 		if (s && !strcmp(s, RUN_OK))
 			nok++;
 		else
 			nfail++;
-		if (save_json(doc, dir, err, sizeof(err)))
+		if (save_json(t->doc, t->dir, err, sizeof(err)))
 			error_msg("%s", err);
 	}
 	if (stop_signal)
 		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
-		     : "SIGTERM", dir);
+		     : "SIGTERM", t->dir);
 	else if (nfail)
 		warn_msg("%zu run%s failed (see the report and %s/logs/)", nfail, nfail == 1 ? "" : "s",
-		     dir);
+		     t->dir);
+	return nok;
+}
 
-	if (c.report) {
+/* The report of the sweep (--report), and the folder's name on stdout. */
+static void sweep_finish(const struct sweep_state *t)
+{
+	char err[1024];
+
+	if (t->c.report) {
 		struct sweep s;
-		if (sweep_load(&s, dir, err, sizeof(err)) == 0) {
-			s.model = c.model;
+		if (sweep_load(&s, t->dir, err, sizeof(err)) == 0) {
+			s.model = t->c.model;
 			if (report_write(&s, err, sizeof(err)))
 				error_msg("%s", err);
 			else
-				printf("%s/report.md\n%s/report.html\n", dir, dir);
+				printf("%s/report.md\n%s/report.html\n", t->dir, t->dir);
 			sweep_free(&s);
 		} else {
 			error_msg("%s", err);
 		}
 	}
-	printf("sweep: %s\n", dir);
+	printf("sweep: %s\n", t->dir);
+}
+
+static void sweep_state_free(struct sweep_state *t)
+{
+	if (t->have_data)
+		dataset_release(&t->ds);
+	if (t->lockfd >= 0)
+		close(t->lockfd);
+	json_decref(t->doc);
+	free(t->w);
+	free(t->b);
+	free(t->g);
+	for (size_t i = 2; i < t->own_args; i++)
+		free(t->base[i]);
+	free(t->base);
+	free(t->mine);
+	free(t->pass);
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct sweep_state t = { .lockfd = -1 };
+	struct sigaction sa, old_int, old_term, old_hup;
+	int rc = sweep_parse(&t, argc, argv);
+
+	if (rc == STEP_GO)
+		rc = t.c.resume ? sweep_resume(&t) : sweep_new(&t);
+	if (rc == STEP_GO)
+		rc = sweep_prepare(&t);
+	if (rc != STEP_GO) {
+		sweep_state_free(&t);
+		return rc;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	size_t nok = sweep_runs(&t);
+	sweep_finish(&t);
 	/* interrupted: 128 + the signal, as a shell reports it */
 	rc = stop_signal ? 128 + stop_signal : !nok ? EXIT_FAIL : EXIT_OK;
-out:
-	if (handlers) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-	}
-	if (have_data)
-		dataset_release(&ds);
-	if (lockfd >= 0)
-		close(lockfd);
-	json_decref(doc);
-	free(w);
-	free(b);
-	free(g);
-	for (size_t i = 2; i < own_args; i++)
-		free(base[i]);
-	free(base);
-	free(mine);
-	free(pass);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	sweep_state_free(&t);
 	return rc;
 }
