@@ -431,39 +431,33 @@ static void progress_line(const struct progress *p, size_t index, const char *ta
 	fflush(stderr);
 }
 
-/* Runs one planned run; fills its json entry. Returns the exit status. */
-static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
-		   struct progress *pr, size_t index)
+/* The argument vector of one planned run: `ppbench run BASE... --workers W
+ * --batch B --gpus G [--policy P] --tag TAG --out DIR/runs`. The numbers are
+ * written into nums (3 x 16 bytes); NULL when out of memory. */
+static char **run_argv(json_t *e, char **base_args, size_t nbase, char nums[3][16], char *out)
 {
 	const char *tag = json_string_value(json_object_get(e, "tag"));
-	char runs[PATH_MAX], log[PATH_MAX], w[16], b[16], g[16], out[PATH_MAX];
-	char **before = NULL, **after = NULL, **argv;
-	size_t nbefore, nafter, k = 0;
-	uint64_t t0, last = 0, forwarded = 0;
-	int st = 0, rc, fd;
-	pid_t pid;
+	char **argv;
+	size_t k = 0;
 
-	errf(runs, sizeof(runs), "%s/runs", dir);
-	errf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
-	snprintf(out, sizeof(out), "%s", runs);
-	snprintf(w, sizeof(w), "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
-	snprintf(b, sizeof(b), "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
-	snprintf(g, sizeof(g), "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
+	snprintf(nums[0], 16, "%lld", (long long)json_integer_value(json_object_get(e, "workers")));
+	snprintf(nums[1], 16, "%lld", (long long)json_integer_value(json_object_get(e, "batch_size")));
+	snprintf(nums[2], 16, "%lld", (long long)json_integer_value(json_object_get(e, "gpus")));
 	/* sweep.json of a sweep made before policies were swept: no "policy" */
 	const char *pol = json_string_value(json_object_get(e, "policy"));
 	argv = calloc(nbase + 18, sizeof(*argv));
 	if (!argv)
-		return -1;
+		return NULL;
 	argv[k++] = "ppbench";
 	argv[k++] = "run";
 	for (size_t i = 0; i < nbase; i++)
 		argv[k++] = base_args[i];
 	argv[k++] = "--workers";
-	argv[k++] = w;
+	argv[k++] = nums[0];
 	argv[k++] = "--batch";
-	argv[k++] = b;
+	argv[k++] = nums[1];
 	argv[k++] = "--gpus";
-	argv[k++] = g;
+	argv[k++] = nums[2];
 	if (pol) {
 		argv[k++] = "--policy";
 		argv[k++] = (char *)pol;
@@ -473,26 +467,14 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	argv[k++] = "--out";
 	argv[k++] = out;
 	argv[k] = NULL;
+	return argv;
+}
 
-	nbefore = list_runs(runs, &before);
-	struct rusage ru;
-	memset(&ru, 0, sizeof(ru));
-	/* no signal between the last look at stop_signal and the fork: one that
-	 * comes later is passed on to the run */
-	sigset_t stop, old;
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
-	sigprocmask(SIG_BLOCK, &stop, &old);
-	if (stop_signal) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		free(argv);
-		free_list(before, nbefore);
-		return -1;
-	}
-	/* appended: a resumed sweep keeps the interrupted attempt's log */
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+/* The log of a run, opened for appending: a resumed sweep keeps the
+ * interrupted attempt's log under a line that marks the new one. */
+static int open_run_log(const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
 	if (fd >= 0 && lseek(fd, 0, SEEK_END) > 0) {
 		char stamp[32], head[96];
 		utc_stamp(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ");
@@ -500,9 +482,31 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		ssize_t wr = write(fd, head, (size_t)hl);
 		(void)wr;   /* the log is a convenience: the run goes on */
 	}
-	t0 = clock_now_ns();
+	return fd;
+}
+
+/* Starts the run (argv) with its output in log; the pid, or -1 when the
+ * sweep was asked to stop or the run could not start. */
+static pid_t start_run(char **argv, const char *log)
+{
+	/* no signal between the last look at stop_signal and the fork: one that
+	 * comes later is passed on to the run */
 	static const int dfl[] = { SIGINT, SIGTERM, SIGHUP, 0 };
 	struct spawn sp = SPAWN_INIT;
+	sigset_t stop, old;
+	int fd;
+	pid_t pid;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigprocmask(SIG_BLOCK, &stop, &old);
+	if (stop_signal) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	fd = open_run_log(log);
 	sp.exe = "/proc/self/exe";
 	sp.argv = argv;
 	sp.in = SPAWN_NULL;
@@ -518,18 +522,24 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	sp.deathsig = SIGTERM;
 	sp.mask = &old;
 	pid = spawn_start(&sp);
-	if (pid < 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
 		error_msg("cannot start a run: %s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(argv);
-		free_list(before, nbefore);
-		return -1;
-	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (fd >= 0)
 		close(fd);
+	return pid;
+}
+
+/* Waits for the run, passing a stop signal on and drawing the progress line;
+ * its exit status as a shell reports it (128 + signal), -1 when lost. */
+static int wait_run(pid_t pid, const struct progress *pr, size_t index, const char *tag,
+		    uint64_t t0)
+{
+	uint64_t last = 0, forwarded = 0;
+	struct rusage ru;
+	int st = 0;
+
+	memset(&ru, 0, sizeof(ru));
 	for (;;) {
 		pid_t r = wait4(pid, &st, WNOHANG, &ru);
 		uint64_t now = clock_now_ns();
@@ -556,11 +566,18 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		struct timespec ts = { 0, 100000000 };
 		nanosleep(&ts, NULL);
 	}
-	double wall = (double)(clock_now_ns() - t0) / 1e9;
-	rc = st == -1 ? -1 : spawn_code(st);
+	return st == -1 ? -1 : spawn_code(st);
+}
 
-	/* the new run folder */
+/* Records in e the run folder that appeared in runs/ (not in before), its
+ * status and images/s. The status. */
+static const char *record_run(const char *dir, json_t *e, char **before, size_t nbefore, int rc)
+{
 	const char *status = RUN_FAILED;
+	char runs[PATH_MAX], **after = NULL;
+	size_t nafter;
+
+	errf(runs, sizeof(runs), "%s/runs", dir);
 	nafter = list_runs(runs, &after);
 	json_object_set_new(e, "run_dir", json_string(""));
 	for (size_t i = 0; i < nafter; i++) {
@@ -583,6 +600,70 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 		}
 		break;
 	}
+	free_list(after, nafter);
+	return status;
+}
+
+/* One line per run: its status, and for a failed one the last line of its log. */
+static void report_run_line(const struct progress *pr, size_t index, json_t *e, const char *log,
+			    const char *status, int rc, double wall)
+{
+	const char *tag = json_string_value(json_object_get(e, "tag"));
+	char el[32], rem[32], why[600] = "";
+	double rest = pr->done < pr->todo ? pr->run_s / (double)pr->done *
+					    (double)(pr->todo - pr->done) : 0;
+	fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
+	fmt_dur(rem, sizeof(rem), rest);
+	if (strcmp(status, RUN_OK)) {
+		FILE *f = fopen(log, "r");
+		char line[512];
+		while (f && fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\r\n")] = 0;
+			if (line[0])
+				snprintf(why, sizeof(why), ": %s", line);
+		}
+		if (f)
+			fclose(f);
+	}
+	double ips = json_number_value(json_object_get(e, "images_per_s"));
+	if (pr->tty)
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "sweep: run %zu of %zu (%s): %s, exit %d, %.1f s", index, pr->total,
+		tag, status, rc, wall);
+	if (!strcmp(status, RUN_OK))
+		fprintf(stderr, ", %.1f images/s", ips);
+	fprintf(stderr, "%s; elapsed %s, remaining ~%s\n", why, el, rem);
+}
+
+/* Runs one planned run; fills its json entry. Returns the exit status. */
+static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
+		   struct progress *pr, size_t index)
+{
+	const char *tag = json_string_value(json_object_get(e, "tag"));
+	char runs[PATH_MAX], log[PATH_MAX], nums[3][16], out[PATH_MAX];
+	char **before = NULL, **argv;
+	size_t nbefore;
+	uint64_t t0;
+	int rc;
+	pid_t pid;
+
+	errf(runs, sizeof(runs), "%s/runs", dir);
+	errf(log, sizeof(log), "%s/logs/%s.log", dir, tag);
+	snprintf(out, sizeof(out), "%s", runs);
+	if (!(argv = run_argv(e, base_args, nbase, nums, out)))
+		return -1;
+	nbefore = list_runs(runs, &before);
+	t0 = clock_now_ns();
+	pid = start_run(argv, log);
+	if (pid < 0) {
+		free(argv);
+		free_list(before, nbefore);
+		return -1;
+	}
+	rc = wait_run(pid, pr, index, tag, t0);
+	double wall = (double)(clock_now_ns() - t0) / 1e9;
+
+	const char *status = record_run(dir, e, before, nbefore, rc);
 	json_object_set_new(e, "status", json_string(status));
 	json_object_set_new(e, "exit_code", json_integer(rc));
 	json_object_set_new(e, "wall_s", json_real(wall));
@@ -593,36 +674,8 @@ static int run_one(const char *dir, json_t *e, char **base_args, size_t nbase,
 	}
 	pr->done++;
 	pr->run_s += wall;
-
-	/* one line per run */
-	{
-		char el[32], rem[32], why[600] = "";
-		double rest = pr->done < pr->todo ? pr->run_s / (double)pr->done *
-						    (double)(pr->todo - pr->done) : 0;
-		fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
-		fmt_dur(rem, sizeof(rem), rest);
-		if (strcmp(status, RUN_OK)) {
-			FILE *f = fopen(log, "r");
-			char line[512];
-			while (f && fgets(line, sizeof(line), f)) {
-				line[strcspn(line, "\r\n")] = 0;
-				if (line[0])
-					snprintf(why, sizeof(why), ": %s", line);
-			}
-			if (f)
-				fclose(f);
-		}
-		double ips = json_number_value(json_object_get(e, "images_per_s"));
-		if (pr->tty)
-			fputs("\r\033[K", stderr);
-		fprintf(stderr, "sweep: run %zu of %zu (%s): %s, exit %d, %.1f s", index, pr->total,
-			tag, status, rc, wall);
-		if (!strcmp(status, RUN_OK))
-			fprintf(stderr, ", %.1f images/s", ips);
-		fprintf(stderr, "%s; elapsed %s, remaining ~%s\n", why, el, rem);
-	}
+	report_run_line(pr, index, e, log, status, rc, wall);
 	free_list(before, nbefore);
-	free_list(after, nafter);
 	free(argv);
 	return rc;
 }
