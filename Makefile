@@ -8,16 +8,20 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 TEST_LIBS  := $(shell pkg-config --libs cmocka)
 
+# bench/ is one folder per layer (docs/architecture.md); every layer's headers
+# are on the include path.
+BENCH_INC := $(patsubst %/,-I%,$(sort $(dir $(wildcard bench/*/*.h))))
+
 # -ffp-contract=off: ToTensor/Normalize/RRC must round as torch does; the
 # FMAs torch uses are written as explicit fmaf() calls.
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -g -Wall -Wextra -ffp-contract=off -fopenmp \
-	-Ipipelines -Ibench -Idatasets $(PKG_CFLAGS)
+	-Ipipelines $(BENCH_INC) -Idatasets $(PKG_CFLAGS)
 OPT     ?= -O2
 SAN     := -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDLIBS  := $(PKG_LIBS) -lpfm -lm -lpthread -lrt -fopenmp
 
-SRCS    := $(sort $(wildcard pipelines/*.c datasets/*.c bench/*.c))
-MAIN    := bench/main.c
+SRCS    := $(sort $(wildcard pipelines/*.c datasets/*.c bench/*/*.c))
+MAIN    := bench/cli/main.c
 LIBSRCS := $(filter-out $(MAIN),$(SRCS))
 TESTS   := $(sort $(wildcard tests/unit/test_*.c))
 # one fuzz harness per parser: tests/fuzz/fuzz_NAME.c (FUZZING.md)
@@ -41,7 +45,7 @@ build/$(1)/%.o: %.c
 build/$(1)/libppbench.a: $$($(1)_OBJS)
 	@rm -f $$@
 	ar rcs $$@ $$^
-build/$(1)/ppbench: build/$(1)/bench/main.o build/$(1)/libppbench.a
+build/$(1)/ppbench: build/$(1)/bench/cli/main.o build/$(1)/libppbench.a
 	$$(CC) $(2) -o $$@ $$^ $$(LDLIBS)
 build/$(1)/tests/%: build/$(1)/tests/unit/%.o build/$(1)/libppbench.a
 	@mkdir -p $$(@D)

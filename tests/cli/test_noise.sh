@@ -1,4 +1,4 @@
-# The noise guard (bench/noise.h): a run on a busy machine says so in one line
+# The noise guard (bench/measure/noise.h): a run on a busy machine says so in one line
 # and records what others took; a run confined to one CPU judges itself
 # against that CPU; --require-idle waits, then refuses; `ppbench info` shows
 # whether the machine is fit to benchmark. Runs on empty image files with a

@@ -79,7 +79,7 @@ if [ "$has_merge" -eq 1 ]; then
 	check "one machine, two configurations" \
 		test "$(col compared_configs "$W/per-config-merged/comparison.csv")" = 2
 else
-	skip "slurm merge job" "this ppbench has no merge command (bench/main.c does not dispatch it yet)"
+	skip "slurm merge job" "this ppbench has no merge command (bench/cli/main.c does not dispatch it yet)"
 fi
 check "no job left in the queue" test ! -s "$W/squeue.after"
 

@@ -1,4 +1,4 @@
-/* The LotusTrace reader (bench/emit_lotustrace.c: lotustrace_read) that
+/* The LotusTrace reader (bench/results/emit_lotustrace.c: lotustrace_read) that
  * compare uses on a real DataLoader's logs. The input holds a main log and
  * a worker log separated by a line "%%" (no separator: a worker log only). */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* The readers of results folders that report, merge and --resume use:
- * sweep.json and a run's summary.json (bench/report_table.c: sweep_load,
+ * sweep.json and a run's summary.json (bench/report/report_table.c: sweep_load,
  * sweep_row_from_summary; the metric table's metric_from_json). The input
  * holds a sweep.json and a summary.json separated by a line "%%" (no
  * separator: the input is both); the summary is the run folder "r". */

@@ -1,4 +1,4 @@
-/* The caching ladder's verdict (bench/bottleneck.h): a step is named only
+/* The caching ladder's verdict (bench/studies/bottleneck.h): a step is named only
  * when it is slower than the step before it beyond noise; a step that was
  * faster, or whose drop lies within noise, or a single climb, never is. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* ppbench map's profile readers (bench/map_profile.c) on stored snippets in
+/* ppbench map's profile readers (bench/studies/map_profile.c) on stored snippets in
  * tests/fixtures/map: a callgrind profile (name compression, a call's
  * inclusive cost and a jump that are not self cost, GCC's clones counted
  * as their function, the cache totals) and `perf report` rows. */

@@ -1,5 +1,5 @@
-/* The metric table (bench/metrics.h) and the statistics of repeats
- * (bench/stats.h, bench/repeats.h).
+/* The metric table (bench/results/metrics.h) and the statistics of repeats
+ * (bench/util/stats.h, bench/results/repeats.h).
  *
  * The table: names carry their units; summary.json as the writer makes it
  * holds exactly the table's keys (a renamed key is a failure here, never a

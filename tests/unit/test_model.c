@@ -1,4 +1,4 @@
-/* The loader model (bench/model.h) on cases whose answer is known by hand:
+/* The loader model (bench/model/model.h) on cases whose answer is known by hand:
  * the head-of-line scenario of the loader's own protocol test (spec 2.6),
  * event for event; one worker is always in order; equal costs give no
  * out-of-order batch; two workers with alternating times; determinism for a

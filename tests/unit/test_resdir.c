@@ -1,4 +1,4 @@
-/* Results folder names (bench/resdir.c): every kind's name starts with the
+/* Results folder names (bench/results/resdir.c): every kind's name starts with the
  * time and parses back; older "<kind>-<time>" names, temporary and partial
  * folders are recognised; what is not ppbench's is not; a held temporary
  * folder is told from a stale one. */

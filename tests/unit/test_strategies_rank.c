@@ -1,4 +1,4 @@
-/* PRESTO's ranking with ties within noise (strategies_rank, bench/strategies.h):
+/* PRESTO's ranking with ties within noise (strategies_rank, bench/studies/strategies.h):
  * a strategy is ranked below another only when that one's score is higher
  * beyond noise; strategies within noise of each other share a rank. */
 #include <stdarg.h>

@@ -1,0 +1,724 @@
+/* ppbench ls [DIR]: the results folders, newest first, one line each; and
+ * the temporary folders that killed runs left behind, removable with
+ * --clean. Every figure is read through the metric table (bench/results/metrics.h)
+ * and repeats are combined by bench/results/repeats.c, as the report does. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "commands.h"
+#include "fsutil.h"
+#include "log.h"
+#include "metrics.h"
+#include "options.h"
+#include "repeats.h"
+#include "report.h"
+#include "resdir.h"
+
+struct ls_opts {
+	int json;
+	int clean;
+	int dry_run;
+	const char *kind;
+};
+
+#define O(f) offsetof(struct ls_opts, f)
+static const struct opt ls_opts_table[] = {
+	{ "json", 0, OPT_BOOL, O(json), "off", NULL, "one JSON array of the folders, for scripts", .choices = NULL },
+	{ "kind", 'k', OPT_STR, O(kind), NULL, "KIND",
+	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, tmp",
+	  .choices = NULL },
+	{ "clean", 0, OPT_BOOL, O(clean), "off", NULL,
+	  "remove the temporary folders (.<name>.tmp) no running ppbench holds: what a killed run left",
+	  .choices = NULL },
+	{ "dry-run", 'n', OPT_BOOL, O(dry_run), "off", NULL, "with --clean: say what would be removed", .choices = NULL },
+	OPT_END
+};
+#undef O
+
+static const char usage[] = "ppbench ls [DIR] [options]";
+static const char description[] =
+	"The results in DIR (default: results), newest first, one line each: the\n"
+	"folder, its kind, when it was made (UTC), the dataset, the configuration\n"
+	"(W workers, B batch, G GPUs, loader policy), images/s (the median with its\n"
+	"spread when repeated; a sweep's best configuration), whether it is complete,\n"
+	"and a noise warning (other processes busy, hypervisor steal, more busy\n"
+	"threads than CPUs). Folders that hold results (a reproduce or Slurm folder)\n"
+	"are listed with their contents. Temporary folders (.<name>.tmp) are shown:\n"
+	"\"in progress\" while a ppbench process holds them, else \"stale\" (left by a\n"
+	"killed run); --clean removes the stale ones and nothing else.\n"
+	"Exit: 0 listed (or cleaned), 1 DIR cannot be read or a folder not removed, 2 usage.";
+
+struct ls_entry {
+	char name[512];               /* relative to DIR */
+	char path[PATH_MAX];
+	char kind[16];
+	time_t t;
+	char tag[256];
+	char dataset[256];            /* its path as recorded */
+	char pipeline[128];
+	char config[256];
+	int workers, batch, gpus;     /* a run's (-1: not a run) */
+	char policy[16];
+	struct stats_summary ips;     /* images/s: n = 0 when not known */
+	char ips_note[96];            /* "best: w4 b32 g1", "ppbench; PyTorch 812" */
+	int complete;                 /* 1, 0, -1 unknown */
+	char status[640];
+	char noise[256];
+	int stale;                    /* a temporary folder no process holds */
+	int absorbed;                 /* a repeat listed with its first */
+	/* a run with --repeat: */
+	int rep_k, rep_n;
+	char rep_tag[256];
+	struct sweep_row *row;        /* runs: the figures, for repeats */
+};
+
+struct ls_list {
+	struct ls_entry *e;
+	size_t n, cap;
+};
+
+static struct ls_entry *ls_add(struct ls_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct ls_entry *e = realloc(l->e, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		l->e = e;
+		l->cap = cap;
+	}
+	struct ls_entry *e = &l->e[l->n++];
+	memset(e, 0, sizeof(*e));
+	e->complete = -1;
+	e->workers = e->batch = e->gpus = -1;
+	return e;
+}
+
+static int is_file(const char *dir, const char *name)
+{
+	char p[PATH_MAX + 64];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return stat(p, &st) == 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s && s[1] ? s + 1 : p;
+}
+
+static void add_note(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_note(char *out, size_t n, const char *fmt, ...)
+{
+	size_t l = strlen(out);
+	va_list ap;
+	if (l && l + 2 < n) {
+		snprintf(out + l, n - l, "; ");
+		l += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(out + l, n - l, fmt, ap);
+	va_end(ap);
+}
+
+/* The noise warnings of one run's summary.json (the noise guard's keys
+ * and cpu.oversubscribed, read through the metric table). */
+static void run_noise(json_t *s, char *out, size_t n)
+{
+	double others = metric_from_json(metric_find("others_cpu_pct"), s);
+	double steal = metric_from_json(metric_find("steal_pct"), s);
+	double over = metric_from_json(metric_find("oversubscribed"), s);
+	double thr = metric_json_get(s, "noise.threshold_pct");
+	json_t *noisy = json_path(s, "noise.noisy");
+
+	if (isnan(thr))
+		thr = REPORT_BUSY_PCT;
+	if (json_is_true(noisy) || (!json_is_boolean(noisy) && others > thr))
+		add_note(out, n, "busy (others took %.0f %% of its CPUs)", others);
+	if (steal > thr)
+		add_note(out, n, "steal %.0f %%", steal);
+	if (over > 0.5)
+		add_note(out, n, "oversubscribed");
+}
+
+static int json_int(json_t *o, const char *path, int def)
+{
+	json_t *v = json_path(o, path);
+	return json_is_integer(v) ? (int)json_integer_value(v) : def;
+}
+
+static const char *json_text(json_t *o, const char *path, const char *def)
+{
+	json_t *v = json_path(o, path);
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+/* A run folder's line from its summary.json (NULL: unknown; e->kind set). */
+static void fill_run(struct ls_entry *e, json_t *s)
+{
+	const char *pol = json_text(s, "options.policy", "torch");
+	int w = json_int(s, "workers", -1), b = json_int(s, "batch_size", -1);
+	int g = json_int(s, "gpus", -1);
+
+	snprintf(e->dataset, sizeof(e->dataset), "%s", json_text(s, "options.data", ""));
+	snprintf(e->pipeline, sizeof(e->pipeline), "%s", json_text(s, "options.pipeline", ""));
+	if (w >= 0)
+		snprintf(e->config, sizeof(e->config), "w%d b%d g%d %s", w, b, g, pol);
+	e->workers = w;
+	e->batch = b;
+	e->gpus = g;
+	snprintf(e->policy, sizeof(e->policy), "%s", pol);
+	double ips = metric_from_json(metric_find("images_per_s"), s);
+	stats_summarise(&ips, 1, STATS_CI_LEVEL, &e->ips);
+	e->complete = json_is_true(json_object_get(s, "complete"));
+	snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
+	if (!e->complete) {
+		const char *why = json_text(s, "write_error", json_text(s, "stop_reason", NULL));
+		if (why)
+			add_note(e->status, sizeof(e->status), "%s", why);
+	}
+	run_noise(s, e->noise, sizeof(e->noise));
+	e->rep_n = json_int(s, "options.repeat", 1);
+	snprintf(e->rep_tag, sizeof(e->rep_tag), "%s", json_text(s, "options.tag", ""));
+	if (e->rep_n > 1) {
+		const char *r = strrchr(e->name, '-');
+		if (r && r[1] == 'r')
+			e->rep_k = atoi(r + 2);
+	}
+	e->row = malloc(sizeof(*e->row));
+	if (e->row) {
+		sweep_row_init(e->row);
+		sweep_row_from_summary(e->row, s);
+		snprintf(e->row->status, sizeof(e->row->status), "%s", RUN_OK);
+	}
+}
+
+static void join_ints(json_t *a, char *out, size_t n)
+{
+	size_t i;
+	json_t *v;
+	out[0] = 0;
+	json_array_foreach(a, i, v) {
+		size_t l = strlen(out);
+		snprintf(out + l, n - l, "%s%lld", i ? "," : "", (long long)json_integer_value(v));
+	}
+}
+
+static void fill_sweep(struct ls_entry *e)
+{
+	struct sweep s;
+	struct sweep_config *a = NULL;
+	char err[512], w[64], b[64], g[64];
+	size_t ok = 0, pending = 0, busy = 0, over = 0;
+
+	if (sweep_load(&s, e->path, err, sizeof(err))) {
+		snprintf(e->status, sizeof(e->status), "unreadable: %s", err);
+		e->complete = 0;
+		return;
+	}
+	snprintf(e->dataset, sizeof(e->dataset), "%s",
+		 json_text(s.doc, "dataset.path", json_text(s.doc, "data", "")));
+	join_ints(json_object_get(s.doc, "workers"), w, sizeof(w));
+	join_ints(json_object_get(s.doc, "batch_size"), b, sizeof(b));
+	join_ints(json_object_get(s.doc, "gpus"), g, sizeof(g));
+	if (json_is_true(json_object_get(s.doc, "workers_equal_gpus")))
+		snprintf(w, sizeof(w), "=g");
+	snprintf(e->config, sizeof(e->config), "w%s b%s g%s", w, b, g);
+	json_t *pol = json_object_get(s.doc, "policy");
+	if (json_is_array(pol) && json_array_size(pol) > 1)
+		add_note(e->config, sizeof(e->config), "%zu policies", json_array_size(pol));
+	int rep = json_int(s.doc, "repeat", 1);
+	if (rep > 1) {
+		size_t l = strlen(e->config);
+		snprintf(e->config + l, sizeof(e->config) - l, " x%d", rep);
+	}
+	for (size_t i = 0; i < s.nrows; i++) {
+		const struct sweep_row *r = &s.rows[i];
+		ok += sweep_row_ok(r);
+		pending += !strcmp(r->status, RUN_PENDING);
+		busy += r->others_cpu_pct > REPORT_BUSY_PCT;
+		over += sweep_row_ok(r) && report_oversubscribed(r, s.cpus);
+	}
+	/* the best configuration: the highest median images/s */
+	size_t na = sweep_configs(s.rows, s.nrows, &a), best = 0;
+	for (size_t i = 1; i < na; i++)
+		if (a[i].c.r.images_per_s > a[best].c.r.images_per_s)
+			best = i;
+	if (na) {
+		e->ips = *combined_spread(&a[best].c, "images_per_s");
+		snprintf(e->ips_note, sizeof(e->ips_note), "best: w%d b%d g%d", a[best].workers,
+			 a[best].batch, a[best].gpus);
+	}
+	e->complete = s.nrows && ok == s.nrows;
+	char lock[PATH_MAX + 8];
+	snprintf(lock, sizeof(lock), "%s/.lock", e->path);
+	int running = pending && results_dir_held(lock) == 1;
+	if (running)
+		snprintf(e->status, sizeof(e->status), "running: %zu of %zu runs done", ok, s.nrows);
+	else if (e->complete)
+		snprintf(e->status, sizeof(e->status), "complete: %zu run%s", ok, ok == 1 ? "" : "s");
+	else
+		snprintf(e->status, sizeof(e->status), "incomplete: %zu of %zu runs ok%s", ok, s.nrows,
+			 pending ? " (sweep --resume finishes it)" : "");
+	if (busy)
+		add_note(e->noise, sizeof(e->noise), "busy in %zu of %zu runs", busy, s.nrows);
+	if (over)
+		add_note(e->noise, sizeof(e->noise), "%zu oversubscribed", over);
+	free(a);
+	sweep_free(&s);
+}
+
+static json_t *load(const char *dir, const char *file)
+{
+	char p[PATH_MAX + 64];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	return json_load_file(p, 0, NULL);
+}
+
+static void fill_compare(struct ls_entry *e)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof(p), "%s/ppbench", e->path);
+	json_t *a = load(p, "summary.json");
+	snprintf(p, sizeof(p), "%s/pytorch", e->path);
+	json_t *b = load(p, "summary.json");
+	if (a) {
+		fill_run(e, a);
+		free(e->row);
+		e->row = NULL;
+		e->rep_n = 0;
+	}
+	double tb = b ? metric_from_json(metric_find("images_per_s"), b) : NAN;
+	if (isfinite(tb))
+		snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %.1f", tb);
+	e->complete = a && b && is_file(e->path, "compare.md") &&
+		json_is_true(json_object_get(a, "complete")) && json_is_true(json_object_get(b, "complete"));
+	snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" :
+		 !is_file(e->path, "compare.md") ? "incomplete: no compare.md" : "incomplete");
+	json_decref(a);
+	json_decref(b);
+}
+
+/* What kind of results folder path is ("" when none): by its files. */
+static const char *kind_of(const char *path, json_t **summary)
+{
+	*summary = NULL;
+	if (is_file(path, "sweep.json"))
+		return "sweep";
+	if (is_file(path, "compare.md") || (is_file(path, "ppbench") && is_file(path, "pytorch")))
+		return "compare";
+	if (is_file(path, "map.csv"))
+		return "map";
+	if (is_file(path, "comparison.csv"))
+		return "merge";
+	if (is_file(path, "strategies.json"))
+		return "strategies";
+	if (is_file(path, "bottleneck.json"))
+		return "bottleneck";
+	if (is_file(path, "bench.json"))
+		return "bench";
+	if (!is_file(path, "summary.json"))
+		return "";
+	*summary = load(path, "summary.json");
+	/* a results folder of another command says so in "tool" ("ppbench bench") */
+	const char *tool = json_text(*summary, "tool", "ppbench");
+	static char k[16];
+	if (!strncmp(tool, "ppbench ", 8)) {
+		snprintf(k, sizeof(k), "%s", tool + 8);
+		return k;
+	}
+	return "run";
+}
+
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth);
+static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
+		       int depth);
+
+/* Only the temporary folders of root (a sweep's runs/). */
+static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	struct results_name rn;
+	int rc = 0;
+
+	if (!d)
+		return 0;
+	while (!rc && (de = readdir(d)))
+		if (de->d_name[0] == '.' && !results_name_parse(de->d_name, &rn) && rn.tmp)
+			rc = collect_one(l, root, prefix, de->d_name, 2);
+	closedir(d);
+	return rc;
+}
+
+/* One entry of root named name: a results folder, a temporary one, or a
+ * folder of results (listed with its contents). */
+static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
+		       int depth)
+{
+	struct results_name rn;
+	struct stat st;
+	char path[PATH_MAX];
+	json_t *sum = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return 0;
+	int named = !results_name_parse(name, &rn);
+	if (name[0] == '.' && !(named && rn.tmp))
+		return 0;
+	/* a temporary folder is ppbench's own, never a link to something else */
+	if (named && rn.tmp && (lstat(path, &st) || !S_ISDIR(st.st_mode)))
+		return 0;
+	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum);
+	if (!*kind) {
+		/* a folder of results (make reproduce, a Slurm job): its contents */
+		if (depth < 2) {
+			char pre[512];
+			snprintf(pre, sizeof(pre), "%s%s/", prefix, name);
+			return collect(l, path, pre, depth + 1);
+		}
+		return 0;
+	}
+	struct ls_entry *e = ls_add(l);
+	if (!e) {
+		json_decref(sum);
+		return -1;
+	}
+	snprintf(e->name, sizeof(e->name), "%s%s", prefix, name);
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	snprintf(e->kind, sizeof(e->kind), "%s", kind);
+	e->t = named ? rn.t : st.st_mtime;
+	snprintf(e->tag, sizeof(e->tag), "%s", named ? rn.tag : "");
+	if (rn.tmp) {
+		int held = results_dir_held(path);
+		e->stale = held == 0;
+		e->complete = 0;
+		snprintf(e->status, sizeof(e->status), "%s", held == 1 ? "in progress" : held == 0 ?
+			 "stale: left by a killed run (ppbench ls --clean removes it)" :
+			 "temporary (cannot tell whether a process holds it)");
+	} else if (!strcmp(kind, "sweep")) {
+		fill_sweep(e);
+	} else if (!strcmp(kind, "compare")) {
+		fill_compare(e);
+	} else if (sum) {
+		fill_run(e, sum);
+	} else {
+		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
+			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
+			is_file(path, "bench.csv");
+		snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" : "incomplete");
+	}
+	if (!strcmp(kind, "sweep")) {
+		/* a killed sweep leaves its run's temporary folder in runs/ */
+		char runs[PATH_MAX + 8], pre[600];
+		snprintf(runs, sizeof(runs), "%s/runs", path);
+		snprintf(pre, sizeof(pre), "%s%s/runs/", prefix, name);
+		json_decref(sum);
+		return collect_tmp(l, runs, pre);
+	}
+	if (named && rn.partial) {
+		e->complete = 0;
+		snprintf(e->status, sizeof(e->status), "partial: kept when it could not be completed");
+		if (sum && json_text(sum, "write_error", NULL))
+			add_note(e->status, sizeof(e->status), "%s", json_text(sum, "write_error", ""));
+	}
+	json_decref(sum);
+	return 0;
+}
+
+static int by_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	if (!d)
+		return depth ? 0 : -1;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? 2 * cap : 64) * sizeof(*nn));
+			if (!nn)
+				break;
+			names = nn;
+		}
+		if (!(names[n] = strdup(de->d_name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++) {
+		if (!rc && collect_one(l, root, prefix, names[i], depth))
+			rc = -2;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
+/* The noise of the repeats of one run, in one phrase. */
+static void repeats_noise(const struct sweep_row *const *rp, size_t m, char *out, size_t n)
+{
+	size_t busy = 0, steal = 0, over = 0;
+	double most = 0;
+	out[0] = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (rp[i]->others_cpu_pct > REPORT_BUSY_PCT) {
+			busy++;
+			if (rp[i]->others_cpu_pct > most)
+				most = rp[i]->others_cpu_pct;
+		}
+		steal += rp[i]->steal_pct > REPORT_BUSY_PCT;
+		over += rp[i]->oversubscribed > 0.5;
+	}
+	if (busy)
+		add_note(out, n, "busy in %zu of %zu repeats (others up to %.0f %%)", busy, m, most);
+	if (steal)
+		add_note(out, n, "steal in %zu of %zu", steal, m);
+	if (over)
+		add_note(out, n, "oversubscribed in %zu of %zu", over, m);
+}
+
+/* The repeats of one `run --repeat N` (tag-r1 .. tag-rN, one after the
+ * other) become one line with the median and spread. */
+static void group_repeats(struct ls_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct ls_entry *e = &l->e[i];
+		if (strcmp(e->kind, "run") || e->rep_n < 2 || e->rep_k != 1 || !e->row)
+			continue;
+		const struct sweep_row **rp = calloc((size_t)e->rep_n, sizeof(*rp));
+		size_t m = 0;
+		if (!rp)
+			return;
+		rp[m++] = e->row;
+		for (size_t j = i + 1; j < l->n && m < (size_t)e->rep_n; j++) {
+			struct ls_entry *f = &l->e[j];
+			if (!strcmp(f->kind, "run") && f->row && f->rep_k == (int)m + 1 &&
+			    f->rep_n == e->rep_n && !strcmp(f->rep_tag, e->rep_tag) &&
+			    !strcmp(f->config, e->config) && !strcmp(f->dataset, e->dataset)) {
+				rp[m++] = f->row;
+				f->absorbed = 1;
+				if (!f->complete)
+					e->complete = 0;
+			}
+		}
+		repeats_noise(rp, m, e->noise, sizeof(e->noise));
+		struct combined *c = malloc(sizeof(*c));
+		if (c && !repeats_combine(rp, m, c))
+			e->ips = *combined_spread(c, "images_per_s");
+		free(c);
+		if (m < (size_t)e->rep_n) {
+			snprintf(e->ips_note, sizeof(e->ips_note), "%zu of %d repeats", m, e->rep_n);
+			e->complete = 0;
+		}
+		snprintf(e->tag, sizeof(e->tag), "%s", e->rep_tag);
+		free(rp);
+	}
+}
+
+static int newest_first(const void *x, const void *y)
+{
+	const struct ls_entry *a = x, *b = y;
+	if (a->t != b->t)
+		return a->t < b->t ? 1 : -1;
+	return strcmp(b->name, a->name);
+}
+
+static int oldest_first(const void *x, const void *y)
+{
+	return newest_first(y, x);
+}
+
+static void fmt_time(time_t t, char *out, size_t n)
+{
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, n, "%Y-%m-%d %H:%M", &tm);
+}
+
+static void fmt_ips(const struct ls_entry *e, char *out, size_t n)
+{
+	if (!e->ips.n || !isfinite(e->ips.median))
+		snprintf(out, n, "-");
+	else
+		stats_format(out, n, &e->ips, "%.1f");
+}
+
+static void print_text(const struct ls_list *l, FILE *f)
+{
+	char t[32], ips[128];
+
+	fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s\n", "FOLDER", "KIND", "TIME (UTC)",
+		"DATASET", "CONFIGURATION", "IMAGES/S", "STATUS");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->e[i];
+		fmt_time(e->t, t, sizeof(t));
+		fmt_ips(e, ips, sizeof(ips));
+		if (e->ips_note[0]) {
+			size_t k = strlen(ips);
+			snprintf(ips + k, sizeof(ips) - k, " (%s)", e->ips_note);
+		}
+		fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s", e->name, e->kind, t,
+			e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
+			ips, e->status);
+		if (e->noise[0])
+			fprintf(f, "; noise: %s", e->noise);
+		fputc('\n', f);
+	}
+}
+
+static json_t *entry_json(const struct ls_entry *e)
+{
+	char t[32];
+	struct tm tm;
+	json_t *o = json_object(), *ips = json_null();
+
+	gmtime_r(&e->t, &tm);
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (e->ips.n && isfinite(e->ips.median))
+		ips = json_pack("{s:f, s:f, s:f, s:I, s:b}", "median", e->ips.median, "lo", e->ips.lo,
+				"hi", e->ips.hi, "n", (json_int_t)e->ips.n, "ci", e->ips.has_ci);
+	json_object_set_new(o, "folder", json_string(e->name));
+	json_object_set_new(o, "path", json_string(e->path));
+	json_object_set_new(o, "kind", json_string(e->kind));
+	json_object_set_new(o, "time_utc", json_string(t));
+	json_object_set_new(o, "tag", json_string(e->tag));
+	json_object_set_new(o, "dataset", e->dataset[0] ? json_string(e->dataset) : json_null());
+	json_object_set_new(o, "pipeline", e->pipeline[0] ? json_string(e->pipeline) : json_null());
+	json_object_set_new(o, "configuration", e->config[0] ? json_string(e->config) : json_null());
+	if (e->workers >= 0) {
+		json_object_set_new(o, "workers", json_integer(e->workers));
+		json_object_set_new(o, "batch_size", json_integer(e->batch));
+		json_object_set_new(o, "gpus", json_integer(e->gpus));
+		json_object_set_new(o, "policy", json_string(e->policy));
+	}
+	json_object_set_new(o, "images_per_s", ips);
+	json_object_set_new(o, "images_per_s_note", json_string(e->ips_note));
+	json_object_set_new(o, "complete", e->complete < 0 ? json_null() : json_boolean(e->complete));
+	json_object_set_new(o, "status", json_string(e->status));
+	json_object_set_new(o, "noise", e->noise[0] ? json_string(e->noise) : json_null());
+	if (!strcmp(e->kind, "tmp"))
+		json_object_set_new(o, "stale", json_boolean(e->stale));
+	return o;
+}
+
+/* --clean: remove the stale temporary folders, each named on stdout. */
+static int clean(const struct ls_list *l, int dry_run)
+{
+	size_t n = 0, failed = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ls_entry *e = &l->e[i];
+		if (!e->stale)
+			continue;
+		n++;
+		if (dry_run) {
+			printf("would remove %s\n", e->path);
+		} else if (remove_tree(e->path)) {
+			error_msg("cannot remove '%s': %s", e->path, strerror(errno));
+			failed++;
+		} else {
+			printf("removed %s\n", e->path);
+		}
+	}
+	if (!n)
+		printf("no stale temporary folders\n");
+	return failed ? EXIT_FAIL : EXIT_OK;
+}
+
+int cmd_ls(int argc, char **argv)
+{
+	struct ls_opts o;
+	struct ls_list l = { 0 };
+	int npos = 0, rc = EXIT_OK;
+
+	int pr = opts_prelude(ls_opts_table, &o, argc, argv, &npos, usage, description, NULL);
+	if (pr >= 0)
+		return pr;
+	if (npos > 1) {
+		error_msg("one folder at most, got '%s' and '%s' (see ppbench ls --help)", argv[1], argv[2]);
+		return EXIT_USAGE;
+	}
+	static const char *const known[] = { "run", "sweep", "compare", "map", "merge", "strategies",
+					     "tmp", "bottleneck", "bench" };
+	size_t ki = 0;
+	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
+		ki++;
+	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
+		error_msg("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
+		      "bench|tmp", o.kind);
+		return EXIT_USAGE;
+	}
+	if (o.dry_run && !o.clean) {
+		error_msg("--dry-run goes with --clean");
+		return EXIT_USAGE;
+	}
+	const char *dir = npos ? argv[1] : "results";
+	struct stat st;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		error_msg("cannot list '%s': %s", dir, errno ? strerror(errno) : "not a folder");
+		return EXIT_FAIL;
+	}
+	int cr = collect(&l, dir, "", 0);
+	if (cr == -1) {
+		error_msg("cannot read '%s': %s", dir, strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (cr)
+		error_msg("out of memory: the list is incomplete");
+	/* repeats are grouped in time order, then the list is newest first */
+	if (l.n) {
+		qsort(l.e, l.n, sizeof(*l.e), oldest_first);
+		group_repeats(&l);
+		qsort(l.e, l.n, sizeof(*l.e), newest_first);
+	}
+	/* drop what is not shown */
+	size_t k = 0;
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.e[i].absorbed || (o.kind && strcmp(l.e[i].kind, o.kind))) {
+			free(l.e[i].row);
+			continue;
+		}
+		l.e[k++] = l.e[i];
+	}
+	l.n = k;
+	if (o.clean) {
+		rc = clean(&l, o.dry_run);
+	} else if (o.json) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < l.n; i++)
+			json_array_append_new(a, entry_json(&l.e[i]));
+		json_dumpf(a, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+		json_decref(a);
+	} else if (!l.n) {
+		printf("no results in %s\n", dir);
+	} else {
+		print_text(&l, stdout);
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free(l.e[i].row);
+	free(l.e);
+	return rc;
+}

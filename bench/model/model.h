@@ -1,0 +1,173 @@
+/* ppbench model: a discrete-event model of the loader's protocol (loader.h),
+ * driven by cost distributions instead of a pipeline.
+ *
+ * The rules are the loader's, event for event:
+ *  - torch policy: W workers, one FIFO task queue each; P x W tasks at the
+ *    start of each epoch, task k of the epoch to worker k mod W; then one
+ *    new task per batch handed to the consumer, sent right after the hand-
+ *    over and before the consumer's copy and step.
+ *  - A finished batch goes to the result queue in completion order; with pin
+ *    memory one pin thread copies the batches one at a time, in that order,
+ *    before the main thread can take them.
+ *  - The main thread takes results only while it waits for data (never
+ *    while the GPU steps: the simulated GPU runs in it). In order: the batch
+ *    it wants, others go to the reorder buffer (out of order, a 1000 ns wait
+ *    marker); arrival: the first one.
+ *  - The GPU: idle until the hand-over, then copy (bytes / bandwidth) and
+ *    step, both blocking the main thread.
+ *  - shared-queue: the batch's samples go to one shared FIFO; a worker that
+ *    finishes a sample takes the next completion position (batch j,
+ *    position k), and the one that fills a batch collates and sends it;
+ *    batches are handed over as they arrive. speedy: shared-queue, plus the
+ *    warm-up percentile timeout and the slow lane served first by worker
+ *    W - 1, from the next epoch on.
+ *
+ * What the model adds is a cost for each piece of work (model_src), scaled
+ * by the contention factor of the machine (model_fit) at the moment the
+ * work starts. Its output is a struct trace with the loader's per-batch
+ * events (queued, preprocessed, arrived, pinned, wait, consumed, GPU copy
+ * and step), so bench/results/analysis.c computes every figure under the same names
+ * as a measured run. Deterministic for a seed. */
+#ifndef PPBENCH_MODEL_H
+#define PPBENCH_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis.h"
+#include "loader.h"
+#include "trace.h"
+
+/* ---- cost sources (model_src.c) ---------------------------------------- */
+
+enum model_src_kind {
+	MSRC_BATCH_NORMAL,    /* per-batch mean and std at batch_of samples (the paper's Figs. 4-5) */
+	MSRC_BATCH_EMPIRICAL, /* resampled per-batch times of a measured run, at batch_of samples */
+	MSRC_SAMPLE_LOGNORMAL,/* per-sample mean and coefficient of variation (per-op means) */
+	MSRC_SAMPLE_EMPIRICAL,/* resampled per-sample costs of a measured run (its trace) */
+	MSRC_BATCH_LIST,      /* batch j costs v[j mod n], whatever its size (a replay, tests) */
+};
+
+struct model_src {
+	enum model_src_kind kind;
+	int batch_of;                  /* batch kinds: the batch size the figures are for */
+	double mean_ns, std_ns;        /* batch kinds: per batch; sample lognormal: per sample */
+	double *v;                     /* empirical kinds: the values (ns), owned */
+	size_t n;
+	double collate_ns;             /* per image, added by sample kinds (0: in the sample cost) */
+	double batch_noise;            /* sample kinds: cv of a factor common to a batch's samples
+					  (what the machine adds: samples of one batch are not
+					  independent), 0: none */
+	double pin_ns_per_image;       /* the measured run's pin copy per image (0: not known) */
+	int workers;                   /* workers of the run measured (its contention is in the costs), 0: none */
+	char what[256];                /* where the figures come from, for the output */
+};
+
+/* Per-batch mean and std (std_pct % of the mean) at batch b. */
+void model_src_batch_normal(struct model_src *s, double mean_ms, double std_pct, int b);
+/* Batch j costs ms[j mod n]. 0, or -1 (out of memory). */
+int model_src_batch_list(struct model_src *s, const double *ms, size_t n);
+/* Per-sample mean (ms) and coefficient of variation; collate_ms per batch of b. */
+void model_src_sample(struct model_src *s, double mean_ms, double cv, double collate_ms, int b);
+/* From a results folder of `ppbench run`: per-sample costs (the sum of the
+ * ops of each sample, and collation per image) from its LotusTrace files
+ * when there are any, else the per-batch times of batches.csv. The batch
+ * size and GPU count of the run go to *batch, *gpus (may be NULL). 0, or
+ * -1 with err. */
+int model_src_from_results(struct model_src *s, const char *dir, int *batch, int *gpus,
+			   char *err, size_t errlen);
+void model_src_free(struct model_src *s);
+/* Mean per-image cost (ns) of the source. */
+double model_src_image_ns(const struct model_src *s);
+
+/* ---- the machine and its contention (model_fit.c) ---------------------- */
+
+/* Per-sample cost at n busy threads = base x factor(n), with
+ *   factor(n) = (1 + alpha x (min(n, cores) - 1)) x n / capacity(n)
+ *   capacity(n) = min(n, cores) + beta x min(max(n - cores, 0), cores x (tpc - 1))
+ * capped at capacity(cores x tpc) beyond the hardware threads.
+ * alpha: the slowdown each further busy core causes (shared caches, memory
+ * bandwidth); beta: what a second hardware thread adds to a core (SMT gain,
+ * 0..1). Busy threads: the workers at work, plus main_threads (the main
+ * process) and the pin thread. */
+struct model_machine {
+	double cores, tpc;             /* physical cores, hardware threads per core */
+	double alpha, beta;
+	double main_threads;           /* busy threads the main process adds */
+	int smt_static;                /* 1: a thread keeps its place: the workers that share a
+					  core run at (1 + beta) / 2 for the whole task, the
+					  others alone (Linux leaves a running thread where it
+					  is); 0: every worker gets the mean */
+	double ref_busy;               /* busy threads when the costs were measured: factors are
+					  relative to it (0: costs are without contention) */
+};
+
+double model_factor(const struct model_machine *m, double busy);
+/* Worker w of W's factor (smt_static), else model_factor. */
+double model_worker_factor(const struct model_machine *m, double busy, int W, int w);
+
+/* Fit alpha and beta (and the base time, free) to per-batch means t[i] at
+ * busy thread counts n[i] of W[i] workers (k points; W NULL: smt_static off), minimising the sum of |log| errors
+ * (robust to one odd point). Fills m->alpha, m->beta; *base the per-batch
+ * time at factor 1; *err_pct the median absolute error, %. */
+void model_fit(struct model_machine *m, const double *n, const int *W, const double *t, size_t k,
+	       double *base, double *err_pct);
+
+/* ---- the model ---------------------------------------------------------- */
+
+struct model_cfg {
+	int workers, batch, prefetch, gpus;
+	uint64_t images;               /* dataset size */
+	int epochs;
+	uint64_t max_batches;          /* 0: all */
+	int shuffle, drop_last;
+	uint64_t seed;
+	enum loader_order order;
+	enum loader_policy policy;
+	double speedy_timeout_pct;     /* 0: 75 */
+	int pin_memory;
+	double gpu_step_ns;            /* per batch */
+	double h2d_bytes_per_s;        /* 0: no copy */
+	double pin_bytes_per_s;        /* the pin thread's copy (0: free) */
+	double sample_bytes;           /* one sample's output bytes (batch bytes = n x this + labels) */
+	const struct model_src *src;
+	struct model_machine machine;  /* cores 0: no contention */
+};
+
+struct model_out {
+	struct trace trace;            /* procs: main, workers, pin (if on), gpu */
+	struct analysis_opts opts;     /* for analysis_compute (worker_cpu_s points into this) */
+	double *worker_busy_s;         /* [workers] */
+	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
+	uint64_t first_ns;             /* the first hand-over (the GPU's unavoidable wait) */
+	uint64_t batches, images;
+	uint64_t slow_lane, timeout_ns;
+	unsigned max_inflight;
+	int64_t *yield_order;          /* [batches] ids in hand-over order */
+};
+
+/* Run the model. 0, or -1 with err (bad configuration, out of memory). */
+int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t errlen);
+/* The figures of a model run, as analysis_compute gives them for a run. */
+int model_metrics(const struct model_cfg *c, struct model_out *o, struct run_metrics *m,
+		  char *err, size_t errlen);
+void model_out_free(struct model_out *o);
+
+/* --validate (model_validate.c): the paper's Figs. 4-6, and with sweep
+ * folders of this machine (NULL-terminated, may be empty) validation 2. */
+int model_validate(int csv, const char *const *sweeps, size_t nsweeps);
+/* The report, where this machine has too few CPUs to judge the knee: the
+ * model's E2E at the paper's machine shape (16 cores x 2 threads, 4 GPUs,
+ * b1024, W = 8..28) from this machine's per-image cost (ms, measured at one
+ * worker) and per-batch std (%, NaN: the paper's), as one sentence in out.
+ * Returns the knee (0: none), or -1 with the reason in out. */
+int model_paper_shape(double image_ms, double std_pct, char *out, size_t n);
+/* The report's --model on: the run whose folder is src_dir (ppbench run's)
+ * modelled at W workers, with its costs, settings and machine (the same
+ * model as validation 2). m as analysis_compute fills it (analysis_free
+ * after). 0, or -1 with err. */
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen);
+/* make bench's section "model": the model's speed at paper scale, as markdown. */
+void model_bench(FILE *f);
+
+#endif

@@ -1,0 +1,1686 @@
+/* ppbench merge DIR...: sweep folders from several machines as one table,
+ * figures with one line per machine, and a comparison report (bench/report/merge.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "commands.h"
+#include "doc.h"
+#include "fsutil.h"
+#include "log.h"
+#include "merge.h"
+#include "metrics.h"
+#include "plot.h"
+#include "report.h"
+#include "resdir.h"
+
+#define MAX_OPS (2 * SWEEP_MAX_OPS)
+
+static const char usage_line[] =
+	"ppbench merge DIR... [--price NAME=USD_PER_HOUR ...] [--by host|cpu] [--out DIR]";
+
+/* one configuration: workers, batch size, GPUs */
+struct conf {
+	int w, b, g;
+};
+
+/* one machine at one configuration, repeats (and folders) averaged */
+struct point {
+	int runs;
+	double e2e_s, e2e_min_s, e2e_max_s, images_per_s, cpu_ms_per_image, gpu_util_pct;
+	double op_ms[MAX_OPS];        /* CPU ms per image of each op (NaN: not run) */
+};
+
+/* one sweep folder */
+struct folder {
+	char dir[2048];
+	char name[256];
+	struct sweep sw;
+	char host[256], cpu[256];
+	/* what, besides the host, makes a machine: the CPUs the runs could use,
+	 * SMT, the governor, the kernel, and the sweep's --label */
+	char cpulist[64], smt[8], gov[32], kernel[96];
+	char ident[256], label[128];
+	int cpus, cores, cores_known;
+	char version[64];
+	char ds_fp[128], ds_path[1024];
+	double ds_images, ds_bytes;
+	char pipeline[512], run_args[1024], cache[16];
+	char slurm[256];              /* "job 12_3, partition p, constraint c" */
+	int nruns, nok;
+	int compared;
+	char why[1536];               /* not compared: what differed */
+	int machine;                  /* index into the machines, -1: not compared */
+};
+
+/* one machine: the compared folders that share a host name (or a CPU model) */
+struct machine {
+	char key[384], label[320], hosts[512], cpu[256];
+	int cpus, cores, cores_known;
+	double price;                 /* USD per hour, NaN: not given */
+	size_t nrows;
+	struct sweep_row *rows;       /* the runs of its folders */
+	size_t nown;
+	struct conf *own;             /* configurations with an ok run */
+	struct point *ownpt;          /* [nown] */
+	struct point *pt;             /* [noverlap] */
+	long best, own_best;          /* in pt / ownpt; -1: none */
+	struct finding knee;
+};
+
+struct fig {
+	char name[64];
+	char title[160];
+	int drawn;
+	char why[320];
+};
+
+struct merge {
+	const char *out;
+	int by_cpu;
+	size_t nfolders;
+	struct folder *folders;
+	size_t nmach;
+	struct machine *mach;
+	size_t noverlap;
+	struct conf *overlap;
+	size_t nops;
+	char ops[MAX_OPS][40];
+	long op_conf;                 /* overlap index the per-op figure shows, -1: none */
+	int max_wcounts;              /* most worker counts at one (batch, GPUs) of the overlap */
+	size_t nfigs;
+	struct fig figs[8];
+	char top[4096];
+};
+
+/* append to a string buffer (cut when full) */
+static void cat(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cat(char *out, size_t n, const char *fmt, ...)
+{
+	size_t l = strlen(out);
+	va_list ap;
+
+	if (l + 1 >= n)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + l, n - l, fmt, ap);
+	va_end(ap);
+}
+
+double merge_cost_per_million(double usd_per_hour, double images_per_s)
+{
+	if (!(usd_per_hour > 0) || !isfinite(usd_per_hour) || !(images_per_s > 0) ||
+	    !isfinite(images_per_s))
+		return NAN;
+	return usd_per_hour / 3600.0 / images_per_s * 1e6;
+}
+
+int merge_parse_price(const char *arg, char *name, size_t n, double *usd, char *err,
+		      size_t errlen)
+{
+	const char *eq = strrchr(arg, '=');
+	char *end;
+	double v;
+
+	if (!eq || eq == arg || !eq[1]) {
+		errf(err, errlen, "--price: '%s' is not NAME=USD_PER_HOUR", arg);
+		return -1;
+	}
+	errno = 0;
+	v = strtod(eq + 1, &end);
+	if (*end || errno || !(v > 0) || !isfinite(v)) {
+		errf(err, errlen, "--price: '%s' is not a positive price per hour", eq + 1);
+		return -1;
+	}
+	if ((size_t)(eq - arg) >= n) {
+		errf(err, errlen, "--price: the name in '%s' is too long", arg);
+		return -1;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = 0;
+	*usd = v;
+	return 0;
+}
+
+/* ---- small helpers ----------------------------------------------------------*/
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] && buf[i] != '/')
+			continue;
+		buf[i] = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		buf[i] = path[i];
+	}
+	return 0;
+}
+
+
+static const char *jtext(json_t *o, const char *path)
+{
+	json_t *v = json_path(o, path);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* a count (CPUs): 0 when absent or not a positive number */
+static int jcount(json_t *o, const char *path)
+{
+	double v = metric_json_get(o, path);
+	return v >= 1 && v < 1e9 ? (int)v : 0;
+}
+
+/* commas and line ends would break a CSV field or a table cell */
+static void clean(char *s)
+{
+	for (; *s; s++)
+		if (*s == ',' || *s == '\n' || *s == '\r' || *s == '|')
+			*s = ' ';
+}
+
+static int ok_row(const struct sweep_row *r)
+{
+	return !strcmp(r->status, RUN_OK) && isfinite(r->e2e_s);
+}
+
+static int conf_eq(const struct conf *a, const struct conf *b)
+{
+	return a->w == b->w && a->b == b->b && a->g == b->g;
+}
+
+/* the sweep's order: batch, GPUs, then workers */
+static int conf_cmp(const void *x, const void *y)
+{
+	const struct conf *a = x, *b = y;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if (a->g != b->g)
+		return a->g < b->g ? -1 : 1;
+	return (a->w > b->w) - (a->w < b->w);
+}
+
+static void conf_name(const struct conf *c, char *out, size_t n)
+{
+	errf(out, n, "w%d-b%d-g%d", c->w, c->b, c->g);
+}
+
+static long conf_find(const struct conf *v, size_t n, const struct conf *c)
+{
+	for (size_t i = 0; i < n; i++)
+		if (conf_eq(&v[i], c))
+			return (long)i;
+	return -1;
+}
+
+static const char *num(char *buf, size_t n, double v, const char *fmt)
+{
+	if (!isfinite(v))
+		errf(buf, n, "-");
+	else
+		errf(buf, n, fmt, v);
+	return buf;
+}
+
+/* ---- reading the folders ----------------------------------------------------*/
+
+static void read_slurm_env(struct folder *f)
+{
+	char p[4096], line[512], job[64] = "", task[64] = "", part[128] = "", feat[128] = "";
+	FILE *fp;
+
+	errf(p, sizeof(p), "%s/slurm.env", f->dir);
+	fp = fopen(p, "r");
+	if (!fp)
+		return;
+	while (fgets(line, sizeof(line), fp)) {
+		char *eq = strchr(line, '='), *v;
+		if (!eq)
+			continue;
+		*eq = 0;
+		v = eq + 1;
+		v[strcspn(v, "\r\n")] = 0;
+		if (!strcmp(line, "SLURM_ARRAY_JOB_ID"))
+			errf(job, sizeof(job), "%s", v);
+		else if (!strcmp(line, "SLURM_ARRAY_TASK_ID"))
+			errf(task, sizeof(task), "%s", v);
+		else if (!strcmp(line, "SLURM_JOB_PARTITION"))
+			errf(part, sizeof(part), "%s", v);
+		else if (!strcmp(line, "SLURM_JOB_FEATURES"))
+			errf(feat, sizeof(feat), "%s", v);
+	}
+	fclose(fp);
+	errf(f->slurm, sizeof(f->slurm), "job %s_%s", job[0] ? job : "?", task[0] ? task : "?");
+	if (part[0])
+		cat(f->slurm, sizeof(f->slurm), ", partition %s", part);
+	if (feat[0])
+		cat(f->slurm, sizeof(f->slurm), ", constraint %s", feat);
+	clean(f->slurm);
+}
+
+/* physical cores in an hwloc topology.xml (0 if unknown) */
+static int count_cores(const char *path)
+{
+	static const char pat[] = "type=\"Core\"";
+	FILE *fp = fopen(path, "r");
+	char line[4096];
+	int n = 0;
+
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp))
+		for (char *p = line; (p = strstr(p, pat)); p += sizeof(pat) - 1)
+			n++;
+	fclose(fp);
+	return n;
+}
+
+/* The identity and the machine of a loaded folder. */
+static void describe(struct folder *f)
+{
+	json_t *doc = f->sw.doc, *sum = NULL, *ra, *v;
+	const char *s;
+	char p[4096];
+	size_t i;
+
+	/* a run's summary.json: its machine block, options, version */
+	for (int pass = 0; pass < 2 && !sum; pass++)
+		for (i = 0; i < f->sw.nrows && !sum; i++) {
+			const struct sweep_row *r = &f->sw.rows[i];
+			if (!r->run_dir[0] || (pass == 0 && !ok_row(r)))
+				continue;
+			sweep_run_path(&f->sw, r, "summary.json", p, sizeof(p));
+			sum = json_load_file(p, 0, NULL);
+			if (sum) {
+				sweep_run_path(&f->sw, r, "topology.xml", p, sizeof(p));
+				f->cores = count_cores(p);
+			}
+		}
+
+	s = jtext(doc, "machine.hostname");
+	if (!s)
+		s = jtext(sum, "machine.hostname");
+	errf(f->host, sizeof(f->host), "%s", s ? s : "unknown-host");
+	s = jtext(doc, "machine.cpu_model");
+	if (!s)
+		s = jtext(sum, "machine.cpu_model");
+	errf(f->cpu, sizeof(f->cpu), "%s", s ? s : "unknown CPU");
+	clean(f->host);
+	clean(f->cpu);
+	/* the CPUs the runs could use (affinity, cpuset, quota), else online */
+	f->cpus = jcount(sum, "machine.cpus_usable");
+	if (!f->cpus)
+		f->cpus = jcount(doc, "machine.cpus_usable");
+	if (!f->cpus)
+		f->cpus = jcount(doc, "machine.cpus_online");
+	if (!f->cpus)
+		f->cpus = jcount(sum, "machine.cpus_online");
+	{
+		json_t *mach = json_object_get(sum ? sum : doc, "machine");
+		const char *list = jtext(mach, "cpus_allowed_list");
+		json_t *smt = json_object_get(mach, "smt_active");
+		const char *gov = jtext(mach, "governor");
+		const char *kern = jtext(mach, "kernel.release");
+		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		errf(f->smt, sizeof(f->smt), "%s",
+		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
+		errf(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
+		errf(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
+		errf(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
+		    f->smt, f->gov, f->kernel);
+		clean(f->ident);
+		s = jtext(doc, "label");
+		errf(f->label, sizeof(f->label), "%s", s ? s : "");
+		clean(f->label);
+	}
+	f->cores_known = f->cores > 0;
+	if (!f->cores_known || f->cores > f->cpus)
+		f->cores = f->cpus;   /* a quota below the cores: the CPUs it allows */
+
+	s = jtext(doc, "ppbench_version");
+	if (!s)
+		s = jtext(doc, "machine.ppbench_version");
+	if (!s)
+		s = jtext(sum, "ppbench_version");
+	if (!s)
+		s = jtext(sum, "machine.ppbench_version");
+	errf(f->version, sizeof(f->version), "%s", s ? s : "");
+
+	s = jtext(doc, "dataset.fingerprint");
+	errf(f->ds_fp, sizeof(f->ds_fp), "%s", s ? s : "");
+	s = jtext(doc, "dataset.path");
+	if (!s)
+		s = jtext(doc, "data");
+	if (!s)
+		s = jtext(sum, "options.data");
+	errf(f->ds_path, sizeof(f->ds_path), "%s", s ? s : "");
+	f->ds_images = metric_json_get(doc, "dataset.images");
+	f->ds_bytes = metric_json_get(doc, "dataset.bytes");
+
+	s = jtext(sum, "options.pipeline");
+	errf(f->pipeline, sizeof(f->pipeline), "%s", s ? s : "");
+	f->run_args[0] = 0;
+	ra = json_object_get(doc, "run_args");
+	json_array_foreach(ra, i, v)
+		if (json_is_string(v))
+			cat(f->run_args, sizeof(f->run_args), "%s%s", f->run_args[0] ? " " : "",
+			    json_string_value(v));
+	if (!f->pipeline[0]) {
+		/* no run left a summary: the pipeline named in the options, else the default */
+		const char *q = strstr(f->run_args, "--pipeline");
+		if (q && (q[10] == ' ' || q[10] == '='))
+			errf(f->pipeline, sizeof(f->pipeline), "%.*s", (int)strcspn(q + 11, " "), q + 11);
+	}
+	s = jtext(doc, "page_cache");
+	errf(f->cache, sizeof(f->cache), "%s", s ? s : "");
+
+	for (i = 0; i < f->sw.nrows; i++) {
+		f->nruns++;
+		f->nok += ok_row(&f->sw.rows[i]);
+	}
+	read_slurm_env(f);
+	json_decref(sum);
+}
+
+/* Add dir (a sweep folder), or the sweep folders inside it. 0, or -1 with err. */
+static int add_dir(struct merge *m, const char *dir, char *err, size_t errlen)
+{
+	char p[4096];
+	struct dirent **ents = NULL;
+	int n, found = 0, rc = 0;
+
+	errf(p, sizeof(p), "%s/sweep.json", dir);
+	if (is_file(p)) {
+		struct folder *nf = realloc(m->folders, (m->nfolders + 1) * sizeof(*nf));
+		struct folder *f;
+		if (!nf) {
+			errf(err, errlen, "out of memory");
+			return -1;
+		}
+		m->folders = nf;
+		f = &nf[m->nfolders];
+		memset(f, 0, sizeof(*f));
+		errf(f->dir, sizeof(f->dir), "%s", dir);
+		for (size_t l = strlen(f->dir); l > 1 && f->dir[l - 1] == '/'; l--)
+			f->dir[l - 1] = 0;
+		for (size_t i = 0; i < m->nfolders; i++)
+			if (!strcmp(m->folders[i].dir, f->dir))
+				return 0;       /* named twice */
+		if (sweep_load(&f->sw, f->dir, err, errlen))
+			return -1;
+		m->nfolders++;
+		errf(f->name, sizeof(f->name), "%s", strrchr(f->dir, '/') ? strrchr(f->dir, '/') + 1 :
+		    f->dir);
+		f->machine = -1;
+		describe(f);
+		return 0;
+	}
+	if (!is_dir(dir)) {
+		errf(err, errlen, "cannot read '%s': %s", dir, errno ? strerror(errno) : "not a folder");
+		return -1;
+	}
+	n = scandir(dir, &ents, NULL, alphasort);
+	if (n < 0) {
+		errf(err, errlen, "cannot read '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!rc && ents[i]->d_name[0] != '.') {
+			char sub[4096];
+			errf(sub, sizeof(sub), "%s/%s", dir, ents[i]->d_name);
+			errf(p, sizeof(p), "%s/sweep.json", sub);
+			if (is_file(p)) {
+				found++;
+				rc = add_dir(m, sub, err, errlen);
+			}
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	if (!rc && !found) {
+		errf(err, errlen, "'%s' is not a sweep folder: no sweep.json in it or in its folders",
+		    dir);
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ---- which folders are compared -------------------------------------------*/
+
+static void ds_text(const struct folder *f, char *out, size_t n)
+{
+	char b[64];
+
+	if (f->ds_fp[0]) {
+		errf(out, n, "fingerprint %s ('%s')", f->ds_fp, f->ds_path);
+		return;
+	}
+	errf(out, n, "'%s'", f->ds_path[0] ? f->ds_path : "?");
+	if (isfinite(f->ds_images))
+		cat(out, n, " (%.0f images, %s MB)", f->ds_images, num(b, sizeof(b), f->ds_bytes / 1e6,
+									"%.1f"));
+}
+
+static int same_dataset(const struct folder *a, const struct folder *b)
+{
+	if (a->ds_fp[0] && b->ds_fp[0])
+		return !strcmp(a->ds_fp, b->ds_fp);
+	if (strcmp(a->ds_path, b->ds_path))
+		return 0;
+	if (isfinite(a->ds_images) && isfinite(b->ds_images) && a->ds_images != b->ds_images)
+		return 0;
+	if (isfinite(a->ds_bytes) && isfinite(b->ds_bytes) && a->ds_bytes != b->ds_bytes)
+		return 0;
+	return 1;
+}
+
+static int same_identity(const struct folder *a, const struct folder *b)
+{
+	return same_dataset(a, b) && !strcmp(a->pipeline, b->pipeline) &&
+	       !strcmp(a->version, b->version) && !strcmp(a->run_args, b->run_args) &&
+	       !strcmp(a->cache, b->cache);
+}
+
+/* What differs between f and the reference folder r, in words. */
+static void differences(const struct folder *f, const struct folder *r, char *out, size_t n)
+{
+	char x[1200], y[1200];
+
+	out[0] = 0;
+	if (!same_dataset(f, r)) {
+		ds_text(f, x, sizeof(x));
+		ds_text(r, y, sizeof(y));
+		cat(out, n, "%sdataset %s, not %s", out[0] ? "; " : "", x, y);
+	}
+	if (strcmp(f->pipeline, r->pipeline))
+		cat(out, n, "%spipeline '%s', not '%s'", out[0] ? "; " : "",
+		    f->pipeline[0] ? f->pipeline : "?", r->pipeline[0] ? r->pipeline : "?");
+	if (strcmp(f->version, r->version))
+		cat(out, n, "%sppbench %s, not %s", out[0] ? "; " : "",
+		    f->version[0] ? f->version : "(version not recorded)",
+		    r->version[0] ? r->version : "(version not recorded)");
+	if (strcmp(f->run_args, r->run_args))
+		cat(out, n, "%srun options '%s', not '%s'", out[0] ? "; " : "", f->run_args,
+		    r->run_args);
+	if (strcmp(f->cache, r->cache))
+		cat(out, n, "%spage cache %s, not %s", out[0] ? "; " : "", f->cache, r->cache);
+}
+
+/* The largest group of folders with the same identity (ties: the first
+ * named) is compared; the others are not, with what differed. Folders with
+ * no ok run are not compared either. Returns the reference folder, -1 if
+ * none has an ok run. */
+static long choose_compared(struct merge *m)
+{
+	long ref = -1;
+	size_t best = 0;
+
+	for (size_t i = 0; i < m->nfolders; i++) {
+		size_t k = 0;
+		if (!m->folders[i].nok)
+			continue;
+		for (size_t j = 0; j < m->nfolders; j++)
+			k += m->folders[j].nok && same_identity(&m->folders[i], &m->folders[j]);
+		if (k > best) {
+			best = k;
+			ref = (long)i;
+		}
+	}
+	for (size_t i = 0; i < m->nfolders; i++) {
+		struct folder *f = &m->folders[i];
+		if (!f->nok) {
+			errf(f->why, sizeof(f->why), "no run of this sweep succeeded");
+			continue;
+		}
+		if (same_identity(f, &m->folders[ref])) {
+			f->compared = 1;
+			continue;
+		}
+		differences(f, &m->folders[ref], f->why, sizeof(f->why));
+	}
+	return ref;
+}
+
+/* ---- machines, the overlap, the aggregates -----------------------------------*/
+
+/* What sets f apart from the other compared folders of its host (or CPU):
+ * the parts of its identity that differ ("CPUs 0; SMT off"), "" if none. */
+static void ident_diff(const struct merge *m, const struct folder *f, char *out, size_t n)
+{
+	int d[4] = { 0 };
+	out[0] = 0;
+	for (size_t i = 0; i < m->nfolders; i++) {
+		const struct folder *g = &m->folders[i];
+		if (g == f || !g->compared ||
+		    (m->by_cpu ? strcmp(g->cpu, f->cpu) : strcmp(g->host, f->host)))
+			continue;
+		d[0] |= strcmp(g->cpulist, f->cpulist) != 0;
+		d[1] |= strcmp(g->smt, f->smt) != 0;
+		d[2] |= strcmp(g->gov, f->gov) != 0;
+		d[3] |= strcmp(g->kernel, f->kernel) != 0;
+	}
+	if (d[0])
+		cat(out, n, "%sCPUs %s", out[0] ? "; " : "", f->cpulist);
+	if (d[1])
+		cat(out, n, "%sSMT %s", out[0] ? "; " : "", f->smt);
+	if (d[2])
+		cat(out, n, "%sgovernor %s", out[0] ? "; " : "", f->gov);
+	if (d[3])
+		cat(out, n, "%skernel %s", out[0] ? "; " : "", f->kernel);
+}
+
+static int build_machines(struct merge *m, char *err, size_t errlen)
+{
+	m->mach = calloc(m->nfolders ? m->nfolders : 1, sizeof(*m->mach));
+	if (!m->mach)
+		goto oom;
+	for (size_t i = 0; i < m->nfolders; i++) {
+		struct folder *f = &m->folders[i];
+		struct machine *mc;
+		char key[384];
+		size_t k;
+
+		if (!f->compared)
+			continue;
+		/* sweeps whose identities differ are never one machine */
+		if (m->by_cpu)
+			errf(key, sizeof(key), "%s|%d|%s|%s", f->cpu, f->cpus, f->ident, f->label);
+		else
+			errf(key, sizeof(key), "%s|%s|%s", f->host, f->ident, f->label);
+		for (k = 0; k < m->nmach; k++)
+			if (!strcmp(m->mach[k].key, key))
+				break;
+		mc = &m->mach[k];
+		if (k == m->nmach) {
+			m->nmach++;
+			errf(mc->key, sizeof(mc->key), "%s", key);
+			if (m->by_cpu)
+				errf(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
+			else
+				errf(mc->label, sizeof(mc->label), "%s", f->host);
+			char diff[256];
+			ident_diff(m, f, diff, sizeof(diff));
+			if (f->label[0] || diff[0])
+				cat(mc->label, sizeof(mc->label), " [%s%s%s]", f->label,
+				    f->label[0] && diff[0] ? "; " : "", diff);
+			errf(mc->cpu, sizeof(mc->cpu), "%s", f->cpu);
+			mc->cpus = f->cpus;
+			mc->cores = f->cores;
+			mc->cores_known = f->cores_known;
+			mc->price = NAN;
+			mc->best = mc->own_best = -1;
+		}
+		f->machine = (int)k;
+		{
+			char pat[300];
+			errf(pat, sizeof(pat), " %s ", f->host);
+			char have[600];
+			errf(have, sizeof(have), " %s ", mc->hosts);
+			if (!strstr(have, pat))
+				cat(mc->hosts, sizeof(mc->hosts), "%s%s", mc->hosts[0] ? " " : "", f->host);
+		}
+		if (!mc->cores_known && f->cores_known) {
+			mc->cores = f->cores;
+			mc->cores_known = 1;
+		}
+		struct sweep_row *nr = realloc(mc->rows, (mc->nrows + f->sw.nrows + 1) * sizeof(*nr));
+		if (!nr)
+			goto oom;
+		mc->rows = nr;
+		for (size_t r = 0; r < f->sw.nrows; r++) {
+			nr[mc->nrows] = f->sw.rows[r];
+			nr[mc->nrows].part = (int)i;
+			mc->nrows++;
+		}
+	}
+	return 0;
+oom:
+	errf(err, errlen, "out of memory");
+	return -1;
+}
+
+static void point_of(const struct merge *m, const struct machine *mc, const struct conf *c,
+		     struct point *p)
+{
+	double e2e = 0, ips = 0, cpu = 0, gpu = 0, op[MAX_OPS] = { 0 };
+	int ncpu = 0, ngpu = 0, nop[MAX_OPS] = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	p->e2e_min_s = INFINITY;
+	p->e2e_max_s = -INFINITY;
+	for (size_t i = 0; i < mc->nrows; i++) {
+		const struct sweep_row *r = &mc->rows[i];
+		double tot;
+		if (!ok_row(r) || r->workers != c->w || r->batch != c->b || r->gpus != c->g)
+			continue;
+		p->runs++;
+		e2e += r->e2e_s;
+		p->e2e_min_s = fmin(p->e2e_min_s, r->e2e_s);
+		p->e2e_max_s = fmax(p->e2e_max_s, r->e2e_s);
+		ips += isfinite(r->images_per_s) ? r->images_per_s : r->images / r->e2e_s;
+		tot = r->workers_cpu_s + (isfinite(r->main_cpu_s) ? r->main_cpu_s : 0);
+		if (isfinite(tot) && r->images > 0) {
+			cpu += 1e3 * tot / r->images;
+			ncpu++;
+		}
+		if (isfinite(r->gpu_util_pct)) {
+			gpu += r->gpu_util_pct;
+			ngpu++;
+		}
+		for (size_t k = 0; k < m->nops; k++) {
+			const struct sweep_op *o = sweep_row_op(r, m->ops[k]);
+			if (o && isfinite(o->span_s) && r->images > 0) {
+				op[k] += 1e3 * o->span_s / r->images;
+				nop[k]++;
+			}
+		}
+	}
+	if (!p->runs) {
+		p->e2e_s = p->e2e_min_s = p->e2e_max_s = p->images_per_s = NAN;
+		p->cpu_ms_per_image = p->gpu_util_pct = NAN;
+		for (size_t k = 0; k < MAX_OPS; k++)
+			p->op_ms[k] = NAN;
+		return;
+	}
+	p->e2e_s = e2e / p->runs;
+	p->images_per_s = ips / p->runs;
+	p->cpu_ms_per_image = ncpu ? cpu / ncpu : NAN;
+	p->gpu_util_pct = ngpu ? gpu / ngpu : NAN;
+	for (size_t k = 0; k < MAX_OPS; k++)
+		p->op_ms[k] = k < m->nops && nop[k] ? op[k] / nop[k] : NAN;
+}
+
+static double per_core(const struct machine *mc, double ips)
+{
+	return mc->cores > 0 ? ips / mc->cores : NAN;
+}
+
+static int analyse(struct merge *m, char *err, size_t errlen)
+{
+	/* the ops (the whole-transform span overlaps the per-sample ops: left out) */
+	for (size_t i = 0; i < m->nmach; i++)
+		for (size_t r = 0; r < m->mach[i].nrows; r++)
+			for (size_t j = 0; j < m->mach[i].rows[r].nops; j++) {
+				const char *name = m->mach[i].rows[r].ops[j].name;
+				size_t k;
+				if (!strcmp(name, "transform"))
+					continue;
+				for (k = 0; k < m->nops; k++)
+					if (!strcmp(m->ops[k], name))
+						break;
+				if (k == m->nops && k < MAX_OPS)
+					errf(m->ops[m->nops++], 40, "%s", name);
+			}
+
+	/* each machine's own configurations */
+	for (size_t i = 0; i < m->nmach; i++) {
+		struct machine *mc = &m->mach[i];
+		mc->own = calloc(mc->nrows + 1, sizeof(*mc->own));
+		if (!mc->own)
+			goto oom;
+		for (size_t r = 0; r < mc->nrows; r++) {
+			struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
+			if (ok_row(&mc->rows[r]) && conf_find(mc->own, mc->nown, &c) < 0)
+				mc->own[mc->nown++] = c;
+		}
+		qsort(mc->own, mc->nown, sizeof(*mc->own), conf_cmp);
+		mc->ownpt = calloc(mc->nown + 1, sizeof(*mc->ownpt));
+		if (!mc->ownpt)
+			goto oom;
+		for (size_t k = 0; k < mc->nown; k++) {
+			point_of(m, mc, &mc->own[k], &mc->ownpt[k]);
+			if (mc->own_best < 0 ||
+			    mc->ownpt[k].images_per_s > mc->ownpt[mc->own_best].images_per_s)
+				mc->own_best = (long)k;
+		}
+	}
+
+	/* the configurations every machine ran */
+	m->overlap = calloc(m->nmach ? m->mach[0].nown + 1 : 1, sizeof(*m->overlap));
+	if (!m->overlap)
+		goto oom;
+	for (size_t k = 0; m->nmach && k < m->mach[0].nown; k++) {
+		size_t i;
+		for (i = 1; i < m->nmach; i++)
+			if (conf_find(m->mach[i].own, m->mach[i].nown, &m->mach[0].own[k]) < 0)
+				break;
+		if (i == m->nmach)
+			m->overlap[m->noverlap++] = m->mach[0].own[k];
+	}
+
+	/* the machines there */
+	m->op_conf = -1;
+	for (size_t k = 0; k < m->noverlap; k++) {
+		const struct conf *c = &m->overlap[k], *o;
+		int wc = 0;
+		if (m->op_conf < 0) {
+			m->op_conf = (long)k;
+		} else {
+			o = &m->overlap[m->op_conf];
+			if (c->w < o->w || (c->w == o->w && (c->b < o->b || (c->b == o->b && c->g < o->g))))
+				m->op_conf = (long)k;
+		}
+		for (size_t j = 0; j < m->noverlap; j++)
+			wc += m->overlap[j].b == c->b && m->overlap[j].g == c->g;
+		if (wc > m->max_wcounts)
+			m->max_wcounts = wc;
+	}
+	for (size_t i = 0; i < m->nmach; i++) {
+		struct machine *mc = &m->mach[i];
+		struct sweep_row *kr;
+		size_t nk = 0;
+
+		mc->pt = calloc(m->noverlap + 1, sizeof(*mc->pt));
+		kr = calloc(mc->nrows + 1, sizeof(*kr));
+		if (!mc->pt || !kr) {
+			free(kr);
+			goto oom;
+		}
+		for (size_t k = 0; k < m->noverlap; k++) {
+			point_of(m, mc, &m->overlap[k], &mc->pt[k]);
+			if (mc->best < 0 || mc->pt[k].images_per_s > mc->pt[mc->best].images_per_s)
+				mc->best = (long)k;
+		}
+		/* the knee by the report's rule, on the compared configurations only */
+		for (size_t r = 0; r < mc->nrows; r++) {
+			struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
+			long k = conf_find(m->overlap, m->noverlap, &c);
+			if (k < 0 || !ok_row(&mc->rows[r]))
+				continue;
+			kr[nk] = mc->rows[r];
+			kr[nk].part = 0;
+			kr[nk].config = (int)k + 1;
+			nk++;
+		}
+		{
+			struct judge_ctx cx = { .cpus = mc->cpus, .paper = NULL };
+			finding_diminishing(kr, nk, &cx, &mc->knee);
+		}
+		free(kr);
+	}
+	return 0;
+oom:
+	errf(err, errlen, "out of memory");
+	return -1;
+}
+
+static int apply_prices(struct merge *m, char **names, double *usd, size_t n, char *err,
+			size_t errlen)
+{
+	for (size_t p = 0; p < n; p++) {
+		int hit = 0;
+		for (size_t i = 0; i < m->nmach; i++) {
+			struct machine *mc = &m->mach[i];
+			char have[600], pat[300];
+			errf(have, sizeof(have), " %s ", mc->hosts);
+			errf(pat, sizeof(pat), " %s ", names[p]);
+			if (!strcmp(mc->label, names[p]) || !strcmp(mc->cpu, names[p]) ||
+			    strstr(have, pat)) {
+				mc->price = usd[p];
+				hit = 1;
+			}
+		}
+		for (size_t i = 0; i < m->nfolders && !hit; i++)
+			hit = !strcmp(m->folders[i].host, names[p]) || !strcmp(m->folders[i].cpu, names[p]);
+		if (!hit) {
+			char list[1024] = "";
+			for (size_t i = 0; i < m->nfolders; i++) {
+				char pat[300];
+				errf(pat, sizeof(pat), "'%s'", m->folders[i].host);
+				if (!strstr(list, pat))
+					cat(list, sizeof(list), "%s%s", list[0] ? ", " : "", pat);
+			}
+			errf(err, errlen, "--price: no machine named '%s' (the hosts: %s)", names[p], list);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the tables ---------------------------------------------------------------*/
+
+static void put_num(FILE *f, double v)
+{
+	fputc(',', f);
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+}
+
+/* summary.csv: the sweep's columns (sweep_write_csv) after host columns */
+static int write_summary(const struct merge *m, const char *path, char *err, size_t errlen)
+{
+	struct sweep all;
+	char tmp[4096], tmp2[4096], *line = NULL;
+	size_t cap = 0, total = 0, row = 0;
+	FILE *in = NULL, *out = NULL;
+	int rc = -1;
+
+	memset(&all, 0, sizeof(all));
+	for (size_t i = 0; i < m->nfolders; i++)
+		total += m->folders[i].sw.nrows;
+	all.rows = calloc(total + 1, sizeof(*all.rows));
+	if (!all.rows) {
+		errf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < m->nfolders; i++)
+		for (size_t r = 0; r < m->folders[i].sw.nrows; r++) {
+			all.rows[all.nrows] = m->folders[i].sw.rows[r];
+			all.rows[all.nrows].part = (int)i;
+			all.nrows++;
+		}
+	errf(all.dir, sizeof(all.dir), "%s", m->out);
+	errf(tmp, sizeof(tmp), "%s.sweep", path);
+	errf(tmp2, sizeof(tmp2), "%s.tmp", path);
+	if (sweep_write_csv(&all, tmp, err, errlen))
+		goto out;
+	in = fopen(tmp, "r");
+	out = fopen(tmp2, "w");
+	if (!in || !out) {
+		errf(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
+		goto out;
+	}
+	for (ssize_t len; (len = getline(&line, &cap, in)) > 0;) {
+		if (line[0] == '#') {
+			fputs(line, out);
+			continue;
+		}
+		if (row == 0) {
+			fprintf(out, "host,cpu_model,cpus_online,cores,machine,sweep,compared,in_overlap,%s",
+				line);
+		} else if (row - 1 < all.nrows) {
+			const struct sweep_row *r = &all.rows[row - 1];
+			const struct folder *f = &m->folders[r->part];
+			struct conf c = { r->workers, r->batch, r->gpus };
+			int in_ov = f->compared && conf_find(m->overlap, m->noverlap, &c) >= 0;
+			fprintf(out, "%s,%s,%d,%d,%s,%s,%d,%d,%s", f->host, f->cpu, f->cpus, f->cores,
+				f->machine >= 0 ? m->mach[f->machine].label : "", f->name, f->compared,
+				in_ov, line);
+		}
+		row++;
+	}
+	if (ferror(in) || ferror(out)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	free(all.rows);
+	if (in)
+		fclose(in);
+	if (out && fclose(out) && !rc) {
+		errf(err, errlen, "cannot write '%s': %s", tmp2, strerror(errno));
+		rc = -1;
+	}
+	unlink(tmp);
+	if (!rc && rename(tmp2, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+		rc = -1;
+	}
+	if (rc)
+		unlink(tmp2);
+	return rc;
+}
+
+static int write_comparison(const struct merge *m, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "machine,hosts,cpu_model,cpus_online,cores,compared_configs,best_workers,"
+		   "best_batch,best_gpus,best_runs,best_e2e_s,best_images_per_s,"
+		   "images_per_s_per_core,cpu_ms_per_image,gpu_util_pct,knee_workers,knee_verdict,"
+		   "usd_per_hour,usd_per_million_images\n");
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		const struct point *p = mc->best >= 0 ? &mc->pt[mc->best] : NULL;
+		const struct conf *c = mc->best >= 0 ? &m->overlap[mc->best] : NULL;
+		fprintf(f, "%s,%s,%s,%d,%d,%zu,", mc->label, mc->hosts, mc->cpu, mc->cpus, mc->cores,
+			m->noverlap);
+		if (c)
+			fprintf(f, "%d,%d,%d,%d", c->w, c->b, c->g, p->runs);
+		else
+			fprintf(f, ",,,");
+		put_num(f, p ? p->e2e_s : NAN);
+		put_num(f, p ? p->images_per_s : NAN);
+		put_num(f, p ? per_core(mc, p->images_per_s) : NAN);
+		put_num(f, p ? p->cpu_ms_per_image : NAN);
+		put_num(f, p ? p->gpu_util_pct : NAN);
+		fputc(',', f);
+		if (mc->knee.knee_workers)
+			fprintf(f, "%d", mc->knee.knee_workers);
+		fprintf(f, ",%s", m->noverlap ? verdict_name(mc->knee.v) : "");
+		put_num(f, mc->price);
+		put_num(f, p ? merge_cost_per_million(mc->price, p->images_per_s) : NAN);
+		fputc('\n', f);
+	}
+	if (ferror(f) | fclose(f)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- figures -------------------------------------------------------------------*/
+
+/* the label of series (machine i, batch b, GPUs g) */
+static void series_label(const struct merge *m, size_t i, int b, int g, int several,
+			 char *out, size_t n)
+{
+	errf(out, n, "%s", m->mach[i].label);
+	if (several)
+		cat(out, n, " b%d / %d GPU%s", b, g, g == 1 ? "" : "s");
+}
+
+static int write_fig_data(const struct merge *m, const char *dir, char *err, size_t errlen)
+{
+	char p[4096];
+	struct conf *bg = calloc(m->noverlap + 1, sizeof(*bg));
+	size_t nbg = 0;
+	int series = 0;
+	FILE *f;
+
+	if (!bg) {
+		errf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t k = 0; k < m->noverlap; k++) {
+		struct conf c = { 0, m->overlap[k].b, m->overlap[k].g };
+		if (conf_find(bg, nbg, &c) < 0)
+			bg[nbg++] = c;
+	}
+	errf(p, sizeof(p), "%s/machines_vs_workers.csv", dir);
+	f = fopen(p, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "series,series_label,machine,workers,batch,gpus,runs,e2e_s,e2e_s_min,e2e_s_max,"
+		   "images_per_s,images_per_s_per_core,cpu_ms_per_image,gpu_util_pct\n");
+	for (size_t i = 0; i < m->nmach; i++)
+		for (size_t s = 0; s < nbg; s++) {
+			char label[400];
+			series++;
+			series_label(m, i, bg[s].b, bg[s].g, nbg > 1, label, sizeof(label));
+			/* the overlap is in batch, GPUs, workers order: workers ascend */
+			for (size_t k = 0; k < m->noverlap; k++) {
+				const struct point *pt = &m->mach[i].pt[k];
+				if (m->overlap[k].b != bg[s].b || m->overlap[k].g != bg[s].g)
+					continue;
+				fprintf(f, "%d,%s,%s,%d,%d,%d,%d", series, label, m->mach[i].label,
+					m->overlap[k].w, m->overlap[k].b, m->overlap[k].g, pt->runs);
+				put_num(f, pt->e2e_s);
+				put_num(f, pt->e2e_min_s);
+				put_num(f, pt->e2e_max_s);
+				put_num(f, pt->images_per_s);
+				put_num(f, per_core(&m->mach[i], pt->images_per_s));
+				put_num(f, pt->cpu_ms_per_image);
+				put_num(f, pt->gpu_util_pct);
+				fputc('\n', f);
+			}
+		}
+	if (ferror(f) | fclose(f))
+		goto fail;
+
+	errf(p, sizeof(p), "%s/machines_op_cpu.csv", dir);
+	f = fopen(p, "w");
+	if (!f)
+		goto fail;
+	fprintf(f, "op");
+	for (size_t i = 0; i < m->nmach; i++)
+		fprintf(f, ",%s", m->mach[i].label);
+	fputc('\n', f);
+	for (size_t k = 0; m->op_conf >= 0 && k < m->nops; k++) {
+		int any = 0;
+		for (size_t i = 0; i < m->nmach; i++)
+			any |= isfinite(m->mach[i].pt[m->op_conf].op_ms[k]);
+		if (!any)
+			continue;
+		fprintf(f, "%s", m->ops[k]);
+		for (size_t i = 0; i < m->nmach; i++)
+			put_num(f, m->mach[i].pt[m->op_conf].op_ms[k]);
+		fputc('\n', f);
+	}
+	if (ferror(f) | fclose(f))
+		goto fail;
+	free(bg);
+	return 0;
+fail:
+	errf(err, errlen, "cannot write '%s': %s", p, strerror(errno ? errno : EIO));
+	free(bg);
+	return -1;
+}
+
+/* gnuplot -c plots/SCRIPT args... (output to log); then OUT.png and OUT.svg
+ * must be valid. 0, or -1 with why. */
+static int run_gnuplot(const char *top, const char *script, const char *log, const char *out,
+		       char *const *args, char *why, size_t whylen)
+{
+	char png[4096], svg[4096];
+
+	errf(png, sizeof(png), "%s.png", out);
+	errf(svg, sizeof(svg), "%s.svg", out);
+	unlink(png);
+	unlink(svg);
+	if (plot_run(top, script, (const char *const *)args, log, why, whylen))
+		return -1;
+	if (!file_has_magic(png, "\x89PNG\r\n\x1a\n", 8, 8) ||
+	    !file_has_magic(svg, "<svg", 4, 1024)) {
+		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
+		    "(see figures/gnuplot.log)", script);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name, *column, *ylabel, *title;
+} vs_figs[] = {
+	{ "merge_e2e_vs_workers", "e2e_s", "end-to-end time (s)",
+	  "End-to-end time against workers, by machine" },
+	{ "merge_images_per_s_vs_workers", "images_per_s", "throughput (images/s)",
+	  "Throughput against workers, by machine" },
+	{ "merge_images_per_s_per_core_vs_workers", "images_per_s_per_core",
+	  "throughput per core (images/s per core)", "Throughput per core against workers" },
+	{ "merge_cpu_per_image_vs_workers", "cpu_ms_per_image",
+	  "total CPU time per image (ms; workers + main)", "CPU time per image against workers" },
+	{ "merge_gpu_util_vs_workers", "gpu_util_pct", "GPU busy (% of the run)",
+	  "Simulated GPU utilization against workers" },
+};
+#define NVS (sizeof(vs_figs) / sizeof(vs_figs[0]))
+
+static void draw_figures(struct merge *m)
+{
+	char figdir[4096], data[4096], log[4096], out[4096], sub[160], why[320] = "";
+	int have_top = !report_find_top(m->top, sizeof(m->top));
+
+	errf(figdir, sizeof(figdir), "%s/figures", m->out);
+	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
+	unlink(log);
+	if (!have_top)
+		errf(why, sizeof(why), "the plots/ folder is not found (run ppbench from its repository)");
+	else if (m->nmach < 1 || !m->noverlap)
+		errf(why, sizeof(why), "no configuration ran on every machine");
+	for (size_t i = 0; i <= NVS; i++) {
+		struct fig *fg = &m->figs[m->nfigs++];
+		int op = i == NVS;
+		errf(fg->name, sizeof(fg->name), "%s", op ? "merge_op_cpu_per_image" : vs_figs[i].name);
+		if (op) {
+			char cn[64];
+			conf_name(m->op_conf >= 0 ? &m->overlap[m->op_conf] : &(struct conf){ 0, 0, 0 },
+				  cn, sizeof(cn));
+			errf(sub, sizeof(sub), "at %s, the compared configuration with the fewest workers",
+			    cn);
+			errf(fg->title, sizeof(fg->title), "CPU time per image, by op (%s)", sub);
+		} else {
+			errf(fg->title, sizeof(fg->title), "%s", vs_figs[i].title);
+		}
+		if (why[0]) {
+			errf(fg->why, sizeof(fg->why), "%s", why);
+			continue;
+		}
+		errf(out, sizeof(out), "%s/%s", figdir, fg->name);
+		if (op) {
+			char *args[] = { data, out, sub, NULL };
+			errf(data, sizeof(data), "%s/data/machines_op_cpu.csv", figdir);
+			if (!m->nops) {
+				errf(fg->why, sizeof(fg->why), "the runs recorded no per-op CPU time");
+				continue;
+			}
+			fg->drawn = !run_gnuplot(m->top, "merge_op_cpu.gp", log, out, args, fg->why,
+						 sizeof(fg->why));
+		} else {
+			char *args[] = { data, out, (char *)vs_figs[i].column, (char *)vs_figs[i].ylabel,
+					 (char *)vs_figs[i].title, NULL };
+			errf(data, sizeof(data), "%s/data/machines_vs_workers.csv", figdir);
+			fg->drawn = !run_gnuplot(m->top, "merge_vs_workers.gp", log, out, args, fg->why,
+						 sizeof(fg->why));
+		}
+		if (!fg->drawn && strstr(fg->why, "not installed"))
+			errf(why, sizeof(why), "%s", fg->why);
+	}
+}
+
+/* ---- report.md and report.html (bench/report/doc.c) ----------------------------------*/
+
+static void figure(struct doc *d, const struct fig *fg)
+{
+	doc_figure(d, fg->name, fg->title, fg->drawn ? NULL : fg->why);
+}
+
+static void conf_list(const struct conf *c, size_t n, char *out, size_t len)
+{
+	out[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char cn[64];
+		conf_name(&c[i], cn, sizeof(cn));
+		cat(out, len, "%s%s", i ? ", " : "", cn);
+	}
+}
+
+static void write_compat(struct doc *d, const struct merge *m, long ref)
+{
+	const struct folder *r = &m->folders[ref];
+	char ds[1300];
+	size_t nout = 0;
+
+	doc_h(d, 2, "What is compared");
+	ds_text(r, ds, sizeof(ds));
+	doc_p(d, "Results are compared only when the sweeps used the same dataset, pipeline, "
+		"ppbench version, run options and page-cache policy. The compared sweeps used: "
+		"dataset %s; pipeline '%s'; ppbench %s; run options '%s'; page cache %s between runs.",
+	     ds, r->pipeline[0] ? r->pipeline : "?",
+	     r->version[0] ? r->version : "(version not recorded)", r->run_args, r->cache);
+	if (!r->version[0])
+		doc_p(d, "Note: these sweep folders do not record the ppbench version (no "
+			"\"ppbench_version\" in sweep.json or summary.json), so it could not be checked.");
+	if (!r->ds_fp[0] && !isfinite(r->ds_images))
+		doc_p(d, "Note: these sweep folders record the dataset by its path only (no image "
+			"count, size or fingerprint), so the same path is taken for the same dataset.");
+	for (size_t i = 0; i < m->nfolders; i++)
+		nout += !m->folders[i].compared;
+	if (!nout) {
+		if (m->nfolders > 1)
+			doc_p(d, "All %zu sweep folders match.", m->nfolders);
+		return;
+	}
+	doc_p(d, "Not compared (%zu of %zu sweep folders):", nout, m->nfolders);
+	for (size_t i = 0; i < m->nfolders; i++) {
+		const struct folder *f = &m->folders[i];
+		if (f->compared)
+			continue;
+		doc_li(d, "%s (%s): %s", f->name, f->host, f->why);
+	}
+	doc_list_end(d);
+}
+
+static void write_overlap(struct doc *d, const struct merge *m)
+{
+	char list[4096];
+	int differ = 0;
+
+	for (size_t i = 0; i < m->nmach; i++)
+		differ |= m->mach[i].nown != m->noverlap;
+	conf_list(m->overlap, m->noverlap, list, sizeof(list));
+	if (m->nmach < 2) {
+		doc_p(d, "One machine: nothing to compare it with; its results are shown as they are.");
+		return;
+	}
+	if (!differ) {
+		doc_p(d, "Every machine ran the same %zu configuration%s (workers-batch-GPUs): %s.",
+		     m->noverlap, m->noverlap == 1 ? "" : "s", list);
+		return;
+	}
+	if (!m->noverlap) {
+		doc_p(d, "The machines ran different configurations and no configuration ran on every "
+			"machine: they cannot be compared. Each machine's own configurations are "
+			"listed below.");
+	} else {
+		doc_p(d, "The machines ran different configurations: they are compared only where they "
+			"overlap, on the %zu configuration%s that every machine ran (workers-batch-GPUs): "
+			"%s. Left out:", m->noverlap, m->noverlap == 1 ? "" : "s", list);
+	}
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		char own[4096] = "";
+		if (m->noverlap && mc->nown == m->noverlap)
+			continue;
+		for (size_t j = 0; j < mc->nown; j++) {
+			char cn[64];
+			if (conf_find(m->overlap, m->noverlap, &mc->own[j]) >= 0)
+				continue;
+			conf_name(&mc->own[j], cn, sizeof(cn));
+			cat(own, sizeof(own), "%s%s", own[0] ? ", " : "", cn);
+		}
+		doc_li(d, "%s: %s", mc->label, own[0] ? own : "(none)");
+	}
+	doc_list_end(d);
+}
+
+static void write_table(struct doc *d, const struct merge *m)
+{
+	static const char *const hdr[] = {
+		"machine", "CPU", "CPUs / cores", "best configuration", "images/s",
+		"images/s per core", "CPU ms per image", "knee (workers)", "USD per hour",
+		"USD per million images",
+	};
+	int priced = 0;
+
+	doc_h(d, 2, "Machines");
+	if (!m->noverlap) {
+		doc_p(d, "No configuration ran on every machine: no comparison.");
+		return;
+	}
+	doc_row(d, hdr, sizeof(hdr) / sizeof(hdr[0]), 1);
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		const struct point *p = &mc->pt[mc->best];
+		char c[10][128], cn[64];
+		const char *cells[10];
+		conf_name(&m->overlap[mc->best], cn, sizeof(cn));
+		errf(c[0], sizeof(c[0]), "%s", mc->label);
+		errf(c[1], sizeof(c[1]), "%s", mc->cpu);
+		errf(c[2], sizeof(c[2]), "%d / %d%s", mc->cpus, mc->cores, mc->cores_known ? "" : "*");
+		errf(c[3], sizeof(c[3]), "%s", cn);
+		num(c[4], sizeof(c[4]), p->images_per_s, "%.1f");
+		num(c[5], sizeof(c[5]), per_core(mc, p->images_per_s), "%.2f");
+		num(c[6], sizeof(c[6]), p->cpu_ms_per_image, "%.2f");
+		if (mc->knee.knee_workers)
+			errf(c[7], sizeof(c[7]), "%d (%s)", mc->knee.knee_workers,
+			    verdict_name(mc->knee.v));
+		else if (m->max_wcounts < 3)
+			errf(c[7], sizeof(c[7]), "needs 3 worker counts");
+		else
+			errf(c[7], sizeof(c[7]), "none in range");
+		num(c[8], sizeof(c[8]), mc->price, "%.4g");
+		num(c[9], sizeof(c[9]), merge_cost_per_million(mc->price, p->images_per_s), "%.4g");
+		priced |= isfinite(mc->price);
+		for (size_t k = 0; k < 10; k++)
+			cells[k] = c[k];
+		doc_row(d, cells, 10, 0);
+	}
+	doc_table_end(d);
+	doc_p(d, "Best configuration: the compared configuration with the most images/s on that "
+		"machine (repeats averaged). Images/s per core: at that configuration, over the "
+		"physical cores of the machine's hwloc topology (* : no topology.xml, the online CPUs "
+		"are counted instead). CPU ms per image: the CPU time of the workers and the main "
+		"process (rusage) over the images of the run.");
+	if (priced)
+		doc_p(d, "USD per million images = USD per hour / 3600 / (images/s at the best "
+			"configuration) x 10^6: what a million images cost on that machine at its best "
+			"throughput, with the machine to itself.");
+	else
+		doc_p(d, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
+
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		if (mc->own_best >= 0 && conf_find(m->overlap, m->noverlap, &mc->own[mc->own_best]) < 0) {
+			char cn[64], a[32], b[32];
+			conf_name(&mc->own[mc->own_best], cn, sizeof(cn));
+			doc_p(d, "%s: its best run overall, %s at %s images/s, is outside the compared "
+				"configurations (%s images/s at its best compared one).", mc->label, cn,
+			     num(a, sizeof(a), mc->ownpt[mc->own_best].images_per_s, "%.1f"),
+			     num(b, sizeof(b), mc->pt[mc->best].images_per_s, "%.1f"));
+		}
+	}
+}
+
+/* the fastest, the most per core and the cheapest machine, in one paragraph */
+static void write_short(struct doc *d, const struct merge *m)
+{
+	long fast = -1, core = -1, cheap = -1;
+	char text[2048] = "", a[32], b[32];
+
+	if (m->nmach < 2 || !m->noverlap)
+		return;
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		double ips = mc->pt[mc->best].images_per_s;
+		double cost = merge_cost_per_million(mc->price, ips);
+		if (fast < 0 || ips > m->mach[fast].pt[m->mach[fast].best].images_per_s)
+			fast = (long)i;
+		if (core < 0 || per_core(mc, ips) >
+				per_core(&m->mach[core], m->mach[core].pt[m->mach[core].best].images_per_s))
+			core = (long)i;
+		if (isfinite(cost) && (cheap < 0 || cost < merge_cost_per_million(m->mach[cheap].price,
+				m->mach[cheap].pt[m->mach[cheap].best].images_per_s)))
+			cheap = (long)i;
+	}
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		if ((long)i == fast)
+			continue;
+		cat(text, sizeof(text), "%s%.2fx %s's", text[0] ? ", " : "",
+		    m->mach[fast].pt[m->mach[fast].best].images_per_s / mc->pt[mc->best].images_per_s,
+		    mc->label);
+	}
+	doc_p(d, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
+		"%s). The most images/s per core: %s (%s).", m->mach[fast].label,
+	     num(a, sizeof(a), m->mach[fast].pt[m->mach[fast].best].images_per_s, "%.1f"), text,
+	     m->mach[core].label,
+	     num(b, sizeof(b), per_core(&m->mach[core],
+					m->mach[core].pt[m->mach[core].best].images_per_s), "%.2f"));
+	if (cheap >= 0)
+		doc_p(d, "The cheapest per million images (of the machines with a --price): %s "
+			"(%s USD).", m->mach[cheap].label,
+		     num(a, sizeof(a), merge_cost_per_million(m->mach[cheap].price,
+				m->mach[cheap].pt[m->mach[cheap].best].images_per_s), "%.4g"));
+}
+
+static void write_configs(struct doc *d, const struct merge *m)
+{
+	const char **cells = calloc(m->nmach + 1, sizeof(*cells));
+	char (*c)[64] = calloc(m->nmach + 1, sizeof(*c));
+
+	if (!cells || !c || !m->noverlap || m->nmach < 1)
+		goto out;
+	doc_h(d, 2, "Images/s at each compared configuration");
+	cells[0] = "configuration";
+	for (size_t i = 0; i < m->nmach; i++)
+		cells[i + 1] = m->mach[i].label;
+	doc_row(d, cells, m->nmach + 1, 1);
+	for (size_t k = 0; k < m->noverlap; k++) {
+		conf_name(&m->overlap[k], c[0], sizeof(c[0]));
+		cells[0] = c[0];
+		for (size_t i = 0; i < m->nmach; i++) {
+			num(c[i + 1], sizeof(c[i + 1]), m->mach[i].pt[k].images_per_s, "%.1f");
+			cells[i + 1] = c[i + 1];
+		}
+		doc_row(d, cells, m->nmach + 1, 0);
+	}
+	doc_table_end(d);
+out:
+	free(cells);
+	free(c);
+}
+
+static void write_knees(struct doc *d, const struct merge *m)
+{
+	doc_h(d, 2, "Where adding workers stops helping");
+	doc_p(d, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
+		"applied to each machine's compared configurations only.", REPORT_RULE_DIMINISHING);
+	for (size_t i = 0; i < m->nmach; i++)
+		doc_li(d, "%s: %s (%s)", m->mach[i].label,
+		       m->noverlap ? m->mach[i].knee.why : "no compared configuration",
+		       m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+	doc_list_end(d);
+}
+
+static void write_folders(struct doc *d, const struct merge *m)
+{
+	static const char *const hdr[] = {
+		"sweep folder", "host", "CPU", "CPUs", "runs ok", "Slurm", "compared",
+	};
+
+	doc_h(d, 2, "Sweep folders");
+	doc_row(d, hdr, 7, 1);
+	for (size_t i = 0; i < m->nfolders; i++) {
+		const struct folder *f = &m->folders[i];
+		char cpus[32], runs[32];
+		const char *cells[7] = { f->name, f->host, f->cpu, cpus, runs,
+					 f->slurm[0] ? f->slurm : "-", f->compared ? "yes" : "no" };
+		errf(cpus, sizeof(cpus), "%d", f->cpus);
+		errf(runs, sizeof(runs), "%d of %d", f->nok, f->nruns);
+		doc_row(d, cells, 7, 0);
+	}
+	doc_table_end(d);
+}
+
+static int write_report(struct merge *m, long ref, char *err, size_t errlen)
+{
+	char title[128], stamp[64];
+	struct doc d = { .dir = m->out };
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M UTC", &tm);
+	errf(title, sizeof(title), "ppbench merge: %zu machine%s", m->nmach, m->nmach == 1 ? "" : "s");
+	if (doc_open(&d, "ppbench merge", title, err, errlen)) {
+		doc_end(&d, 0, err, errlen);    /* closes and removes what opened */
+		return -1;
+	}
+	{
+		char names[2048] = "";
+		for (size_t i = 0; i < m->nmach; i++)
+			cat(names, sizeof(names), "%s%s (%s)", i ? ", " : "", m->mach[i].label,
+			    m->mach[i].cpu);
+		doc_p(&d, "Written %s from %zu sweep folder%s. Machines%s: %s.", stamp, m->nfolders,
+		      m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
+		      names[0] ? names : "none");
+	}
+	if (ref >= 0) {
+		write_compat(&d, m, ref);
+		write_overlap(&d, m);
+		write_table(&d, m);
+		write_short(&d, m);
+		write_configs(&d, m);
+		write_knees(&d, m);
+		doc_h(&d, 2, "Figures");
+		for (size_t i = 0; i < m->nfigs; i++)
+			figure(&d, &m->figs[i]);
+	} else {
+		doc_p(&d, "No run of any sweep folder succeeded: nothing to compare.");
+	}
+	write_folders(&d, m);
+	doc_p(&d, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
+		"say which runs the comparison used), comparison.csv (one row per machine), "
+		"figures/data/ (the data of the figures, drawn by plots/merge_*.gp).");
+	return doc_end(&d, 1, err, errlen);
+}
+
+/* ---- the command ------------------------------------------------------------------*/
+
+static void merge_free(struct merge *m)
+{
+	for (size_t i = 0; i < m->nfolders; i++)
+		sweep_free(&m->folders[i].sw);
+	free(m->folders);
+	for (size_t i = 0; i < m->nmach; i++) {
+		free(m->mach[i].rows);
+		free(m->mach[i].own);
+		free(m->mach[i].ownpt);
+		free(m->mach[i].pt);
+	}
+	free(m->mach);
+	free(m->overlap);
+}
+
+static void help(void)
+{
+	printf("usage: %s\n\n"
+	       "Merges sweep folders (made by ppbench sweep, on one machine each, for example\n"
+	       "by the array tasks of scripts/slurm/sweep.sbatch) into one comparison: a DIR\n"
+	       "is a sweep folder or a folder holding sweep folders. Machines are compared\n"
+	       "only on the configurations (workers x batch x GPUs) that all of them ran, and\n"
+	       "only when their sweeps used the same dataset, pipeline, ppbench version, run\n"
+	       "options and page-cache policy; the report says what was left out and why.\n"
+	       "Writes summary.csv (every run with host and CPU columns), comparison.csv,\n"
+	       "figures/ (one line per machine: E2E, images/s, images/s per core and CPU time\n"
+	       "per image against workers, CPU time per image by op, GPU utilization),\n"
+	       "report.md and a self-contained report.html.\n\n"
+	       "options:\n"
+	       "      --price NAME=USD  price per hour of a machine (host name, or CPU model with\n"
+	       "                        --by cpu), repeatable: adds the cost per million images\n"
+	       "      --by host|cpu     one machine per host name (default), or per CPU model and\n"
+	       "                        CPU count (array tasks of one node type on several nodes)\n"
+	       "  -o, --out DIR         where the merge goes (default: results/<UTC time>-merge)\n"
+	       "  -h, --help            show this help\n", usage_line);
+	exit_codes_help(stdout);
+}
+
+/* The command line: sweep folders and prices. */
+struct merge_args {
+	char **dirs, **pnames;
+	double *pusd;
+	size_t ndirs, nprices;
+};
+
+/* argv into a and m's options. An exit code, or -1 to go on. */
+static int merge_args(int argc, char **argv, struct merge_args *a, struct merge *m)
+{
+	char err[2048];
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i], *v = NULL;
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			help();
+			return EXIT_OK;
+		}
+		if (!strcmp(arg, "--out") || !strcmp(arg, "-o") || !strcmp(arg, "--price") ||
+		    !strcmp(arg, "--by")) {
+			if (i + 1 >= argc) {
+				error_msg("%s needs a value", arg);
+				return EXIT_USAGE;
+			}
+			v = argv[++i];
+		} else if (!strncmp(arg, "--out=", 6) || !strncmp(arg, "--by=", 5) ||
+			   !strncmp(arg, "--price=", 8)) {
+			v = strchr(arg, '=') + 1;
+		} else if (arg[0] == '-' && arg[1]) {
+			error_msg("unknown option '%s' (see ppbench merge --help)", arg);
+			return EXIT_USAGE;
+		} else {
+			a->dirs[a->ndirs++] = argv[i];
+			continue;
+		}
+		if (!strncmp(arg, "--out", 5) || !strcmp(arg, "-o")) {
+			m->out = v;
+		} else if (!strncmp(arg, "--by", 4)) {
+			if (strcmp(v, "host") && strcmp(v, "cpu")) {
+				error_msg("--by: '%s' is not host or cpu", v);
+				return EXIT_USAGE;
+			}
+			m->by_cpu = !strcmp(v, "cpu");
+		} else {
+			char name[256];
+			if (merge_parse_price(v, name, sizeof(name), &a->pusd[a->nprices], err,
+					      sizeof(err))) {
+				error_msg("%s", err);
+				return EXIT_USAGE;
+			}
+			a->pnames[a->nprices] = strdup(name);
+			if (!a->pnames[a->nprices]) {
+				error_msg("out of memory");
+				return EXIT_FAIL;
+			}
+			a->nprices++;
+		}
+	}
+	if (!a->ndirs) {
+		fprintf(stderr, "usage: %s\n", usage_line);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The merge folder: summary.csv, comparison.csv, figures/, the report. 0,
+ * or -1 (said). */
+static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
+{
+	char err[2048], path[4200];
+
+	if (!m->out) {
+		char name[256];
+		results_dir_name(name, sizeof(name), "merge", NULL);
+		errf(outbuf, outlen, "results/%s", name);
+		m->out = outbuf;
+	}
+	errf(path, sizeof(path), "%s/figures/data", m->out);
+	if (make_dirs(path)) {
+		error_msg("cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	errf(path, sizeof(path), "%s/summary.csv", m->out);
+	if (write_summary(m, path, err, sizeof(err)))
+		goto fail;
+	errf(path, sizeof(path), "%s/comparison.csv", m->out);
+	if (write_comparison(m, path, err, sizeof(err)))
+		goto fail;
+	errf(path, sizeof(path), "%s/figures/data", m->out);
+	if (write_fig_data(m, path, err, sizeof(err)))
+		goto fail;
+	draw_figures(m);
+	if (write_report(m, ref, err, sizeof(err)))
+		goto fail;
+	return 0;
+fail:
+	error_msg("%s", err);
+	return -1;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	struct merge m;
+	struct merge_args a = {
+		.dirs = calloc((size_t)argc + 1, sizeof(*a.dirs)),
+		.pnames = calloc((size_t)argc + 1, sizeof(*a.pnames)),
+		.pusd = calloc((size_t)argc + 1, sizeof(*a.pusd)),
+	};
+	char err[2048], outbuf[4096];
+	long ref;
+	int rc = EXIT_FAIL;
+
+	memset(&m, 0, sizeof(m));
+	if (!a.dirs || !a.pnames || !a.pusd) {
+		error_msg("out of memory");
+		goto out;
+	}
+	rc = merge_args(argc, argv, &a, &m);
+	if (rc >= 0)
+		goto out;
+	rc = EXIT_USAGE;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (input_missing(a.dirs[i]))
+			goto out;
+	rc = EXIT_FAIL;
+	for (size_t i = 0; i < a.ndirs; i++)
+		if (add_dir(&m, a.dirs[i], err, sizeof(err))) {
+			error_msg("%s", err);
+			goto out;
+		}
+
+	ref = choose_compared(&m);
+	if (build_machines(&m, err, sizeof(err)) || analyse(&m, err, sizeof(err))) {
+		error_msg("%s", err);
+		goto out;
+	}
+	if (apply_prices(&m, a.pnames, a.pusd, a.nprices, err, sizeof(err))) {
+		error_msg("%s", err);
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (merge_write(&m, ref, outbuf, sizeof(outbuf)))
+		goto out;
+	for (size_t i = 0; i < m.nfigs; i++)
+		if (!m.figs[i].drawn && m.nmach)
+			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
+	for (size_t i = 0; i < m.nfolders; i++)
+		if (!m.folders[i].compared)
+			warn_msg("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
+	printf("%s/report.md\n%s/report.html\n", m.out, m.out);
+	if (ref < 0) {
+		error_msg("no run of any sweep folder succeeded: nothing to compare");
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	for (size_t i = 0; a.pnames && i < a.nprices; i++)
+		free(a.pnames[i]);
+	free(a.pnames);
+	free(a.pusd);
+	free(a.dirs);
+	merge_free(&m);
+	return rc;
+}

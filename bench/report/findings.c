@@ -1,0 +1,760 @@
+/* The five Lotus findings judged on a sweep's rows (bench/report/report.h): pure
+ * functions of the rows, each by a stated rule, each beside the paper's
+ * figure computed from the reference tables (datasets/reference/lotus/
+ * figures/) by the same code and definition as this machine's. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+#include "log.h"
+#include "metrics.h"
+#include "repeats.h"
+#include "model.h"
+#include "report.h"
+#include "stats.h"
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_HOLDS:
+		return "holds";
+	case VERDICT_DOES_NOT_HOLD:
+		return "does not hold";
+	default:
+		return "cannot be judged here";
+	}
+}
+
+static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->v = v;
+	va_start(ap, fmt);
+	vsnprintf(f->why, sizeof(f->why), fmt, ap);
+	va_end(ap);
+}
+
+/* appends to f->why */
+static void why_add(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why_add(struct finding *f, const char *fmt, ...)
+{
+	size_t l = strlen(f->why);
+	va_list ap;
+
+	if (l + 1 >= sizeof(f->why))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(f->why + l, sizeof(f->why) - l, fmt, ap);
+	va_end(ap);
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/* ---- which runs a finding may rest on -------------------------------------*/
+
+/* Batches a run handed over (or preprocessed, for tables without the count). */
+static double row_batches(const struct sweep_row *r)
+{
+	if (!isnan(r->batches))
+		return r->batches;
+	if (!isnan(r->preproc_all_batches))
+		return r->preproc_all_batches;
+	return r->preproc_batches;
+}
+
+int report_enough_batches(const struct sweep_row *r)
+{
+	double b = row_batches(r);
+	return isnan(b) || b >= REPORT_MIN_BATCHES;
+}
+
+int report_oversubscribed(const struct sweep_row *r, int cpus)
+{
+	if (!isnan(r->oversubscribed))
+		return r->oversubscribed > 0.5;
+	return cpus > 0 && r->workers > cpus;
+}
+
+/* The configurations of a finding: enough batches and (want 0) not
+ * oversubscribed, (want 1) oversubscribed, (want -1) either; and at least
+ * min_workers workers. Writes their indexes into idx, returns how many. */
+static size_t pick(const struct sweep_config *a, size_t na, int want, int cpus, int min_workers,
+		   size_t *idx)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < na; i++) {
+		if (a[i].workers < min_workers || !report_enough_batches(&a[i].c.r))
+			continue;
+		if (want >= 0 && report_oversubscribed(&a[i].c.r, cpus) != want)
+			continue;
+		idx[k++] = i;
+	}
+	return k;
+}
+
+/* The configurations a finding is judged on: those without
+ * oversubscription when there are any (*apart gets the others), else all. */
+static size_t pick_judged(const struct sweep_config *a, size_t na, int cpus, int min_workers,
+			  size_t *idx, size_t *apart_idx, size_t *napart, int *all_over)
+{
+	size_t k = pick(a, na, 0, cpus, min_workers, idx);
+	*napart = pick(a, na, 1, cpus, min_workers, apart_idx);
+	*all_over = 0;
+	if (!k && *napart) {
+		memcpy(idx, apart_idx, *napart * sizeof(*idx));
+		k = *napart;
+		*napart = 0;
+		*all_over = 1;
+	}
+	return k;
+}
+
+/* A figure of the configurations idx[0..k) summarised. */
+static void summarise(const struct sweep_config *a, const size_t *idx, size_t k, size_t off,
+		      struct stats_summary *s)
+{
+	double *v = calloc(k ? k : 1, sizeof(*v));
+	for (size_t i = 0; v && i < k; i++)
+		v[i] = *(const double *)((const char *)&a[idx[i]].c.r + off);
+	if (!v || stats_summarise(v, k, STATS_CI_LEVEL, s))
+		memset(s, 0, sizeof(*s));
+	free(v);
+}
+
+#define ROW_OFF(f) offsetof(struct sweep_row, f)
+
+/* ---- the figures of each finding, for this machine and for the paper --------*/
+
+/* Finding 2 over idx[0..k). */
+static void variance_figures(const struct sweep_config *a, const size_t *idx, size_t k,
+			     struct variance_figs *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->k = k;
+	v->iqr_growth = v->iqr_ratio = NAN;
+	summarise(a, idx, k, ROW_OFF(preproc_std_pct), &v->std_pct);
+	double iq_lo = INFINITY, iq_hi = -INFINITY;
+	for (size_t i = 0; i < k; i++) {
+		const struct sweep_config *c = &a[idx[i]];
+		if (!v->bmin || c->batch < v->bmin)
+			v->bmin = c->batch;
+		if (c->batch > v->bmax)
+			v->bmax = c->batch;
+		if (isfinite(c->c.r.preproc_iqr_ms) && c->c.r.preproc_iqr_ms > 0) {
+			iq_lo = fmin(iq_lo, c->c.r.preproc_iqr_ms);
+			iq_hi = fmax(iq_hi, c->c.r.preproc_iqr_ms);
+		}
+	}
+	if (isfinite(iq_lo) && iq_hi > iq_lo)
+		v->iqr_ratio = iq_hi / iq_lo;
+	if (v->bmax > v->bmin) {
+		double iq[2] = { 0, 0 };
+		int c[2] = { 0, 0 };
+		for (size_t i = 0; i < k; i++) {
+			const struct sweep_config *x = &a[idx[i]];
+			int w = x->batch == v->bmin ? 0 : x->batch == v->bmax ? 1 : -1;
+			if (w < 0 || !isfinite(x->c.r.preproc_iqr_ms))
+				continue;
+			iq[w] += x->c.r.preproc_iqr_ms;
+			c[w]++;
+		}
+		if (c[0] && c[1] && iq[0] > 0)
+			v->iqr_growth = (iq[1] / c[1]) / (iq[0] / c[0]);
+	}
+}
+
+/* Finding 3 over idx[0..k). */
+static void ooo_figures(const struct sweep_config *a, const size_t *idx, size_t k,
+			struct ooo_figs *o)
+{
+	size_t b512[256], n512 = 0;
+	memset(o, 0, sizeof(*o));
+	o->k = k;
+	summarise(a, idx, k, ROW_OFF(ooo_pct), &o->ooo);
+	summarise(a, idx, k, ROW_OFF(stall_pct), &o->stall);
+	for (size_t i = 0; i < k && n512 < 256; i++)
+		if (a[idx[i]].batch == 512)
+			b512[n512++] = idx[i];
+	o->k512 = n512;
+	summarise(a, b512, n512, ROW_OFF(wait_gt_500ms_pct), &o->wait500);
+	summarise(a, b512, n512, ROW_OFF(delay_gt_500ms_pct), &o->delay500);
+}
+
+static int cmp_config_workers(const void *x, const void *y)
+{
+	const struct sweep_config *a = *(const struct sweep_config *const *)x;
+	const struct sweep_config *b = *(const struct sweep_config *const *)y;
+	return (a->workers > b->workers) - (a->workers < b->workers);
+}
+
+int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
+{
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((e2e[i] - e2e[i + 1]) / e2e[i] < gain_pct / 100)
+			return w[i];
+	return 0;
+}
+
+/* Finding 4: the (part, batch, GPUs) group of the configurations with enough
+ * batches that has the most worker counts (ties: the larger batch), sorted
+ * by workers; its knee and what E2E and the op spans did. */
+static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs *d)
+{
+	size_t best = 0, bestn = 0;
+	memset(d, 0, sizeof(*d));
+	d->drop_pct = d->drop_all_pct = d->span_rise_pct = NAN;
+	for (size_t i = 0; i < na; i++) {
+		size_t c = 0;
+		if (!isfinite(a[i].c.r.e2e_s) || !report_enough_batches(&a[i].c.r))
+			continue;
+		for (size_t j = 0; j < na; j++)
+			c += a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			     a[j].gpus == a[i].gpus && isfinite(a[j].c.r.e2e_s) &&
+			     report_enough_batches(&a[j].c.r);
+		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
+			bestn = c;
+			best = i;
+		}
+	}
+	if (!bestn)
+		return;
+	const struct sweep_config *g[DIM_MAX];
+	size_t k = 0;
+	for (size_t j = 0; j < na && k < DIM_MAX; j++)
+		if (a[j].part == a[best].part && a[j].batch == a[best].batch &&
+		    a[j].gpus == a[best].gpus && isfinite(a[j].c.r.e2e_s) &&
+		    report_enough_batches(&a[j].c.r))
+			g[k++] = &a[j];
+	qsort(g, k, sizeof(g[0]), cmp_config_workers);
+	d->n = k;
+	d->batch = g[0]->batch;
+	d->gpus = g[0]->gpus;
+	for (size_t i = 0; i < k; i++) {
+		d->w[i] = g[i]->workers;
+		d->e2e[i] = g[i]->c.r.e2e_s;
+		d->span[i] = g[i]->c.r.ops_span_s;
+	}
+	d->knee = report_knee(d->w, d->e2e, k, REPORT_KNEE_GAIN_PCT);
+	for (size_t i = 0; i < k; i++)
+		if (d->w[i] == d->knee)
+			d->ki = i;
+	d->drop_pct = 100 * (d->e2e[0] - d->e2e[d->ki]) / d->e2e[0];
+	d->drop_all_pct = 100 * (d->e2e[0] - d->e2e[k - 1]) / d->e2e[0];
+	if (isfinite(d->span[0]) && isfinite(d->span[k - 1]) && d->span[0] > 0)
+		d->span_rise_pct = 100 * (d->span[k - 1] - d->span[0]) / d->span[0];
+}
+
+/* ---- the paper --------------------------------------------------------------*/
+
+/* A reference table as rows: ok, complete, one configuration each. */
+static int ref_rows(const char *dir, const char *file, struct sweep *s, char *err, size_t n)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (sweep_read_csv(s, path, err, n))
+		return -1;
+	for (size_t i = 0; i < s->nrows; i++) {
+		struct sweep_row *r = &s->rows[i];
+		snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
+		r->complete = 1;
+		r->config = (int)i + 1;
+		r->repeat = 1;
+	}
+	return 0;
+}
+
+/* The number of the row whose column `key` is `name`, column `col`. */
+static double ref_cell(const struct table *t, const char *key, const char *name, const char *col)
+{
+	int ck = table_col(t, key), cv = table_col(t, col);
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strcmp(table_str(t, i, ck), name))
+			return table_num(t, i, cv);
+	return NAN;
+}
+
+int paper_load(const char *top, struct paper *p, char *err, size_t errlen)
+{
+	char dir[4096], path[4200];
+	struct sweep grid, ws;
+	struct table t;
+	struct sweep_config *a = NULL;
+	size_t idx[256] = { 0 };
+
+	memset(p, 0, sizeof(*p));
+	if (!top) {
+		errf(err, errlen, "the repository's datasets/reference/lotus/figures/ was not found");
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s/datasets/reference/lotus/figures", top);
+
+	/* Figs. 4-5: findings 2 and 3, by the functions this machine's use */
+	if (ref_rows(dir, "lotus_ic_batch_gpu_sweep.csv", &grid, err, errlen))
+		return -1;
+	size_t na = sweep_configs(grid.rows, grid.nrows, &a);
+	if (na > sizeof(idx) / sizeof(idx[0]))
+		na = sizeof(idx) / sizeof(idx[0]);
+	size_t k = pick(a, na, -1, 0, 1, idx);
+	variance_figures(a, idx, k, &p->variance);
+	k = pick(a, na, -1, 0, 2, idx);
+	ooo_figures(a, idx, k, &p->ooo);
+	free(a);
+	sweep_free(&grid);
+
+	/* Fig. 6: finding 4; the op spans are the per-op table's rows summed
+	 * (they sum to the worker sweep's cpu_s) */
+	if (ref_rows(dir, "lotus_ic_worker_sweep.csv", &ws, err, errlen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/lotus_ic_cpu_s_per_op_vs_workers.csv", dir);
+	if (table_read(&t, path, err, errlen)) {
+		sweep_free(&ws);
+		return -1;
+	}
+	for (size_t i = 0; i < ws.nrows; i++) {
+		struct sweep_row *r = &ws.rows[i];
+		r->batch = 1024;
+		r->gpus = 4;
+		r->ops_span_s = 0;
+		char w[16];
+		snprintf(w, sizeof(w), "%d", r->workers);
+		for (size_t c = 0; c < t.ncols; c++)
+			if (strcmp(t.hdr[c], "workers"))
+				r->ops_span_s += ref_cell(&t, "workers", w, t.hdr[c]);
+	}
+	table_free(&t);
+	na = sweep_configs(ws.rows, ws.nrows, &a);
+	dim_figures(a, na, &p->dim);
+	free(a);
+	sweep_free(&ws);
+
+	/* Table II: finding 1 */
+	snprintf(path, sizeof(path), "%s/lotus_ic_per_op_ms.csv", dir);
+	if (table_read(&t, path, err, errlen))
+		return -1;
+	p->t2_under10_lo = INFINITY;
+	p->t2_under10_hi = -INFINITY;
+	for (size_t i = 0; i < t.nrows; i++) {
+		const char *op = table_str(&t, i, table_col(&t, "op"));
+		double v = table_num(&t, i, table_col(&t, "pct_under_10ms"));
+		if (!strcmp(op, "Collation") || !isfinite(v))
+			continue;   /* per batch, as this machine's collate */
+		p->t2_under10_lo = fmin(p->t2_under10_lo, v);
+		p->t2_under10_hi = fmax(p->t2_under10_hi, v);
+	}
+	p->t2_flip_under100us = ref_cell(&t, "op", "RandomHorizontalFlip", "pct_under_100us");
+	table_free(&t);
+
+	/* finding 5 */
+	snprintf(path, sizeof(path), "%s/lotus_tracing_overhead.csv", dir);
+	if (table_read(&t, path, err, errlen))
+		return -1;
+	int cd = table_col(&t, "dataset"), cp = table_col(&t, "profiler"), co = table_col(&t, "overhead_pct");
+	p->overhead_full_pct = p->overhead_subset_pct = NAN;
+	for (size_t i = 0; i < t.nrows; i++) {
+		if (strcmp(table_str(&t, i, cp), "lotustrace"))
+			continue;
+		if (!strcmp(table_str(&t, i, cd), "imagenet"))
+			p->overhead_full_pct = table_num(&t, i, co);
+		else
+			p->overhead_subset_pct = table_num(&t, i, co);
+	}
+	table_free(&t);
+
+	/* figures the paper states without per-configuration data */
+	snprintf(path, sizeof(path), "%s/lotus_ic_quoted.csv", dir);
+	if (table_read(&t, path, err, errlen))
+		return -1;
+	p->iqr_ratio_quoted = ref_cell(&t, "figure", "preproc_iqr_ratio_max", "value");
+	p->fe_w8_pct = ref_cell(&t, "figure", "decode_frontend_bound_pct_w8", "value");
+	p->fe_w28_pct = ref_cell(&t, "figure", "decode_frontend_bound_pct_w28", "value");
+	table_free(&t);
+	p->ok = 1;
+	return 0;
+}
+
+/* ---- the findings --------------------------------------------------------------*/
+
+/* "a-b" (min-max) with dec decimals, or "a" when they are equal; from a
+ * ring of buffers, so that several fit in one message */
+static const char *rng(const struct stats_summary *s, int dec)
+{
+	static char buf[8][64];
+	static int next;
+	char *b = buf[next++ % 8];
+	if (s->min == s->max)
+		snprintf(b, 64, "%.*f", dec, s->min);
+	else
+		snprintf(b, 64, "%.*f-%.*f", dec, s->min, dec, s->max);
+	return b;
+}
+
+/* "; the paper: ..." or nothing, for a summary of the paper's figures */
+static void paper_range(struct finding *f, const char *what, const struct stats_summary *s,
+			const char *unit)
+{
+	if (s->n)
+		why_add(f, "%s%s%s (median %.2f%s)", what, rng(s, 2), unit, s->median, unit);
+}
+
+long report_table2_row(const struct sweep_row *r, size_t n, int need_batches)
+{
+	long best = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!sweep_row_ok(&r[i]) || (need_batches && !report_enough_batches(&r[i])))
+			continue;
+		if (best < 0 || r[i].workers < r[best].workers ||
+		    (r[i].workers == r[best].workers &&
+		     fabs(log2((double)r[i].batch / 128)) < fabs(log2((double)r[best].batch / 128))))
+			best = (long)i;
+	}
+	return best;
+}
+
+static int is_batch_op(const char *name)
+{
+	return !strcmp(name, "collate") || !strcmp(name, "transform");
+}
+
+static void too_few_batches(struct finding *f)
+{
+	verdict(f, VERDICT_CANNOT_JUDGE, "no finished configuration has %d or more batches, the "
+		"least any finding rests on (raise --epochs or --max-batches, or use a larger "
+		"dataset)", REPORT_MIN_BATCHES);
+}
+
+void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		       struct finding *f)
+{
+	long i = report_table2_row(r, n, 1);
+	const struct sweep_row *x;
+	const struct sweep_op *flip;
+	int bad = 0;
+
+	memset(f, 0, sizeof(*f));
+	if (i < 0) {
+		too_few_batches(f);
+		return;
+	}
+	x = &r[i];
+	if (!sweep_row_op(x, "decode")) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"the pipeline has no decode op: Table II is about the ImageNet chain "
+			"(run with --pipeline imagenet_train)");
+		return;
+	}
+	f->judged = 1;
+	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): under 10 ms:", x->tag,
+		x->workers, plural((size_t)x->workers), x->batch);
+	for (size_t k = 0; k < x->nops; k++) {
+		const struct sweep_op *o = &x->ops[k];
+		if (is_batch_op(o->name))
+			continue;
+		why_add(f, " %s %.1f %%,", o->name, o->under_10ms_pct);
+		if (!(o->under_10ms_pct >= 90))
+			bad = 1;
+	}
+	f->why[strlen(f->why) - 1] = 0;
+	flip = sweep_row_op(x, "random_horizontal_flip");
+	if (flip) {
+		why_add(f, "; random_horizontal_flip under 100 us: %.1f %%", flip->under_100us_pct);
+		if (!(flip->under_100us_pct >= 90))
+			bad = 1;
+	}
+	if (cx->paper && cx->paper->ok)
+		why_add(f, " (the paper, Table II: the per-sample ops %.2f-%.2f %% under 10 ms, the flip "
+			"%.1f %% under 100 us)", cx->paper->t2_under10_lo, cx->paper->t2_under10_hi,
+			cx->paper->t2_flip_under100us);
+	if (report_oversubscribed(x, cx->cpus))
+		why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
+			"use): its op times include time-slicing", cx->cpus, plural((size_t)cx->cpus));
+	if (bad)
+		f->v = VERDICT_DOES_NOT_HOLD;
+}
+
+/* ", k configurations without oversubscription" and the rest */
+static void say_support(struct finding *f, size_t k, size_t napart, int all_over, int cpus)
+{
+	if (all_over)
+		why_add(f, "; every one of these runs was oversubscribed (more busy threads than the %d "
+			"CPU%s it could use), so part of the figure comes from time-slicing, not from "
+			"the protocol and the data", cpus, plural((size_t)cpus));
+	else if (napart)
+		why_add(f, "; judged on %zu configuration%s without oversubscription, %zu oversubscribed "
+			"one%s shown apart", k, plural(k), napart, plural(napart));
+	f->oversubscribed = all_over;
+}
+
+void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		      struct finding *f)
+{
+	struct sweep_config *a;
+	size_t na = sweep_configs(r, n, &a);
+	size_t *idx = calloc(na ? na : 1, sizeof(*idx)), *apart = calloc(na ? na : 1, sizeof(*apart));
+	size_t k, napart;
+	int all_over;
+	struct variance_figs v, va;
+	const struct paper *p = cx->paper;
+
+	memset(f, 0, sizeof(*f));
+	if (!idx || !apart) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		goto out;
+	}
+	k = pick_judged(a, na, cx->cpus, 1, idx, apart, &napart, &all_over);
+	if (!k) {
+		too_few_batches(f);
+		goto out;
+	}
+	if (!p || !p->ok || !p->variance.std_pct.n) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "the paper's figures are not available (%s), and the "
+			"rule is stated against them", p && p->why[0] ? p->why : "no reference tables");
+		goto out;
+	}
+	variance_figures(a, idx, k, &v);
+	double threshold = p->variance.std_pct.min / 2;
+	f->judged = 1;
+	verdict(f, v.std_pct.median >= threshold ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
+		"per-batch preprocessing std is %s %% of the mean (median %.2f %%) over %zu "
+		"configuration%s; the rule asks at least %.2f %%, half the paper's lowest",
+		rng(&v.std_pct, 2), v.std_pct.median, k, plural(k), threshold);
+	paper_range(f, " (the paper, after the same low-tail cut: ", &p->variance.std_pct, " %");
+	why_add(f, ")");
+	if (v.bmax > v.bmin && isfinite(v.iqr_growth)) {
+		why_add(f, "; the IQR is %.2fx from b%d to b%d (mean over configurations)", v.iqr_growth,
+			v.bmin, v.bmax);
+		if (!(v.iqr_growth > 1))
+			f->v = VERDICT_DOES_NOT_HOLD;
+	} else {
+		why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
+	}
+	if (isfinite(v.iqr_ratio) && isfinite(p->iqr_ratio_quoted))
+		why_add(f, "; largest over smallest IQR across configurations: %.2fx (the paper, same "
+			"definition over its 15 configurations: %.1fx)", v.iqr_ratio, p->iqr_ratio_quoted);
+	say_support(f, k, napart, all_over, cx->cpus);
+	if (napart) {
+		variance_figures(a, apart, napart, &va);
+		why_add(f, " (std %s %% of the mean)", rng(&va.std_pct, 2));
+	}
+out:
+	free(idx);
+	free(apart);
+	free(a);
+}
+
+void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+			  struct finding *f)
+{
+	struct sweep_config *a;
+	size_t na = sweep_configs(r, n, &a);
+	size_t *idx = calloc(na ? na : 1, sizeof(*idx)), *apart = calloc(na ? na : 1, sizeof(*apart));
+	size_t k, napart;
+	int all_over;
+	struct ooo_figs o, oa;
+	const struct paper *p = cx->paper;
+
+	memset(f, 0, sizeof(*f));
+	if (!idx || !apart) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		goto out;
+	}
+	k = pick_judged(a, na, cx->cpus, 2, idx, apart, &napart, &all_over);
+	if (!k) {
+		if (pick(a, na, -1, cx->cpus, 1, idx))
+			verdict(f, VERDICT_CANNOT_JUDGE, "no finished configuration with %d or more "
+				"batches has 2 or more workers (one worker delivers in order)",
+				REPORT_MIN_BATCHES);
+		else
+			too_few_batches(f);
+		goto out;
+	}
+	if (!p || !p->ok || !p->ooo.k) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "the paper's figures are not available (%s), and the "
+			"rule is stated against them", p && p->why[0] ? p->why : "no reference tables");
+		goto out;
+	}
+	ooo_figures(a, idx, k, &o);
+	double t_ooo = p->ooo.ooo.min / 2, t_stall = p->ooo.stall.min / 2;
+	f->judged = 1;
+	verdict(f, o.ooo.median >= t_ooo && o.stall.median >= t_stall ? VERDICT_HOLDS :
+		VERDICT_DOES_NOT_HOLD,
+		"with 2+ workers (%zu configuration%s): out of order %s %% of batches (median "
+		"%.1f %%; the rule asks at least %.1f %%), stall %s %% of the wall time (median "
+		"%.1f %%; at least %.1f %%): half the paper's lowest figures", k, plural(k),
+		rng(&o.ooo, 1), o.ooo.median, t_ooo, rng(&o.stall, 1), o.stall.median, t_stall);
+	paper_range(f, "; the paper, over its 2+ worker configurations: out of order ", &p->ooo.ooo,
+		    " %");
+	paper_range(f, ", stall ", &p->ooo.stall, " %");
+	if (o.k512 && p->ooo.k512)
+		why_add(f, "; at b512 with 2+ workers, %s %% of batches wait over 500 ms (the paper: "
+			"%s %%) and %s %% are delayed over 500 ms (the paper: %s %%)",
+			rng(&o.wait500, 1), rng(&p->ooo.wait500, 2), rng(&o.delay500, 1),
+			rng(&p->ooo.delay500, 2));
+	say_support(f, k, napart, all_over, cx->cpus);
+	if (napart) {
+		ooo_figures(a, apart, napart, &oa);
+		why_add(f, " (out of order %s %%, stall %s %%)", rng(&oa.ooo, 1), rng(&oa.stall, 1));
+	}
+out:
+	free(idx);
+	free(apart);
+	free(a);
+}
+
+/* Too few CPUs here: what the model predicts for the paper's machine shape
+ * from the per-image cost of the run with the fewest workers (labelled as a
+ * model; the verdict stays "cannot be judged"). */
+static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
+{
+	long best = -1;
+	for (size_t i = 0; i < n; i++)
+		if (sweep_row_ok(&r[i]) && r[i].ops_span_per_image_ms > 0 &&
+		    (best < 0 || r[i].workers < r[best].workers))
+			best = (long)i;
+	char s[700];
+	if (best >= 0 && model_paper_shape(r[best].ops_span_per_image_ms, r[best].preproc_std_pct, s,
+					   sizeof(s)) >= 0)
+		why_add(f, "; %s", s);
+}
+
+void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+			 struct finding *f)
+{
+	struct sweep_config *a;
+	size_t na = sweep_configs(r, n, &a);
+	struct dim_figs d;
+	const struct paper *p = cx->paper;
+	int cpus = cx->cpus;
+
+	memset(f, 0, sizeof(*f));
+	dim_figures(a, na, &d);
+	free(a);
+	if (d.n < 3) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"needs at least 3 worker counts at one batch size and GPU count, each with %d or "
+			"more batches; this sweep has at most %zu", REPORT_MIN_BATCHES, d.n);
+		return;
+	}
+	size_t last = d.n - 1;
+	f->knee_workers = d.knee;
+	const char *gs = plural((size_t)d.gpus);
+	if (cpus > 0 && d.w[0] >= cpus) {
+		verdict(f, VERDICT_CANNOT_JUDGE,
+			"the runs could use %d CPU%s and the smallest worker count of the sweep is %d: "
+			"every run has at least as many workers as CPUs, so what E2E does is not the "
+			"parallel speed-up the finding is about; observed at b%d and %d GPU%s: E2E "
+			"%.2f s at %d workers, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
+			d.gpus, gs, d.e2e[0], d.w[0], d.e2e[last], d.w[last]);
+		if (d.knee)
+			why_add(f, ", knee by the rule at %d", d.knee);
+		f->oversubscribed = 1;
+		model_note(f, r, n);
+		goto paper;
+	}
+	f->judged = 1;
+	if (!d.knee) {
+		verdict(f, VERDICT_DOES_NOT_HOLD,
+			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
+			"to %d workers (%.2f s -> %.2f s): no knee in this range", d.batch, d.gpus, gs,
+			REPORT_KNEE_GAIN_PCT, d.w[0], d.w[last], d.e2e[0], d.e2e[last]);
+		goto paper;
+	}
+	if (d.ki == 0) {
+		verdict(f, VERDICT_DOES_NOT_HOLD,
+			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
+			"(%.2f s -> %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
+			d.w[0], d.w[1], REPORT_KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
+		goto paper;
+	}
+	verdict(f, VERDICT_HOLDS,
+		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
+		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
+		d.knee, d.drop_pct, d.w[0], d.w[d.ki], d.e2e[0], d.e2e[d.ki], REPORT_KNEE_GAIN_PCT);
+	if (cpus > 0)
+		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
+	if (isfinite(d.span_rise_pct)) {
+		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s -> %.2f s)",
+			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.w[0], d.w[last],
+			d.span[0], d.span[last]);
+		if (!(d.span_rise_pct > 0))
+			f->v = VERDICT_DOES_NOT_HOLD;
+	} else {
+		why_add(f, "; the op spans are not known, so only the E2E part is judged");
+	}
+paper:
+	if (p && p->ok && p->dim.n)
+		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
+			"%.2f s -> %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
+			p->dim.batch, p->dim.gpus, p->dim.drop_all_pct, p->dim.w[0],
+			p->dim.w[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
+			p->dim.span_rise_pct);
+}
+
+void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		      struct finding *f)
+{
+	double *v = calloc(n ? n : 1, sizeof(double)), cost = NAN;
+	size_t k = 0;
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; v && i < n; i++) {
+		if (!sweep_row_ok(&r[i]) || !(r[i].trace_cost_ns > 0) || !(r[i].trace_events > 0) ||
+		    !(r[i].workers_cpu_s > 0))
+			continue;
+		v[k++] = 100 * r[i].trace_cost_ns * r[i].trace_events / 1e9 /
+			 (r[i].workers_cpu_s + (isfinite(r[i].main_cpu_s) ? r[i].main_cpu_s : 0));
+		cost = r[i].trace_cost_ns;
+	}
+	verdict(f, VERDICT_CANNOT_JUDGE,
+		"a sweep runs every configuration with tracing on; the overhead needs the same "
+		"configuration with tracing off and on, interleaved (make bench, BENCHMARKS.md)");
+	if (k) {
+		struct stats_summary s;
+		stats_summarise(v, k, STATS_CI_LEVEL, &s);
+		why_add(f, ". Estimate from this sweep: %.0f ns per event x the events of a run = "
+			"%.2g %% of its CPU time (median over %zu run%s)", cost, s.median, k, plural(k));
+	}
+	if (cx->paper && cx->paper->ok)
+		why_add(f, " (the paper: +%.2f %% of E2E on ImageNet, +%.1f %% on a 26,061-image "
+			"subset)", cx->paper->overhead_full_pct, cx->paper->overhead_subset_pct);
+	free(v);
+}
+
+/* ---- support: repeats ---------------------------------------------------------*/
+
+void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
+		   struct finding *f)
+{
+	int reps = 0;
+	fn(r, n, cx, f);
+	for (size_t i = 0; i < n; i++)
+		if (sweep_row_ok(&r[i]) && r[i].repeat > reps)
+			reps = r[i].repeat;
+	f->repeats = reps;
+	f->agree = 0;
+	if (reps < 2)
+		return;
+	struct sweep_row *sub = calloc(n, sizeof(*sub));
+	if (!sub)
+		return;
+	for (int k = 1; k <= reps; k++) {
+		size_t m = 0;
+		struct finding g;
+		for (size_t i = 0; i < n; i++)
+			if (r[i].repeat == k)
+				sub[m++] = r[i];
+		fn(sub, m, cx, &g);
+		f->agree += g.v == f->v;
+	}
+	free(sub);
+	if (f->v != VERDICT_CANNOT_JUDGE)
+		why_add(f, "; %s in %d of %d repeats judged alone", verdict_name(f->v), f->agree, reps);
+}

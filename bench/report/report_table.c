@@ -1,0 +1,482 @@
+/* The sweep table: summary.json of each run to a row of summary.csv (through
+ * the metric table), loading sweep folders, summary.csv written and read back,
+ * and the repeats of a configuration combined. */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "analysis.h"
+#include "commands.h"
+#include "emit.h"
+#include "csv.h"
+#include "doc.h"
+#include "log.h"
+#include "fsutil.h"
+#include "metrics.h"
+#include "model.h"
+#include "repeats.h"
+#include "plot.h"
+#include "report.h"
+#include "stats.h"
+#include "trace.h"
+
+
+int file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* ---- rows -------------------------------------------------------------- */
+
+/* The identity columns of summary.csv; the figures follow from the metric
+ * table (bench/results/metrics.h). */
+enum ctype { CT_INT, CT_INT_OPT, CT_STR };
+
+struct rcol {
+	const char *name;
+	enum ctype type;
+	size_t off, size;
+};
+
+#define CI(f) { #f, CT_INT, offsetof(struct sweep_row, f), 0 }
+#define CIO(f) { #f, CT_INT_OPT, offsetof(struct sweep_row, f), 0 }
+#define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
+static const struct rcol rcols[] = {
+	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
+	CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
+	CS(hw_events),
+};
+#undef CI
+#undef CIO
+#undef CS
+#define NRCOLS (sizeof(rcols) / sizeof(rcols[0]))
+
+#define FIELD(base, off, type) ((type *)((char *)(base) + (off)))
+
+void sweep_row_init(struct sweep_row *r)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < metric_count; i++)
+		*metric_row_field(&metric_table[i], r) = NAN;
+	r->exit_code = -1;
+	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
+}
+
+static void op_init(struct sweep_op *o, const char *name)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->name, sizeof(o->name), "%s", name);
+	for (size_t i = 0; i < op_metric_count; i++)
+		*op_metric_field(&op_metric_table[i], o) = NAN;
+}
+
+static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
+{
+	struct sweep_op *o = (struct sweep_op *)sweep_row_op(r, name);
+	if (o)
+		return o;
+	if (r->nops == SWEEP_MAX_OPS)
+		return NULL;
+	o = &r->ops[r->nops++];
+	op_init(o, name);
+	return o;
+}
+
+/* What the hardware events of a run came to (struct sweep_row hw_events). */
+static void hw_events_status(json_t *events, char *out, size_t n)
+{
+	json_t *e;
+	size_t i;
+	int asked = 0, ok = 0;
+	const char *first = NULL, *why = NULL;
+
+	json_array_foreach(events, i, e) {
+		const char *st = json_string_value(json_object_get(e, "status"));
+		if (!json_is_true(json_object_get(e, "hw")) || !st)
+			continue;
+		asked++;
+		if (!strcmp(st, "ok") || !strcmp(st, "scaled"))
+			ok++;
+		else if (!first) {
+			first = json_string_value(json_object_get(e, "name"));
+			why = json_string_value(json_object_get(e, "reason"));
+			if (!why)
+				why = st;
+		}
+	}
+	if (!asked)
+		snprintf(out, n, "%s", "");
+	else if (ok)
+		snprintf(out, n, "ok");
+	else
+		snprintf(out, n, "not supported: %s: %s", first ? first : "?", why ? why : "?");
+}
+
+void sweep_row_from_summary(struct sweep_row *r, json_t *s)
+{
+	json_t *ops, *v, *c = json_object_get(s, "counters");
+	const char *key;
+
+	for (size_t i = 0; i < metric_count; i++)
+		if (metric_table[i].src == MSRC_RUN)
+			*metric_row_field(&metric_table[i], r) = metric_from_json(&metric_table[i], s);
+	r->complete = json_is_true(json_object_get(s, "complete"));
+	v = json_object_get(json_object_get(s, "options"), "policy");
+	if (json_is_string(v))
+		snprintf(r->policy, sizeof(r->policy), "%s", json_string_value(v));
+	v = json_object_get(s, "checksum");
+	if (json_is_string(v))
+		snprintf(r->checksum, sizeof(r->checksum), "%s", json_string_value(v));
+	ops = json_object_get(s, "ops");
+	r->nops = 0;
+	json_object_foreach(ops, key, v) {
+		struct sweep_op *o = row_op_add(r, key);
+		if (!o)
+			break;
+		for (size_t i = 0; i < op_metric_count; i++)
+			*op_metric_field(&op_metric_table[i], o) =
+				metric_json_get(v, op_metric_table[i].json);
+	}
+	if (json_is_object(c)) {
+		v = json_object_get(c, "list");
+		snprintf(r->counters, sizeof(r->counters), "%s", json_is_string(v) ? json_string_value(v) : "");
+		hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
+	}
+}
+
+/* ---- loading a sweep ------------------------------------------------------*/
+
+void sweep_free(struct sweep *s)
+{
+	for (size_t i = 0; i < s->nparts; i++)
+		json_decref(s->parts[i].doc);
+	free(s->rows);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *jstr(json_t *o, const char *key, const char *def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+int jint(json_t *o, const char *key, int def)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : def;
+}
+
+void strip_slashes(char *p)
+{
+	for (size_t l = strlen(p); l > 1 && p[l - 1] == '/'; l--)
+		p[l - 1] = 0;
+}
+
+void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char *file,
+		    char *out, size_t n)
+{
+	const char *base = r->part >= 0 && (size_t)r->part < s->nparts ? s->parts[r->part].dir : s->dir;
+
+	if (r->run_dir[0] == '/')
+		errf(out, n, "%s%s%s", r->run_dir, *file ? "/" : "", file);
+	else
+		errf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
+}
+
+/* Appends the runs of the sweep folder dir as part s->nparts. */
+static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
+{
+	struct sweep_part *pt;
+	char path[4096];
+	json_error_t je;
+	json_t *runs;
+	size_t n, base = s->nrows;
+	int config0 = 0;
+
+	if (s->nparts == SWEEP_MAX_PARTS) {
+		errf(err, errlen, "at most %d sweep folders in one report", SWEEP_MAX_PARTS);
+		return -1;
+	}
+	pt = &s->parts[s->nparts];
+	snprintf(pt->dir, sizeof(pt->dir), "%s", dir);
+	strip_slashes(pt->dir);
+	{
+		const char *slash = strrchr(pt->dir, '/');
+		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
+	}
+	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
+	pt->doc = json_load_file(path, 0, &je);
+	if (!pt->doc) {
+		if (!file_exists(path))
+			errf(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
+		else
+			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+		return -1;
+	}
+	s->nparts++;
+	/* the CPUs the sweep's runs could use (affinity, cpuset, quota), else
+	 * the machine's */
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_usable") >= 1)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_usable");
+	if (!s->cpus && metric_json_get(pt->doc, "machine.cpus_online") > 0)
+		s->cpus = (int)metric_json_get(pt->doc, "machine.cpus_online");
+	runs = json_object_get(pt->doc, "runs");
+	if (!json_is_array(runs)) {
+		errf(err, errlen, "'%s': no \"runs\" array", path);
+		return -1;
+	}
+	n = json_array_size(runs);
+	struct sweep_row *rows = realloc(s->rows, (base + n + 1) * sizeof(*rows));
+	if (!rows) {
+		errf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->rows = rows;
+	for (size_t i = 0; i < base; i++)
+		if (rows[i].config > config0)
+			config0 = rows[i].config;
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(runs, i), *sum;
+		struct sweep_row *r = &rows[base + i];
+
+		sweep_row_init(r);
+		r->part = (int)s->nparts - 1;
+		r->config = config0 + jint(e, "config", (int)i + 1);
+		r->repeat = jint(e, "repeat", 1);
+		r->workers = jint(e, "workers", 0);
+		r->batch = jint(e, "batch_size", 0);
+		r->gpus = jint(e, "gpus", 0);
+		snprintf(r->policy, sizeof(r->policy), "%s", jstr(e, "policy", ""));
+		r->exit_code = jint(e, "exit_code", -1);
+		snprintf(r->tag, sizeof(r->tag), "%s", jstr(e, "tag", ""));
+		snprintf(r->status, sizeof(r->status), "%s", jstr(e, "status", RUN_PENDING));
+		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
+		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
+		for (size_t m = 0; m < metric_count; m++)
+			if (metric_table[m].src == MSRC_SWEEP)
+				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);
+		s->nrows++;
+		if (!r->run_dir[0])
+			continue;
+		sweep_run_path(s, r, "summary.json", path, sizeof(path));
+		sum = json_load_file(path, 0, &je);
+		if (!sum)
+			continue;
+		sweep_row_from_summary(r, sum);
+		json_decref(sum);
+	}
+	return 0;
+}
+
+int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	strip_slashes(s->dir);
+	if (load_part(s, s->dir, err, errlen)) {
+		sweep_free(s);
+		return -1;
+	}
+	s->doc = s->parts[0].doc;
+	return 0;
+}
+
+int sweep_load_many(struct sweep *s, char *const *dirs, size_t n, const char *out,
+		    char *err, size_t errlen)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->dir, sizeof(s->dir), "%s", out);
+	strip_slashes(s->dir);
+	for (size_t i = 0; i < n; i++)
+		if (load_part(s, dirs[i], err, errlen)) {
+			sweep_free(s);
+			return -1;
+		}
+	s->doc = s->nparts ? s->parts[0].doc : NULL;
+	return 0;
+}
+
+/* ---- summary.csv ------------------------------------------------------- */
+
+/* The union of the rows' op names, in order of first appearance. */
+size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t max)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < r[i].nops; j++) {
+			size_t m;
+			for (m = 0; m < k; m++)
+				if (!strcmp(names[m], r[i].ops[j].name))
+					break;
+			if (m == k && k < max)
+				snprintf(names[k++], 40, "%s", r[i].ops[j].name);
+		}
+	return k;
+}
+
+/* CSV-safe text: commas and newlines become spaces */
+static void put_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ',' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen)
+{
+	char names[2 * SWEEP_MAX_OPS][40];
+	size_t nn = op_union(s->rows, s->nrows, names, 2 * SWEEP_MAX_OPS);
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		errf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));
+		return -1;
+	}
+	for (size_t c = 0; c < NRCOLS; c++)
+		fprintf(f, "%s%s", c ? "," : "", rcols[c].name);
+	for (size_t c = 0; c < metric_count; c++)
+		fprintf(f, ",%s", metric_table[c].name);
+	for (size_t k = 0; k < nn; k++)
+		for (size_t c = 0; c < op_metric_count; c++)
+			fprintf(f, ",op_%s_%s", names[k], op_metric_table[c].name);
+	fputc('\n', f);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct sweep_row *r = &s->rows[i];
+		for (size_t c = 0; c < NRCOLS; c++) {
+			const struct rcol *rc = &rcols[c];
+			if (c)
+				fputc(',', f);
+			switch (rc->type) {
+			case CT_INT:
+				fprintf(f, "%d", *FIELD(r, rc->off, const int));
+				break;
+			case CT_INT_OPT:
+				if (*FIELD(r, rc->off, const int) >= 0)
+					fprintf(f, "%d", *FIELD(r, rc->off, const int));
+				break;
+			case CT_STR:
+				put_text(f, FIELD(r, rc->off, const char));
+				break;
+			}
+		}
+		for (size_t c = 0; c < metric_count; c++) {
+			fputc(',', f);
+			metric_put_num(f, metric_row_get(&metric_table[c], r));
+		}
+		for (size_t k = 0; k < nn; k++) {
+			const struct sweep_op *o = sweep_row_op(r, names[k]);
+			for (size_t c = 0; c < op_metric_count; c++) {
+				fputc(',', f);
+				if (o)
+					metric_put_num(f, op_metric_get(&op_metric_table[c], o));
+			}
+		}
+		fputc('\n', f);
+	}
+	if (ferror(f) | fclose(f) || rename(tmp, path)) {
+		errf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
+{
+	struct table t;
+	int cols[NRCOLS], *mcols;
+
+	memset(s, 0, sizeof(*s));
+	if (table_read(&t, path, err, errlen))
+		return -1;
+	snprintf(s->dir, sizeof(s->dir), "%s", path);
+	char *slash = strrchr(s->dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(s->dir, sizeof(s->dir), ".");
+	s->nparts = 1;
+	snprintf(s->parts[0].dir, sizeof(s->parts[0].dir), "%s", s->dir);
+	snprintf(s->parts[0].name, sizeof(s->parts[0].name), "%s", "summary.csv");
+	s->rows = calloc(t.nrows ? t.nrows : 1, sizeof(*s->rows));
+	mcols = calloc(metric_count, sizeof(*mcols));
+	if (!s->rows || !mcols) {
+		free(mcols);
+		table_free(&t);
+		errf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->nrows = t.nrows;
+	for (size_t c = 0; c < NRCOLS; c++)
+		cols[c] = table_col(&t, rcols[c].name);
+	for (size_t c = 0; c < metric_count; c++)
+		mcols[c] = table_col(&t, metric_table[c].name);
+	for (size_t i = 0; i < t.nrows; i++) {
+		struct sweep_row *r = &s->rows[i];
+		sweep_row_init(r);
+		for (size_t c = 0; c < NRCOLS; c++) {
+			const struct rcol *rc = &rcols[c];
+			const char *v = table_str(&t, i, cols[c]);
+			if (cols[c] < 0)
+				continue;
+			switch (rc->type) {
+			case CT_INT:
+			case CT_INT_OPT:
+				*FIELD(r, rc->off, int) = *v ? atoi(v) : (rc->type == CT_INT_OPT ? -1 : 0);
+				break;
+			case CT_STR:
+				snprintf(FIELD(r, rc->off, char), rc->size, "%s", v);
+				break;
+			}
+		}
+		for (size_t c = 0; c < metric_count; c++)
+			if (mcols[c] >= 0)
+				*metric_row_field(&metric_table[c], r) = table_num(&t, i, mcols[c]);
+		/* op_<name>_<field> */
+		for (size_t c = 0; c < t.ncols; c++) {
+			const char *h = t.hdr[c];
+			size_t hl = strlen(h);
+			if (strncmp(h, "op_", 3) || !*table_str(&t, i, (int)c))
+				continue;
+			for (size_t k = 0; k < op_metric_count; k++) {
+				const char *mn = op_metric_table[k].name;
+				size_t sl = strlen(mn);
+				char name[40];
+				struct sweep_op *o;
+				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' || strcmp(h + hl - sl, mn))
+					continue;
+				snprintf(name, sizeof(name), "%.*s", (int)(hl - sl - 4), h + 3);
+				o = row_op_add(r, name);
+				if (o)
+					*op_metric_field(&op_metric_table[k], o) = table_num(&t, i, (int)c);
+				break;
+			}
+		}
+	}
+	free(mcols);
+	table_free(&t);
+	return 0;
+}
+
+/* A figure (its offset in struct sweep_op) of an op in a configuration,
+ * the repeats combined; NaN if the op is not there. */
+double agg_op(const struct sweep_config *a, const char *op, size_t off)
+{
+	const struct sweep_op *o = sweep_row_op(&a->c.r, op);
+	return o ? *(const double *)((const char *)o + off) : NAN;
+}

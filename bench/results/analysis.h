@@ -1,0 +1,244 @@
+/* The one analysis module: every metric of a run, computed from its trace
+ * events (bench/measure/trace.h) plus the few figures that are not events (wall
+ * time of the run, rusage, GPU accounting, checksum). Whatever produced the
+ * events (ppbench's loader, or LotusTrace files read back from the PyTorch
+ * side of `compare`), the same code turns them into numbers.
+ *
+ * Definitions follow Lotus (IISWC 2024) and its artifact's scripts
+ * (github.com/rajveerb/lotus; docs/metrics.md is the metric table):
+ *
+ *   E2E            o->end_ns - o->start_ns
+ *   images/s       o->images / E2E
+ *   per op         count/sum/mean/std/min/p50/p90/p99/max of the op's event
+ *                  durations over all workers; span_s = sum of durations
+ *                  (the sum of the op's wall spans: what Lotus calls the
+ *                  op's "CPU seconds"; the time the op was on a CPU, where
+ *                  counters measured it, is oncpu_s); share of events < 10 ms and
+ *                  < 100 us (strictly less, Table II). Ops are keyed by
+ *                  LotusTrace name: EV_OP events of op i count as
+ *                  t->op_names[i]; EV_TRANSFORM as "STransform"; EV_COLLATE
+ *                  as "SCollation" (merged with a pipeline op of that Lotus
+ *                  name, if any).
+ *   batch preproc  durations of EV_BATCH_PREPROC; the low tail below
+ *                  q1 - 2 x (q3 - q1) is dropped (Lotus's rule for the short
+ *                  last batch), then mean, std (ddof 0), std % of mean,
+ *                  p25/p50/p75 and IQR = p75 - p25. Uncut figures are kept
+ *                  too (preproc_all).
+ *   out of order   share (%) of the batches that arrived before a batch with
+ *                  a smaller id: from EV_BATCH_ARRIVED events, the batches
+ *                  whose arrival precedes the latest arrival of a smaller id
+ *                  (whatever the hand-over order or loader policy); in a
+ *                  trace without arrival events (PyTorch's LotusTrace), the
+ *                  EV_BATCH_WAIT events whose duration is exactly
+ *                  TRACE_MARKER_NS (1000 ns): with in-order hand-over they
+ *                  mark exactly those batches. Denominator: the batches
+ *                  with an arrival (resp. an SBatchWait record).
+ *   stall          sum of the in-order waits (markers excluded: they are
+ *                  not waits) / E2E, in %. Lotus's script sums the markers
+ *                  too (1 us per out-of-order batch): a negligible difference.
+ *   wait           statistics over in-order waits only (markers excluded).
+ *                  wait_over_500ms_pct uses Lotus's denominator: ALL batches
+ *                  with an SBatchWait record, out-of-order markers included
+ *                  (its script divides by every SBatchWait row);
+ *                  wait_inorder_over_500ms_pct divides by in-order waits.
+ *   delay          start of EV_BATCH_CONSUMED - end of EV_BATCH_PREPROC, for
+ *                  every batch that has both; share > 500 ms of those
+ *                  batches (Lotus's denominator). Lotus's ad hoc drop of
+ *                  delays < 80 ms for b512 is not applied.
+ *   GPU            o->gpu_busy_ns / o->gpu_idle_ns when given (non-zero sum);
+ *                  otherwise busy = sum of EV_GPU_COPY + EV_GPU_STEP
+ *                  durations and idle = E2E - busy. utilization =
+ *                  busy / (busy + idle), in %.
+ *
+ * The worker of a batch is the trace_proc that holds its EV_BATCH_PREPROC
+ * event (its `id`). Times in batch rows are ns relative to o->start_ns.
+ *
+ * Not on any hot path: runs after the measured run, allocates freely. */
+#ifndef PPBENCH_ANALYSIS_H
+#define PPBENCH_ANALYSIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "counters.h"
+#include "stats.h"
+#include "trace.h"
+
+/* What the loader knows that is not an event. Pointers are borrowed for the
+ * duration of analysis_compute (everything needed is copied into the
+ * metrics). Zeroed fields mean "not known". */
+struct analysis_opts {
+	uint64_t start_ns, end_ns;     /* E2E window, wall-clock ns (same clock as events) */
+	int batch_size;                /* --batch */
+	int workers;                   /* --workers */
+	int gpus;                      /* --gpus */
+	uint64_t images;               /* images handed to the consumer */
+	uint64_t batches;              /* batches handed to the consumer (0: count events) */
+	const double *worker_cpu_s;    /* [workers]: user + sys seconds (rusage), or NULL */
+	const long *worker_maxrss_kib; /* [workers]: ru_maxrss (KiB), or NULL */
+	double main_cpu_s;             /* main process (all its threads) user + sys, s */
+	long main_maxrss_kib;
+	uint64_t gpu_busy_ns, gpu_idle_ns;  /* from the consumer; both 0: derive from events */
+	uint64_t checksum;             /* of every batch's tensor and labels */
+	int complete;                  /* 1: the run finished; 0: stopped early */
+	const char *stop_reason;       /* why it is incomplete ("worker 2 killed by SIGKILL"), or NULL */
+	uint64_t nskipped;             /* files skipped (--on-error skip) */
+	const char *const *skipped;    /* their paths (may hold fewer than nskipped), or NULL */
+	const char *const *skipped_reasons;  /* why each was skipped, or NULL */
+	size_t nskipped_listed;        /* entries in skipped[] */
+	double trace_cost_ns;          /* measured cost of one trace event, ns (0: unknown) */
+	/* counters (--counters): per trace op index [t->nops], or NULL */
+	const struct counter_derived *op_counted;
+	const uint64_t *op_regions;    /* regions counted per op (0: not counted) */
+	/* the harness and the loader policy (not events) */
+	uint64_t checksum_ns, checksum_bytes;  /* time and bytes hashed (--checksum) */
+	uint64_t gpu_copy_ns;          /* simulated host-to-device copies */
+	unsigned max_inflight;         /* most batches in flight at once */
+	uint64_t samples_moved;        /* samples that left the batch the sampler put them in */
+	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
+	uint64_t speedy_timeout_ns;    /* speedy: its timeout (0: none) */
+	int speedy;                    /* the policy was speedy */
+	/* the noise guard (bench/measure/noise.h): NaN / 0 when not measured */
+	double others_cpu_pct, steal_pct, load1;
+	double cpus_usable;            /* CPUs the run may use (0: unknown) */
+};
+
+/* Per-op figures. Times in ns. */
+struct op_metrics {
+	char name[40];          /* ppbench op id ("decode", "transform", "collate") */
+	char lotus_name[40];    /* LotusTrace name ("SLoader", "STransform", "SCollation") */
+	int trace_op;           /* its index among the trace's ops (t->op_names), -1: STransform
+				   or a collation the pipeline does not name */
+	struct stats st;        /* durations, ns (n = count, sum, mean, std, min, p25..p99, max) */
+	double span_s;          /* st.sum / 1e9: the sum of the op's wall spans (Lotus's "CPU seconds") */
+	double under_10ms_pct;  /* share of events with dur < 10 ms, % */
+	double under_100us_pct; /* share of events with dur < 100 us, % */
+	/* counters (NaN where not counted; a hardware figure is NaN where the
+	 * event is not supported, never 0) */
+	double regions;         /* calls counted (NaN: not counted) */
+	double oncpu_s;         /* time on a CPU */
+	double descheduled_s;   /* counted regions' wall time - oncpu_s */
+	double oncpu_pct;       /* oncpu / wall of the counted regions, % */
+	double ipc, cache_mpki, branch_mpki, frontend_stall_pct, backend_stall_pct;
+};
+
+#define BATCH_NONE INT64_MIN   /* a batch row time that was not recorded */
+
+/* One row per batch id found in the events, sorted by id. Times are ns
+ * relative to o->start_ns, or BATCH_NONE. */
+struct batch_row {
+	int64_t id;
+	int worker;             /* trace_proc.id of its EV_BATCH_PREPROC, -1: unknown */
+	int pid;                /* trace_proc.pid of that worker, 0: unknown */
+	uint32_t samples;       /* distinct sample positions among its EV_OP/EV_TRANSFORM events */
+	int64_t queued;         /* EV_BATCH_QUEUED start */
+	int64_t started;        /* EV_BATCH_PREPROC start */
+	int64_t finished;       /* EV_BATCH_PREPROC end */
+	int64_t arrived;        /* EV_BATCH_ARRIVED start */
+	int64_t pinned;         /* EV_BATCH_PINNED end */
+	int64_t consumed;       /* EV_BATCH_CONSUMED start */
+	int64_t wait_ns;        /* EV_BATCH_WAIT duration (TRACE_MARKER_NS for a marker), or BATCH_NONE */
+	int64_t delay_ns;       /* consumed - finished (may be < 0 if clocks disagree), or BATCH_NONE */
+	int out_of_order;       /* its SBatchWait is the 1000 ns marker */
+};
+
+struct run_metrics {
+	/* run */
+	int complete;
+	char stop_reason[256];
+	int batch_size, workers, gpus;
+	uint64_t start_ns, end_ns;     /* wall-clock ns */
+	double e2e_s;
+	uint64_t images, batches;
+	double images_per_s;
+	uint64_t checksum;
+
+	/* per op, in pipeline order then STransform (and SCollation if no
+	 * pipeline op has that name); only ops with at least one event */
+	size_t nops;
+	struct op_metrics *ops;
+	double ops_span_s;             /* sum of span_s of the pipeline ops + collation
+					  (STransform excluded: it contains the transforms) */
+	double ops_oncpu_s;            /* the same sum of oncpu_s (NaN: not counted) */
+
+	/* CPU and memory from rusage (copied from the opts) */
+	double *worker_cpu_s;          /* [workers], or NULL */
+	long *worker_maxrss_kib;       /* [workers], or NULL */
+	double workers_cpu_s;          /* sum of worker_cpu_s */
+	double workers_cpu_ms_per_image;  /* workers_cpu_s / images, in ms (NaN: no image) */
+	double ops_span_ms_per_image;  /* ops_span_s / images, in ms (NaN: no image) */
+	double worker_rss_max_kib;     /* the largest worker_maxrss_kib (NaN: unknown) */
+	double worker_rss_mean_kib;    /* their mean */
+	double main_cpu_s;
+	long main_maxrss_kib;
+
+	/* batch preprocessing time (EV_BATCH_PREPROC), ns */
+	struct stats preproc_all;      /* every batch */
+	struct stats preproc;          /* after the low-tail cut */
+	size_t preproc_dropped;        /* batches cut as low tail */
+	double preproc_std_pct;        /* 100 * preproc.std / preproc.mean */
+	double preproc_iqr_ns;         /* preproc.p75 - preproc.p25 */
+
+	/* main process */
+	size_t wait_events;            /* SBatchWait records (in order + markers) */
+	size_t ooo_batches;            /* markers */
+	double ooo_pct;
+	double wait_total_s;           /* sum of in-order waits */
+	double stall_pct;
+	struct stats wait;             /* in-order waits, ns */
+	double wait_over_500ms_pct;    /* of all SBatchWait records (Lotus) */
+	double wait_inorder_over_500ms_pct;
+	struct stats delay;            /* ns */
+	double delay_over_500ms_pct;
+
+	/* simulated GPU */
+	double gpu_busy_s, gpu_idle_s, gpu_util_pct;
+
+	/* the harness */
+	double checksum_s;             /* time spent hashing batches (0: --checksum off) */
+	uint64_t checksum_bytes;
+	double checksum_gb_per_s;      /* NaN when nothing was hashed */
+	double gpu_copy_s;             /* simulated host-to-device copies */
+	unsigned inflight_max;         /* most batches in flight at once */
+
+	/* the loader policy */
+	uint64_t samples_reordered;    /* samples that left the batch the sampler put them in */
+	uint64_t speedy_slow_lane;     /* speedy: samples sent to the slow lane */
+	double speedy_timeout_s;       /* speedy: its timeout (NaN: not speedy or none) */
+
+	/* the machine during the run */
+	double others_cpu_pct;         /* other processes' CPU time, % of the usable CPUs */
+	double steal_pct;              /* stolen by the hypervisor, % */
+	double load1;                  /* 1-minute load average at the end */
+	double cpus_usable;            /* CPUs the run could use (NaN: unknown) */
+	double busy_threads;           /* workers + the main process's busy share (main_cpu_s / e2e_s) */
+	double oversubscribed;         /* 1: busy_threads > cpus_usable + 0.5; 0: not; NaN: unknown */
+
+	/* tracing */
+	uint64_t trace_events;         /* events in the trace */
+	uint64_t trace_dropped;        /* sum of trace_proc.dropped */
+	double trace_cost_ns;
+
+	/* skipped files */
+	uint64_t nskipped;
+	size_t nskipped_listed;
+	char **skipped;                /* [nskipped_listed] copies */
+	char **skipped_reason;         /* [nskipped_listed] copies ("" when not known) */
+
+	/* per batch */
+	size_t nbatches;
+	struct batch_row *rows;
+};
+
+/* Compute every metric. m is overwritten (call analysis_free after). 0, or
+ * -1 with err (out of memory; inconsistent input such as end < start). An
+ * empty trace is not an error: the figures are zeros. */
+int analysis_compute(const struct trace *t, const struct analysis_opts *o,
+		     struct run_metrics *m, char *err, size_t errlen);
+void analysis_free(struct run_metrics *m);
+
+/* Lotus's low-tail cut on v[0..n) (any order): sorts v, drops the values
+ * below q1 - 2 x (q3 - q1) (they are the smallest, so the kept ones are
+ * v[*first..n)), returns how many were dropped. */
+size_t analysis_cut_low_tail(double *v, size_t n, size_t *first);
+
+#endif

@@ -1,0 +1,150 @@
+/* A small CSV reader (bench/results/csv.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "csv.h"
+#include "log.h"
+
+void table_free(struct table *t)
+{
+	free(t->buf);
+	free(t->hdr);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+static size_t split_fields(char *line, char **out, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (n < max)
+			out[n] = p;
+		n++;
+		if (!c)
+			break;
+		*c = 0;
+		p = c + 1;
+	}
+	return n;
+}
+
+int table_read(struct table *t, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = 0, lines = 0, cap = 0, n;
+	char *p, *line;
+
+	memset(t, 0, sizeof(*t));
+	if (!f) {
+		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (len + 65536 + 1 > cap) {
+			char *nb = realloc(t->buf, cap = 2 * cap + 65536 + 1);
+			if (!nb)
+				goto oom;
+			t->buf = nb;
+		}
+		n = fread(t->buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		errf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	f = NULL;
+	if (!t->buf && !(t->buf = calloc(1, 1)))
+		goto oom;
+	t->buf[len] = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += t->buf[i] == '\n';
+	lines++;
+	/* header */
+	p = t->buf;
+	line = NULL;
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (nl && nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		char *cur = p;
+		p = nl ? nl + 1 : p + strlen(p);
+		if (cur[0] == '#' || !cur[0])
+			continue;
+		line = cur;
+		break;
+	}
+	if (!line) {
+		errf(err, errlen, "'%s': no header line", path);
+		goto fail;
+	}
+	t->ncols = 1;
+	for (const char *q = line; *q; q++)
+		t->ncols += *q == ',';
+	t->hdr = calloc(t->ncols, sizeof(*t->hdr));
+	t->cell = calloc(lines * t->ncols + 1, sizeof(*t->cell));
+	if (!t->hdr || !t->cell)
+		goto oom;
+	split_fields(line, t->hdr, t->ncols);
+	while (*p) {
+		char *nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (nl && nl > p && nl[-1] == '\r')
+			nl[-1] = 0;
+		char *cur = p;
+		p = nl ? nl + 1 : p + strlen(p);
+		if (!cur[0])
+			continue;
+		split_fields(cur, t->cell + t->nrows * t->ncols, t->ncols);
+		t->nrows++;
+	}
+	return 0;
+oom:
+	errf(err, errlen, "cannot read '%s': out of memory", path);
+fail:
+	if (f)
+		fclose(f);
+	table_free(t);
+	return -1;
+}
+
+int table_col(const struct table *t, const char *name)
+{
+	for (size_t i = 0; i < t->ncols; i++)
+		if (!strcmp(t->hdr[i], name))
+			return (int)i;
+	return -1;
+}
+
+const char *table_str(const struct table *t, size_t row, int col)
+{
+	if (col < 0 || row >= t->nrows)
+		return "";
+	const char *s = t->cell[row * t->ncols + (size_t)col];
+	return s ? s : "";
+}
+
+/* NaN when missing or empty */
+double table_num(const struct table *t, size_t row, int col)
+{
+	const char *s = table_str(t, row, col);
+	char *end;
+	double v;
+
+	if (!*s)
+		return NAN;
+	v = strtod(s, &end);
+	return end == s ? NAN : v;
+}
+

@@ -1,0 +1,150 @@
+/* One row of a sweep's summary.csv: the figures of one run, as the metric
+ * table (metrics.h) names them. Shared by the results layer (repeats,
+ * metrics) and the report, which reads and writes these rows. */
+#ifndef PPBENCH_SWEEP_ROW_H
+#define PPBENCH_SWEEP_ROW_H
+
+#include <stddef.h>
+
+#define SWEEP_SCHEMA_VERSION 1
+#define SWEEP_MAX_OPS 16
+
+/* Status of one planned run. */
+#define RUN_PENDING "pending"        /* not run yet (or the sweep stopped during it) */
+#define RUN_OK "ok"                  /* exit 0 and a complete summary.json */
+#define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
+#define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
+
+/* One op of a run: its figures, one field per row of op_metric_table
+ * (bench/results/metrics.h) with the row's name; NaN where not known. */
+struct sweep_op {
+	char name[40];                /* ppbench op id ("decode", "transform", "collate") */
+	double count;
+	double mean_ms;
+	double std_ms;
+	double min_ms;
+	double p50_ms;
+	double p90_ms;
+	double p99_ms;
+	double max_ms;
+	double span_s;
+	double under_10ms_pct;
+	double under_100us_pct;
+	double regions;
+	double oncpu_s;
+	double descheduled_s;
+	double oncpu_pct;
+	double ipc;
+	double cache_mpki;
+	double branch_mpki;
+	double frontend_stall_pct;
+	double backend_stall_pct;
+};
+
+/* One row of summary.csv: one configuration and repeat. The identity and
+ * settings of the run, then one field per row of metric_table
+ * (bench/results/metrics.h) with the row's name; a figure that is not known is NaN
+ * (an empty CSV field). */
+struct sweep_row {
+	int part;                     /* which sweep folder (struct sweep.parts) */
+	int config;                   /* configuration number, 1.. in plan order (over all parts) */
+	int repeat;                   /* 1.. */
+	char tag[64];                 /* the run's tag: w<W>-b<B>-g<G>-r<R> */
+	char status[16];              /* RUN_* */
+	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
+	char run_dir[256];            /* relative to the sweep folder; "" if none */
+	char cache[16];               /* page cache before the run: "dropped" or "warm" */
+	int workers, batch, gpus;
+	char policy[16];              /* loader policy (summary.json options.policy; "" unknown: torch) */
+	int complete;                 /* summary.json "complete" (0 if none) */
+	char checksum[24];
+	char counters[64];            /* --counters of the run ("" unknown) */
+	/* hardware events: "ok" (some count), "not supported: <event>:
+	 * <reason>" (none does), or "" when none was asked for */
+	char hw_events[160];
+	/* the figures the sweep records about the run (MSRC_SWEEP) */
+	double wall_s;
+	double cache_resident_pct;
+	/* the run's figures (MSRC_RUN) */
+	double e2e_s;
+	double images;
+	double batches;
+	double images_per_s;
+	double workers_cpu_s;
+	double main_cpu_s;
+	double ops_span_s;
+	double ops_oncpu_s;
+	double workers_cpu_per_image_ms;
+	double ops_span_per_image_ms;
+	double worker_rss_max_kib;
+	double worker_rss_mean_kib;
+	double main_max_rss_kib;
+	double preproc_batches;
+	double preproc_avg_ms;
+	double preproc_std_ms;
+	double preproc_min_ms;
+	double preproc_p25_ms;
+	double preproc_p50_ms;
+	double preproc_p75_ms;
+	double preproc_p90_ms;
+	double preproc_p99_ms;
+	double preproc_max_ms;
+	double preproc_std_pct;
+	double preproc_iqr_ms;
+	double preproc_low_tail_dropped;
+	double preproc_all_batches;
+	double preproc_all_avg_ms;
+	double preproc_all_std_ms;
+	double wait_records;
+	double ooo_batches;
+	double ooo_pct;
+	double stall_pct;
+	double sum_wait_s;
+	double wait_count;
+	double wait_avg_ms;
+	double wait_std_ms;
+	double wait_min_ms;
+	double wait_p50_ms;
+	double wait_p90_ms;
+	double wait_p99_ms;
+	double wait_max_ms;
+	double wait_gt_500ms_pct;
+	double wait_inorder_gt_500ms_pct;
+	double delay_count;
+	double delay_avg_ms;
+	double delay_std_ms;
+	double delay_min_ms;
+	double delay_p50_ms;
+	double delay_p90_ms;
+	double delay_p99_ms;
+	double delay_max_ms;
+	double delay_gt_500ms_pct;
+	double gpu_busy_s;
+	double gpu_idle_s;
+	double gpu_util_pct;
+	double checksum_s;
+	double checksum_bytes;
+	double checksum_gb_per_s;
+	double gpu_copy_s;
+	double inflight_max;
+	double samples_reordered_count;
+	double speedy_slow_lane;
+	double speedy_timeout_s;
+	double others_cpu_pct;
+	double steal_pct;
+	double load_avg_1min;
+	double cpus_usable;
+	double busy_threads;
+	double oversubscribed;
+	double trace_events;
+	double trace_dropped;
+	double trace_cost_ns;
+	double skipped_files;
+	size_t nops;
+	struct sweep_op ops[SWEEP_MAX_OPS];
+};
+
+/* The op named `name` in r, or NULL (repeats.c). */
+const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name);
+
+#endif
