@@ -500,92 +500,138 @@ static int plan_planar(const struct plan *p)
 	return p->kind == K_GRAY || (p->kind == K_RGB && p->subsamp == TJSAMP_420);
 }
 
-/* Fill wk->pix: Y, Cb, Cr planes (plan_planar), or pixels of 3 (RGB) or 4
- * (inverted CMYK) bytes. */
-static void synthesize(struct work *wk, const struct plan *p, uint64_t *s)
-{
-	const int w = p->w, h = p->h;
+/* What the steps of synthesize share: the image's plan, its pyramid of
+ * levels, its shapes, and the octave amplitudes (each step starts from the
+ * amplitudes the one before left). */
+struct synth {
+	struct work *wk;
+	const struct plan *p;
+	uint64_t *s;
 	struct levels lv;
 	struct shape shapes[MAX_SHAPES];
 	float amp[MAX_LEVELS + 1];
-	int kmax = 3;
-	while (kmax < MAX_LEVELS && (4 << kmax) <= (w < h ? w : h))
-		kmax++;
-	levels_init(&lv, w, h, kmax);
-	int nshapes = plan_shapes(shapes, p, s);
+	int kmax, nshapes;
+};
 
-	/* texture strength, quarter size: smooth regions and detailed ones */
-	memset(amp, 0, sizeof(amp));
+/* texture strength, quarter size: smooth regions and detailed ones */
+static void synth_texture(struct synth *sy)
+{
+	struct work *wk = sy->wk;
+	const struct plan *p = sy->p;
+	const struct levels *lv = &sy->lv;
+	float *amp = sy->amp;
+	const int kmax = sy->kmax;
+	memset(amp, 0, sizeof(sy->amp));
 	for (int k = kmax; k >= 4 && k > kmax - 3; k--)
 		amp[k] = p->mod_amp * (k == kmax ? 1.0f : 0.6f);
-	octave_noise(wk, wk->mod, &lv, 2, p->mod0, amp, 0, s);
-	for (int n = 0; n < nshapes; n++)
-		for (int y = 0; y < lv.h[2]; y++) {
+	octave_noise(wk, wk->mod, lv, 2, p->mod0, amp, 0, sy->s);
+	for (int n = 0; n < sy->nshapes; n++)
+		for (int y = 0; y < lv->h[2]; y++) {
 			int x0, x1;
-			if (!shape_row(&shapes[n], 4, y, lv.w[2], &x0, &x1))
+			if (!shape_row(&sy->shapes[n], 4, y, lv->w[2], &x0, &x1))
 				continue;
-			float *m = wk->mod + (size_t)y * lv.w[2];
+			float *m = wk->mod + (size_t)y * lv->w[2];
 			for (int x = x0; x < x1; x++)
-				m[x] *= shapes[n].mod;
+				m[x] *= sy->shapes[n].mod;
 		}
-	for (size_t i = 0; i < (size_t)lv.w[2] * lv.h[2]; i++)
+	for (size_t i = 0; i < (size_t)lv->w[2] * lv->h[2]; i++)
 		wk->mod[i] = wk->mod[i] < 0.05f ? 0.05f : wk->mod[i];
+}
 
-	/* chroma, half size: smooth, a little fine noise */
-	memset(amp, 0, sizeof(amp));
+/* chroma, half size: smooth, a little fine noise */
+static void synth_chroma(struct synth *sy)
+{
+	struct work *wk = sy->wk;
+	const struct plan *p = sy->p;
+	const struct levels *lv = &sy->lv;
+	float *amp = sy->amp;
+	const int kmax = sy->kmax;
+	memset(amp, 0, sizeof(sy->amp));
 	for (int k = kmax; k >= 3; k--)
 		amp[k] = k == kmax ? p->chroma_amp : amp[k + 1] * 0.6f;
 	amp[2] = 1.0f + tune.cf2 * p->fine_amp;
 	amp[1] = 1.0f + tune.cf1 * p->fine_amp;
-	if (p->kind != K_GRAY) {
-		octave_noise(wk, wk->cb, &lv, 1, p->cb0, amp, 0, s);
-		octave_noise(wk, wk->cr, &lv, 1, p->cr0, amp, 0, s);
-		for (int n = 0; n < nshapes; n++)
-			for (int y = 0; y < lv.h[1]; y++) {
-				int x0, x1;
-				const struct shape *sh = &shapes[n];
-				if (!shape_row(sh, 2, y, lv.w[1], &x0, &x1))
-					continue;
-				float *cb = wk->cb + (size_t)y * lv.w[1], *cr = wk->cr + (size_t)y * lv.w[1];
-				for (int x = x0; x < x1; x++) {
-					cb[x] = sh->cb + 0.5f * (cb[x] - p->cb0);
-					cr[x] = sh->cr + 0.5f * (cr[x] - p->cr0);
-				}
+	if (p->kind == K_GRAY)
+		return;
+	octave_noise(wk, wk->cb, lv, 1, p->cb0, amp, 0, sy->s);
+	octave_noise(wk, wk->cr, lv, 1, p->cr0, amp, 0, sy->s);
+	for (int n = 0; n < sy->nshapes; n++)
+		for (int y = 0; y < lv->h[1]; y++) {
+			int x0, x1;
+			const struct shape *sh = &sy->shapes[n];
+			if (!shape_row(sh, 2, y, lv->w[1], &x0, &x1))
+				continue;
+			float *cb = wk->cb + (size_t)y * lv->w[1], *cr = wk->cr + (size_t)y * lv->w[1];
+			for (int x = x0; x < x1; x++) {
+				cb[x] = sh->cb + 0.5f * (cb[x] - p->cb0);
+				cr[x] = sh->cr + 0.5f * (cr[x] - p->cr0);
 			}
-	}
+		}
+}
 
-	/* luminance: 1/f-like coarse octaves, modulated fine texture */
+/* luminance: 1/f-like coarse octaves, modulated fine texture */
+static void synth_luminance(struct synth *sy)
+{
+	struct work *wk = sy->wk;
+	const struct plan *p = sy->p;
+	float *amp = sy->amp;
+	const int w = p->w, h = p->h, kmax = sy->kmax;
 	for (int k = kmax; k >= 0; k--)
 		amp[k] = k == kmax ? p->coarse_amp : amp[k + 1] * p->coarse_p;
 	amp[2] = tune.c2 * p->fine_amp;
 	amp[1] = tune.c1 * p->fine_amp;
 	amp[0] = tune.c0 * p->fine_amp;
-	octave_noise(wk, wk->lum, &lv, 0, p->y0, amp, 1, s);
-	for (int n = 0; n < nshapes; n++)
+	octave_noise(wk, wk->lum, &sy->lv, 0, p->y0, amp, 1, sy->s);
+	for (int n = 0; n < sy->nshapes; n++)
 		for (int y = 0; y < h; y++) {
 			int x0, x1;
-			const struct shape *sh = &shapes[n];
+			const struct shape *sh = &sy->shapes[n];
 			if (!shape_row(sh, 1, y, w, &x0, &x1))
 				continue;
 			float *l = wk->lum + (size_t)y * w;
 			for (int x = x0; x < x1; x++)
 				l[x] = sh->lum + sh->keep * (l[x] - p->y0);
 		}
+}
 
-	/* 4:2:0 and grayscale JPEGs are encoded from planes (Y, then Cb and Cr
-	 * at half size), the others from RGB or CMYK pixels */
-	const int planar = plan_planar(p);
-	if (planar && p->kind != K_GRAY) {
-		const size_t nc = (size_t)lv.w[1] * lv.h[1];
-		unsigned char *pcb = wk->pix + (size_t)w * h, *pcr = pcb + nc;
-		#pragma omp simd
-		for (size_t i = 0; i < nc; i++) {
-			pcb[i] = (unsigned char)to8(128.0f + wk->cb[i]);
-			pcr[i] = (unsigned char)to8(128.0f + wk->cr[i]);
-		}
+/* the Cb and Cr planes (half size) after the Y plane, for a planar colour
+ * image */
+static void synth_chroma_planes(struct synth *sy)
+{
+	struct work *wk = sy->wk;
+	const size_t nc = (size_t)sy->lv.w[1] * sy->lv.h[1];
+	unsigned char *pcb = wk->pix + (size_t)sy->p->w * sy->p->h, *pcr = pcb + nc;
+	#pragma omp simd
+	for (size_t i = 0; i < nc; i++) {
+		pcb[i] = (unsigned char)to8(128.0f + wk->cb[i]);
+		pcr[i] = (unsigned char)to8(128.0f + wk->cr[i]);
 	}
+}
 
-	/* illumination, colour conversion, a row at a time */
+/* naive CMYK of a row of RGB, stored inverted (Adobe): 255 - ink */
+static void row_to_cmyk(unsigned char *q, const int32_t *ri, const int32_t *gi,
+			const int32_t *bi, int w)
+{
+	for (int x = 0; x < w; x++, q += 4) {
+		const int r = ri[x], g = gi[x], b = bi[x];
+		const int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
+		if (!mx) {
+			q[0] = q[1] = q[2] = 255;
+		} else {
+			q[0] = (unsigned char)(255 - (mx - r) * 255 / mx);
+			q[1] = (unsigned char)(255 - (mx - g) * 255 / mx);
+			q[2] = (unsigned char)(255 - (mx - b) * 255 / mx);
+		}
+		q[3] = (unsigned char)mx;
+	}
+}
+
+/* illumination, colour conversion, a row at a time */
+static void synth_rows(struct synth *sy, int planar)
+{
+	struct work *wk = sy->wk;
+	const struct plan *p = sy->p;
+	const int w = p->w, h = p->h;
 	const float gx = p->gx / (float)w, vig = p->vig;
 	float *L = wk->row, *cbw = L + ROW, *crw = cbw + ROW;
 	int32_t *ri = (int32_t *)(crw + ROW), *gi = ri + ROW, *bi = gi + ROW;
@@ -606,8 +652,8 @@ static void synthesize(struct work *wk, const struct plan *p, uint64_t *s)
 				q[x] = (unsigned char)to8(L[x]);
 			continue;
 		}
-		const float *cb = wk->cb + (size_t)(y >> 1) * lv.w[1];
-		const float *cr = wk->cr + (size_t)(y >> 1) * lv.w[1];
+		const float *cb = wk->cb + (size_t)(y >> 1) * sy->lv.w[1];
+		const float *cr = wk->cr + (size_t)(y >> 1) * sy->lv.w[1];
 		for (int x = 0; x < w; x++) {
 			cbw[x] = cb[x >> 1];
 			crw[x] = cr[x >> 1];
@@ -620,20 +666,7 @@ static void synthesize(struct work *wk, const struct plan *p, uint64_t *s)
 			bi[x] = to8(Y + 1.772f * u);
 		}
 		if (p->kind == K_YCCK || p->kind == K_CMYK) {
-			/* naive CMYK, stored inverted (Adobe): 255 - ink */
-			for (int x = 0; x < w; x++) {
-				const int r = ri[x], g = gi[x], b = bi[x];
-				const int mx = r > g ? (r > b ? r : b) : (g > b ? g : b);
-				unsigned char *q = wk->pix + 4 * (o + x);
-				if (!mx) {
-					q[0] = q[1] = q[2] = 255;
-				} else {
-					q[0] = (unsigned char)(255 - (mx - r) * 255 / mx);
-					q[1] = (unsigned char)(255 - (mx - g) * 255 / mx);
-					q[2] = (unsigned char)(255 - (mx - b) * 255 / mx);
-				}
-				q[3] = (unsigned char)mx;
-			}
+			row_to_cmyk(wk->pix + 4 * o, ri, gi, bi, w);
 			continue;
 		}
 		unsigned char *q = wk->pix + 3 * o;
@@ -643,6 +676,27 @@ static void synthesize(struct work *wk, const struct plan *p, uint64_t *s)
 			q[3 * x + 2] = (unsigned char)bi[x];
 		}
 	}
+}
+
+/* Fill wk->pix: Y, Cb, Cr planes (plan_planar), or pixels of 3 (RGB) or 4
+ * (inverted CMYK) bytes. */
+static void synthesize(struct work *wk, const struct plan *p, uint64_t *s)
+{
+	const int w = p->w, h = p->h;
+	struct synth sy = { .wk = wk, .p = p, .s = s, .kmax = 3 };
+	while (sy.kmax < MAX_LEVELS && (4 << sy.kmax) <= (w < h ? w : h))
+		sy.kmax++;
+	levels_init(&sy.lv, w, h, sy.kmax);
+	sy.nshapes = plan_shapes(sy.shapes, p, s);
+	synth_texture(&sy);
+	synth_chroma(&sy);
+	synth_luminance(&sy);
+	/* 4:2:0 and grayscale JPEGs are encoded from planes (Y, then Cb and Cr
+	 * at half size), the others from RGB or CMYK pixels */
+	const int planar = plan_planar(p);
+	if (planar && p->kind != K_GRAY)
+		synth_chroma_planes(&sy);
+	synth_rows(&sy, planar);
 }
 
 /* ---- encoders -------------------------------------------------------- */
