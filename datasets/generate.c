@@ -992,18 +992,11 @@ static void fill_stats(struct gen_stats *st, const unsigned char *kind, const ui
 	free(v);
 }
 
-int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *err, size_t errlen)
+/* 0 if o can be generated (a count that fits, an output folder that is
+ * absent or empty), -1 with err if not. */
+static int check_request(const struct gen_options *o, char *err, size_t errlen)
 {
-	const uint64_t t0 = clock_now_ns();
-	char tmp[PATH_MAX] = "", parent[PATH_MAX], path[PATH_MAX];
-	unsigned char *kind = NULL;
-	uint64_t *bytes = NULL;
-	int *wh = NULL;
-	int16_t *noise = NULL;
-	int made_tmp = 0, rc = -1;
 	struct stat sb;
-
-	memset(st, 0, sizeof(*st));
 	if (!o->out || !*o->out) {
 		snprintf(err, errlen, "cannot generate: no output folder");
 		return -1;
@@ -1029,9 +1022,15 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 			return -1;
 		}
 	}
+	return 0;
+}
 
-	/* the temporary folder sits beside out, so the final rename is atomic */
-	snprintf(parent, sizeof(parent), "%s", o->out);
+/* Create the temporary folder into tmp (PATH_MAX); it sits beside out, so
+ * the final rename is atomic. 0 done, -1 with err. */
+static int make_temp_beside(const char *out, char *tmp, char *err, size_t errlen)
+{
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", out);
 	size_t len = strlen(parent);
 	while (len > 1 && parent[len - 1] == '/')
 		parent[--len] = 0;
@@ -1049,49 +1048,53 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 		snprintf(err, errlen, "cannot create '%s': %s", parent, strerror(errno));
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%.3000s/.%.200s.tmp-XXXXXX", parent, basecopy);
+	snprintf(tmp, PATH_MAX, "%.3000s/.%.200s.tmp-XXXXXX", parent, basecopy);
 	if (!mkdtemp(tmp)) {
 		snprintf(err, errlen, "cannot create a temporary folder in '%s': %s", parent, strerror(errno));
 		return -1;
 	}
-	made_tmp = 1;
 	chmod(tmp, 0755);
+	return 0;
+}
 
-	const size_t n = o->images, nc = o->classes;
-	kind = calloc(n, 1);
-	bytes = calloc(n, sizeof(*bytes));
-	wh = calloc(2 * n, sizeof(*wh));
-	if (!kind || !bytes || !wh) {
-		snprintf(err, errlen, "cannot generate %zu images: out of memory", n);
-		goto out;
-	}
+/* Which images are the PNG, the CMYK and the grayscale ones (the rest RGB). */
+static void pick_kinds(unsigned char *kind, size_t n, uint64_t seed)
+{
 	if (n >= 2)
-		pick(kind, n, 1, K_PNG, K_PNG, o->seed, 0x706e67);
+		pick(kind, n, 1, K_PNG, K_PNG, seed, 0x706e67);
 	size_t ncmyk = n >= 20 ? (n + 500) / 1000 : 0, ngray = n >= 20 ? (n * 15 + 500) / 1000 : 0;
 	if (n >= 20 && ncmyk < 2)
 		ncmyk = 2;      /* one of each flavour */
 	if (n >= 20 && !ngray)
 		ngray = 1;
-	pick(kind, n, ncmyk, K_YCCK, K_CMYK, o->seed, 0x636d796b);
-	pick(kind, n, ngray, K_GRAY, K_GRAY, o->seed, 0x67726179);
+	pick(kind, n, ncmyk, K_YCCK, K_CMYK, seed, 0x636d796b);
+	pick(kind, n, ngray, K_GRAY, K_GRAY, seed, 0x67726179);
+}
 
+static int make_class_folders(const char *tmp, size_t nc, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
 	for (size_t c = 0; c < nc; c++) {
 		snprintf(path, sizeof(path), "%.3300s/n%08u", tmp, class_id(c, nc));
 		if (mkdir(path, 0755)) {
 			snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
 
+/* Write every image into tmp in parallel, with progress on a terminal;
+ * its kind from kind[], its size into bytes[] and wh[]. 0 done, -1 with
+ * the first error in err. */
+static int write_images(const struct gen_options *o, const char *tmp, const unsigned char *kind,
+			uint64_t *bytes, int *wh, const int16_t *noise, char *err, size_t errlen)
+{
+	const size_t n = o->images, nc = o->classes;
 	int failed = 0;
 	size_t done = 0;
 	const int show = !o->quiet && isatty(2);
 	const int nt = o->threads > 0 ? o->threads : omp_get_max_threads();
-	noise = noise_table(o->seed);
-	if (!noise) {
-		snprintf(err, errlen, "cannot generate %zu images: out of memory", n);
-		goto out;
-	}
 	#pragma omp parallel num_threads(nt)
 	{
 		struct work wk = { .noise = noise };
@@ -1133,16 +1136,56 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 	}
 	if (show)
 		fprintf(stderr, "\n");
-	if (failed)
-		goto out;
+	return failed ? -1 : 0;
+}
 
+/* the INFO_FILE that names the generator version, the counts and the seed */
+static int write_info(const struct gen_options *o, const char *tmp, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%.3300s/" INFO_FILE, tmp);
 	char info[512];
 	int il = snprintf(info, sizeof(info),
 			  "ppbench synthetic ImageNet-like dataset\n"
 			  "generator_version %d\nimages %zu\nclasses %zu\nseed %llu\n",
-			  GEN_VERSION, n, nc, (unsigned long long)o->seed);
-	if (write_all(path, (const unsigned char *)info, (size_t)il, err, errlen))
+			  GEN_VERSION, o->images, o->classes, (unsigned long long)o->seed);
+	return write_all(path, (const unsigned char *)info, (size_t)il, err, errlen);
+}
+
+int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *err, size_t errlen)
+{
+	const uint64_t t0 = clock_now_ns();
+	char tmp[PATH_MAX] = "";
+	unsigned char *kind = NULL;
+	uint64_t *bytes = NULL;
+	int *wh = NULL;
+	int16_t *noise = NULL;
+	int made_tmp = 0, rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	if (check_request(o, err, errlen) || make_temp_beside(o->out, tmp, err, errlen))
+		return -1;
+	made_tmp = 1;
+
+	const size_t n = o->images;
+	kind = calloc(n, 1);
+	bytes = calloc(n, sizeof(*bytes));
+	wh = calloc(2 * n, sizeof(*wh));
+	if (!kind || !bytes || !wh) {
+		snprintf(err, errlen, "cannot generate %zu images: out of memory", n);
+		goto out;
+	}
+	pick_kinds(kind, n, o->seed);
+	if (make_class_folders(tmp, o->classes, err, errlen))
+		goto out;
+	noise = noise_table(o->seed);
+	if (!noise) {
+		snprintf(err, errlen, "cannot generate %zu images: out of memory", n);
+		goto out;
+	}
+	if (write_images(o, tmp, kind, bytes, wh, noise, err, errlen))
+		goto out;
+	if (write_info(o, tmp, err, errlen))
 		goto out;
 	if (rename(tmp, o->out)) {
 		snprintf(err, errlen, "cannot rename '%s' to '%s': %s", tmp, o->out, strerror(errno));
