@@ -110,6 +110,102 @@ static void print_text(const struct topo_summary *ts, const struct counter_spec 
 		plan_line);
 }
 
+/* the SIMD kernels: the active one, how it was chosen, each one's support */
+static json_t *kernels_json(void)
+{
+	json_t *k = json_object();
+	json_object_set_new(k, "active", json_string(kernels_active()->name));
+	json_object_set_new(k, "chosen_by", json_string(kernels_chosen_by()));
+	for (int id = 0; id < KERNEL_COUNT; id++) {
+		const char *why;
+		int ok = kernels_supported((enum kernel_id)id, &why);
+		json_object_set_new(k, kernels_of((enum kernel_id)id)->name,
+				    json_string(ok ? "yes" : why));
+	}
+	return k;
+}
+
+/* what other processes use of the CPUs now, against the busy threshold */
+static json_t *noise_now_json(void)
+{
+	struct cpus cp;
+	cpus_read(&cp);
+	double now = noise_others_now(&cp);
+	json_t *n = json_object();
+	json_object_set_new(n, "others_cpu_pct_now", isfinite(now) ? json_real(now) : json_null());
+	json_object_set_new(n, "busy", json_boolean(now > NOISE_BUSY_PCT));
+	json_object_set_new(n, "threshold_pct", json_real(NOISE_BUSY_PCT));
+	return n;
+}
+
+/* info --json to stdout; EXIT_OK or EXIT_FAIL (cannot write) */
+static int print_json(const struct topo_summary *ts, const struct counter_spec *spec,
+		      const struct counted_overhead *null_ov, const struct pin_plan *plan,
+		      double clock_cost)
+{
+	int status = EXIT_OK;
+	json_t *o = json_object();
+	json_t *c = json_object();
+	json_object_set_new(o, "schema_version", json_integer(1));
+	json_object_set_new(o, "topology", topo_json(ts));
+	json_object_set_new(c, "source", json_string(clock_source()));
+	json_object_set_new(c, "resolution_ns", json_integer((json_int_t)clock_resolution_ns()));
+	json_object_set_new(c, "read_cost_ns", json_real(clock_cost));
+	json_object_set_new(o, "clock", c);
+	json_object_set_new(o, "counters", counters_spec_json(spec));
+	json_object_set_new(o, "kernels", kernels_json());
+	if (null_ov) {
+		json_t *n = json_object();
+		json_object_set_new(n, "plain_ns_per_sample", json_real(null_ov->plain_ns));
+		json_object_set_new(n, "counted_ns_per_sample", json_real(null_ov->counted_ns));
+		json_object_set_new(n, "per_op_ns", json_real(null_ov->per_op_ns));
+		json_object_set_new(n, "samples", json_integer((json_int_t)null_ov->samples));
+		json_object_set_new(o, "null_op_overhead", n);
+	}
+	json_object_set_new(o, "pin_plan", pin_plan_json(plan, NULL, -1, -1));
+	/* fit to benchmark: the CPUs usable, governor, VM, what others use now */
+	json_object_set_new(o, "machine", machine_json());
+	json_object_set_new(o, "noise", noise_now_json());
+	if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) || putchar('\n') == EOF)
+		status = EXIT_FAIL;
+	json_decref(o);
+	return status;
+}
+
+/* The pin plan for W workers, as one line into plan_line (with its note).
+ * 0 done, -1 with err. */
+static int plan_pins(const struct topo *t, const struct pin_req *req, long workers,
+		     struct pin_plan *plan, char *plan_line, size_t n, char *err, size_t errlen)
+{
+	if (pin_plan_compute(t, req, (int)workers, plan, err, errlen))
+		return -1;
+	pin_plan_format(plan, plan_line, n);
+	if (plan->note[0]) {
+		size_t l = strlen(plan_line);
+		snprintf(plan_line + l, n - l, " (%s)", plan->note);
+	}
+	return 0;
+}
+
+/* What a counter read and a counted null op cost (with counters asked for);
+ * one that cannot be measured is a warning and left out. */
+static void measure_overheads(struct counter_spec *spec, int *ov_ok,
+			      struct counted_overhead *null_ov, int *null_ok)
+{
+	char err[512];
+	*ov_ok = *null_ok = 0;
+	if (!spec->n)
+		return;
+	if (counters_measure_overhead(spec, err, sizeof(err)))
+		warn_msg("%s", err);
+	else
+		*ov_ok = 1;
+	if (counted_null_overhead(spec, null_ov, err, sizeof(err)))
+		warn_msg("%s", err);
+	else
+		*null_ok = 1;
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char usage[] = "ppbench info [--counters LIST] [--pin POLICY --workers W] "
@@ -151,17 +247,12 @@ int cmd_info(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	topo_summary(&t, &ts);
-	if (pin_plan_compute(&t, req, (int)cfg.workers, &plan, err, sizeof(err))) {
+	if (plan_pins(&t, req, cfg.workers, &plan, plan_line, sizeof(plan_line), err, sizeof(err))) {
 		error_msg("%s", err);
 		status = EXIT_USAGE;
 		goto out;
 	}
 	have_plan = 1;
-	pin_plan_format(&plan, plan_line, sizeof(plan_line));
-	if (plan.note[0]) {
-		size_t l = strlen(plan_line);
-		snprintf(plan_line + l, sizeof(plan_line) - l, " (%s)", plan.note);
-	}
 	if (cfg.xml && topo_export_xml(&t, cfg.xml, err, sizeof(err))) {
 		error_msg("%s", err);
 		status = EXIT_FAIL;
@@ -170,66 +261,11 @@ int cmd_info(int argc, char **argv)
 
 	double clock_cost = clock_read_cost_ns();
 	counters_probe(spec);
-	int ov_ok = 0;
+	int ov_ok, null_ok;
 	struct counted_overhead null_ov;
-	int null_ok = 0;
-	if (spec->n) {
-		if (counters_measure_overhead(spec, err, sizeof(err)))
-			warn_msg("%s", err);
-		else
-			ov_ok = 1;
-		if (counted_null_overhead(spec, &null_ov, err, sizeof(err)))
-			warn_msg("%s", err);
-		else
-			null_ok = 1;
-	}
-
+	measure_overheads(spec, &ov_ok, &null_ov, &null_ok);
 	if (cfg.json) {
-		json_t *o = json_object();
-		json_t *c = json_object();
-		json_object_set_new(o, "schema_version", json_integer(1));
-		json_object_set_new(o, "topology", topo_json(&ts));
-		json_object_set_new(c, "source", json_string(clock_source()));
-		json_object_set_new(c, "resolution_ns", json_integer((json_int_t)clock_resolution_ns()));
-		json_object_set_new(c, "read_cost_ns", json_real(clock_cost));
-		json_object_set_new(o, "clock", c);
-		json_object_set_new(o, "counters", counters_spec_json(spec));
-		{
-			json_t *k = json_object();
-			json_object_set_new(k, "active", json_string(kernels_active()->name));
-			json_object_set_new(k, "chosen_by", json_string(kernels_chosen_by()));
-			for (int id = 0; id < KERNEL_COUNT; id++) {
-				const char *why;
-				int ok = kernels_supported((enum kernel_id)id, &why);
-				json_object_set_new(k, kernels_of((enum kernel_id)id)->name,
-						    json_string(ok ? "yes" : why));
-			}
-			json_object_set_new(o, "kernels", k);
-		}
-		if (null_ok) {
-			json_t *n = json_object();
-			json_object_set_new(n, "plain_ns_per_sample", json_real(null_ov.plain_ns));
-			json_object_set_new(n, "counted_ns_per_sample", json_real(null_ov.counted_ns));
-			json_object_set_new(n, "per_op_ns", json_real(null_ov.per_op_ns));
-			json_object_set_new(n, "samples", json_integer((json_int_t)null_ov.samples));
-			json_object_set_new(o, "null_op_overhead", n);
-		}
-		json_object_set_new(o, "pin_plan", pin_plan_json(&plan, NULL, -1, -1));
-		/* fit to benchmark: the CPUs usable, governor, VM, what others use now */
-		json_object_set_new(o, "machine", machine_json());
-		{
-			struct cpus cp;
-			cpus_read(&cp);
-			double now = noise_others_now(&cp);
-			json_t *n = json_object();
-			json_object_set_new(n, "others_cpu_pct_now", isfinite(now) ? json_real(now) : json_null());
-			json_object_set_new(n, "busy", json_boolean(now > NOISE_BUSY_PCT));
-			json_object_set_new(n, "threshold_pct", json_real(NOISE_BUSY_PCT));
-			json_object_set_new(o, "noise", n);
-		}
-		if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) || putchar('\n') == EOF)
-			status = EXIT_FAIL;
-		json_decref(o);
+		status = print_json(&ts, spec, null_ok ? &null_ov : NULL, &plan, clock_cost);
 	} else {
 		print_text(&ts, spec, ov_ok, null_ok ? &null_ov : NULL, plan_line, &cfg, clock_cost,
 			   stdout);
