@@ -517,14 +517,11 @@ struct synth {
 static void synth_texture(struct synth *sy)
 {
 	struct work *wk = sy->wk;
-	const struct plan *p = sy->p;
 	const struct levels *lv = &sy->lv;
-	float *amp = sy->amp;
-	const int kmax = sy->kmax;
-	memset(amp, 0, sizeof(sy->amp));
-	for (int k = kmax; k >= 4 && k > kmax - 3; k--)
-		amp[k] = p->mod_amp * (k == kmax ? 1.0f : 0.6f);
-	octave_noise(wk, wk->mod, lv, 2, p->mod0, amp, 0, sy->s);
+	memset(sy->amp, 0, sizeof(sy->amp));
+	for (int k = sy->kmax; k >= 4 && k > sy->kmax - 3; k--)
+		sy->amp[k] = sy->p->mod_amp * (k == sy->kmax ? 1.0f : 0.6f);
+	octave_noise(wk, wk->mod, lv, 2, sy->p->mod0, sy->amp, 0, sy->s);
 	for (int n = 0; n < sy->nshapes; n++)
 		for (int y = 0; y < lv->h[2]; y++) {
 			int x0, x1;
