@@ -1156,14 +1156,14 @@ static void state_free(struct loader_state *R)
 	free(R);
 }
 
-int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
-	       char *err, size_t errlen)
+/* A run's state before setup(): the configuration, the plan, the result
+ * zeroed, no resource held yet; NULL when out of memory (r untouched). */
+static struct loader_state *state_new(const struct loader_cfg *c, const struct loader_plan *pl,
+				      struct loader_result *r)
 {
 	struct loader_state *R = calloc(1, sizeof(*R));
-	if (!R) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (!R)
+		return NULL;
 	memset(r, 0, sizeof(*r));
 	r->plan = *pl;
 	r->workers = c->workers;
@@ -1189,43 +1189,43 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	/* measured once here, so every process and thread uses the same offset */
 	L->wall_off = clock_wall_offset_ns();
 	r->trace_cost_ns = loader_trace_cost_ns(100000);
+	return R;
+}
 
-	if (setup(R, err, errlen)) {
-		state_free(R);
-		loader_result_free(r);
-		return -1;
-	}
-
-	struct rusage ru0, ru;
-	getrusage(RUSAGE_SELF, &ru0);
-	uint64_t start = clock_now_ns();
-	r->start_ns = start + (uint64_t)L->wall_off;
-	if (L->be->start(L, err, errlen)) {
-		L->be->stop(L, 0, r->worker_cpu_s, r->worker_maxrss_kib);
-		state_free(R);
-		loader_result_free(r);
-		return -1;
-	}
-	L->be->after_start(L);
-	/* the main thread (and the GPU in it) after the workers started, so
-	 * that they do not inherit its placement; the pin thread inherits it
-	 * until it binds itself */
+/* What loader_run changes in the main thread for the run and gives back
+ * after it: its CPU placement, its signal handlers; its usage at the start. */
+struct main_saved {
+	struct rusage ru0;
 	cpu_set_t main_cpus;
-	int main_restore = 0;
+	int main_restore;          /* main_cpus to set back */
+	struct sig_saved old;
+	int sigs;                  /* old to restore */
+};
+
+/* the main thread (and the GPU in it) after the workers started, so
+ * that they do not inherit its placement; the pin thread inherits it
+ * until it binds itself */
+static void main_thread_place(struct loader_state *R, struct main_saved *ms)
+{
+	const struct loader_cfg *c = R->L.cfg;
+	ms->main_restore = 0;
 	if (c->pin_plan) {
 		char why[256] = "";
-		int saved = !pthread_getaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
+		int saved = !pthread_getaffinity_np(pthread_self(), sizeof(ms->main_cpus),
+						    &ms->main_cpus);
 		int prc = pin_apply_self(c->pin_plan, ROLE_MAIN, 0, why, sizeof(why));
 		if (prc < 0)
 			warn_msg("main process: %s", why);
-		r->main_pinned = prc == 0;
-		main_restore = saved && prc == 0;
+		R->r->main_pinned = prc == 0;
+		ms->main_restore = saved && prc == 0;
 	}
-	struct sig_saved old;
-	int sigs = !signals_install(&old);
-	if (!sigs)
-		warn_msg("cannot install signal handlers: %s", strerror(errno));
-	R->data_fd = L->res_rd;
+}
+
+/* Where the main thread reads results from: the workers' pipe, or the pin
+ * thread's when pin memory is on (started here; a failure stops the run). */
+static void pin_thread_start(struct loader_state *R)
+{
+	R->data_fd = R->L.res_rd;
 	if (R->pin) {
 		/* the pin thread must not take the main thread's signals */
 		sigset_t all, prev;
@@ -1239,15 +1239,15 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 			R->pin_started = 1;
 		R->data_fd = R->pin_out[0];
 	}
-	/* the GPU waits for data from the start, workers' start-up included */
-	gpu_init(&R->gpu, c->gpu_step_ns, c->h2d_bytes_per_s, start);
+}
 
-	int rc = L->stop_code ? -1 : run_epochs(R);
-	uint64_t end = clock_now_ns();
-	r->end_ns = end + (uint64_t)L->wall_off;
-	r->complete = !rc && r->batches == r->nbatches;
-
-	/* stop: tell the workers (end of their index queues), then reap */
+/* stop: tell the workers (end of their index queues), then reap; the
+ * exit code and reason; the main thread as it was. Returns the backend's
+ * "unclean" (a worker did not end well). */
+static int run_stop(struct loader_state *R, int rc, struct main_saved *ms)
+{
+	struct loader *L = &R->L;
+	struct loader_result *r = R->r;
 	if (rc)
 		atomic_store(&L->sh->stop, 1);
 	close_index_pipes(L);
@@ -1257,20 +1257,30 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		set_stop(R, EXIT_FAIL, "stopped");
 	r->exit_code = L->stop_code;
 	snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", L->stop_reason);
-	if (main_restore)
-		pthread_setaffinity_np(pthread_self(), sizeof(main_cpus), &main_cpus);
-	if (c->pin_plan && R->pin)
+	if (ms->main_restore)
+		pthread_setaffinity_np(pthread_self(), sizeof(ms->main_cpus), &ms->main_cpus);
+	if (L->cfg->pin_plan && R->pin)
 		r->pin_pinned = R->pin_bound;
-	if (sigs)
-		signals_restore(&old);
+	if (ms->sigs)
+		signals_restore(&ms->old);
+	return unclean;
+}
 
+/* The run's figures from the GPU, the main process's usage since ru0 and
+ * the workers' shared counters. */
+static void run_gather(struct loader_state *R, const struct rusage *ru0)
+{
+	struct loader *L = &R->L;
+	struct loader_result *r = R->r;
+	const struct loader_cfg *c = L->cfg;
+	struct rusage ru;
 	r->timeout_ns = atomic_load(&L->sh->timeout_ns);
 	r->gpu_busy_ns = R->gpu.busy_ns;
 	r->gpu_idle_ns = R->gpu.idle_ns;
 	r->gpu_copy_ns = R->gpu.copy_ns;
 	/* the main process during the run (its threads, and thread workers) */
 	getrusage(RUSAGE_SELF, &ru);
-	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime) - tv_s(ru0.ru_utime) - tv_s(ru0.ru_stime);
+	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime) - tv_s(ru0->ru_utime) - tv_s(ru0->ru_stime);
 	r->main_maxrss_kib = ru.ru_maxrss;
 	if (c->backend == BACKEND_THREAD) {
 		for (int w = 0; w < L->W; w++)
@@ -1290,6 +1300,49 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 				counters_acc_add(&r->cacc[i], &ws->cacc[i]);
 		}
 	}
+}
+
+int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
+	       char *err, size_t errlen)
+{
+	struct loader_state *R = state_new(c, pl, r);
+	if (!R) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	struct loader *L = &R->L;
+	if (setup(R, err, errlen)) {
+		state_free(R);
+		loader_result_free(r);
+		return -1;
+	}
+
+	struct main_saved ms;
+	getrusage(RUSAGE_SELF, &ms.ru0);
+	uint64_t start = clock_now_ns();
+	r->start_ns = start + (uint64_t)L->wall_off;
+	if (L->be->start(L, err, errlen)) {
+		L->be->stop(L, 0, r->worker_cpu_s, r->worker_maxrss_kib);
+		state_free(R);
+		loader_result_free(r);
+		return -1;
+	}
+	L->be->after_start(L);
+	main_thread_place(R, &ms);
+	ms.sigs = !signals_install(&ms.old);
+	if (!ms.sigs)
+		warn_msg("cannot install signal handlers: %s", strerror(errno));
+	pin_thread_start(R);
+	/* the GPU waits for data from the start, workers' start-up included */
+	gpu_init(&R->gpu, c->gpu_step_ns, c->h2d_bytes_per_s, start);
+
+	int rc = L->stop_code ? -1 : run_epochs(R);
+	uint64_t end = clock_now_ns();
+	r->end_ns = end + (uint64_t)L->wall_off;
+	r->complete = !rc && r->batches == r->nbatches;
+
+	int unclean = run_stop(R, rc, &ms);
+	run_gather(R, &ms.ru0);
 	collect_errors(R);
 	int mrc = merge_trace(R, unclean || rc);
 	r->shm = L->sh;

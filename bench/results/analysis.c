@@ -210,21 +210,18 @@ static void init_row(struct batch_row *r, int64_t id)
 	r->out_of_order = 0;
 }
 
-static int compute_batches(const struct trace *t, const struct analysis_opts *o,
-			   struct run_metrics *m, char *err, size_t errlen)
+/* Every event of a batch (batch >= 0), sorted by batch id (cmp_bev);
+ * NULL when out of memory. */
+static struct bev *collect_batch_events(const struct trace *t, size_t *nbp)
 {
-	struct bev *bv = NULL;
-	uint32_t *smp = NULL;
-	double *v = NULL;
-	size_t nb = 0, ngroups = 0, nsmp_cap = 0;
-	int ret = -1;
-
+	struct bev *bv;
+	size_t nb = 0;
 	for (size_t p = 0; p < t->nprocs; p++)
 		for (size_t i = 0; i < t->procs[p].n; i++)
 			nb += t->procs[p].ev[i].batch >= 0;
 	bv = malloc((nb ? nb : 1) * sizeof(*bv));
 	if (!bv)
-		goto oom;
+		return NULL;
 	nb = 0;
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct trace_proc *pr = &t->procs[p];
@@ -238,12 +235,61 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 		}
 	}
 	qsort(bv, nb, sizeof(*bv), cmp_bev);
+	*nbp = nb;
+	return bv;
+}
+
+/* One event of a batch into its row; a sample id it names into smp. */
+static void row_take_event(struct batch_row *r, const struct bev *b,
+			   const struct analysis_opts *o, uint32_t *smp, size_t *ns)
+{
+	const struct trace_ev *e = b->e;
+	switch (e->kind) {
+	case EV_OP:
+	case EV_TRANSFORM:
+		if (e->sample != UINT32_MAX)
+			smp[(*ns)++] = e->sample;
+		break;
+	case EV_BATCH_PREPROC:
+		r->worker = b->p->role == ROLE_WORKER ? b->p->id : -1;
+		r->pid = b->p->pid;
+		r->started = rel(e->start_ns, o->start_ns);
+		r->finished = rel(e->start_ns + e->dur_ns, o->start_ns);
+		break;
+	case EV_BATCH_QUEUED:
+		r->queued = rel(e->start_ns, o->start_ns);
+		break;
+	case EV_BATCH_WAIT:
+		r->wait_ns = (int64_t)e->dur_ns;
+		r->out_of_order = e->dur_ns == TRACE_MARKER_NS;
+		break;
+	case EV_BATCH_CONSUMED:
+		r->consumed = rel(e->start_ns, o->start_ns);
+		break;
+	case EV_BATCH_ARRIVED:
+		r->arrived = rel(e->start_ns, o->start_ns);
+		break;
+	case EV_BATCH_PINNED:
+		r->pinned = rel(e->start_ns + e->dur_ns, o->start_ns);
+		break;
+	default:
+		break;
+	}
+}
+
+/* One row per batch id from the sorted events bv; -1 when out of memory. */
+static int build_batch_rows(const struct bev *bv, size_t nb, const struct analysis_opts *o,
+			    struct run_metrics *m)
+{
+	uint32_t *smp = NULL;
+	size_t ngroups = 0, nsmp_cap = 0;
+	int ret = -1;
+
 	for (size_t i = 0; i < nb; i++)
 		ngroups += i == 0 || bv[i].batch != bv[i - 1].batch;
 	m->rows = calloc(ngroups ? ngroups : 1, sizeof(*m->rows));
 	if (!m->rows)
-		goto oom;
-
+		goto out;
 	for (size_t i = 0; i < nb;) {
 		size_t j = i, ns = 0;
 		struct batch_row *r = &m->rows[m->nbatches++];
@@ -254,44 +300,12 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 		if (j - i > nsmp_cap) {
 			uint32_t *s = realloc(smp, (j - i) * sizeof(*s));
 			if (!s)
-				goto oom;
+				goto out;
 			smp = s;
 			nsmp_cap = j - i;
 		}
-		for (size_t k = i; k < j; k++) {
-			const struct trace_ev *e = bv[k].e;
-			switch (e->kind) {
-			case EV_OP:
-			case EV_TRANSFORM:
-				if (e->sample != UINT32_MAX)
-					smp[ns++] = e->sample;
-				break;
-			case EV_BATCH_PREPROC:
-				r->worker = bv[k].p->role == ROLE_WORKER ? bv[k].p->id : -1;
-				r->pid = bv[k].p->pid;
-				r->started = rel(e->start_ns, o->start_ns);
-				r->finished = rel(e->start_ns + e->dur_ns, o->start_ns);
-				break;
-			case EV_BATCH_QUEUED:
-				r->queued = rel(e->start_ns, o->start_ns);
-				break;
-			case EV_BATCH_WAIT:
-				r->wait_ns = (int64_t)e->dur_ns;
-				r->out_of_order = e->dur_ns == TRACE_MARKER_NS;
-				break;
-			case EV_BATCH_CONSUMED:
-				r->consumed = rel(e->start_ns, o->start_ns);
-				break;
-			case EV_BATCH_ARRIVED:
-				r->arrived = rel(e->start_ns, o->start_ns);
-				break;
-			case EV_BATCH_PINNED:
-				r->pinned = rel(e->start_ns + e->dur_ns, o->start_ns);
-				break;
-			default:
-				break;
-			}
-		}
+		for (size_t k = i; k < j; k++)
+			row_take_event(r, &bv[k], o, smp, &ns);
 		qsort(smp, ns, sizeof(*smp), cmp_u32);
 		for (size_t k = 0; k < ns; k++)
 			r->samples += k == 0 || smp[k] != smp[k - 1];
@@ -299,96 +313,121 @@ static int compute_batches(const struct trace *t, const struct analysis_opts *o,
 			r->delay_ns = r->consumed - r->finished;
 		i = j;
 	}
+	ret = 0;
+out:
+	free(smp);
+	return ret;
+}
 
-	/* batch preprocessing, with Lotus's low-tail cut */
+/* batch preprocessing, with Lotus's low-tail cut; v: room for a value
+ * per batch */
+static void summarise_preproc(struct run_metrics *m, double *v)
+{
+	size_t n = 0, first;
+	for (size_t i = 0; i < m->nbatches; i++)
+		if (m->rows[i].started != BATCH_NONE)
+			v[n++] = (double)(m->rows[i].finished - m->rows[i].started);
+	stats_compute(v, n, &m->preproc_all);
+	m->preproc_dropped = analysis_cut_low_tail(v, n, &first);
+	stats_compute(v + first, n - first, &m->preproc);
+	m->preproc_std_pct = m->preproc.mean > 0 ? 100.0 * m->preproc.std / m->preproc.mean : 0;
+	m->preproc_iqr_ns = m->preproc.p75 - m->preproc.p25;
+}
+
+/* out of order: arrived before a batch with a smaller id. From the
+ * arrival events where the trace has them (rows are sorted by id: a
+ * batch is out of order when an earlier id arrived later); else from
+ * the SBatchWait markers (set by row_take_event). */
+static void count_out_of_order(struct run_metrics *m)
+{
+	int64_t latest = INT64_MIN;
+	size_t arrivals = 0;
+	for (size_t i = 0; i < m->nbatches; i++)
+		arrivals += m->rows[i].arrived != BATCH_NONE;
+	if (arrivals) {
+		/* the latest arrival among smaller ids, from the right */
+		for (size_t i = 0; i < m->nbatches; i++) {
+			struct batch_row *r = &m->rows[i];
+			if (r->arrived == BATCH_NONE) {
+				r->out_of_order = 0;
+				continue;
+			}
+			r->out_of_order = r->arrived < latest;
+			if (r->arrived > latest)
+				latest = r->arrived;
+			m->ooo_batches += (size_t)r->out_of_order;
+		}
+		m->ooo_pct = 100.0 * (double)m->ooo_batches / (double)arrivals;
+	} else {
+		size_t records = 0;
+		for (size_t i = 0; i < m->nbatches; i++) {
+			records += m->rows[i].wait_ns != BATCH_NONE;
+			m->ooo_batches += (size_t)m->rows[i].out_of_order;
+		}
+		m->ooo_pct = records ? 100.0 * (double)m->ooo_batches / (double)records : 0;
+	}
+}
+
+/* waits: the SBatchWait markers (1000 ns) are not waits; the rest are
+ * the main process's waits for the batch it hands over next */
+static void summarise_waits(struct run_metrics *m, double *v)
+{
+	size_t n = 0, over = 0;
+	double sum = 0;
+	for (size_t i = 0; i < m->nbatches; i++) {
+		const struct batch_row *r = &m->rows[i];
+		if (r->wait_ns == BATCH_NONE)
+			continue;
+		m->wait_events++;
+		if (r->wait_ns == TRACE_MARKER_NS)
+			continue;
+		v[n++] = (double)r->wait_ns;
+		sum += (double)r->wait_ns;
+		over += (double)r->wait_ns > MS_500;
+	}
+	m->wait_total_s = sum / 1e9;
+	m->stall_pct = m->e2e_s > 0 ? 100.0 * m->wait_total_s / m->e2e_s : 0;
+	m->wait_over_500ms_pct = m->wait_events ?
+		100.0 * (double)over / (double)m->wait_events : 0;
+	m->wait_inorder_over_500ms_pct = stats_share_above(v, n, MS_500);
+	stats_compute(v, n, &m->wait);
+}
+
+/* delay: a finished batch waiting to be consumed */
+static void summarise_delays(struct run_metrics *m, double *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->nbatches; i++)
+		if (m->rows[i].delay_ns != BATCH_NONE)
+			v[n++] = (double)m->rows[i].delay_ns;
+	m->delay_over_500ms_pct = stats_share_above(v, n, MS_500);
+	stats_compute(v, n, &m->delay);
+}
+
+static int compute_batches(const struct trace *t, const struct analysis_opts *o,
+			   struct run_metrics *m, char *err, size_t errlen)
+{
+	struct bev *bv;
+	double *v = NULL;
+	size_t nb = 0;
+	int ret = -1;
+
+	bv = collect_batch_events(t, &nb);
+	if (!bv || build_batch_rows(bv, nb, o, m) < 0)
+		goto oom;
 	v = malloc((m->nbatches ? m->nbatches : 1) * sizeof(*v));
 	if (!v)
 		goto oom;
-	{
-		size_t n = 0, first;
-		for (size_t i = 0; i < m->nbatches; i++)
-			if (m->rows[i].started != BATCH_NONE)
-				v[n++] = (double)(m->rows[i].finished - m->rows[i].started);
-		stats_compute(v, n, &m->preproc_all);
-		m->preproc_dropped = analysis_cut_low_tail(v, n, &first);
-		stats_compute(v + first, n - first, &m->preproc);
-		m->preproc_std_pct = m->preproc.mean > 0 ? 100.0 * m->preproc.std / m->preproc.mean : 0;
-		m->preproc_iqr_ns = m->preproc.p75 - m->preproc.p25;
-	}
-
-	/* out of order: arrived before a batch with a smaller id. From the
-	 * arrival events where the trace has them (rows are sorted by id: a
-	 * batch is out of order when an earlier id arrived later); else from
-	 * the SBatchWait markers (set above). */
-	{
-		int64_t latest = INT64_MIN;
-		size_t arrivals = 0;
-		for (size_t i = 0; i < m->nbatches; i++)
-			arrivals += m->rows[i].arrived != BATCH_NONE;
-		if (arrivals) {
-			/* the latest arrival among smaller ids, from the right */
-			for (size_t i = 0; i < m->nbatches; i++) {
-				struct batch_row *r = &m->rows[i];
-				if (r->arrived == BATCH_NONE) {
-					r->out_of_order = 0;
-					continue;
-				}
-				r->out_of_order = r->arrived < latest;
-				if (r->arrived > latest)
-					latest = r->arrived;
-				m->ooo_batches += (size_t)r->out_of_order;
-			}
-			m->ooo_pct = 100.0 * (double)m->ooo_batches / (double)arrivals;
-		} else {
-			size_t records = 0;
-			for (size_t i = 0; i < m->nbatches; i++) {
-				records += m->rows[i].wait_ns != BATCH_NONE;
-				m->ooo_batches += (size_t)m->rows[i].out_of_order;
-			}
-			m->ooo_pct = records ? 100.0 * (double)m->ooo_batches / (double)records : 0;
-		}
-	}
-
-	/* waits: the SBatchWait markers (1000 ns) are not waits; the rest are
-	 * the main process's waits for the batch it hands over next */
-	{
-		size_t n = 0, over = 0;
-		double sum = 0;
-		for (size_t i = 0; i < m->nbatches; i++) {
-			const struct batch_row *r = &m->rows[i];
-			if (r->wait_ns == BATCH_NONE)
-				continue;
-			m->wait_events++;
-			if (r->wait_ns == TRACE_MARKER_NS)
-				continue;
-			v[n++] = (double)r->wait_ns;
-			sum += (double)r->wait_ns;
-			over += (double)r->wait_ns > MS_500;
-		}
-		m->wait_total_s = sum / 1e9;
-		m->stall_pct = m->e2e_s > 0 ? 100.0 * m->wait_total_s / m->e2e_s : 0;
-		m->wait_over_500ms_pct = m->wait_events ?
-			100.0 * (double)over / (double)m->wait_events : 0;
-		m->wait_inorder_over_500ms_pct = stats_share_above(v, n, MS_500);
-		stats_compute(v, n, &m->wait);
-	}
-
-	/* delay: a finished batch waiting to be consumed */
-	{
-		size_t n = 0;
-		for (size_t i = 0; i < m->nbatches; i++)
-			if (m->rows[i].delay_ns != BATCH_NONE)
-				v[n++] = (double)m->rows[i].delay_ns;
-		m->delay_over_500ms_pct = stats_share_above(v, n, MS_500);
-		stats_compute(v, n, &m->delay);
-	}
+	summarise_preproc(m, v);
+	count_out_of_order(m);
+	summarise_waits(m, v);
+	summarise_delays(m, v);
 	ret = 0;
 	goto out;
 oom:
 	errf(err, errlen, "out of memory");
 out:
 	free(bv);
-	free(smp);
 	free(v);
 	return ret;
 }
