@@ -117,6 +117,52 @@ static size_t pick_judged(const struct sweep_config *a, size_t na, int cpus, int
 	return k;
 }
 
+/* The configurations of a sweep a finding is judged on: all of them (a, na),
+ * the judged ones idx[0..k) and the oversubscribed ones shown apart
+ * apart[0..napart) (pick_judged). */
+struct judged_set {
+	struct sweep_config *a;
+	size_t na, k, napart;
+	size_t *idx, *apart;
+	int all_over;
+};
+
+/* Fill j from the rows; 0, or -1 with f's verdict set (out of memory). j is
+ * always closed with judged_close. */
+static int judged_open(struct judged_set *j, const struct sweep_row *r, size_t n, int cpus,
+		       int min_workers, struct finding *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->na = sweep_configs(r, n, &j->a);
+	j->idx = calloc(j->na ? j->na : 1, sizeof(*j->idx));
+	j->apart = calloc(j->na ? j->na : 1, sizeof(*j->apart));
+	if (!j->idx || !j->apart) {
+		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+		return -1;
+	}
+	j->k = pick_judged(j->a, j->na, cpus, min_workers, j->idx, j->apart, &j->napart,
+			   &j->all_over);
+	return 0;
+}
+
+static void judged_close(struct judged_set *j)
+{
+	free(j->idx);
+	free(j->apart);
+	free(j->a);
+}
+
+/* 1 with f's verdict set when the paper's figures a rule is stated against
+ * are missing (have: the figures this rule needs are there). */
+static int paper_missing(struct finding *f, const struct paper *p, int have)
+{
+	if (p && p->ok && have)
+		return 0;
+	verdict(f, VERDICT_CANNOT_JUDGE, "the paper's figures are not available (%s), and the "
+		"rule is stated against them", p && p->why[0] ? p->why : "no reference tables");
+	return 1;
+}
+
 /* A figure of the configurations idx[0..k) summarised. */
 static void summarise(const struct sweep_config *a, const size_t *idx, size_t k, size_t off,
 		      struct stats_summary *s)
@@ -496,29 +542,22 @@ static void say_support(struct finding *f, size_t k, size_t napart, int all_over
 void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		      struct finding *f)
 {
-	struct sweep_config *a;
-	size_t na = sweep_configs(r, n, &a);
-	size_t *idx = calloc(na ? na : 1, sizeof(*idx)), *apart = calloc(na ? na : 1, sizeof(*apart));
-	size_t k, napart;
-	int all_over;
+	struct judged_set j;
 	struct variance_figs v, va;
 	const struct paper *p = cx->paper;
 
 	memset(f, 0, sizeof(*f));
-	if (!idx || !apart) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+	if (judged_open(&j, r, n, cx->cpus, 1, f))
 		goto out;
-	}
-	k = pick_judged(a, na, cx->cpus, 1, idx, apart, &napart, &all_over);
+	struct sweep_config *a = j.a;
+	size_t *idx = j.idx, *apart = j.apart, k = j.k, napart = j.napart;
+	int all_over = j.all_over;
 	if (!k) {
 		too_few_batches(f);
 		goto out;
 	}
-	if (!p || !p->ok || !p->variance.std_pct.n) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "the paper's figures are not available (%s), and the "
-			"rule is stated against them", p && p->why[0] ? p->why : "no reference tables");
+	if (paper_missing(f, p, p && p->variance.std_pct.n))
 		goto out;
-	}
 	variance_figures(a, idx, k, &v);
 	double threshold = p->variance.std_pct.min / 2;
 	f->judged = 1;
@@ -545,28 +584,22 @@ void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ct
 		why_add(f, " (std %s %% of the mean)", rng(&va.std_pct, 2));
 	}
 out:
-	free(idx);
-	free(apart);
-	free(a);
+	judged_close(&j);
 }
 
 void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 			  struct finding *f)
 {
-	struct sweep_config *a;
-	size_t na = sweep_configs(r, n, &a);
-	size_t *idx = calloc(na ? na : 1, sizeof(*idx)), *apart = calloc(na ? na : 1, sizeof(*apart));
-	size_t k, napart;
-	int all_over;
+	struct judged_set j;
 	struct ooo_figs o, oa;
 	const struct paper *p = cx->paper;
 
 	memset(f, 0, sizeof(*f));
-	if (!idx || !apart) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "out of memory");
+	if (judged_open(&j, r, n, cx->cpus, 2, f))
 		goto out;
-	}
-	k = pick_judged(a, na, cx->cpus, 2, idx, apart, &napart, &all_over);
+	struct sweep_config *a = j.a;
+	size_t *idx = j.idx, *apart = j.apart, k = j.k, napart = j.napart, na = j.na;
+	int all_over = j.all_over;
 	if (!k) {
 		if (pick(a, na, -1, cx->cpus, 1, idx))
 			verdict(f, VERDICT_CANNOT_JUDGE, "no finished configuration with %d or more "
@@ -576,11 +609,8 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judg
 			too_few_batches(f);
 		goto out;
 	}
-	if (!p || !p->ok || !p->ooo.k) {
-		verdict(f, VERDICT_CANNOT_JUDGE, "the paper's figures are not available (%s), and the "
-			"rule is stated against them", p && p->why[0] ? p->why : "no reference tables");
+	if (paper_missing(f, p, p && p->ooo.k))
 		goto out;
-	}
 	ooo_figures(a, idx, k, &o);
 	double t_ooo = p->ooo.ooo.min / 2, t_stall = p->ooo.stall.min / 2;
 	f->judged = 1;
@@ -604,9 +634,7 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judg
 		why_add(f, " (out of order %s %%, stall %s %%)", rng(&oa.ooo, 1), rng(&oa.stall, 1));
 	}
 out:
-	free(idx);
-	free(apart);
-	free(a);
+	judged_close(&j);
 }
 
 /* Too few CPUs here: what the model predicts for the paper's machine shape
