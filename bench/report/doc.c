@@ -132,6 +132,16 @@ void doc_row(struct doc *d, const char *const *c, size_t n, int header)
 	fputs("</tr>\n", d->html);
 }
 
+void doc_row_cells(struct doc *d, const char *cells, size_t width, size_t n)
+{
+	const char *p[DOC_MAX_COLS];
+	if (n > DOC_MAX_COLS)
+		n = DOC_MAX_COLS;
+	for (size_t i = 0; i < n; i++)
+		p[i] = cells + i * width;
+	doc_row(d, p, n, 0);
+}
+
 void doc_table_end(struct doc *d)
 {
 	fputs("\n", d->md);

@@ -39,6 +39,9 @@ void doc_li(struct doc *d, const char *fmt, ...) __attribute__((format(printf, 2
 void doc_list_end(struct doc *d);
 /* a table row (header: the first row); doc_table_end closes the table */
 void doc_row(struct doc *d, const char *const *c, size_t n, int header);
+/* A body row from a char[n][width] array (cells = its first row). */
+#define DOC_MAX_COLS 32
+void doc_row_cells(struct doc *d, const char *cells, size_t width, size_t n);
 void doc_table_end(struct doc *d);
 /* The SVG file at path, inline in the HTML, its ids prefixed. */
 void doc_svg(struct doc *d, const char *path);

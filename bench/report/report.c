@@ -297,7 +297,6 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 					   "op spans (s)", "out of order (%)", "stall (%)",
 					   "GPU util (%)", "folder" };
 	char c[12][128];
-	const char *cell[12];
 	double skipped = 0;
 	size_t i, nbad = 0;
 
@@ -327,9 +326,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 				 r->others_cpu_pct);
 		else if (r->oversubscribed > 0.5)
 			snprintf(c[1], sizeof(c[1]), "%s, oversubscribed", r->status);
-		for (int k = 0; k < 12; k++)
-			cell[k] = c[k];
-		doc_row(d, cell, 12, 0);
+		doc_row_cells(d, c[0], sizeof(c[0]), 12);
 		if (isfinite(r->skipped_files))
 			skipped += r->skipped_files;
 		nbad += strcmp(r->status, RUN_OK) != 0;
@@ -388,7 +385,6 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 static void doc_oncpu(struct doc *d, const struct sweep *s, const struct sweep_config *a, size_t na)
 {
 	char names[2 * SWEEP_MAX_OPS][40], c[4][32];
-	const char *cell[4];
 	size_t nn = op_union(s->rows, s->nrows, names, 2 * SWEEP_MAX_OPS);
 	size_t on = offsetof(struct sweep_op, oncpu_s), off = offsetof(struct sweep_op, descheduled_s);
 	int any = 0;
@@ -425,9 +421,7 @@ static void doc_oncpu(struct doc *d, const struct sweep *s, const struct sweep_c
 		report_num(c[1], sizeof(c[1]), w, 2);
 		report_num(c[2], sizeof(c[2]), o, 2);
 		report_num(c[3], sizeof(c[3]), x, 2);
-		for (int k = 0; k < 4; k++)
-			cell[k] = c[k];
-		doc_row(d, cell, 4, 0);
+		doc_row_cells(d, c[0], sizeof(c[0]), 4);
 	}
 	doc_table_end(d);
 }
@@ -481,7 +475,6 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 	size_t nst = x->nst;
 	const struct finding *fd = x->fd;
 	char c[8][64];
-	const char *cell[8];
 
 	doc_h(d, 3, "1. Short ops dominate (Table II)");
 	if (pp->ok)
@@ -514,9 +507,7 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 			report_num(c[4], sizeof(c[4]), o->p99_ms, 3);
 			report_num(c[5], sizeof(c[5]), o->under_10ms_pct, 2);
 			report_num(c[6], sizeof(c[6]), o->under_100us_pct, 2);
-			for (int k2 = 0; k2 < 7; k2++)
-				cell[k2] = c[k2];
-			doc_row(d, cell, 7, 0);
+			doc_row_cells(d, c[0], sizeof(c[0]), 7);
 		}
 		doc_table_end(d);
 	}
@@ -538,7 +529,6 @@ static void write_finding_variance(const struct findings_ctx *x)
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
-	const char *cell[8];
 
 	doc_h(d, 3, "2. Per-batch preprocessing time varies (Fig. 4)");
 	if (pp->ok)
@@ -567,9 +557,7 @@ static void write_finding_variance(const struct findings_ctx *x)
 			report_num(c[2], sizeof(c[2]), a[i].c.r.preproc_avg_ms, 2);
 			report_num(c[3], sizeof(c[3]), a[i].c.r.preproc_std_pct, 2);
 			report_num(c[4], sizeof(c[4]), a[i].c.r.preproc_iqr_ms, 2);
-			for (int k = 0; k < 5; k++)
-				cell[k] = c[k];
-			doc_row(d, cell, 5, 0);
+			doc_row_cells(d, c[0], sizeof(c[0]), 5);
 		}
 		doc_table_end(d);
 	}
@@ -591,7 +579,6 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
-	const char *cell[8];
 
 	doc_h(d, 3, "3. Out-of-order arrival and a stalled main process (Fig. 5)");
 	if (pp->ok)
@@ -624,9 +611,7 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 			report_num(c[3], sizeof(c[3]), a[i].c.r.wait_gt_500ms_pct, 1);
 			report_num(c[4], sizeof(c[4]), a[i].c.r.delay_gt_500ms_pct, 1);
 			report_num(c[5], sizeof(c[5]), a[i].c.r.gpu_util_pct, 1);
-			for (int k = 0; k < 6; k++)
-				cell[k] = c[k];
-			doc_row(d, cell, 6, 0);
+			doc_row_cells(d, c[0], sizeof(c[0]), 6);
 		}
 		doc_table_end(d);
 	}
@@ -660,7 +645,6 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
-	const char *cell[8];
 
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
 	if (pp->ok && pp->dim.n)
@@ -699,9 +683,7 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 			report_num(c[3], sizeof(c[3]), gain, 1);
 			report_num(c[4], sizeof(c[4]), a[i].c.r.ops_span_s, 2);
 			report_num(c[5], sizeof(c[5]), a[i].c.r.images_per_s, 1);
-			for (int k = 0; k < 6; k++)
-				cell[k] = c[k];
-			doc_row(d, cell, 6, 0);
+			doc_row_cells(d, c[0], sizeof(c[0]), 6);
 		}
 		doc_table_end(d);
 	}
@@ -792,7 +774,6 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 		"main-process wait and out-of-order batches per policy");
 	for (size_t p = 0; p < npol; p++) {
 		char title[64], c[11][48];
-		const char *cell[11];
 		snprintf(title, sizeof(title), "Policy %s", pols[p]);
 		doc_h(d, 3, title);
 		doc_row(d, hdr, 11, 1);
@@ -815,9 +796,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 				snprintf(c[10], 48, "yes (%.0f samples)", a[i].c.r.samples_reordered_count);
 			else
 				snprintf(c[10], 48, "no");
-			for (int k = 0; k < 11; k++)
-				cell[k] = c[k];
-			doc_row(d, cell, 11, 0);
+			doc_row_cells(d, c[0], sizeof(c[0]), 11);
 		}
 		doc_table_end(d);
 	}

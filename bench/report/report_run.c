@@ -83,7 +83,6 @@ static void doc_run_ops(struct doc *d, const struct sweep_row *r)
 	static const char *const col[] = { "count", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
 					   "max_ms", "span_s", "under_10ms_pct", "under_100us_pct" };
 	char c[10][48];
-	const char *cell[10];
 
 	doc_row(d, hdr, 10, 1);
 	for (size_t i = 0; i < r->nops; i++) {
@@ -95,9 +94,7 @@ static void doc_run_ops(struct doc *d, const struct sweep_row *r)
 			else
 				snprintf(c[k + 1], sizeof(c[k + 1]), "n/a");
 		}
-		for (size_t k = 0; k < 10; k++)
-			cell[k] = c[k];
-		doc_row(d, cell, 10, 0);
+		doc_row_cells(d, c[0], sizeof(c[0]), 10);
 	}
 	doc_table_end(d);
 }
@@ -141,7 +138,6 @@ static void doc_run_repeats(struct doc *d, const struct sweep *s)
 	static const char *const hdr[] = { "repeat", "complete", "images/s", "E2E (s)",
 					   "others' CPU (%)", "checksum", "folder" };
 	char c[7][300];
-	const char *cell[7];
 
 	doc_h(d, 2, s->nrows > 1 ? "The repeats" : "The folder");
 	doc_row(d, hdr, 7, 1);
@@ -154,9 +150,7 @@ static void doc_run_repeats(struct doc *d, const struct sweep *s)
 		report_num(c[4], sizeof(c[4]), r->others_cpu_pct, 1);
 		snprintf(c[5], sizeof(c[5]), "%s", r->checksum[0] ? r->checksum : "-");
 		snprintf(c[6], sizeof(c[6]), "%.250s", r->run_dir);
-		for (size_t k = 0; k < 7; k++)
-			cell[k] = c[k];
-		doc_row(d, cell, 7, 0);
+		doc_row_cells(d, c[0], sizeof(c[0]), 7);
 	}
 	doc_table_end(d);
 }
