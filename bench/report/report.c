@@ -469,26 +469,21 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 {
 	struct doc *d = x->d;
 	const struct sweep *s = x->s;
-	const char *top = x->top;
-	const struct paper *pp = x->pp;
-	const struct fig_status *st = x->st;
-	size_t nst = x->nst;
-	const struct finding *fd = x->fd;
 	char c[8][64];
 
 	doc_h(d, 3, "1. Short ops dominate (Table II)");
-	if (pp->ok)
+	if (x->pp->ok)
 		doc_p(d, "The paper (Table II): the per-sample ops have %.2f-%.2f %% of their calls "
 			 "under 10 ms, RandomHorizontalFlip %.1f %% under 100 us. In its table below the "
 			 "per-image means and p90 are the artifact's b1024 / 4-GPU row and the shares and "
 			 "Collation (per batch of 128) its b128 / 1-GPU row, as the artifact's logs show:",
-			 pp->t2_under10_lo, pp->t2_under10_hi, pp->t2_flip_under100us);
+			 x->pp->t2_under10_lo, x->pp->t2_under10_hi, x->pp->t2_flip_under100us);
 	{
 		static const char *const cols[] = { "op", "mean_ms", "p90_ms", "pct_under_10ms",
 						    "pct_under_100us" };
 		static const char *const tit[] = { "op", "mean (ms)", "p90 (ms)", "under 10 ms (%)",
 						   "under 100 us (%)" };
-		doc_ref_table(d, top, "lotus_ic_per_op_ms.csv", cols, tit, 5, NULL, NULL);
+		doc_ref_table(d, x->top, "lotus_ic_per_op_ms.csv", cols, tit, 5, NULL, NULL);
 	}
 	long t2 = report_table2_row(s->rows, s->nrows, 0);
 	if (t2 >= 0 && s->rows[t2].nops) {
@@ -511,9 +506,9 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 		}
 		doc_table_end(d);
 	}
-	doc_fig(d, st, nst, "table2_op_cdf", "This machine: per-op time distributions (CDF), 100 us "
+	doc_fig(d, x->st, x->nst, "table2_op_cdf", "This machine: per-op time distributions (CDF), 100 us "
 		"and 10 ms marked");
-	doc_verdict(d, &fd[0], REPORT_RULE_SHORT_OPS);
+	doc_verdict(d, &x->fd[0], REPORT_RULE_SHORT_OPS);
 }
 
 /* Finding 2: per-batch preprocessing time varies (Fig. 4). */
@@ -521,29 +516,25 @@ static void write_finding_variance(const struct findings_ctx *x)
 {
 	struct doc *d = x->d;
 	const struct sweep *s = x->s;
-	const char *top = x->top;
-	const struct paper *pp = x->pp;
-	const struct fig_status *st = x->st;
-	size_t nst = x->nst;
-	const struct finding *fd = x->fd;
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
 
 	doc_h(d, 3, "2. Per-batch preprocessing time varies (Fig. 4)");
-	if (pp->ok)
+	if (x->pp->ok)
 		doc_p(d, "The paper (Figs. 4-5, %zu configurations): the per-batch preprocessing time "
 			 "has a std of %.2f-%.2f %% of the mean (median %.2f %%) after Lotus's cut of the "
 			 "low tail, and its largest IQR is %.1fx its smallest (stated in its text; its "
-			 "per-configuration IQRs are not published):", pp->variance.k,
-			 pp->variance.std_pct.min, pp->variance.std_pct.max, pp->variance.std_pct.median,
-			 pp->iqr_ratio_quoted);
+			 "per-configuration IQRs are not published):", x->pp->variance.k,
+			 x->pp->variance.std_pct.min, x->pp->variance.std_pct.max,
+			 x->pp->variance.std_pct.median,
+			 x->pp->iqr_ratio_quoted);
 	{
 		static const char *const cols[] = { "batch", "gpus", "workers", "preproc_avg_ms",
 						    "preproc_std_pct" };
 		static const char *const tit[] = { "batch", "GPUs", "workers", "mean (ms)",
 						   "std (% of mean)" };
-		doc_ref_table(d, top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 5, NULL, NULL);
+		doc_ref_table(d, x->top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 5, NULL, NULL);
 	}
 	{
 		static const char *const tit[] = { "configuration", "batches (after the cut)",
@@ -561,9 +552,9 @@ static void write_finding_variance(const struct findings_ctx *x)
 		}
 		doc_table_end(d);
 	}
-	doc_fig(d, st, nst, "fig4_preproc_boxplot", "This machine: per-batch preprocessing time by "
+	doc_fig(d, x->st, x->nst, "fig4_preproc_boxplot", "This machine: per-batch preprocessing time by "
 		"configuration (full batches)");
-	doc_verdict(d, &fd[1], REPORT_RULE_VARIANCE);
+	doc_verdict(d, &x->fd[1], REPORT_RULE_VARIANCE);
 }
 
 /* Finding 3: out-of-order arrival and a stalled main process (Fig. 5). */
@@ -571,32 +562,27 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 {
 	struct doc *d = x->d;
 	const struct sweep *s = x->s;
-	const char *top = x->top;
-	const struct paper *pp = x->pp;
-	const struct fig_status *st = x->st;
-	size_t nst = x->nst;
-	const struct finding *fd = x->fd;
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
 
 	doc_h(d, 3, "3. Out-of-order arrival and a stalled main process (Fig. 5)");
-	if (pp->ok)
+	if (x->pp->ok)
 		doc_p(d, "The paper (workers = GPUs), over its %zu configurations with 2 or more "
 			 "workers: %.2f-%.2f %% of batches arrive out of order (median %.2f %%) and the "
 			 "main process is stalled %.1f-%.1f %% of the wall time (median %.1f %%); at b512 "
 			 "with 2+ workers, %.2f-%.2f %% of batches wait over 500 ms and %.2f-%.2f %% are "
 			 "delayed over 500 ms (its 1-worker runs deliver in order and are left out, as "
-			 "here):", pp->ooo.k, pp->ooo.ooo.min, pp->ooo.ooo.max, pp->ooo.ooo.median,
-			 pp->ooo.stall.min, pp->ooo.stall.max, pp->ooo.stall.median, pp->ooo.wait500.min,
-			 pp->ooo.wait500.max, pp->ooo.delay500.min, pp->ooo.delay500.max);
+			 "here):", x->pp->ooo.k, x->pp->ooo.ooo.min, x->pp->ooo.ooo.max, x->pp->ooo.ooo.median,
+			 x->pp->ooo.stall.min, x->pp->ooo.stall.max, x->pp->ooo.stall.median, x->pp->ooo.wait500.min,
+			 x->pp->ooo.wait500.max, x->pp->ooo.delay500.min, x->pp->ooo.delay500.max);
 	{
 		static const char *const cols[] = { "batch", "gpus", "workers", "ooo_pct", "stall_pct",
 						    "wait_gt_500ms_pct", "delay_gt_500ms_pct" };
 		static const char *const tit[] = { "batch", "GPUs", "workers", "out of order (%)",
 						   "stall (%)", "wait > 500 ms (%)",
 						   "delay > 500 ms (%)" };
-		doc_ref_table(d, top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 7, NULL, NULL);
+		doc_ref_table(d, x->top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 7, NULL, NULL);
 	}
 	{
 		static const char *const tit[] = { "configuration", "out of order (%)", "stall (%)",
@@ -615,21 +601,21 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 		}
 		doc_table_end(d);
 	}
-	doc_fig(d, st, nst, "paper/grid_ooo_stall_vs_workers", "The paper: out of order and stall "
+	doc_fig(d, x->st, x->nst, "paper/grid_ooo_stall_vs_workers", "The paper: out of order and stall "
 		"against workers (= GPUs), Figs. 4-5 grid");
-	doc_fig(d, st, nst, "paper/grid_ooo_stall_vs_batch", "The paper: out of order and stall "
+	doc_fig(d, x->st, x->nst, "paper/grid_ooo_stall_vs_batch", "The paper: out of order and stall "
 		"against batch size");
-	doc_fig(d, st, nst, "paper/ooo_stall_vs_workers", "The paper: out of order and stall "
+	doc_fig(d, x->st, x->nst, "paper/ooo_stall_vs_workers", "The paper: out of order and stall "
 		"against workers, Fig. 6 worker sweep (b1024, 4 GPUs)");
-	doc_fig(d, st, nst, "ooo_stall_vs_workers", "This machine: out of order and stall against "
+	doc_fig(d, x->st, x->nst, "ooo_stall_vs_workers", "This machine: out of order and stall against "
 		"workers");
-	doc_fig(d, st, nst, "ooo_stall_vs_batch", "This machine: out of order and stall against "
+	doc_fig(d, x->st, x->nst, "ooo_stall_vs_batch", "This machine: out of order and stall against "
 		"batch size");
-	doc_fig(d, st, nst, "fig5a_wait_per_batch", "This machine: main-process wait per batch "
+	doc_fig(d, x->st, x->nst, "fig5a_wait_per_batch", "This machine: main-process wait per batch "
 		"(log scale)");
-	doc_fig(d, st, nst, "fig5b_delay_percentiles", "This machine: delay by percentile, 500 ms "
+	doc_fig(d, x->st, x->nst, "fig5b_delay_percentiles", "This machine: delay by percentile, 500 ms "
 		"line");
-	doc_verdict(d, &fd[2], REPORT_RULE_OUT_OF_ORDER);
+	doc_verdict(d, &x->fd[2], REPORT_RULE_OUT_OF_ORDER);
 }
 
 /* Finding 4: diminishing returns from more workers (Fig. 6). */
@@ -637,37 +623,32 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 {
 	struct doc *d = x->d;
 	const struct sweep *s = x->s;
-	const char *top = x->top;
-	const struct paper *pp = x->pp;
-	const struct fig_status *st = x->st;
-	size_t nst = x->nst;
-	const struct finding *fd = x->fd;
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
 	char c[8][64];
 
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
-	if (pp->ok && pp->dim.n)
+	if (x->pp->ok && x->pp->dim.n)
 		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s -> "
 			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
 			 "(%.1f s -> %.1f s), every op's with it; the front-end-bound share of decode rises "
 			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
-			 "where the machine has a PMU, Figs. 6e-h below):", pp->dim.batch, pp->dim.gpus,
-			 pp->dim.w[0], pp->dim.w[pp->dim.n - 1], pp->dim.drop_all_pct, pp->dim.e2e[0],
-			 pp->dim.e2e[pp->dim.n - 1], pp->dim.span_rise_pct, pp->dim.span[0],
-			 pp->dim.span[pp->dim.n - 1], pp->fe_w8_pct, pp->fe_w28_pct);
+			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch, x->pp->dim.gpus,
+			 x->pp->dim.w[0], x->pp->dim.w[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
+			 x->pp->dim.e2e[x->pp->dim.n - 1], x->pp->dim.span_rise_pct, x->pp->dim.span[0],
+			 x->pp->dim.span[x->pp->dim.n - 1], x->pp->fe_w8_pct, x->pp->fe_w28_pct);
 	{
 		static const char *const cols[] = { "workers", "e2e_s", "cpu_s", "ooo_pct",
 						    "stall_pct" };
 		static const char *const tit[] = { "workers", "E2E (s)", "op spans (s)",
 						   "out of order (%)", "stall (%)" };
-		doc_ref_table(d, top, "lotus_ic_worker_sweep.csv", cols, tit, 5, NULL, NULL);
+		doc_ref_table(d, x->top, "lotus_ic_worker_sweep.csv", cols, tit, 5, NULL, NULL);
 	}
 	{
 		/* the rule of this report applied to the paper's own curve (paper_load) */
-		if (pp->ok && pp->dim.knee)
+		if (x->pp->ok && x->pp->dim.knee)
 			doc_p(d, "Under the rule of this report (below), the paper's own knee is at "
-				 "%d workers.", pp->dim.knee);
+				 "%d workers.", x->pp->dim.knee);
 	}
 	{
 		static const char *const tit[] = { "configuration", "runs", "E2E (s)",
@@ -687,46 +668,44 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 		}
 		doc_table_end(d);
 	}
-	doc_fig(d, st, nst, "paper/fig6a_e2e_vs_workers", "The paper: E2E against workers (Fig. 6a)");
-	doc_fig(d, st, nst, "paper/fig6b_cpu_vs_workers", "The paper: the sum of op spans (its "
+	doc_fig(d, x->st, x->nst, "paper/fig6a_e2e_vs_workers",
+		"The paper: E2E against workers (Fig. 6a)");
+	doc_fig(d, x->st, x->nst, "paper/fig6b_cpu_vs_workers", "The paper: the sum of op spans (its "
 		"\"CPU seconds\") by op against workers (Fig. 6b)");
-	doc_fig(d, st, nst, "fig6a_e2e_vs_workers", "This machine: E2E against workers (bars: "
+	doc_fig(d, x->st, x->nst, "fig6a_e2e_vs_workers", "This machine: E2E against workers (bars: "
 		"min-max over repeats)");
 	doc_oncpu(d, s, a, na);
-	doc_fig(d, st, nst, "fig6b_cpu_vs_workers", "This machine: the sum of op spans by op "
+	doc_fig(d, x->st, x->nst, "fig6b_cpu_vs_workers", "This machine: the sum of op spans by op "
 		"against workers (solid: on a CPU; hatched: descheduled, when the runs counted on-CPU "
 		"time)");
 	for (size_t k = 0; k < NCOUNTER_FIGS; k++) {
 		char cap[160];
 		snprintf(cap, sizeof(cap), "This machine: %s", counter_figs[k].title);
-		doc_fig(d, st, nst, counter_figs[k].fig, cap);
+		doc_fig(d, x->st, x->nst, counter_figs[k].fig, cap);
 	}
-	doc_fig(d, st, nst, "gpu_util_vs_workers", "This machine: simulated GPU utilization "
+	doc_fig(d, x->st, x->nst, "gpu_util_vs_workers", "This machine: simulated GPU utilization "
 		"against workers");
-	doc_verdict(d, &fd[3], REPORT_RULE_DIMINISHING);
+	doc_verdict(d, &x->fd[3], REPORT_RULE_DIMINISHING);
 }
 
 /* Finding 5: low tracing overhead. */
 static void write_finding_overhead(const struct findings_ctx *x)
 {
 	struct doc *d = x->d;
-	const char *top = x->top;
-	const struct paper *pp = x->pp;
-	const struct finding *fd = x->fd;
 
 	doc_h(d, 3, "5. Low tracing overhead");
-	if (pp->ok)
+	if (x->pp->ok)
 		doc_p(d, "The paper: LotusTrace costs +%.2f %% of E2E on full ImageNet and +%.1f %% on "
 			 "a 26,061-image subset, against the sampling profilers below:",
-			 pp->overhead_full_pct, pp->overhead_subset_pct);
+			 x->pp->overhead_full_pct, x->pp->overhead_subset_pct);
 	{
 		static const char *const cols[] = { "dataset", "images", "profiler", "wall_s",
 						    "overhead_pct" };
 		static const char *const tit[] = { "dataset", "images", "profiler", "wall (s)",
 						   "overhead (%)" };
-		doc_ref_table(d, top, "lotus_tracing_overhead.csv", cols, tit, 5, NULL, NULL);
+		doc_ref_table(d, x->top, "lotus_tracing_overhead.csv", cols, tit, 5, NULL, NULL);
 	}
-	doc_verdict(d, &fd[4], REPORT_RULE_OVERHEAD);
+	doc_verdict(d, &x->fd[4], REPORT_RULE_OVERHEAD);
 }
 
 static void write_findings(struct doc *d, const struct sweep *s, const char *top,

@@ -122,6 +122,21 @@ static void shard_path(char *out, size_t n, const char *dir, int k)
 	snprintf(out, n, "%.1000s/shard-%03d.bin", dir, k);
 }
 
+/* Past the first n bytes of the vector *iov[0..*niov): whole entries
+ * dropped, the next one shortened (after a short pwritev/preadv). */
+static void iov_advance(struct iovec **iov, int *niov, size_t n)
+{
+	while (*niov > 0 && n >= (*iov)->iov_len) {
+		n -= (*iov)->iov_len;
+		(*iov)++;
+		(*niov)--;
+	}
+	if (*niov > 0) {
+		(*iov)->iov_base = (char *)(*iov)->iov_base + n;
+		(*iov)->iov_len -= n;
+	}
+}
+
 static int write_all(int fd, struct iovec *iov, int niov, uint64_t off)
 {
 	while (niov > 0) {
@@ -135,16 +150,7 @@ static int write_all(int fd, struct iovec *iov, int niov, uint64_t off)
 			return -1;
 		}
 		off += (uint64_t)w;
-		size_t left = (size_t)w;
-		while (niov > 0 && left >= iov->iov_len) {
-			left -= iov->iov_len;
-			iov++;
-			niov--;
-		}
-		if (niov > 0) {
-			iov->iov_base = (char *)iov->iov_base + left;
-			iov->iov_len -= left;
-		}
+		iov_advance(&iov, &niov, (size_t)w);
 	}
 	return 0;
 }
@@ -161,16 +167,7 @@ static int read_all(int fd, struct iovec *iov, int niov, uint64_t off)
 		if (r == 0)
 			return 1;
 		off += (uint64_t)r;
-		size_t left = (size_t)r;
-		while (niov > 0 && left >= iov->iov_len) {
-			left -= iov->iov_len;
-			iov++;
-			niov--;
-		}
-		if (niov > 0) {
-			iov->iov_base = (char *)iov->iov_base + left;
-			iov->iov_len -= left;
-		}
+		iov_advance(&iov, &niov, (size_t)r);
 	}
 	return 0;
 }

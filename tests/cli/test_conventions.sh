@@ -49,7 +49,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 pat='\.\./sha''red/|/work/sha''red'
 hits=$(cd "$top" && git ls-files 2>/dev/null | grep -v '^tests/fixtures/' |
 	xargs grep -lE "$pat" 2>/dev/null)
-if [ -z "$hits" ]; then echo "ok - no file points outside the repository (../shared)"
+if [ -z "$hits" ]; then echo "ok - no file points outside the repository (into the shared notes)"
 else echo "not ok - files point outside the repository: $hits"; fi
 check_cli "map --help hides its internal options" 0 '' -- map --help
 if "$PPBENCH" map --help | grep -q -- '--child'; then echo "not ok - map --help shows --child"
