@@ -420,6 +420,12 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		.checksum_ns = r->hash_ns,
 		.checksum_bytes = r->hash_bytes,
 		.gpu_copy_ns = r->gpu_copy_ns,
+		.worker_loop_ns = r->worker_loop_ns,
+		.worker_ops_ns = r->worker_ops_ns,
+		.main_harness_ns = r->main_harness_ns,
+		.pin_harness_ns = r->pin_harness_ns,
+		.pin_copy_ns = r->pin_copy_ns,
+		.gpu_model_ns = r->gpu_model_ns,
 		.max_inflight = r->max_inflight,
 		.samples_moved = r->samples_moved,
 		.slow_lane = r->slow_lane,
@@ -722,7 +728,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 /* The figures --repeat summarises. */
 static const char *const repeat_figures[] = {
 	"images_per_s", "e2e_s", "ooo_pct", "stall_pct", "preproc_avg_ms", "preproc_std_pct",
-	"gpu_util_pct", "others_cpu_pct",
+	"gpu_util_pct", "harness_per_sample_us", "pipeline_per_sample_us", "others_cpu_pct",
 };
 
 /* --repeat N: N runs, each its own results folder (-r1, -r2, ... after the

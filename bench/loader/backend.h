@@ -86,6 +86,10 @@ struct worker_shared {
 	int pid;                   /* process id, or thread id */
 	uint64_t batches, samples, skipped;
 	uint64_t hash_ns, hash_bytes;
+	/* the harness's cost beside the pipeline's (worker.c): wall time of
+	 * its tasks, from the start of a task's first sample to its result
+	 * sent, and the sum of the op spans in them */
+	uint64_t loop_ns, ops_ns;
 	double cpu_s;              /* thread backend: RUSAGE_THREAD at exit */
 	int pinned;                /* 1 bound as the pin plan says, 0 not, -1 not started */
 	int counted;               /* 1 its counter group opened, 0 not, -1 not started */

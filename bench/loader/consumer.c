@@ -46,7 +46,7 @@ void gpu_init(struct gpu_sim *g, uint64_t step_ns, double h2d_bytes_per_s, uint6
 {
 	g->step_ns = step_ns;
 	g->h2d_bytes_per_s = h2d_bytes_per_s;
-	g->busy_ns = g->idle_ns = g->copy_ns = 0;
+	g->busy_ns = g->idle_ns = g->copy_ns = g->model_ns = 0;
 	g->last_end = start;
 	g->batches = 0;
 }
@@ -81,6 +81,7 @@ int gpu_consume(struct gpu_sim *g, size_t bytes, int64_t batch, struct trace_pro
 	if (tp)
 		trace_add(tp, EV_GPU_STEP, 0, batch, UINT32_MAX, t1 + (uint64_t)wall_off, t2 - t1);
 	g->copy_ns += t1 - t0;
+	g->model_ns += copy + g->step_ns;
 	g->busy_ns += t2 - t0;
 	g->last_end = t2;
 	g->batches++;

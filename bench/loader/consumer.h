@@ -24,6 +24,8 @@ struct gpu_sim {
 	double h2d_bytes_per_s;    /* simulated host-to-device bandwidth */
 	uint64_t busy_ns, idle_ns; /* accounted so far */
 	uint64_t copy_ns;          /* of which copying */
+	uint64_t model_ns;         /* what the copies and steps should have taken: busy_ns
+				      beyond it is the sleeps' overshoot, the harness's */
 	uint64_t last_end;         /* monotonic ns when the last step ended (or the start) */
 	uint64_t batches;
 };

@@ -336,6 +336,10 @@ struct loader_state {
 	int64_t outstanding;
 	int64_t arr_low;           /* policies: lowest batch id not arrived yet */
 	struct gpu_sim gpu;
+	/* the harness's time: the main loop's since `mark` (the end of its last
+	 * wait or GPU step) is added up to the next one; the pin thread's own */
+	uint64_t mark, main_harness_ns;
+	uint64_t pin_harness_ns, pin_copy_ns;   /* written by the pin thread, read after its join */
 };
 
 static int read_msg(int fd, struct result_msg *m)
@@ -681,13 +685,16 @@ static void *pin_main(void *arg)
 		struct result_msg m;
 		if (read_msg(L->res_rd, &m))
 			break;
-		uint64_t t0 = clock_now_ns();
+		uint64_t t0 = clock_now_ns(), tc0 = t0, tc1 = t0;
 		int ok = msg_ok(L, &m);
 		if (m.status == RES_OK && ok) {
 			int b = pool_take(R, 1);
 			if (b < 0)
 				break;
+			/* the copy is modelled work; the rest is the harness's */
+			tc0 = clock_now_ns();
 			memcpy(L->slots + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
+			tc1 = clock_now_ns();
 			m.pinned = b;
 		}
 		/* the batch lives in its pinned copy now: its slot goes back to
@@ -700,6 +707,8 @@ static void *pin_main(void *arg)
 			  t0 + (uint64_t)L->wall_off, t1 - t0);
 		if (write_all(R->pin_out[1], &m, sizeof(m)))
 			break;
+		R->pin_copy_ns += tc1 - tc0;
+		R->pin_harness_ns += clock_now_ns() - t0 - (tc1 - tc0);
 	}
 	/* the main thread sees the end of its data queue */
 	close(R->pin_out[1]);
@@ -1096,6 +1105,7 @@ static int run_epochs(struct loader_state *R)
 	const struct loader_cfg *c = L->cfg;
 	struct loader_result *r = R->r;
 	uint64_t off = (uint64_t)L->wall_off;
+	R->mark = clock_now_ns();
 	for (int e = 0; e < L->sched.epochs; e++) {
 		R->epoch_first = (int64_t)L->sched.epoch_first[e];
 		R->epoch_end = (int64_t)L->sched.epoch_first[e + 1];
@@ -1108,6 +1118,7 @@ static int run_epochs(struct loader_state *R)
 		while (R->yielded < R->epoch_end - R->epoch_first) {
 			int64_t id;
 			uint64_t entry = clock_now_ns();
+			R->main_harness_ns += entry - R->mark;
 			if (c->order == ORDER_INORDER && c->policy == POLICY_TORCH ?
 			    next_inorder(R, entry, &id) : next_arrival(R, entry, &id))
 				return -1;
@@ -1122,6 +1133,9 @@ static int run_epochs(struct loader_state *R)
 			trace_add(&R->main_tp, EV_BATCH_CONSUMED, 0, id, UINT32_MAX, now + off,
 				  TRACE_MARKER_NS);
 			b->consumed = now + off;
+			/* from the end of its wait (0 from the reorder buffer) */
+			R->main_harness_ns += now - entry - b->wait_ns;
+			R->mark = now;
 			if (b->status != RES_OK) {
 				stop_reason_for_error(R, id);
 				release(R, id);
@@ -1129,6 +1143,7 @@ static int run_epochs(struct loader_state *R)
 			}
 			int rc = gpu_consume(&R->gpu, b->bytes, id, &R->gpu_tp, L->wall_off,
 					     &sig_attention, check_now, R);
+			R->mark = R->gpu.last_end;
 			if (c->dump_dir && (uint64_t)b->yield_pos < c->dump_batches)
 				dump_batch(R, id);
 			release(R, id);
@@ -1278,6 +1293,10 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 	r->gpu_busy_ns = R->gpu.busy_ns;
 	r->gpu_idle_ns = R->gpu.idle_ns;
 	r->gpu_copy_ns = R->gpu.copy_ns;
+	r->gpu_model_ns = R->gpu.model_ns;
+	r->main_harness_ns = R->main_harness_ns;
+	r->pin_harness_ns = R->pin_harness_ns;
+	r->pin_copy_ns = R->pin_copy_ns;
 	/* the main process during the run (its threads, and thread workers) */
 	getrusage(RUSAGE_SELF, &ru);
 	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime) - tv_s(ru0->ru_utime) - tv_s(ru0->ru_stime);
@@ -1292,6 +1311,8 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 		const struct worker_shared *ws = &L->sh->w[w];
 		r->hash_ns += ws->hash_ns;
 		r->hash_bytes += ws->hash_bytes;
+		r->worker_loop_ns += ws->loop_ns;
+		r->worker_ops_ns += ws->ops_ns;
 		r->samples_done += ws->samples;
 		r->worker_pinned[w] = c->pin_plan ? ws->pinned : -1;
 		if (r->cacc && ws->counted == 1) {
@@ -1339,6 +1360,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	int rc = L->stop_code ? -1 : run_epochs(R);
 	uint64_t end = clock_now_ns();
 	r->end_ns = end + (uint64_t)L->wall_off;
+	if (R->mark && end > R->mark)
+		R->main_harness_ns += end - R->mark;
 	r->complete = !rc && r->batches == r->nbatches;
 
 	int unclean = run_stop(R, rc, &ms);

@@ -180,11 +180,22 @@ struct loader_result {
 	double main_cpu_s;         /* main process (without thread workers) */
 	long main_maxrss_kib;
 	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
+	uint64_t gpu_model_ns;     /* what its copies and steps should have taken */
 	uint64_t nskipped;         /* samples left out (--on-error skip) */
 	size_t nerrors;            /* listed in err_path/err_reason */
 	char **err_path, **err_reason;
 	double trace_cost_ns;      /* one trace_add, measured at start-up */
 	uint64_t hash_ns, hash_bytes;  /* checksum cost, summed over workers */
+	/* The harness's cost beside the pipeline's (ns). Workers: the wall
+	 * time of their tasks (a batch span and its result sent; policies: a
+	 * sample from its message to staged) and the op spans in them. Main
+	 * process: its loop's time outside the waits for batches and the
+	 * simulated GPU (reorder, dispatch, events, releasing buffers, the
+	 * pin thread's queue and pool handling), from the first dispatch to
+	 * the end; start-up (starting the workers) is not in it. The pin
+	 * copy itself is modelled work (what PyTorch's pin thread does), apart. */
+	uint64_t worker_loop_ns, worker_ops_ns;
+	uint64_t main_harness_ns, pin_harness_ns, pin_copy_ns;
 	uint64_t trace_dropped;
 	int pin_locked;            /* pinned buffers are mlock-ed: 1, 0 (mlock failed), -1 (no pin) */
 	int buffers_peak;          /* most batch buffers of the pool in use at once */

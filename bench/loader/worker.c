@@ -7,6 +7,13 @@
  * its data is in cache (about 8 GB/s, against 3 GB/s from the collated
  * slot): it is inside the batch span, and its time is reported.
  *
+ * The harness's cost beside the pipeline's: each worker sums the wall
+ * time of its tasks (torch: from the batch span's start to its result
+ * sent; policies: from a sample message read to its sample staged, and
+ * its batch sent when it completed one) and the op spans in them, from
+ * the op times the pipeline measures anyway: one clock read per task
+ * more, nothing per op. The difference is what the harness did there.
+ *
  * Counters (cfg->counters): each worker opens one group for itself when it
  * starts (a group counts the thread that opened it, so after the fork or
  * at thread start) and reads it at every op boundary (counted.h); the
@@ -85,7 +92,19 @@ struct wstate {
 	uint64_t chash;
 	int have_cached;
 	struct sample *stg;        /* [B] policies: views of a batch's staged samples */
+	uint64_t task_start;       /* torch: the current task's batch span start */
 };
+
+/* The sum of one sample's op spans: its nran ops that ran (the failed one
+ * included, as its events are), the batch op excepted. */
+static uint64_t sample_ops_ns(const struct pipeline *p, const struct op_time *t, int nran)
+{
+	uint64_t ns = 0;
+	for (int i = 0; i < nran; i++)
+		if (i != p->batch_op)
+			ns += t[i].dur_ns;
+	return ns;
+}
 
 /* Events of one sample: each op that ran, then STransform. */
 static void trace_sample(struct wstate *st, const struct op_time *t, int nran, int64_t batch,
@@ -133,7 +152,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	uint64_t off = (uint64_t)L->wall_off;
 	struct op_time t[PIPE_MAX_OPS];
 	size_t nok = 0;
-	uint64_t sum = 0;
+	uint64_t sum = 0, ops = 0;
 
 	memset(m, 0, sizeof(*m));
 	m->batch = tk->batch;
@@ -149,6 +168,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	}
 
 	uint64_t t0 = clock_now_ns();
+	st->task_start = t0;
 	for (uint32_t k = 0; k < tk->n; k++) {
 		if (atomic_load_explicit(&L->sh->stop, memory_order_relaxed))
 			return;
@@ -170,6 +190,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 			s->rng = &st->srng;
 		}
 		int rc = pipeline_run_sample_counted(p, s, t, st->cg, st->ws->cacc);
+		ops += sample_ops_ns(p, t, rc ? rc : p->nops);
 		if (c->trace)
 			trace_sample(st, t, rc ? rc : p->nops, tk->batch, k);
 		if (!rc) {
@@ -207,6 +228,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 		struct op_time ct;
 		int rc = counted_run_batch(p, st->ok, nok, &out, why, sizeof(why), &ct, st->cg,
 					   st->ws->cacc);
+		ops += ct.dur_ns;
 		if (c->trace)
 			trace_add(tp, EV_COLLATE, (uint16_t)p->batch_op, tk->batch, UINT32_MAX,
 				  ct.start_ns + off, ct.dur_ns);
@@ -228,6 +250,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	st->ws->batches++;
 	st->ws->samples += nok;
 	st->ws->skipped += m->nskipped;
+	st->ws->ops_ns += ops;
 
 	m->n = (uint32_t)nok;
 	m->checksum = sum;
@@ -288,8 +311,9 @@ static void speedy_note(struct wstate *st, uint64_t di, uint32_t epoch, uint64_t
 	atomic_store(&sh->timeout_ns, v[i] ? v[i] : 1);
 }
 
-/* The worker that wrote the last position of batch j collates it. */
-static void complete_batch(struct wstate *st, int64_t j, uint32_t slot)
+/* The worker that wrote the last position of batch j collates it. Returns
+ * the collation's span (ns; 0 when none ran). */
+static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 {
 	struct loader *L = st->L;
 	const struct loader_cfg *c = L->cfg;
@@ -329,13 +353,14 @@ static void complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 		m.checksum += mt->checksum;
 	}
 	unsigned char *mem = L->slots + (size_t)slot * L->plan->slot_bytes;
-	uint64_t off = (uint64_t)L->wall_off;
+	uint64_t off = (uint64_t)L->wall_off, ops = 0;
 	if (m.status == RES_OK && p->batch_op >= 0) {
 		struct batch_out out = { .mem = mem, .capacity = L->plan->slot_bytes, .n = nok };
 		char why[256] = "";
 		struct op_time ct;
 		int rc = counted_run_batch(p, st->ok, nok, &out, why, sizeof(why), &ct, st->cg,
 					   st->ws->cacc);
+		ops = ct.dur_ns;
 		if (c->trace)
 			trace_add(&st->ws->tp, EV_COLLATE, (uint16_t)p->batch_op, j, UINT32_MAX,
 				  ct.start_ns + off, ct.dur_ns);
@@ -363,6 +388,7 @@ static void complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 	atomic_store_explicit(&st->ws->published, st->ws->tp.n, memory_order_release);
 	if (!atomic_load(&L->sh->stop))
 		write_result(L->res_wr, &m);
+	return ops;
 }
 
 /* One sample of the shared queue: run it, take the next completion
@@ -373,6 +399,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	const struct loader_cfg *c = L->cfg;
 	const struct pipeline *p = c->pipe;
 	struct op_time t[PIPE_MAX_OPS];
+	uint64_t ts = clock_now_ns();   /* the harness's share: from here to the end */
 	uint64_t di = L->sched.idx[sm->off];
 	struct sample *s = &st->smp[0];
 	sample_setup(s, c->data->items[di].path, c->data->items[di].label, di, NULL,
@@ -421,6 +448,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	mt->started = t0 + (uint64_t)L->wall_off;
 	mt->finished = t1 + (uint64_t)L->wall_off;
 	mt->moved = batch_of(&L->sched, sm->off) != j;
+	uint64_t ops = sample_ops_ns(p, t, rc > 0 ? rc : p->nops);
 	if (c->trace)
 		trace_sample(st, t, rc > 0 ? rc : p->nops, j, k);
 	if (!rc) {
@@ -440,7 +468,9 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 		st->ws->skipped++;
 	}
 	if (atomic_fetch_add_explicit(&L->fill[j], 1, memory_order_acq_rel) + 1 == L->sched.b[j].n)
-		complete_batch(st, j, slot);
+		ops += complete_batch(st, j, slot);
+	st->ws->ops_ns += ops;
+	st->ws->loop_ns += clock_now_ns() - ts;
 }
 
 /* Read one message without blocking: 1 got one, 0 end of file, -1 none. */
@@ -522,6 +552,8 @@ void worker_loop(struct loader *L, int wid)
 			run_task(st, &tk, &m);
 			if (atomic_load(&L->sh->stop) || write_result(L->res_wr, &m))
 				break;
+			/* the task's wall time, its result sent (queue put included) */
+			st->ws->loop_ns += clock_now_ns() - st->task_start;
 		}
 	}
 	if (st->smp)

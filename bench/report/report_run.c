@@ -36,7 +36,9 @@
 static const char *const run_main_figs[] = {
 	"images_per_s", "e2e_s", "images", "batches", "workers_cpu_s", "ops_span_s",
 	"preproc_avg_ms", "preproc_std_pct", "preproc_iqr_ms", "ooo_pct", "stall_pct",
-	"gpu_util_pct", "worker_rss_max_kib", "main_max_rss_kib",
+	"gpu_util_pct", "harness_per_sample_us", "harness_workers_per_sample_us",
+	"harness_main_per_sample_us", "pipeline_per_sample_us", "harness_to_pipeline_ratio",
+	"worker_rss_max_kib", "main_max_rss_kib",
 };
 static const char *const run_wait_figs[] = {
 	"sum_wait_s", "wait_p50_ms", "wait_p90_ms", "wait_p99_ms", "wait_max_ms",

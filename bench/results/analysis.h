@@ -45,6 +45,16 @@
  *                  every batch that has both; share > 500 ms of those
  *                  batches (Lotus's denominator). Lotus's ad hoc drop of
  *                  delays < 80 ms for b512 is not applied.
+ *   harness        per sample handed over, in us: the workers' (their tasks'
+ *                  wall time minus the op spans in them: queue put, sample
+ *                  set-up and seeding, events, checksum, counter reads,
+ *                  staging), the main process's (its loop outside the waits
+ *                  and the simulated GPU, and the pin thread's queue and
+ *                  pool handling: the pin copy is modelled work, apart; and
+ *                  the simulated GPU's sleeps beyond its model), and
+ *                  their sum, beside the pipeline's (the op spans, from the
+ *                  workers' own sums: also with --trace off) and the ratio.
+ *                  NaN when the loader did not measure it (worker_loop_ns 0).
  *   GPU            o->gpu_busy_ns / o->gpu_idle_ns when given (non-zero sum);
  *                  otherwise busy = sum of EV_GPU_COPY + EV_GPU_STEP
  *                  durations and idle = E2E - busy. utilization =
@@ -92,6 +102,11 @@ struct analysis_opts {
 	/* the harness and the loader policy (not events) */
 	uint64_t checksum_ns, checksum_bytes;  /* time and bytes hashed (--checksum) */
 	uint64_t gpu_copy_ns;          /* simulated host-to-device copies */
+	/* the harness beside the pipeline (loader.h: struct loader_result);
+	 * worker_loop_ns 0: not measured */
+	uint64_t worker_loop_ns, worker_ops_ns;
+	uint64_t main_harness_ns, pin_harness_ns, pin_copy_ns;
+	uint64_t gpu_model_ns;         /* the simulated GPU's modelled copies and steps */
 	unsigned max_inflight;         /* most batches in flight at once */
 	uint64_t samples_moved;        /* samples that left the batch the sampler put them in */
 	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
@@ -198,6 +213,14 @@ struct run_metrics {
 	uint64_t checksum_bytes;
 	double checksum_gb_per_s;      /* NaN when nothing was hashed */
 	double gpu_copy_s;             /* simulated host-to-device copies */
+	double pin_copy_s;             /* the pin thread's copies (modelled work) */
+	double gpu_overshoot_s;        /* the simulated GPU's busy time beyond its model */
+	/* per sample handed over, us (NaN: not measured; ratio NaN: no pipeline time) */
+	double harness_workers_us;     /* workers: task wall time - op spans */
+	double harness_main_us;        /* main process: loop outside waits and GPU, pin handling */
+	double harness_us;             /* their sum */
+	double pipeline_us;            /* op spans */
+	double harness_ratio;          /* harness_us / pipeline_us */
 	unsigned inflight_max;         /* most batches in flight at once */
 
 	/* the loader policy */

@@ -126,6 +126,13 @@ struct sweep_row {
 	double checksum_bytes;
 	double checksum_gb_per_s;
 	double gpu_copy_s;
+	double pin_copy_s;
+	double gpu_overshoot_s;
+	double harness_per_sample_us;
+	double harness_workers_per_sample_us;
+	double harness_main_per_sample_us;
+	double pipeline_per_sample_us;
+	double harness_to_pipeline_ratio;
 	double inflight_max;
 	double samples_reordered_count;
 	double speedy_slow_lane;

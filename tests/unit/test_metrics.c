@@ -37,7 +37,7 @@ static const char *suffix_of(const char *unit)
 	static const struct {
 		const char *unit, *suffix;
 	} u[] = {
-		{ "s", "_s" }, { "ms", "_ms" }, { "ns", "_ns" }, { "%", "_pct" }, { "KiB", "_kib" },
+		{ "s", "_s" }, { "ms", "_ms" }, { "us", "_us" }, { "ns", "_ns" }, { "%", "_pct" }, { "KiB", "_kib" },
 		{ "B", "_bytes" }, { "GB/s", "_gb_per_s" }, { "images/s", "_per_s" },
 	};
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
