@@ -777,7 +777,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 				char buf[128];
 				const struct metric *mt = metric_find(repeat_figures[i]);
 				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), "%.4g");
-				printf("  %-20s %s %s\n", mt->name, buf, mt->unit);
+				printf("  %-22s %s %s\n", mt->name, buf, mt->unit);
 			}
 			if (c->same_differs)
 				warn_msg("the repeats differ in %s, which should be the same in every repeat",

@@ -476,10 +476,14 @@ void results_print_human(FILE *f, const struct run_metrics *m)
 	}
 	fprintf(f, "gpu: busy %.3f s, idle %.3f s, utilization %.1f %%\n", m->gpu_busy_s,
 		m->gpu_idle_s, m->gpu_util_pct);
-	if (isfinite(m->harness_us))
-		fprintf(f, "per sample: harness %.3f us (workers %.3f, main %.3f), pipeline %.3f us; "
-			"harness / pipeline %.3g\n", m->harness_us, m->harness_workers_us,
-			m->harness_main_us, m->pipeline_us, m->harness_ratio);
+	if (isfinite(m->harness_us)) {
+		fprintf(f, "per sample: harness %.3f us (workers %.3f, main %.3f", m->harness_us,
+			m->harness_workers_us, m->harness_main_us);
+		if (m->checksum_s > 0)
+			fprintf(f, "; checksum %.3f of it", m->checksum_s * 1e6 / (double)m->images);
+		fprintf(f, "), pipeline %.3f us; harness / pipeline %.3g\n", m->pipeline_us,
+			m->harness_ratio);
+	}
 	if (m->trace_dropped)
 		fprintf(f, "trace: %" PRIu64 " events dropped (buffers full)\n", m->trace_dropped);
 }

@@ -146,7 +146,7 @@ const struct metric metric_table[] = {
 	RUN(gpu_overshoot_s, "harness.gpu_overshoot_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, gpu_overshoot_s, 1, 1,
 	    "the simulated GPU's busy time beyond what its copies and steps model (a sleep lasts at least the kernel's timer slack): the harness's, counted in harness_main_per_sample_us; null when not measured"),
 	RUN(harness_per_sample_us, "harness.per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_us, 1, 1,
-	    "the harness's own time per sample handed over: harness_workers_per_sample_us + harness_main_per_sample_us; null when not measured"),
+	    "the harness's own time per sample handed over: harness_workers_per_sample_us + harness_main_per_sample_us; wall time, summed over processes and threads, so time descheduled in the harness's code counts, as it does in the op spans; null when not measured"),
 	RUN(harness_workers_per_sample_us, "harness.workers_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_workers_us, 1, 1,
 	    "the workers' wall time in their tasks (torch: from a batch's first sample to its result sent; policies: from a sample's message to it staged and its batch sent) minus the op spans in them, summed over workers, per sample: queue put, sample set-up and seeding, trace events, checksum, counter reads, staging; waiting for a task is not in it"),
 	RUN(harness_main_per_sample_us, "harness.main_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_main_us, 1, 1,

@@ -59,7 +59,7 @@ run_case() {
 	holds "$name: pin copy and GPU overshoot are measured (>= 0)" "pc >= 0 && go >= 0" \
 		-v pc="$(jq '.harness.pin_copy_s' "$s")" -v go="$(jq '.harness.gpu_overshoot_s' "$s")"
 	check "$name: the summary prints the harness beside the pipeline" \
-		grep -Eq '^per sample: harness [0-9.]+ us \(workers [0-9.]+, main [0-9.]+\), pipeline [0-9.]+ us' "$log"
+		grep -Eq '^per sample: harness [0-9.]+ us \(workers [0-9.]+, main [0-9.]+(; checksum [0-9.]+ of it)?\), pipeline [0-9.]+ us' "$log"
 }
 
 # the null pipeline, trace off (the op spans come from the workers' sums)
