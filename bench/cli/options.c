@@ -81,7 +81,8 @@ int parse_rate(const char *s, const char *unit, double *out)
 {
 	double v;
 	const char *rest;
-	if (parse_num(s, &v, &rest) || v <= 0)
+	/* 0 is a rate (--h2d-bandwidth 0: no copy); the option's range says more */
+	if (parse_num(s, &v, &rest) || v < 0)
 		return -1;
 	char suf[32];
 	snprintf(suf, sizeof(suf), "%s", *rest ? rest : (unit ? unit : "B/s"));

@@ -77,6 +77,11 @@ holds "train: pipeline per sample = ops' spans per image (trace on)" \
 	"(p - o * 1000) ^ 2 < 1e-6 * p ^ 2" -v p="$(jq '.harness.pipeline_per_sample_us' "$s")" \
 	-v o="$(jq '.cpu.ops_span_per_image_ms' "$s")"
 
+# no simulated copy (--h2d-bandwidth 0, as its help says)
+run_case nocopy null --batch 4 --epochs 2 --h2d-bandwidth 0
+res=$(ls -d "$out"/*-nocopy | head -1)
+same "nocopy: --h2d-bandwidth 0 is no copy" "$(jq '.loader.h2d_bandwidth_bytes_per_s' "$res/summary.json")" 0
+
 # a policy, thread backend and pin memory off: the same figures
 run_case sq null --batch 4 --epochs 2 --policy shared-queue --backend thread --pin-memory off
 res=$(ls -d "$out"/*-sq | head -1)
