@@ -20,7 +20,7 @@ struct gen_cfg {
 #define O(f) offsetof(struct gen_cfg, f)
 #define OPT_PROFILE { .name = "profile", .type = OPT_ENUM, .off = O(profile), .def = "imagenet", \
 	.metavar = "NAME", .choices = GEN_PROFILE_CHOICES, \
-	.help = "imagenet: ImageNet train's sizes (~0.19 MP, ~112 KiB); photos: web-sized photos (~0.4 MP, ~60 KB)" }
+	.help = "imagenet: ImageNet train's sizes; photos: web-sized photos (0.4 MP, 60 KB)" }
 static const struct opt gen_opts[] = {
 	OPT_OUT(struct gen_cfg, out, NULL, "folder to create (required; must not exist or be empty)"),
 	OPT_PROFILE,
