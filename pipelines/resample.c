@@ -6,14 +6,15 @@
  *
  * Every output byte is clip8(2^21 + sum of pixel * weight), with the
  * weights Pillow computes. The true sum fits in int32, so it can be formed
- * in any order, and even modulo 2^32: the SSE2 kernel splits each weight
+ * in any order, and even modulo 2^32: every kernel splits each weight
  * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
  * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum (kernels_sse2.c; the AVX2 and AVX-512 kernels use 32-bit
- * multiplies). Both passes run the same kernel over 8 "lanes" that lie
- * `step` bytes apart per tap: columns of consecutive rows for the vertical
- * pass, and for the horizontal pass 8 rows interleaved so that a pixel's
- * taps lie 24 bytes apart. */
+ * exact sum (kernels_body.h). The vertical pass runs the kernel's `taps` over "lanes"
+ * that lie `step` bytes apart per tap (columns of consecutive rows). The
+ * horizontal pass runs the kernel's row pass where it has one (AVX2 and
+ * AVX-512: one output pixel per 128-bit lane, its taps gathered with
+ * pshufb; kernels_body.h), else `taps` over 16 rows interleaved so that a
+ * pixel's taps lie 48 bytes apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
