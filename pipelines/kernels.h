@@ -14,6 +14,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The horizontal pass's plan for one output row (resample.c): output
+ * pixel xx reads input pixels first .. first + count - 1 (bounds[2 xx],
+ * bounds[2 xx + 1]) with weights kk[xx * ksize + t]; lo4/hi4 hold the
+ * same weights split and packed in pairs as for `taps`, pair-major and
+ * each repeated four times, zero past an output's last tap:
+ * lo4[((m * out_w) + xx) * 4 + 0..3] = pair m of output xx (for
+ * m < maxpairs). */
+struct hplan {
+	int out_w, ksize, npairs;
+	int maxpairs;          /* the most pairs of taps of any output */
+	int nvec;              /* outputs [0, nvec), a multiple of 4, whose
+				* 16-byte loads at first + 4c (4c < 2 maxpairs)
+				* stay inside the row's 3 in_w bytes */
+	const int32_t *bounds, *kk;
+	const uint32_t *lo4, *hi4;
+};
+
 struct kernels {
 	const char *name;          /* "sse2", "avx2", "avx512" */
 	/* HWC uint8 -> three float32 planes, x / 255.0f (bit for bit) */
@@ -26,6 +43,11 @@ struct kernels {
 	 * i < lanes; lo/hi: the weights split for pmaddwd (resample.c) */
 	void (*taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,
 		     const uint32_t *hi, size_t lanes, uint8_t *out);
+	/* one row of the horizontal pass: out pixel xx, channel c =
+	 * clip8(2^21 + sum over its taps t of in[3 (first + t) + c] * k[t]),
+	 * reading only in[0 .. 3 in_w); NULL where the set has no such kernel
+	 * (the pass then uses `taps` over interleaved rows) */
+	void (*hrow)(const uint8_t *in, int in_w, uint8_t *out, const struct hplan *hp);
 	/* the peak the resampler's sums can reach: `iters` rounds of 8
 	 * independent pmaddwd + add at the set's widest vector, in registers;
 	 * returns the int16 multiply-adds done (the bound of `make bench`) */

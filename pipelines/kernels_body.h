@@ -219,6 +219,109 @@ static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, cons
 	}
 }
 
+#ifdef __AVX2__
+/* output xx alone, as Pillow sums it (the row's last outputs, whose
+ * 16-byte loads would pass the row's end) */
+static void K(hpixel)(const uint8_t *in, const struct hplan *hp, int xx, uint8_t *out)
+{
+	const int32_t *k = hp->kk + (size_t)xx * hp->ksize;
+	const uint8_t *p = in + 3 * (size_t)hp->bounds[2 * xx];
+	int n = hp->bounds[2 * xx + 1];
+	for (int c = 0; c < 3; c++) {
+		int32_t s = 1 << 21;
+		for (int t = 0; t < n; t++)
+			s += p[3 * t + c] * k[t];
+		out[3 * (size_t)xx + c] = K(clip8)(s);
+	}
+}
+
+/* 16 bytes from input pixel f0 in the low 128-bit lane, from f1 in the
+ * high one */
+static inline __m256i K(hload2)(const uint8_t *in, int f0, int f1)
+{
+	return _mm256_inserti128_si256(
+		_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(in + 3 * (size_t)f0))),
+		_mm_loadu_si128((const __m128i *)(in + 3 * (size_t)f1)), 1);
+}
+
+/* Outputs [0, hp->nvec) of one row, four at a time, one output per
+ * 128-bit lane (two registers): a 16-byte load from the output's first
+ * tap + 4c holds taps 4c .. 4c + 3 of its three channels; pshufb lays out
+ * taps (4c, 4c+1), then (4c+2, 4c+3), as int16 pairs [r r g g b b 0 0] and
+ * pmaddwd with the split weights gives [r g b 0] sums. The same exact
+ * sums as `taps`, so the same bytes. np (the row's most pairs) is a
+ * constant where inlined, so every group runs the same unrolled loop. */
+static inline __attribute__((always_inline)) void
+K(hgroups)(const uint8_t *in, uint8_t *out, const struct hplan *hp, const int np)
+{
+	const int W = hp->out_w;
+	const int32_t *b = hp->bounds;
+	const __m256i s0 = _mm256_setr_epi8(0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1,
+					    0, -1, 3, -1, 1, -1, 4, -1, 2, -1, 5, -1, -1, -1, -1, -1);
+	const __m256i s1 = _mm256_setr_epi8(6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1,
+					    6, -1, 9, -1, 7, -1, 10, -1, 8, -1, 11, -1, -1, -1, -1, -1);
+	const __m128i pick = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+	const __m256i half = _mm256_set1_epi32(1 << 21);
+	const size_t pstep = 4 * (size_t)W;
+	for (int xx = 0; xx < hp->nvec; xx += 4) {
+		const int32_t *g = b + 2 * xx;
+		__m256i la = _mm256_setzero_si256(), lb = la, ha = la, hb = la, pa = la, pb = la;
+		const uint32_t *wl = hp->lo4 + 4 * (size_t)xx, *wh = hp->hi4 + 4 * (size_t)xx;
+		for (int m = 0; m < np; m++, wl += pstep, wh += pstep) {
+			if (!(m & 1)) {
+				const int o = 2 * m;
+				pa = K(hload2)(in, g[0] + o, g[2] + o);
+				pb = K(hload2)(in, g[4] + o, g[6] + o);
+			}
+			__m256i xa = _mm256_shuffle_epi8(pa, m & 1 ? s1 : s0);
+			__m256i xb = _mm256_shuffle_epi8(pb, m & 1 ? s1 : s0);
+			__m256i kla = _mm256_loadu_si256((const __m256i *)wl);
+			__m256i klb = _mm256_loadu_si256((const __m256i *)(wl + 8));
+			__m256i kha = _mm256_loadu_si256((const __m256i *)wh);
+			__m256i khb = _mm256_loadu_si256((const __m256i *)(wh + 8));
+			la = _mm256_add_epi32(la, _mm256_madd_epi16(xa, kla));
+			lb = _mm256_add_epi32(lb, _mm256_madd_epi16(xb, klb));
+			ha = _mm256_add_epi32(ha, _mm256_madd_epi16(xa, kha));
+			hb = _mm256_add_epi32(hb, _mm256_madd_epi16(xb, khb));
+		}
+		__m256i sa = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(ha, 15), la), half);
+		__m256i sb = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(hb, 15), lb), half);
+		sa = _mm256_srai_epi32(sa, 22);
+		sb = _mm256_srai_epi32(sb, 22);
+		/* saturating packs clamp to [0, 255]; per lane: outputs (xx, xx+2),
+		 * (xx+1, xx+3) as 4-byte pixels, interleaved back in order */
+		__m256i v = _mm256_packs_epi32(sa, sb);
+		v = _mm256_packus_epi16(v, v);
+		__m128i px = _mm_unpacklo_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+		px = _mm_shuffle_epi8(px, pick);
+		uint8_t *o = out + 3 * (size_t)xx;
+		if (3 * (size_t)xx + 16 <= 3 * (size_t)W)
+			_mm_storeu_si128((__m128i *)o, px);
+		else {
+			uint8_t tmp[16];
+			_mm_storeu_si128((__m128i *)tmp, px);
+			memcpy(o, tmp, 12);
+		}
+	}
+}
+
+/* The horizontal pass on one row: the vector groups (hp->nvec outputs,
+ * whose loads stay inside the row), then the rest one by one */
+static void K(hrow)(const uint8_t *in, int in_w, uint8_t *out, const struct hplan *hp)
+{
+	(void)in_w;
+	switch (hp->maxpairs) {
+	case 1: K(hgroups)(in, out, hp, 1); break;
+	case 2: K(hgroups)(in, out, hp, 2); break;
+	case 3: K(hgroups)(in, out, hp, 3); break;
+	case 4: K(hgroups)(in, out, hp, 4); break;
+	default: K(hgroups)(in, out, hp, hp->maxpairs); break;
+	}
+	for (int xx = hp->nvec; xx < hp->out_w; xx++)
+		K(hpixel)(in, hp, xx, out);
+}
+#endif
+
 /* register-only pmaddwd throughput; the empty asm makes the inputs look
  * changed every round, so nothing is hoisted out of the loop or merged */
 static uint64_t K(madd_peak)(uint64_t iters)
@@ -276,5 +379,8 @@ const struct kernels KCAT(kernels, KERNEL_NAME) = {
 	.normalize = K(normalize),
 	.flip_row = K(flip_row),
 	.taps = K(taps),
+#ifdef __AVX2__
+	.hrow = K(hrow),
+#endif
 	.madd_peak = K(madd_peak),
 };

@@ -6,14 +6,15 @@
  *
  * Every output byte is clip8(2^21 + sum of pixel * weight), with the
  * weights Pillow computes. The true sum fits in int32, so it can be formed
- * in any order, and even modulo 2^32: the SSE2 kernel splits each weight
+ * in any order, and even modulo 2^32: every kernel splits each weight
  * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
  * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum (kernels_sse2.c; the AVX2 and AVX-512 kernels use 32-bit
- * multiplies). Both passes run the same kernel over 8 "lanes" that lie
- * `step` bytes apart per tap: columns of consecutive rows for the vertical
- * pass, and for the horizontal pass 8 rows interleaved so that a pixel's
- * taps lie 24 bytes apart. */
+ * exact sum (kernels_body.h). The vertical pass runs the kernel's `taps` over "lanes"
+ * that lie `step` bytes apart per tap (columns of consecutive rows). The
+ * horizontal pass runs the kernel's row pass where it has one (AVX2 and
+ * AVX-512: one output pixel per 128-bit lane, its taps gathered with
+ * pshufb; kernels_body.h), else `taps` over 16 rows interleaved so that a
+ * pixel's taps lie 48 bytes apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -128,9 +129,53 @@ static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
 #define HROWS 16                /* rows per horizontal block (48 lanes: 32 + 16, 3 x 16 or 6 x 8) */
 #define HLANES (3 * HROWS)      /* bytes per interleaved column */
 
+/* The weights of axis a's first `np` pairs repeated four times,
+ * pair-major, zero past each output's last pair (struct hplan) */
+static void axis_expand(const struct axis *a, int out, int np, uint32_t *lo4, uint32_t *hi4)
+{
+	for (int m = 0; m < np; m++)
+		for (int xx = 0; xx < out; xx++) {
+			int used = 2 * m < a->bounds[2 * xx + 1];
+			uint32_t l = used ? a->lo[(size_t)xx * a->npairs + m] : 0;
+			uint32_t h = used ? a->hi[(size_t)xx * a->npairs + m] : 0;
+			size_t i = ((size_t)m * out + xx) * 4;
+			for (int k = 0; k < 4; k++) {
+				lo4[i + k] = l;
+				hi4[i + k] = h;
+			}
+		}
+}
+
+/* hp's maxpairs and nvec for rows of in_w pixels (the first taps rise
+ * with the output index, so the groups whose loads stay in the row come
+ * first) */
+static void hplan_groups(struct hplan *hp, int in_w)
+{
+	int n = 0;
+	for (int xx = 0; xx < hp->out_w; xx++)
+		n = hp->bounds[2 * xx + 1] > n ? hp->bounds[2 * xx + 1] : n;
+	hp->maxpairs = (n + 1) / 2;
+	const int last = 4 * ((hp->maxpairs + 1) / 2 - 1);   /* the last load's first tap */
+	hp->nvec = 0;
+	while (hp->nvec + 4 <= hp->out_w &&
+	       3 * ((size_t)hp->bounds[2 * (hp->nvec + 3)] + (size_t)last) + 16 <= 3 * (size_t)in_w)
+		hp->nvec += 4;
+}
+
+/* Rows [y0, y1) of `in` (in_w pixels) resampled horizontally into rows
+ * 0.. of out (out_w pixels each) by the kernel's row pass */
+static void pass_rows(const struct kernels *kn, const uint8_t *in, size_t in_stride, int in_w,
+		      int y0, int y1, uint8_t *out, const struct hplan *hp)
+{
+	const size_t out_stride = (size_t)hp->out_w * 3;
+	for (int y = y0; y < y1; y++)
+		kn->hrow(in + (size_t)y * in_stride, in_w, out + (size_t)(y - y0) * out_stride, hp);
+}
+
 /* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
- * (out_w pixels each), reading input columns [x_lo, x_hi). t: scratch of
- * HLANES * (x_hi - x_lo) bytes for the interleaved rows. */
+ * (out_w pixels each), reading input columns [x_lo, x_hi), where the
+ * kernel has no row pass. t: scratch of HLANES * (x_hi - x_lo) bytes for
+ * the interleaved rows. */
 static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 			    uint8_t *out, int out_w, const struct axis *a,
 			    int x_lo, int x_hi, uint8_t *t)
@@ -258,7 +303,10 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	size_t kbytes = (size_t)kmax * sizeof(double);
 	size_t vbytes = need_v ? axis_place(&av, out_h, NULL) : 0;
 	size_t hbytes = need_h ? axis_place(&ah, out_w, NULL) : 0;
-	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes))
+	/* the row pass's repeated weights (hplan's lo4, hi4) */
+	const struct kernels *kn = kernels_active();
+	size_t ebytes = need_h && kn->hrow ? (size_t)ah.npairs * (size_t)out_w * 32 : 0;
+	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes + ebytes))
 		return -1;
 	char *c = scratch_coeffs->p;
 	double *k = (double *)c;
@@ -272,6 +320,15 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
 	axis_coeffs(&ah, in_w, out_w, k);
+	struct hplan hp = { out_w, ah.ksize, ah.npairs, 0, 0, ah.bounds, ah.kk, NULL, NULL };
+	if (ebytes) {
+		hplan_groups(&hp, in_w);
+		uint32_t *lo4 = (uint32_t *)(c + kbytes + vbytes + hbytes);
+		uint32_t *hi4 = lo4 + (size_t)hp.maxpairs * out_w * 4;
+		axis_expand(&ah, out_w, hp.maxpairs, lo4, hi4);
+		hp.lo4 = lo4;
+		hp.hi4 = hi4;
+	}
 
 	/* rows of the source the vertical pass reads (all if it is skipped) */
 	int y_first = 0, y_last = in_h;
@@ -283,17 +340,19 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 	int x_lo = ah.bounds[0];
 	int x_hi = ah.bounds[2 * out_w - 2] + ah.bounds[2 * out_w - 1];
-	/* scratch_tmp: the horizontal pass's output, then the interleaved rows */
+	/* scratch_tmp: the horizontal pass's output, then (without a row
+	 * pass) the interleaved rows */
 	size_t tmp_bytes = need_v ? mul_add((size_t)(y_last - y_first), out_row, 0) : 0;
-	size_t all = mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
-	if ((need_v && !tmp_bytes) || !all || buf_reserve(scratch_tmp, all))
+	size_t all = kn->hrow ? tmp_bytes : mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
+	if ((need_v && !tmp_bytes) || (all && buf_reserve(scratch_tmp, all)) || (!all && !kn->hrow))
 		return -1;
-	uint8_t *tmp = scratch_tmp->p;
-	if (!need_v) {
-		pass_horizontal(in, stride, 0, in_h, out, out_w, &ah, x_lo, x_hi, tmp);
-		return 0;
-	}
-	pass_horizontal(in, stride, y_first, y_last, tmp, out_w, &ah, x_lo, x_hi, tmp + tmp_bytes);
-	pass_vertical(tmp, out_row, out_row, out, out_h, &av);
+	uint8_t *tmp = scratch_tmp->p, *hout = need_v ? tmp : out;
+	if (kn->hrow)
+		pass_rows(kn, in, stride, in_w, y_first, y_last, hout, &hp);
+	else
+		pass_horizontal(in, stride, y_first, y_last, hout, out_w, &ah, x_lo, x_hi,
+				tmp + tmp_bytes);
+	if (need_v)
+		pass_vertical(tmp, out_row, out_row, out, out_h, &av);
 	return 0;
 }
