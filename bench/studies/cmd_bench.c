@@ -268,8 +268,8 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 	}
 	printf("\nchecksums: faithful %016llx, fused %016llx: %s\n", (unsigned long long)w.checksum[0],
 	       (unsigned long long)w.checksum[1], w.identical ? "identical tensors" : "THE TENSORS DIFFER");
-	printf("fused: %llu images decoded by region, %llu in full (PNG, no EOI, or a failed region "
-	       "decode)\n", (unsigned long long)w.regions, (unsigned long long)w.full);
+	printf("fused: %llu images decoded by region, %llu in full in each pass (PNG, no EOI, or a "
+	       "failed region decode)\n", (unsigned long long)w.regions, (unsigned long long)w.full);
 	double same = w.identical;
 	bench_figure(res, "fused", "fused tensors identical to faithful (1 yes 0 no)", "bool", &same, 1,
 		     1, 1, 0);

@@ -59,7 +59,7 @@ struct whatif {
 	double *front;          /* [rounds] (decode + random_resized_crop ms) / fused op ms */
 	uint64_t checksum[2];   /* of round 1 */
 	int identical;          /* the checksums agree, and every round gave the same */
-	uint64_t regions, full; /* the fused op's images by region and in full, all passes */
+	uint64_t regions, full; /* the fused op's images by region and in full, in one pass */
 };
 
 /* Measure w over the first n images of d. 0, or -1 with err (a pipeline
