@@ -27,6 +27,7 @@
 #include "log.h"
 #include "subprocess.h"
 #include "machine.h"
+#include "noise.h"
 #include "options.h"
 #include "report.h"
 #include "run.h"
@@ -1024,15 +1025,25 @@ static void sweep_whatif(struct sweep_state *t)
 		return;
 	info("sweep: the fused what-if: %s against %s, one thread, %zu images, %d passes each",
 	     t->fused, t->pipeline, n, SWEEP_WHATIF_ROUNDS);
+	struct cpus cp;
+	struct noise_snap n0, n1;
+	struct noise nz;
+	cpus_read(&cp);
+	noise_read(&n0, &cp);
 	if (whatif_measure(t->pipeline, t->fused, &t->ds, n, SWEEP_WHATIF_ROUNDS, 32, &w, err,
 			   sizeof(err))) {
 		warn_msg("the fused what-if was not measured: %s", err);
 		return;
 	}
-	json_object_set_new(t->doc, "fused_whatif", whatif_json(&w));
+	noise_read(&n1, &cp);
+	noise_between(&n0, &n1, &cp, &nz);
+	noise_warn(&nz, "the fused what-if");
+	json_t *wj = whatif_json(&w);
+	json_object_set_new(wj, "noise", noise_window_json(&nz));
+	json_object_set_new(t->doc, "fused_whatif", wj);
 	struct stats_summary a, b;
-	if (!stats_summarise(w.ms[0], w.rounds, STATS_CI_LEVEL, &a) &&
-	    !stats_summarise(w.ms[1], w.rounds, STATS_CI_LEVEL, &b))
+	if (!stats_summarise(w.cpu_ms[0], w.rounds, STATS_CI_LEVEL, &a) &&
+	    !stats_summarise(w.cpu_ms[1], w.rounds, STATS_CI_LEVEL, &b))
 		info("sweep: the fused what-if: %.3f ms of CPU per image faithful, %.3f fused; %s",
 		     a.median, b.median, w.identical ? "identical tensors" : "THE TENSORS DIFFER");
 	if (!w.identical)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <jansson.h>
 #include "checksum.h"
 #include "clock.h"
@@ -102,6 +103,11 @@ void whatif_release(struct whatif *w)
 	memset(w, 0, sizeof(*w));
 }
 
+static double tv_s(struct timeval t)
+{
+	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
+}
+
 /* One round: a pass of each pipeline, k0 first. */
 static void whatif_round(const struct pipeline *p, const struct dataset *d, size_t n,
 			 struct ops_ws *ws, struct whatif *w, size_t r, int k0)
@@ -113,13 +119,18 @@ static void whatif_round(const struct pipeline *p, const struct dataset *d, size
 
 	for (int side = 0; side < 2; side++) {
 		int k = side ? 1 - k0 : k0;
+		struct rusage u0, u1;
+		getrusage(RUSAGE_THREAD, &u0);
 		ops_pass(&p[k], d, n, ws, &a);
+		getrusage(RUSAGE_THREAD, &u1);
+		double cpu_ms = 1e3 * (tv_s(u1.ru_utime) + tv_s(u1.ru_stime) - tv_s(u0.ru_utime) -
+				       tv_s(u0.ru_stime));
 		double t = 0;
 		for (int i = 0; i < p[k].nops; i++)
 			t += a.ms[i];
 		for (int i = 0; i < nfront[k] && i < p[k].nops; i++)
 			front[k] += a.ms[i];
-		w->ms[k][r] = t;
+		w->cpu_ms[k][r] = n > a.failed ? cpu_ms / (double)(n - a.failed) : NAN;
 		w->ips[k][r] = 1e3 / t;
 		w->failed = a.failed;
 		if (r == 0)
@@ -127,7 +138,7 @@ static void whatif_round(const struct pipeline *p, const struct dataset *d, size
 		else if (w->checksum[k] != a.checksum)
 			w->identical = 0;
 	}
-	w->saved_ms[r] = w->ms[0][r] - w->ms[1][r];
+	w->saved_ms[r] = w->cpu_ms[0][r] - w->cpu_ms[1][r];
 	w->ratio[r] = w->ips[1][r] / w->ips[0][r];
 	w->front[r] = front[0] / front[1];
 }
@@ -153,8 +164,8 @@ int whatif_measure(const char *faithful, const char *fused, const struct dataset
 		pipeline_release(&p[1]);
 		return -1;
 	}
-	w->ips[0] = mem, w->ips[1] = mem + rounds, w->ms[0] = mem + 2 * rounds;
-	w->ms[1] = mem + 3 * rounds, w->saved_ms = mem + 4 * rounds;
+	w->ips[0] = mem, w->ips[1] = mem + rounds, w->cpu_ms[0] = mem + 2 * rounds;
+	w->cpu_ms[1] = mem + 3 * rounds, w->saved_ms = mem + 4 * rounds;
 	w->ratio = mem + 5 * rounds, w->front = mem + 6 * rounds;
 	snprintf(w->faithful, sizeof(w->faithful), "%s", p[0].name);
 	snprintf(w->fused, sizeof(w->fused), "%s", p[1].name);
@@ -202,9 +213,9 @@ json_t *whatif_json(const struct whatif *w)
 	json_object_set_new(j, "images", json_integer((json_int_t)w->images));
 	json_object_set_new(j, "failed_images", json_integer((json_int_t)w->failed));
 	json_object_set_new(j, "rounds", json_integer((json_int_t)w->rounds));
-	json_object_set_new(j, "faithful_ms_per_image", values_summary(w->ms[0], w->rounds));
-	json_object_set_new(j, "fused_ms_per_image", values_summary(w->ms[1], w->rounds));
-	json_object_set_new(j, "saved_ms_per_image", values_summary(w->saved_ms, w->rounds));
+	json_object_set_new(j, "faithful_cpu_ms_per_image", values_summary(w->cpu_ms[0], w->rounds));
+	json_object_set_new(j, "fused_cpu_ms_per_image", values_summary(w->cpu_ms[1], w->rounds));
+	json_object_set_new(j, "saved_cpu_ms_per_image", values_summary(w->saved_ms, w->rounds));
 	json_object_set_new(j, "fused_over_faithful_images_per_s", values_summary(w->ratio, w->rounds));
 	json_object_set_new(j, "faithful_checksum", json_string(h[0]));
 	json_object_set_new(j, "fused_checksum", json_string(h[1]));

@@ -46,15 +46,17 @@ void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n, struc
 /* The fused what-if, measured: rounds x (one pass of each, alternating who
  * goes first), after one unmeasured pass of each (files into the page
  * cache, buffers grown). Per round: images/s of each (1 / the sum of the
- * op means), ms per image (that sum: one thread's time, wall = CPU with
- * the files in the page cache), the ms per image saved (faithful - fused)
- * and the ratio fused / faithful images/s. */
+ * op means, wall time), the CPU time per image of each pass (the thread's
+ * user + system time, getrusage RUSAGE_THREAD, over the images: the ops
+ * and each tensor's checksum; time descheduled by other load is not in
+ * it), the CPU ms per image saved (faithful - fused) and the ratio fused /
+ * faithful images/s. */
 struct whatif {
 	char faithful[64], fused[64];   /* the pipelines' names */
 	size_t images, rounds, failed;
 	double *ips[2];         /* [rounds] images/s: [0] faithful, [1] fused */
-	double *ms[2];          /* [rounds] ms per image */
-	double *saved_ms;       /* [rounds] ms[0] - ms[1] */
+	double *cpu_ms[2];      /* [rounds] CPU ms per image */
+	double *saved_ms;       /* [rounds] cpu_ms[0] - cpu_ms[1] */
 	double *ratio;          /* [rounds] ips[1] / ips[0] */
 	double *front;          /* [rounds] (decode + random_resized_crop ms) / fused op ms */
 	uint64_t checksum[2];   /* of round 1 */
@@ -70,8 +72,8 @@ void whatif_release(struct whatif *w);
 
 /* As sweep.json's "fused_whatif" keeps it: the pipelines, images, rounds,
  * "single_threaded": true, per figure its per-round values and summary
- * (faithful_ms_per_image, fused_ms_per_image, saved_ms_per_image,
- * fused_over_faithful_images_per_s), the checksums, tensors_identical,
+ * (faithful_cpu_ms_per_image, fused_cpu_ms_per_image,
+ * saved_cpu_ms_per_image, fused_over_faithful_images_per_s), the checksums, tensors_identical,
  * region_decodes, full_decodes. New reference. */
 struct json_t *whatif_json(const struct whatif *w);
 

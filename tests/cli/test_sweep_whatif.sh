@@ -26,14 +26,14 @@ assert w["faithful_pipeline"] == "imagenet_train" and w["fused_pipeline"] == "im
 assert w["single_threaded"] is True and w["images"] == 8 and w["rounds"] == 6
 assert w["tensors_identical"] is True and w["faithful_checksum"] == w["fused_checksum"]
 assert w["region_decodes"] + w["full_decodes"] == 8
-for k in ("faithful_ms_per_image", "fused_ms_per_image", "saved_ms_per_image",
+for k in ("faithful_cpu_ms_per_image", "fused_cpu_ms_per_image", "saved_cpu_ms_per_image",
           "fused_over_faithful_images_per_s"):
     v = w[k]["values"]
     assert len(v) == 6 and all(x is not None for x in v), k
     s = w[k]["summary"]
     assert s["n"] == 6 and s["interval"] == "ci95" and s["lo"] <= s["median"] <= s["hi"], k
-for a, b, d in zip(w["faithful_ms_per_image"]["values"], w["fused_ms_per_image"]["values"],
-                   w["saved_ms_per_image"]["values"]):
+for a, b, d in zip(w["faithful_cpu_ms_per_image"]["values"], w["fused_cpu_ms_per_image"]["values"],
+                   w["saved_cpu_ms_per_image"]["values"]):
     assert abs(a - b - d) < 1e-9
 PY
 then echo "ok - sweep.json: the what-if's figures per pass, intervals, identical tensors"
