@@ -1685,6 +1685,9 @@ static int write_results(struct compare_run *x)
 			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
 			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
 			     sb[k].complete ? "" : "PyTorch");
+	for (long k = 0; k < x->nread_f; k++)
+		if (!x->sf[k].complete)
+			warn_msg("incomplete: the fused side of repeat %ld", k + 1);
 	print_tail(stdout, x);
 	FILE *mf = fopen(md, "a");
 	if (mf) {
