@@ -86,6 +86,9 @@ struct worker_shared {
 	int pid;                   /* process id, or thread id */
 	uint64_t batches, samples, skipped;
 	uint64_t hash_ns, hash_bytes;
+	/* decode_random_resized_crop in this worker: images decoded by region
+	 * and in full (fused_fallbacks, since the worker started) */
+	uint64_t fused_regions, fused_full;
 	double cpu_s;              /* thread backend: RUSAGE_THREAD at exit */
 	int pinned;                /* 1 bound as the pin plan says, 0 not, -1 not started */
 	int counted;               /* 1 its counter group opened, 0 not, -1 not started */
