@@ -86,8 +86,11 @@ deps:
 run: bench/ppbench
 	bench/ppbench run
 
+# make bench [DATA=DIR | PROFILE=photos]: on the default dataset, a folder, or
+# a profile's default dataset (`ppbench dataset default --profile NAME`)
 bench: bench/ppbench
-	bench/ppbench bench
+	$(if $(PROFILE),d="$$(bench/ppbench dataset default --profile $(PROFILE))" && )bench/ppbench bench \
+		$(if $(PROFILE),--data "$$d",$(call sweep_opt,DATA,--data))
 
 # The same configuration through ppbench and through the real PyTorch
 # DataLoader (needs Debian's python3-torch: scripts/install-deps.sh --oracle).

@@ -1,4 +1,4 @@
-/* A synthetic ImageNet-like ImageFolder tree.
+/* A synthetic ImageNet-like (or photo-like) ImageFolder tree.
  *
  * Every image comes from its own random stream (splitmix64 of seed and
  * index), so the bytes do not depend on the thread that makes them. Content:
@@ -7,8 +7,10 @@
  * a fine texture whose strength is modulated across the image (smooth and
  * detailed regions, as sky and foliage), smooth chroma fields, hard-edged
  * shapes (ellipses, rotated rectangles, lines) and an illumination gradient.
- * The per-image detail and JPEG quality are drawn so that the file sizes
- * follow ImageNet train's distribution (see gen_stats_print). */
+ * A profile (struct profile) draws the geometry, the per-image detail and
+ * the JPEG quality: "imagenet" so that the file sizes follow ImageNet
+ * train's distribution, "photos" so that they are web-sized photos of
+ * about 0.4 MP and 60 KB (see profiles[] and gen_stats_print). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -113,19 +115,32 @@ static uint64_t file_number(size_t c, size_t j)
 
 /* ---- the plan of one image ------------------------------------------- */
 
-/* Texture constants, tuned so that file sizes follow ImageNet's: with
- * 2000 images and seed 1, KiB mean 112.0 median 107.0 p25 60.8 p75 146.9
- * p99 356.8 (ImageNet train: 112.0, 105.5, 59.0, 144.5, 354.4). Changing
- * them changes the bytes: bump GEN_VERSION. */
-static const struct {
+/* Texture constants. Changing a profile's changes its bytes: bump
+ * GEN_VERSION. */
+struct tune {
 	float c0, c1, c2;          /* luminance texture octaves 0, 1, 2 (x fine_amp) */
 	float cf1, cf2;            /* chroma texture octaves 1, 2 (x fine_amp) */
 	double fa;                 /* fine_amp: median */
 	double fa_hi, fa_lo;       /* log-normal sigmas above and below the median */
 	double fa_large;           /* exponent of the detail drop for large images */
-} tune = { 1.5f, 1.0f, 0.6f, 0.1f, 0.1f, 42, 0.6, 1.8, 1.0 };
+};
 
+struct plan;
+
+/* A profile: the draws of an image's geometry, JPEG settings and detail. */
+struct profile {
+	const char *name;
+	const char *title;         /* the info file's first line */
+	void (*geometry)(struct plan *p, uint64_t *s);
+	double q_mean, q_sd;       /* JPEG quality: normal, clamped to [q_lo, q_hi] */
+	int q_lo, q_hi;
+	double p420, p444;         /* 4:2:0 below p420, 4:4:4 below p444, else 4:2:2 */
+	double px_ref;             /* larger images get less detail per pixel */
+	struct tune t;
+	const char *target;        /* what gen_stats_print compares with */
+};
 struct plan {
+	const struct profile *pf;
 	int w, h, kind;
 	int quality, subsamp, progressive;
 	/* content */
@@ -176,21 +191,91 @@ static void plan_geometry(struct plan *p, uint64_t *s)
 	}
 }
 
-static void plan_image(struct plan *p, int kind, uint64_t *s)
+/* Photos downscaled for the web: most at a fixed long side (730 x 548 at
+ * 4:3, 775 x 517 at 3:2, about 0.4 MP), the rest spread log-normally
+ * around the same area (mean 0.4 MP) with other shapes too; a quarter
+ * portrait. */
+static void plan_geometry_photos(struct plan *p, uint64_t *s)
+{
+	double u = runif(s);
+	long a, b;            /* long and short side */
+	if (u < 0.65) {
+		int three2 = runif(s) < 0.35;
+		a = three2 ? 775 : 730;
+		b = three2 ? 517 : 548;
+	} else {
+		double v = runif(s);
+		double ar = v < 0.4 ? 4.0 / 3 : v < 0.7 ? 1.5 : v < 0.85 ? 16.0 / 9 : v < 0.95 ? 1.0 :
+			rrange(s, 1.0, 2.5);
+		double area = 400000 * exp(0.5 * rnormal(s) - 0.125);
+		a = lrint(sqrt(area * ar));
+		if (a > MAX_SIDE)
+			a = MAX_SIDE;
+		if (a < 64)
+			a = 64;
+		b = lrint((double)a / ar);
+		if (b < 40)
+			b = 40;
+	}
+	if (runif(s) < 0.75) {
+		p->w = (int)a;
+		p->h = (int)b;
+	} else {
+		p->w = (int)b;
+		p->h = (int)a;
+	}
+}
+
+/* imagenet: file sizes tuned to ImageNet train's; with 2000 images and seed
+ * 1, KiB mean 112.0 median 107.0 p25 60.8 p75 146.9 p99 356.8 (ImageNet
+ * train: 112.0, 105.5, 59.0, 144.5, 354.4). photos: tuned to a mean of
+ * 60 KB at 0.4 MP (0.15 bytes per pixel); with 2000 images and seed 1,
+ * mean 0.402 MP (median 0.400), 59.6 KB (58.2 KiB; median 47.3, p25 26.1,
+ * p75 79.5, p99 177.8 KiB), 0.148 bytes per pixel. */
+static const struct profile profiles[GEN_PROFILES] = {
+	[GEN_PROFILE_IMAGENET] = {
+		"imagenet", "ppbench synthetic ImageNet-like dataset", plan_geometry,
+		92, 3, 80, 98, 0.88, 0.96, 187500,
+		{ 1.5f, 1.0f, 0.6f, 0.1f, 0.1f, 42, 0.6, 1.8, 1.0 },
+		"ImageNet train: mean 112.0  std 133.0  median 105.5  p25 59.0  p75 144.5  p99 354.4 KiB",
+	},
+	[GEN_PROFILE_PHOTOS] = {
+		"photos", "ppbench synthetic photo-like dataset (web-sized photos)", plan_geometry_photos,
+		82, 4, 70, 92, 0.92, 0.97, 400000,
+		{ 1.5f, 1.0f, 0.6f, 0.1f, 0.1f, 7.5, 0.6, 1.8, 1.0 },
+		"target (web photos): mean 0.40 MP, mean 58.6 KiB (60 KB), 0.15 bytes per pixel",
+	},
+};
+
+const char *gen_profile_name(int p)
+{
+	return p >= 0 && p < GEN_PROFILES ? profiles[p].name : NULL;
+}
+
+int gen_profile_find(const char *name)
+{
+	for (int i = 0; name && i < GEN_PROFILES; i++)
+		if (!strcmp(name, profiles[i].name))
+			return i;
+	return -1;
+}
+
+static void plan_image(struct plan *p, const struct profile *pf, int kind, uint64_t *s)
 {
 	memset(p, 0, sizeof(*p));
+	p->pf = pf;
 	p->kind = kind;
-	plan_geometry(p, s);
+	pf->geometry(p, s);
 
-	/* JPEG settings: mostly 4:2:0 as ImageNet, some 4:4:4 and 4:2:2 */
+	/* JPEG settings: mostly 4:2:0, some 4:4:4 and 4:2:2 */
 	double q = rnormal(s);
-	p->quality = (int)lrint(92 + 3 * q);
-	if (p->quality > 98)
-		p->quality = 98;
-	if (p->quality < 80)
-		p->quality = 80;
+	p->quality = (int)lrint(pf->q_mean + pf->q_sd * q);
+	if (p->quality > pf->q_hi)
+		p->quality = pf->q_hi;
+	if (p->quality < pf->q_lo)
+		p->quality = pf->q_lo;
 	double u = runif(s);
-	p->subsamp = u < 0.88 ? TJSAMP_420 : u < 0.96 ? TJSAMP_444 : TJSAMP_422;
+	p->subsamp = u < pf->p420 ? TJSAMP_420 : u < pf->p444 ? TJSAMP_444 : TJSAMP_422;
 	if (kind == K_GRAY)
 		p->subsamp = TJSAMP_GRAY;
 	if (kind == K_YCCK || kind == K_CMYK)
@@ -201,11 +286,12 @@ static void plan_image(struct plan *p, int kind, uint64_t *s)
 	p->coarse_amp = (float)rrange(s, 15, 45);
 	p->coarse_p = (float)rrange(s, 0.5, 0.8);
 	/* large images (camera originals) have less detail per pixel than
-	 * the downscaled 500 x 375 ones */
+	 * the downscaled ones */
+	const struct tune *t = &pf->t;
 	double px = (double)p->w * p->h;
 	double z = rnormal(s);
-	p->fine_amp = (float)(tune.fa * exp(z * (z > 0 ? tune.fa_hi : tune.fa_lo)) *
-			      (px > 187500 ? pow(187500 / px, tune.fa_large) : 1));
+	p->fine_amp = (float)(t->fa * exp(z * (z > 0 ? t->fa_hi : t->fa_lo)) *
+			      (px > pf->px_ref ? pow(pf->px_ref / px, t->fa_large) : 1));
 	if (p->fine_amp > 120)
 		p->fine_amp = 120;
 	p->mod0 = (float)rrange(s, 0.5, 1.1);
@@ -546,8 +632,8 @@ static void synth_chroma(struct synth *sy)
 	memset(amp, 0, sizeof(sy->amp));
 	for (int k = kmax; k >= 3; k--)
 		amp[k] = k == kmax ? p->chroma_amp : amp[k + 1] * 0.6f;
-	amp[2] = 1.0f + tune.cf2 * p->fine_amp;
-	amp[1] = 1.0f + tune.cf1 * p->fine_amp;
+	amp[2] = 1.0f + p->pf->t.cf2 * p->fine_amp;
+	amp[1] = 1.0f + p->pf->t.cf1 * p->fine_amp;
 	if (p->kind == K_GRAY)
 		return;
 	octave_noise(wk, wk->cb, lv, 1, p->cb0, amp, 0, sy->s);
@@ -575,9 +661,9 @@ static void synth_luminance(struct synth *sy)
 	const int w = p->w, h = p->h, kmax = sy->kmax;
 	for (int k = kmax; k >= 0; k--)
 		amp[k] = k == kmax ? p->coarse_amp : amp[k + 1] * p->coarse_p;
-	amp[2] = tune.c2 * p->fine_amp;
-	amp[1] = tune.c1 * p->fine_amp;
-	amp[0] = tune.c0 * p->fine_amp;
+	amp[2] = p->pf->t.c2 * p->fine_amp;
+	amp[1] = p->pf->t.c1 * p->fine_amp;
+	amp[0] = p->pf->t.c0 * p->fine_amp;
 	octave_noise(wk, wk->lum, &sy->lv, 0, p->y0, amp, 1, sy->s);
 	for (int n = 0; n < sy->nshapes; n++)
 		for (int y = 0; y < h; y++) {
@@ -989,6 +1075,31 @@ static void fill_stats(struct gen_stats *st, const unsigned char *kind, const ui
 	free(v);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* megapixels: mean and median; bytes per pixel over the whole set */
+static void fill_pixels(struct gen_stats *st, const int *wh, size_t n)
+{
+	double *mp = malloc((n ? n : 1) * sizeof(*mp)), sum = 0;
+	if (!mp || !n) {
+		free(mp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		mp[i] = (double)wh[2 * i] * wh[2 * i + 1] * 1e-6;
+		sum += mp[i];
+	}
+	qsort(mp, n, sizeof(*mp), cmp_double);
+	st->mean_mp = sum / (double)n;
+	st->median_mp = n & 1 ? mp[n / 2] : 0.5 * (mp[n / 2 - 1] + mp[n / 2]);
+	st->bytes_per_px = sum > 0 ? (double)st->total_bytes / (sum * 1e6) : 0;
+	free(mp);
+}
+
 /* 0 if o can be generated (a count that fits, an output folder that is
  * absent or empty), -1 with err if not. */
 static int check_request(const struct gen_options *o, char *err, size_t errlen)
@@ -996,6 +1107,11 @@ static int check_request(const struct gen_options *o, char *err, size_t errlen)
 	struct stat sb;
 	if (!o->out || !*o->out) {
 		snprintf(err, errlen, "cannot generate: no output folder");
+		return -1;
+	}
+	if (!gen_profile_name(o->profile)) {
+		snprintf(err, errlen, "cannot generate: unknown profile %d (%s)", o->profile,
+			 GEN_PROFILE_CHOICES);
 		return -1;
 	}
 	if (!o->images || !o->classes || o->classes > o->images) {
@@ -1111,7 +1227,7 @@ static int write_images(const struct gen_options *o, const char *tmp, const unsi
 				 (unsigned long long)file_number(c, j));
 			uint64_t s = image_stream(o->seed, (uint64_t)i);
 			struct plan pl;
-			plan_image(&pl, kind[i], &s);
+			plan_image(&pl, &profiles[o->profile], kind[i], &s);
 			wh[2 * i] = pl.w;
 			wh[2 * i + 1] = pl.h;
 			if (make_image(&wk, &pl, &s, p, &bytes[i], lerr, sizeof(lerr))) {
@@ -1141,11 +1257,12 @@ static int write_info(const struct gen_options *o, const char *tmp, char *err, s
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%.3300s/" INFO_FILE, tmp);
+	const struct profile *pf = &profiles[o->profile];
 	char info[512];
 	int il = snprintf(info, sizeof(info),
-			  "ppbench synthetic ImageNet-like dataset\n"
-			  "generator_version %d\nimages %zu\nclasses %zu\nseed %llu\n",
-			  GEN_VERSION, o->images, o->classes, (unsigned long long)o->seed);
+			  "%s\ngenerator_version %d\nimages %zu\nclasses %zu\nseed %llu\nprofile %s\n",
+			  pf->title, GEN_VERSION, o->images, o->classes, (unsigned long long)o->seed,
+			  pf->name);
 	return write_all(path, (const unsigned char *)info, (size_t)il, err, errlen);
 }
 
@@ -1190,6 +1307,8 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 	}
 	made_tmp = 0;
 	fill_stats(st, kind, bytes, wh, n);
+	fill_pixels(st, wh, n);
+	st->profile = o->profile;
 	st->seconds = (double)(clock_now_ns() - t0) * 1e-9;
 	rc = 0;
 out:
@@ -1210,9 +1329,15 @@ void gen_stats_print(const struct gen_stats *st, FILE *f)
 	fprintf(f, "file size   KiB (1024 B): mean %.1f  std %.1f  median %.1f  p25 %.1f  p75 %.1f  p99 %.1f  min %.1f  max %.1f\n",
 		st->mean_kb, st->std_kb, st->median_kb, st->p25_kb, st->p75_kb, st->p99_kb,
 		st->min_kb, st->max_kb);
-	fprintf(f, "            ImageNet train: mean 112.0  std 133.0  median 105.5  p25 59.0  p75 144.5  p99 354.4\n");
+	fprintf(f, "            mean %.1f KB (1000 B)\n", (double)st->total_bytes / 1000.0 /
+		(double)(st->images ? st->images : 1));
 	fprintf(f, "geometry    mean %.0f x %.0f, %.1f %% are 500 x 375 or 375 x 500, sides %d..%d px\n",
 		st->mean_w, st->mean_h, st->pct_500x375, st->min_side, st->max_side);
+	fprintf(f, "pixels      mean %.3f MP, median %.3f MP, %.3f bytes per pixel\n",
+		st->mean_mp, st->median_mp, st->bytes_per_px);
+	const char *name = gen_profile_name(st->profile);
+	fprintf(f, "profile     %s; %s\n", name ? name : "?",
+		name ? profiles[st->profile].target : "");
 	fprintf(f, "time        %.2f s, %.0f images/s\n", st->seconds,
 		st->seconds > 0 ? (double)st->images / st->seconds : 0.0);
 }
@@ -1230,14 +1355,11 @@ static int is_repo(const char *dir)
 	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
 }
 
-int dataset_default_path(char *out, size_t n)
+/* <repo>/datasets/cache/<name> (repo above the executable), else
+ * $HOME/.cache/ppbench/<name>. */
+static int cache_path(const char *name, char *out, size_t n)
 {
-	const char *env = getenv("PPBENCH_DATA");
 	int k;
-	if (env && *env) {
-		k = snprintf(out, n, "%s", env);
-		return k < 0 || (size_t)k >= n ? -1 : 0;
-	}
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
@@ -1254,55 +1376,115 @@ int dataset_default_path(char *out, size_t n)
 			char cand[PATH_MAX];
 			snprintf(cand, sizeof(cand), "%.*s", (int)(top - exe), exe);
 			if (*cand && is_repo(cand)) {
-				k = snprintf(out, n, "%s/datasets/cache/default", cand);
+				k = snprintf(out, n, "%s/datasets/cache/%s", cand, name);
 				return k < 0 || (size_t)k >= n ? -1 : 0;
 			}
 		}
 	}
 	const char *home = getenv("HOME");
-	k = snprintf(out, n, "%s/.cache/ppbench/default", home && *home ? home : "/tmp");
+	k = snprintf(out, n, "%s/.cache/ppbench/%s", home && *home ? home : "/tmp", name);
 	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+int dataset_default_path(char *out, size_t n)
+{
+	const char *env = getenv("PPBENCH_DATA");
+	if (env && *env) {
+		int k = snprintf(out, n, "%s", env);
+		return k < 0 || (size_t)k >= n ? -1 : 0;
+	}
+	return cache_path("default", out, n);
+}
+
+int dataset_profile_path(int profile, char *out, size_t n)
+{
+	if (profile == GEN_PROFILE_IMAGENET)
+		return dataset_default_path(out, n);
+	const char *name = gen_profile_name(profile);
+	return name ? cache_path(name, out, n) : -1;
+}
+
+int dataset_info_read(const char *root, struct gen_info *gi)
+{
+	char p[PATH_MAX], line[256];
+	memset(gi, 0, sizeof(*gi));
+	gi->version = -1;
+	snprintf(p, sizeof(p), "%.4000s/" INFO_FILE, root);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return -1;
+	unsigned long long v;
+	snprintf(gi->profile_name, sizeof(gi->profile_name), "%s", profiles[0].name);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "generator_version %d", &gi->version) == 1)
+			continue;
+		if (sscanf(line, "profile %31s", gi->profile_name) == 1)
+			continue;
+		if (sscanf(line, "seed %llu", &v) == 1)
+			gi->seed = v;
+		else if (sscanf(line, "images %llu", &v) == 1)
+			gi->images = v;
+		else if (sscanf(line, "classes %llu", &v) == 1)
+			gi->classes = v;
+	}
+	fclose(f);
+	gi->profile = gen_profile_find(gi->profile_name);
+	return 0;
 }
 
 /* The generator version recorded in the dataset's info file, or -1. */
 static int dataset_version(const char *root)
 {
-	char p[PATH_MAX], line[256];
-	snprintf(p, sizeof(p), "%.4000s/" INFO_FILE, root);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return -1;
-	int v = -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "generator_version %d", &v) == 1)
-			break;
-	fclose(f);
-	return v;
+	struct gen_info gi;
+	return dataset_info_read(root, &gi) ? -1 : gi.version;
 }
 
-int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen)
+/* An existing folder at a profile's default path: used as it is, with a
+ * warning if another generator version made it; refused if it was made
+ * with another profile (except $PPBENCH_DATA, the user's own). */
+static int use_existing(int profile, const char *path, int user, char *err, size_t errlen)
 {
-	if (dataset_default_path(path_out, n)) {
-		snprintf(err, errlen, "cannot find a place for the default dataset: path too long");
+	struct gen_info gi;
+	int have = !dataset_info_read(path, &gi);
+	if (!user && have && gi.profile != profile) {
+		snprintf(err, errlen, "'%s' holds a dataset of profile '%s', not '%s': delete it to regenerate",
+			 path, gi.profile_name, gen_profile_name(profile));
+		return -1;
+	}
+	if (gi.version != GEN_VERSION && !user)
+		fprintf(stderr, "ppbench: warning: '%s' was made by generator version %d, this is version %d; "
+			"delete it to regenerate\n", path, gi.version, GEN_VERSION);
+	return 0;
+}
+
+int dataset_ensure_profile(int profile, char *path_out, size_t n, char *err, size_t errlen)
+{
+	const char *name = gen_profile_name(profile);
+	if (!name) {
+		snprintf(err, errlen, "unknown dataset profile %d (%s)", profile, GEN_PROFILE_CHOICES);
+		return -1;
+	}
+	const char *what = profile == GEN_PROFILE_IMAGENET ? "the default dataset" : "the default dataset of profile";
+	if (dataset_profile_path(profile, path_out, n)) {
+		snprintf(err, errlen, "cannot find a place for %s%s%s: path too long", what,
+			 profile ? " " : "", profile ? name : "");
 		return -1;
 	}
 	struct stat sb;
-	if (!stat(path_out, &sb) && S_ISDIR(sb.st_mode) && dir_has_entries(path_out) > 0) {
-		int v = dataset_version(path_out);
-		if (v != GEN_VERSION && !getenv("PPBENCH_DATA"))
-			fprintf(stderr, "ppbench: warning: '%s' was made by generator version %d, this is version %d; "
-				"delete it to regenerate\n", path_out, v, GEN_VERSION);
-		return 0;
-	}
+	if (!stat(path_out, &sb) && S_ISDIR(sb.st_mode) && dir_has_entries(path_out) > 0)
+		return use_existing(profile, path_out,
+				    profile == GEN_PROFILE_IMAGENET && getenv("PPBENCH_DATA"), err, errlen);
 	struct gen_options o = {
 		.out = path_out,
+		.profile = profile,
 		.images = GEN_DEFAULT_IMAGES,
 		.classes = GEN_DEFAULT_CLASSES,
 		.seed = GEN_DEFAULT_SEED,
 	};
 	struct gen_stats st;
-	fprintf(stderr, "ppbench: generating the default dataset (%d images, %d classes, seed %d) in '%s'\n",
-		GEN_DEFAULT_IMAGES, GEN_DEFAULT_CLASSES, GEN_DEFAULT_SEED, path_out);
+	fprintf(stderr, "ppbench: generating %s%s%s (%d images, %d classes, seed %d) in '%s'\n", what,
+		profile ? " " : "", profile ? name : "", GEN_DEFAULT_IMAGES, GEN_DEFAULT_CLASSES,
+		GEN_DEFAULT_SEED, path_out);
 	if (dataset_generate(&o, &st, err, errlen)) {
 		/* another process may have made it at the same time */
 		if (dataset_version(path_out) == GEN_VERSION)
@@ -1311,4 +1493,9 @@ int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen)
 	}
 	gen_stats_print(&st, stderr);
 	return 0;
+}
+
+int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen)
+{
+	return dataset_ensure_profile(GEN_PROFILE_IMAGENET, path_out, n, err, errlen);
 }

@@ -6,8 +6,22 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* What the images look like (GEN_PROFILE_CHOICES, in this order):
+ * imagenet: ImageNet train's geometry and file sizes (mostly 500 x 375,
+ *   about 112 KiB at quality about 92: much detail per pixel);
+ * photos: modern photos downscaled for the web (about 0.4 MP, mostly 4:3
+ *   and 3:2 around 730 x 548 and 775 x 517, about 60 KB: 0.15 bytes per
+ *   pixel, quality about 82). */
+enum gen_profile { GEN_PROFILE_IMAGENET, GEN_PROFILE_PHOTOS, GEN_PROFILES };
+#define GEN_PROFILE_CHOICES "imagenet|photos"
+/* The profile's name, or NULL if p is out of range. */
+const char *gen_profile_name(int p);
+/* The profile called name, or -1. */
+int gen_profile_find(const char *name);
+
 struct gen_options {
 	const char *out;       /* folder to create (must not exist, or be empty) */
+	int profile;           /* enum gen_profile (0: imagenet) */
 	size_t images;         /* total images */
 	size_t classes;        /* class folders */
 	uint64_t seed;
@@ -22,6 +36,9 @@ struct gen_stats {
 	 * 136.8 GB total); percentiles interpolated as numpy's; std over n */
 	double mean_kb, median_kb, p25_kb, p75_kb, p99_kb, min_kb, max_kb, std_kb;
 	double mean_w, mean_h, pct_500x375;  /* share of images 500 x 375 or 375 x 500 */
+	double mean_mp, median_mp;           /* megapixels (10^6 pixels) */
+	double bytes_per_px;                 /* total bytes / total pixels */
+	int profile;
 	int min_side, max_side;              /* smallest short side, largest long side */
 	double seconds;                      /* wall time */
 };
@@ -42,7 +59,19 @@ int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *er
 /* Human summary; sizes in KiB (1024 bytes), as the ImageNet figures. */
 void gen_stats_print(const struct gen_stats *st, FILE *f);
 
-/* Version of the generator's output: bumped whenever the bytes change. */
+/* What ppbench-dataset.txt says of a generated tree. */
+struct gen_info {
+	int version;           /* generator_version, -1 if absent */
+	int profile;           /* imagenet if the file names none (made before
+				  profiles), -1 if it names an unknown one */
+	char profile_name[32]; /* as written */
+	uint64_t seed, images, classes;
+};
+/* Read root's info file: 0, or -1 if there is none (not a generated tree). */
+int dataset_info_read(const char *root, struct gen_info *gi);
+
+/* Version of the generator's output: bumped whenever the bytes of a
+ * profile's images change (a new profile leaves the others' bytes alone). */
 #define GEN_VERSION 1
 
 /* The default dataset. */
@@ -55,10 +84,18 @@ void gen_stats_print(const struct gen_stats *st, FILE *f);
  * build/<tree>/ or build/<tree>/tests/), else $HOME/.cache/ppbench/default.
  * 0, or -1 if n is too small. */
 int dataset_default_path(char *out, size_t n);
+/* The same for a profile: imagenet's is dataset_default_path(); another's
+ * is the folder named after it beside where the default would be without
+ * $PPBENCH_DATA (<repo>/datasets/cache/photos). */
+int dataset_profile_path(int profile, char *out, size_t n);
 /* Generate the default dataset at dataset_default_path() unless it exists
  * (saying so on stderr, with its statistics); path_out gets the path. A
  * dataset made by another generator version is kept, with a warning.
  * 0, or -1 with err. */
 int dataset_ensure_default(char *path_out, size_t n, char *err, size_t errlen);
+/* The same for a profile's default dataset (same count, classes and seed)
+ * at dataset_profile_path(); a folder there made with another profile is
+ * refused. */
+int dataset_ensure_profile(int profile, char *path_out, size_t n, char *err, size_t errlen);
 
 #endif

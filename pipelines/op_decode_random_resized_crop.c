@@ -18,13 +18,14 @@
 #include "op.h"
 #include "rrc.h"
 
-static uint64_t fallbacks, regions;
+/* per thread: a worker (thread or process) reads its own counts */
+static _Thread_local uint64_t fallbacks, regions;
 
 uint64_t fused_fallbacks(uint64_t *region_decodes)
 {
 	if (region_decodes)
-		*region_decodes = __atomic_load_n(&regions, __ATOMIC_RELAXED);
-	return __atomic_load_n(&fallbacks, __ATOMIC_RELAXED);
+		*region_decodes = regions;
+	return fallbacks;
 }
 
 struct box_ctx {
@@ -55,12 +56,12 @@ static int fused_run(const void *cfg, struct sample *s)
 	if (rc < 0)
 		return sample_fail(s, "%s", why);
 	if (rc == 0) {
-		__atomic_add_fetch(&regions, 1, __ATOMIC_RELAXED);
+		regions++;
 		const uint8_t *px = (const uint8_t *)s->data.p + (size_t)(r.box[1] - r.x0) * 3;
 		return rrc_op_resample(cfg, s, px, r.stride, r.box);
 	}
 	/* the full decode, then the box (drawn now if it was not yet) */
-	__atomic_add_fetch(&fallbacks, 1, __ATOMIC_RELAXED);
+	fallbacks++;
 	int h, w;
 	if (decode_image_mem(data, n, s->max_pixels, &s->data, &h, &w, why, sizeof(why)))
 		return sample_fail(s, "%s", why);

@@ -44,7 +44,7 @@ int rrc_op_resample(const void *cfg, struct sample *s, const uint8_t *px, int st
 		    const int box[4]);
 
 /* decode_random_resized_crop's images decoded in full instead of by region
- * (a PNG, no EOI, a failed region decode), in this process; with
+ * (a PNG, no EOI, a failed region decode), in this thread; with
  * region_decodes, also those decoded by region. */
 uint64_t fused_fallbacks(uint64_t *region_decodes);
 

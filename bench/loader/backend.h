@@ -90,6 +90,9 @@ struct worker_shared {
 	 * its tasks, from the start of a task's first sample to its result
 	 * sent, and the sum of the op spans in them */
 	uint64_t loop_ns, ops_ns;
+	/* decode_random_resized_crop in this worker: images decoded by region
+	 * and in full (fused_fallbacks, since the worker started) */
+	uint64_t fused_regions, fused_full;
 	double cpu_s;              /* thread backend: RUSAGE_THREAD at exit */
 	int pinned;                /* 1 bound as the pin plan says, 0 not, -1 not started */
 	int counted;               /* 1 its counter group opened, 0 not, -1 not started */

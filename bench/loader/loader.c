@@ -1314,6 +1314,8 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 		r->worker_loop_ns += ws->loop_ns;
 		r->worker_ops_ns += ws->ops_ns;
 		r->samples_done += ws->samples;
+		r->fused_regions += ws->fused_regions;
+		r->fused_full += ws->fused_full;
 		r->worker_pinned[w] = c->pin_plan ? ws->pinned : -1;
 		if (r->cacc && ws->counted == 1) {
 			r->workers_counted++;

@@ -204,6 +204,7 @@ struct loader_result {
 	struct counter_acc *cacc;
 	int workers_counted;
 	uint64_t samples_done;     /* samples through every op, in all workers */
+	uint64_t fused_regions, fused_full; /* decode_random_resized_crop: by region, in full */
 	/* Pinning (cfg->pin_plan): 1 bound, 0 not bound (the plan leaves it, or
 	 * binding failed: warned), -1 unknown (never started, or no plan). */
 	int *worker_pinned;        /* [workers] */

@@ -33,6 +33,7 @@
 #include "log.h"
 #include "pipeline.h"
 #include "rng.h"
+#include "rrc.h"
 #include "topology.h"
 
 static int read_task(int fd, struct task_msg *t)
@@ -93,6 +94,7 @@ struct wstate {
 	int have_cached;
 	struct sample *stg;        /* [B] policies: views of a batch's staged samples */
 	uint64_t task_start;       /* torch: the current task's batch span start */
+	uint64_t fused_r0, fused_f0;   /* fused_fallbacks when the worker started */
 };
 
 /* The sum of one sample's op spans: its nran ops that ran (the failed one
@@ -104,6 +106,14 @@ static uint64_t sample_ops_ns(const struct pipeline *p, const struct op_time *t,
 		if (i != p->batch_op)
 			ns += t[i].dur_ns;
 	return ns;
+}
+
+/* The fused op's counts since the worker started, after each batch. */
+static void note_fused(struct wstate *st)
+{
+	uint64_t r, f = fused_fallbacks(&r);
+	st->ws->fused_regions = r - st->fused_r0;
+	st->ws->fused_full = f - st->fused_f0;
 }
 
 /* Events of one sample: each op that ran, then STransform. */
@@ -251,6 +261,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	st->ws->samples += nok;
 	st->ws->skipped += m->nskipped;
 	st->ws->ops_ns += ops;
+	note_fused(st);
 
 	m->n = (uint32_t)nok;
 	m->checksum = sum;
@@ -385,6 +396,7 @@ static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 	m.n = (uint32_t)nok;
 	trace_add(&st->ws->tp, EV_BATCH_PREPROC, 0, j, UINT32_MAX, m.started, t1 - m.started);
 	st->ws->batches++;
+	note_fused(st);
 	atomic_store_explicit(&st->ws->published, st->ws->tp.n, memory_order_release);
 	if (!atomic_load(&L->sh->stop))
 		write_result(L->res_wr, &m);
@@ -524,6 +536,7 @@ void worker_loop(struct loader *L, int wid)
 	st->wid = wid;
 	st->ws = &L->sh->w[wid];
 	st->epoch = -1;
+	st->fused_f0 = fused_fallbacks(&st->fused_r0);
 	char why[256] = "";
 	if (c->pin_plan) {
 		int rc = pin_apply_self(c->pin_plan, ROLE_WORKER, wid, why, sizeof(why));

@@ -154,15 +154,7 @@ static const char *fmt_of(double v)
 
 const char *compare_ratio_verdict(const struct stats_summary *r)
 {
-	if (r->n < 2 || !isfinite(r->median))
-		return "";
-	if (r->lo == 1 && r->hi == 1)
-		return "same";
-	if (r->lo > 1)
-		return "ppbench higher";
-	if (r->hi < 1)
-		return "ppbench lower";
-	return "within noise";
+	return compare_ratio_verdict_of(r, "ppbench");
 }
 
 /* One row over the repeats: each side's values, the per-repeat ratios, and
@@ -207,7 +199,7 @@ static int row_combine(const struct rows *reps, size_t n, size_t i, struct row_r
 	return 0;
 }
 
-static void fmt_cell(char *out, size_t n, const struct stats_summary *s, const char *fmt)
+void compare_fmt_cell(char *out, size_t n, const struct stats_summary *s, const char *fmt)
 {
 	struct stats_summary one = *s;
 	if (!s->n) {
@@ -224,9 +216,9 @@ static void print_md(FILE *f, const struct row_rep *x, size_t nrows)
 	fprintf(f, "|---|---|---:|---:|---:|\n");
 	for (size_t i = 0; i < nrows; i++) {
 		char a[128], b[128], q[160];
-		fmt_cell(a, sizeof(a), &x[i].sa, NULL);
-		fmt_cell(b, sizeof(b), &x[i].sb, NULL);
-		fmt_cell(q, sizeof(q), &x[i].sq, "%.2f");
+		compare_fmt_cell(a, sizeof(a), &x[i].sa, NULL);
+		compare_fmt_cell(b, sizeof(b), &x[i].sb, NULL);
+		compare_fmt_cell(q, sizeof(q), &x[i].sq, "%.2f");
 		const char *v = compare_ratio_verdict(&x[i].sq);
 		if (*v && strcmp(v, "same")) {
 			size_t l = strlen(q);
@@ -676,6 +668,8 @@ struct cargs {
 	long fidelity, repeat;
 	double require_idle;
 	const char *python, *out, *tag;
+	const char *fused;      /* --fused NAME|FILE|off; NULL: the default */
+	const char *fused_path; /* the fused pipeline's file as resolved, NULL: no fused side */
 	int keep_dumps, help;
 	/* peeked from the run options (also passed on) */
 	const char *pipeline, *rng, *order, *trace;
@@ -696,11 +690,18 @@ static const char usage[] =
 	"OUT/<UTC time>-compare-<tag>/ with both results folders (repeat 1: ppbench/ and\n"
 	"pytorch/; repeat K: ppbench-rK/, pytorch-rK/), compare.md, compare.csv,\n"
 	"compare.json (every repeat's values, the intervals, the noise windows) and figures/\n"
-	"(repeat 1).\n"
+	"(repeat 1). With the fused what-if (--fused), its side too (fused/, fused-rK/)\n"
+	"and compare_fused.csv.\n"
 	"\n"
 	"compare options:\n"
 	"      --fidelity N        batches whose tensors are compared, with --rng torch, in\n"
 	"                          a short extra run of both sides (0: none) (default: 2)\n"
+	"      --fused NAME|FILE|off  the fused what-if: run this pipeline too, as a third\n"
+	"                          side with the same options and seed, check that its\n"
+	"                          tensors (checksums) are the faithful side's, and show\n"
+	"                          images/s faithful vs fused vs PyTorch and the workers'\n"
+	"                          CPU per image it saves (default: imagenet_train_fused\n"
+	"                          when --pipeline is imagenet_train, else off)\n"
 	"      --keep-dumps        keep the compared batches as .npy files in fidelity/\n"
 	"      --python PATH       the Python with torch, torchvision, PIL\n"
 	"                          (default: " DEFAULT_PYTHON ")\n"
@@ -800,6 +801,14 @@ static int parse_args(int argc, char **argv, struct cargs *c)
 				error_msg("--repeat: '%s' is not a number of repeats in [1, 100]", v);
 				return -1;
 			}
+			continue;
+		}
+		if (!miss && (v = match_opt(argc, argv, &i, "fused", 0, &miss))) {
+			if (!*v) {
+				error_msg("--fused: give a pipeline name, a .pipe file or off");
+				return -1;
+			}
+			c->fused = v;
 			continue;
 		}
 		if (!miss && (v = match_opt(argc, argv, &i, "python", 0, &miss))) {
@@ -1103,26 +1112,83 @@ out:
 	return rc;
 }
 
-static void print_fidelity(FILE *f, const struct compare_fidelity *fd)
+/* what: "fidelity" (ppbench against PyTorch) or "fidelity (fused against
+ * faithful)" */
+static void print_fidelity(FILE *f, const char *what, const struct compare_fidelity *fd)
 {
 	if (fd->first_batch < 0 && fd->labels_equal) {
-		fprintf(f, "fidelity: tensors identical (first %zu batch%s: %zu images, %" PRIu64
-			" values; labels identical)\n", fd->batches, fd->batches == 1 ? "" : "es",
+		fprintf(f, "%s: tensors identical (first %zu batch%s: %zu images, %" PRIu64
+			" values; labels identical)\n", what, fd->batches, fd->batches == 1 ? "" : "es",
 			fd->images, fd->values);
 		return;
 	}
 	if (fd->shape_note[0]) {
-		fprintf(f, "fidelity: tensors differ: %s\n", fd->shape_note);
+		fprintf(f, "%s: tensors differ: %s\n", what, fd->shape_note);
 		return;
 	}
-	fprintf(f, "fidelity: tensors differ: max abs difference %.9g, %" PRIu64 " of %" PRIu64
-		" values differ; first differing batch %" PRId64 " (sample %" PRId64 ")%s\n",
+	fprintf(f, "%s: tensors differ: max abs difference %.9g, %" PRIu64 " of %" PRIu64
+		" values differ; first differing batch %" PRId64 " (sample %" PRId64 ")%s\n", what,
 		fd->max_abs, fd->differing, fd->values, fd->first_batch, fd->first_sample,
 		fd->labels_equal ? "; labels identical" : "; LABELS DIFFER");
 }
 
+/* What a tensor check found, as fidelity.json says it. */
+static json_t *fidelity_json(const struct compare_fidelity *fd)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "rng", json_string("torch"));
+	json_object_set_new(j, "batches", json_integer((json_int_t)fd->batches));
+	json_object_set_new(j, "images", json_integer((json_int_t)fd->images));
+	json_object_set_new(j, "values", json_integer((json_int_t)fd->values));
+	json_object_set_new(j, "differing_values", json_integer((json_int_t)fd->differing));
+	json_object_set_new(j, "max_abs_difference", json_real(isfinite(fd->max_abs) ? fd->max_abs : -1));
+	json_object_set_new(j, "identical", json_boolean(fd->first_batch < 0 && fd->labels_equal));
+	json_object_set_new(j, "labels_identical", json_boolean(fd->labels_equal));
+	json_object_set_new(j, "first_differing_batch", fd->first_batch < 0 ? json_null() :
+			    json_integer(fd->first_batch));
+	json_object_set_new(j, "first_differing_sample", fd->first_sample < 0 ? json_null() :
+			    json_integer(fd->first_sample));
+	if (fd->shape_note[0])
+		json_object_set_new(j, "note", json_string(fd->shape_note));
+	return j;
+}
+
+/* The fused pipeline's first batches against the faithful pipeline's
+ * (dumped in pbatches), bit for bit. An exit code. */
+static int fidelity_fused(const struct cargs *c, const char *dir, const char *fdir,
+			  const char *pbatches, const char *const *extra, size_t n,
+			  struct compare_fidelity *ffd)
+{
+	char sdir[PATH_MAX], log[PATH_MAX], b[PATH_MAX], err[PATH_MAX + 512];
+	const char *ex[16];
+	size_t k = 0;
+
+	for (; extra[k] && k < 12; k++)
+		ex[k] = extra[k];
+	ex[k++] = "--pipeline";
+	ex[k++] = c->fused_path;
+	ex[k] = NULL;
+	errf(sdir, sizeof(sdir), "%s/fused", fdir);
+	errf(log, sizeof(log), "%s/logs/fidelity-fused.log", dir);
+	int rc = run_ppbench(c, ex, fdir, sdir, log);
+	if (rc) {
+		error_msg("the fidelity run of the fused side failed (exit %d; see %s)", rc, log);
+		return rc;
+	}
+	errf(b, sizeof(b), "%s/batches", sdir);
+	if (compare_tensors(pbatches, b, n, ffd, err, sizeof(err))) {
+		error_msg("fidelity (fused): %s", err);
+		return EXIT_FAIL;
+	}
+	if (!c->keep_dumps)
+		remove_dumps(b);
+	return 0;
+}
+
+/* ffd: NULL, or the fused side's check against ppbench's (c->fused_path). */
 static int fidelity_pass(const struct cargs *c, const char *script, const char *dir,
-			 const json_t *opt, json_t *ops, int gpus, struct compare_fidelity *fd)
+			 const json_t *opt, json_t *ops, int gpus, struct compare_fidelity *fd,
+			 struct compare_fidelity *ffd)
 {
 	char fdir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX], nb[32];
 	char a[PATH_MAX], b[PATH_MAX], err[PATH_MAX + 512];
@@ -1162,21 +1228,15 @@ static int fidelity_pass(const struct cargs *c, const char *script, const char *
 		error_msg("fidelity: %s", err);
 		return EXIT_FAIL;
 	}
-	json_t *j = json_object();
-	json_object_set_new(j, "rng", json_string("torch"));
-	json_object_set_new(j, "batches", json_integer((json_int_t)fd->batches));
-	json_object_set_new(j, "images", json_integer((json_int_t)fd->images));
-	json_object_set_new(j, "values", json_integer((json_int_t)fd->values));
-	json_object_set_new(j, "differing_values", json_integer((json_int_t)fd->differing));
-	json_object_set_new(j, "max_abs_difference", json_real(isfinite(fd->max_abs) ? fd->max_abs : -1));
-	json_object_set_new(j, "identical", json_boolean(fd->first_batch < 0 && fd->labels_equal));
-	json_object_set_new(j, "labels_identical", json_boolean(fd->labels_equal));
-	json_object_set_new(j, "first_differing_batch", fd->first_batch < 0 ? json_null() :
-			    json_integer(fd->first_batch));
-	json_object_set_new(j, "first_differing_sample", fd->first_sample < 0 ? json_null() :
-			    json_integer(fd->first_sample));
-	if (fd->shape_note[0])
-		json_object_set_new(j, "note", json_string(fd->shape_note));
+	if (ffd && (rc = fidelity_fused(c, dir, fdir, a, extra, (size_t)n, ffd)))
+		return rc;
+	json_t *j = fidelity_json(fd);
+	if (ffd) {
+		json_t *jf = fidelity_json(ffd);
+		json_object_set_new(jf, "against", json_string("ppbench, the faithful pipeline"));
+		json_object_set_new(jf, "pipeline", json_string(c->fused_path));
+		json_object_set_new(j, "fused", jf);
+	}
 	errf(a, sizeof(a), "%s/fidelity.json", fdir);
 	if (json_dump_file(j, a, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 		warn_msg("cannot write '%s'", a);
@@ -1226,6 +1286,29 @@ static void repeat_paths(const char *dir, long k, char *pdir, char *tdir, char *
 	errf(tlog, PATH_MAX, "%s/logs/pytorch%s.log", dir, sfx);
 }
 
+/* The fused side's folder and log of repeat k. */
+static void fused_paths(const char *dir, long k, char *fdir, char *flog)
+{
+	char sfx[32] = "";
+	if (k)
+		snprintf(sfx, sizeof(sfx), "-r%ld", k + 1);
+	errf(fdir, PATH_MAX, "%s/fused%s", dir, sfx);
+	errf(flog, PATH_MAX, "%s/logs/fused%s.log", dir, sfx);
+}
+
+/* The fused what-if side of repeat k: `ppbench run` with the same options
+ * and the fused pipeline. */
+static int fused_side(const struct cargs *c, const char *dir, long k)
+{
+	char fdir[PATH_MAX], flog[PATH_MAX];
+	const char *extra[] = { "--pipeline", c->fused_path, NULL };
+	fused_paths(dir, k, fdir, flog);
+	int rc = run_ppbench(c, extra, dir, fdir, flog);
+	if (rc)
+		error_msg("the fused side's `ppbench run` failed (exit %d; see %s)", rc, flog);
+	return rc;
+}
+
 /* The PyTorch side of one repeat, configured from ppbench's options. */
 static int torch_side(const struct cargs *c, const char *script, const char *tdir,
 		      const char *tlog, const json_t *opt, json_t *ops, int gpus)
@@ -1245,7 +1328,9 @@ static int torch_side(const struct cargs *c, const char *script, const char *tdi
 }
 
 /* Repeats 2..N of both sides, odd ones PyTorch first (drift over time
- * weighs on both sides alike), each in its noise window. */
+ * weighs on both sides alike), each in its noise window. The fused side,
+ * when there is one, runs between them: ppbench, fused, PyTorch, then
+ * PyTorch, fused, ppbench, so that it too goes before and after each. */
 static int more_repeats(const struct cargs *c, const char *script, const char *dir,
 			const json_t *opt, json_t *ops, int gpus, const struct cpus *cp,
 			struct noise *nz)
@@ -1262,8 +1347,11 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 		}
 		printf("repeat %ld of %ld: %s first\n", k + 1, c->repeat, k % 2 ? "PyTorch" : "ppbench");
 		noise_read(&n0, cp);
-		for (int side = 0; side < 2 && !rc; side++) {
-			if ((side == 0) == (k % 2 == 1)) {
+		for (int side = 0; side < 3 && !rc; side++) {
+			if (side == 1) {
+				if (c->fused_path)
+					rc = fused_side(c, dir, k);
+			} else if ((side == 0) == (k % 2 == 1)) {
 				rc = torch_side(c, script, tdir, tlog, opt, ops, gpus);
 			} else {
 				rc = run_ppbench(c, NULL, dir, pdir, plog);
@@ -1284,7 +1372,8 @@ static int more_repeats(const struct cargs *c, const char *script, const char *d
 /* Read every repeat's two sides (the PyTorch side's results files written
  * here). *nread: the repeats read. */
 static int read_sides(const struct cargs *c, const char *dir, const struct pipeline *pipe,
-		      struct compare_side *sa, struct compare_side *sb, long *nread)
+		      struct compare_side *sa, struct compare_side *sb, long *nread,
+		      const struct pipeline *fpipe, struct compare_side *sf, long *nread_f)
 {
 	char pdir[PATH_MAX], tdir[PATH_MAX], plog[PATH_MAX], tlog[PATH_MAX];
 	char err[2 * PATH_MAX + 512];
@@ -1300,6 +1389,14 @@ static int read_sides(const struct cargs *c, const char *dir, const struct pipel
 			return -1;
 		}
 		++*nread;
+		if (c->fused_path) {
+			fused_paths(dir, k, pdir, plog);
+			if (compare_read_ppbench(pdir, fpipe, &sf[k], err, sizeof(err))) {
+				error_msg("%s", err);
+				return -1;
+			}
+			++*nread_f;
+		}
 		if (write_torch_results(tdir, &sb[k], err, sizeof(err))) {
 			error_msg("%s", err);
 			return -1;
@@ -1319,6 +1416,8 @@ static json_t *compare_json(const struct cargs *c, const struct noise *nz, const
 	for (long k = 0; k < c->repeat; k++)
 		json_array_append_new(ord, json_string(k % 2 ? "pytorch" : "ppbench"));
 	json_object_set_new(j, "first_side", ord);
+	/* the fused what-if runs between the two (more_repeats) */
+	json_object_set_new(j, "fused_side", c->fused_path ? json_string(c->fused_path) : json_null());
 	json_object_set_new(j, "noise", noise_study_json(nz, (size_t)c->repeat, "repeats",
 							 c->require_idle, cp));
 	json_t *m = machine_json();
@@ -1338,13 +1437,44 @@ struct compare_run {
 	json_t *ops, *psum, *cj;
 	const json_t *opt;      /* psum's "options" */
 	int gpus;
-	struct compare_side *sa, *sb;
+	struct compare_side *sa, *sb, *sf;  /* ppbench, PyTorch, the fused what-if */
 	struct noise *nz;
 	long nread;             /* sides read back (sa[k], sb[k] to free) */
+	long nread_f;           /* fused sides read back (sf[k] to free) */
+	struct pipeline fpipe;  /* the fused what-if's pipeline (c.fused_path) */
+	int have_fpipe;
+	int fused_identical;    /* its checksums were the faithful side's in every repeat */
 	struct compare_fidelity fd;
 	int fid_done;
+	struct compare_fidelity ffd;    /* the fused side against ppbench's */
 	struct cpus cp;
 };
+
+/* The fused what-if's pipeline: --fused, or by default imagenet_train_fused
+ * beside imagenet_train (where it exists); --fused off: none. 0, or -1 with
+ * err (a --fused that cannot be loaded, or one that is the pipeline itself). */
+static int resolve_fused(struct compare_run *x, char *err, size_t errlen)
+{
+	const char *name = x->c.fused;
+	if (name && !strcmp(name, "off"))
+		return 0;
+	if (!name && strcmp(x->pipe.name, "imagenet_train"))
+		return 0;       /* no fused counterpart known for this pipeline */
+	if (pipeline_load(&x->fpipe, name ? name : "imagenet_train_fused", err, errlen)) {
+		if (!name)
+			return 0;       /* the default, not installed: no what-if */
+		errf(err + strlen(err), errlen - strlen(err), " (--fused)");
+		return -1;
+	}
+	x->have_fpipe = 1;
+	if (!strcmp(x->fpipe.path, x->pipe.path)) {
+		errf(err, errlen, "--fused %s: that is the pipeline compared; give its fused "
+		     "counterpart or off", name);
+		return -1;
+	}
+	x->c.fused_path = x->fpipe.path;
+	return 0;
+}
 
 /* Before anything runs: the pipeline and its torchvision equivalent, the
  * PyTorch side's script and a Python that can run it. An exit code. */
@@ -1355,7 +1485,8 @@ static int compare_prepare(struct compare_run *x)
 	x->sa = calloc((size_t)x->c.repeat, sizeof(*x->sa));
 	x->sb = calloc((size_t)x->c.repeat, sizeof(*x->sb));
 	x->nz = calloc((size_t)x->c.repeat, sizeof(*x->nz));
-	if (!x->sa || !x->sb || !x->nz) {
+	x->sf = calloc((size_t)x->c.repeat, sizeof(*x->sf));
+	if (!x->sa || !x->sb || !x->nz || !x->sf) {
 		error_msg("out of memory");
 		return EXIT_FAIL;
 	}
@@ -1365,6 +1496,10 @@ static int compare_prepare(struct compare_run *x)
 		return EXIT_USAGE;
 	}
 	x->have_pipe = 1;
+	if (resolve_fused(x, err, sizeof(err))) {
+		error_msg("%s", err);
+		return EXIT_USAGE;
+	}
 	x->ops = torch_pipeline(&x->pipe, err, sizeof(err));
 	if (!x->ops) {
 		error_msg("%s", err);
@@ -1456,6 +1591,13 @@ static int run_sides(struct compare_run *x)
 	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
 	       compare_jint(x->psum, "images", 0), compare_jint(x->psum, "batches", 0),
 	       compare_jnum(x->psum, "e2e_s"), compare_jnum(x->psum, "images_per_s"));
+	if (x->c.fused_path) {
+		printf("fused: running `ppbench run --pipeline %s` (the what-if; log: logs/fused.log)\n",
+		       x->fpipe.name);
+		rc = fused_side(&x->c, x->dir, 0);
+		if (rc)
+			return rc;
+	}
 
 	printf("pytorch: running %s (log: logs/pytorch.log)\n", x->script);
 	rc = torch_side(&x->c, x->script, x->tdir, x->tlog, x->opt, x->ops, x->gpus);
@@ -1466,8 +1608,10 @@ static int run_sides(struct compare_run *x)
 	noise_warn(&x->nz[0], x->c.repeat > 1 ? "repeat 1" : "the comparison");
 
 	if (x->c.fidelity > 0) {
-		printf("fidelity: first %ld batches of both sides, --rng torch\n", x->c.fidelity);
-		rc = fidelity_pass(&x->c, x->script, x->dir, x->opt, x->ops, x->gpus, &x->fd);
+		printf("fidelity: first %ld batches of both sides%s, --rng torch\n", x->c.fidelity,
+		       x->c.fused_path ? " and of the fused one" : "");
+		rc = fidelity_pass(&x->c, x->script, x->dir, x->opt, x->ops, x->gpus, &x->fd,
+				   x->c.fused_path ? &x->ffd : NULL);
 		if (rc)
 			return rc;
 		x->fid_done = 1;
@@ -1480,7 +1624,27 @@ static void print_tail(FILE *f, const struct compare_run *x)
 {
 	print_notes(f, &x->sa[0], &x->sb[0], x->opt);
 	if (x->fid_done)
-		print_fidelity(f, &x->fd);
+		print_fidelity(f, "fidelity", &x->fd);
+	if (x->fid_done && x->c.fused_path)
+		print_fidelity(f, "fidelity (fused against faithful)", &x->ffd);
+}
+
+/* The fused what-if's section (compare.md, stdout), compare_fused.csv and
+ * compare.json's "fused"; loud when its tensors differ. 0, or -1 with err. */
+static int write_fused(struct compare_run *x, const char *md, char *err, size_t errlen)
+{
+	char csv[PATH_MAX];
+
+	errf(csv, sizeof(csv), "%s/compare_fused.csv", x->dir);
+	if (compare_fused_write(x->sa, x->sf, x->sb, (size_t)x->c.repeat, x->pipe.name, x->fpipe.name,
+				md, csv, x->cj, stdout, &x->fused_identical, err, errlen))
+		return -1;
+	int fid_same = !x->fid_done || (x->ffd.first_batch < 0 && x->ffd.labels_equal);
+	if (!x->fused_identical || !fid_same)
+		warn_msg("THE FUSED TENSORS DIFFER from the faithful pipeline's (%s): the fused "
+			 "what-if's figures are not valid", !x->fused_identical ? "checksums" :
+			 "fidelity check");
+	return 0;
 }
 
 /* Read every repeat's sides back; write compare.md, .csv, .json and the
@@ -1490,7 +1654,8 @@ static int write_results(struct compare_run *x)
 	char err[2 * PATH_MAX + 512], md[PATH_MAX], csv[PATH_MAX], cjp[PATH_MAX], sub[512];
 	const struct compare_side *sa = x->sa, *sb = x->sb;
 
-	if (read_sides(&x->c, x->dir, &x->pipe, x->sa, x->sb, &x->nread))
+	if (read_sides(&x->c, x->dir, &x->pipe, x->sa, x->sb, &x->nread, &x->fpipe, x->sf,
+		       &x->nread_f))
 		return -1;
 	errf(md, sizeof(md), "%s/compare.md", x->dir);
 	errf(csv, sizeof(csv), "%s/compare.csv", x->dir);
@@ -1506,6 +1671,10 @@ static int write_results(struct compare_run *x)
 		error_msg("%s", err);
 		return -1;
 	}
+	if (x->c.fused_path && write_fused(x, md, err, sizeof(err))) {
+		error_msg("%s", err);
+		return -1;
+	}
 	if (json_dump_file(x->cj, cjp, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) {
 		error_msg("cannot write '%s'", cjp);
 		return -1;
@@ -1516,6 +1685,9 @@ static int write_results(struct compare_run *x)
 			warn_msg("incomplete%s: %s%s%s", k ? " (a repeat)" : "", sa[k].complete ? "" :
 			     "ppbench", !sa[k].complete && !sb[k].complete ? " and " : "",
 			     sb[k].complete ? "" : "PyTorch");
+	for (long k = 0; k < x->nread_f; k++)
+		if (!x->sf[k].complete)
+			warn_msg("incomplete: the fused side of repeat %ld", k + 1);
 	print_tail(stdout, x);
 	FILE *mf = fopen(md, "a");
 	if (mf) {
@@ -1558,8 +1730,13 @@ static void compare_free(struct compare_run *x)
 		compare_side_free(&x->sa[k]);
 		compare_side_free(&x->sb[k]);
 	}
+	for (long k = 0; k < x->nread_f; k++)
+		compare_side_free(&x->sf[k]);
 	free(x->sa);
 	free(x->sb);
+	free(x->sf);
+	if (x->have_fpipe)
+		pipeline_release(&x->fpipe);
 	free(x->nz);
 	json_decref(x->cj);
 	json_decref(x->psum);

@@ -15,6 +15,13 @@
  *                torch): fidelity.json (and the .npy files with --keep-dumps)
  *   ppbench-rK/, pytorch-rK/   the same for repeat K (--repeat; even K ran
  *                PyTorch first)
+ *   fused/, fused-rK/  the fused what-if (--fused; by default
+ *                imagenet_train_fused beside imagenet_train): `ppbench run`
+ *                of the fused pipeline with the same options, run between the
+ *                two sides of each repeat
+ *   compare_fused.csv  its figures (compare_fused.c): images/s faithful,
+ *                fused and PyTorch, their ratios, the workers' CPU per image
+ *                saved, decodes by region and in full, identical tensors
  *   logs/        each child's stdout
  *   compare.md, compare.csv   the table, both systems side by side, and the
  *                ratio ppbench / PyTorch of each figure: medians over the
@@ -108,5 +115,27 @@ int compare_write_table(const struct compare_side *a, const struct compare_side 
  * (it holds 1). */
 struct stats_summary;
 const char *compare_ratio_verdict(const struct stats_summary *r);
+/* A table cell: the median with its spread over the repeats ("-": no
+ * value; the value alone when every repeat gave it); fmt NULL: by size. */
+void compare_fmt_cell(char *out, size_t n, const struct stats_summary *s, const char *fmt);
+/* The same naming another side: "fused higher", "faithful lower" (who is
+ * "ppbench", "fused" or "faithful"). */
+const char *compare_ratio_verdict_of(const struct stats_summary *r, const char *who);
+
+/* The fused what-if (compare_fused.c) over n repeats: a[k] the faithful
+ * pipeline, f[k] its fused counterpart (the same options and seed), t[k]
+ * PyTorch. Appends a section to md_path and echo (either may be NULL):
+ * images/s of the three with the ratios fused / faithful and fused /
+ * PyTorch ("within noise" when the interval holds 1), the workers' CPU per
+ * image and what the fused op saves, its decodes by region and in full,
+ * and the checksums (loudly when they differ); writes csv_path (figure,
+ * unit,median,lo,hi,repeats,interval,verdict); into (not NULL) gets
+ * "fused": every repeat's values and summaries, the checksums. *identical:
+ * the fused checksum was the faithful one in every repeat. 0, or -1 with
+ * err. */
+int compare_fused_write(const struct compare_side *a, const struct compare_side *f,
+			const struct compare_side *t, size_t n, const char *faithful, const char *fused,
+			const char *md_path, const char *csv_path, struct json_t *into, FILE *echo,
+			int *identical, char *err, size_t errlen);
 
 #endif

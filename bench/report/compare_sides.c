@@ -15,6 +15,7 @@
 #include "compare.h"
 #include "emit.h"
 #include "log.h"
+#include "metrics.h"
 #include "npy.h"
 #include "pipeline.h"
 
@@ -161,6 +162,12 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 		.trace_cost_ns = compare_jnum(json_object_get(sum, "trace"), "cost_per_event_ns"),
 		.checksum = strtoull(compare_jstr(sum, "checksum", "0"), NULL, 16),
 	};
+	/* the fused op's decodes (null: no fused op in the pipeline) */
+	double reg = metric_from_json(metric_find("fused_region_decodes"), sum);
+	double full = metric_from_json(metric_find("fused_full_decodes"), sum);
+	ao.fused = !isnan(reg) && !isnan(full);
+	ao.fused_regions = ao.fused ? (uint64_t)reg : 0;
+	ao.fused_full = ao.fused ? (uint64_t)full : 0;
 	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
 		errf(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
 		goto out;

@@ -915,6 +915,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	}
 	write_sweep_section(&d, s, st, nst);
 	write_policies_section(&d, s, st, nst);
+	report_whatif_section(&d, s);
 	doc_h(&d, 2, "Findings");
 	if (npol > 1)
 		doc_p(&d, "The sweep has %zu loader policies: the findings judge the runs of %s "

@@ -249,6 +249,12 @@ struct fig_status {
 int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *n,
 		   char *err, size_t errlen);
 
+/* The fused what-if section (report_whatif.c): sweep.json's "fused_whatif"
+ * of each part as the CPU cores per GPU a user would need faithful and
+ * fused, and save, at the sweep's GPU demand. Nothing without it. */
+struct doc;
+void report_whatif_section(struct doc *d, const struct sweep *s);
+
 /* Write summary.csv, the figures, report.md and report.html into s->dir. */
 int report_write(const struct sweep *s, char *err, size_t errlen);
 

@@ -537,6 +537,8 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	m->samples_reordered = o->samples_moved;
 	m->speedy_slow_lane = o->slow_lane;
 	m->speedy_timeout_s = o->speedy && o->speedy_timeout_ns ? (double)o->speedy_timeout_ns / 1e9 : NAN;
+	m->fused_region_decodes = o->fused ? (double)o->fused_regions : NAN;
+	m->fused_full_decodes = o->fused ? (double)o->fused_full : NAN;
 
 	if (compute_ops(t, o, m, err, errlen) < 0)
 		goto fail;

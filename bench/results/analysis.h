@@ -112,6 +112,10 @@ struct analysis_opts {
 	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
 	uint64_t speedy_timeout_ns;    /* speedy: its timeout (0: none) */
 	int speedy;                    /* the policy was speedy */
+	/* decode_random_resized_crop (the fused what-if): images decoded by
+	 * region and in full; fused 0: the pipeline has no such op */
+	int fused;
+	uint64_t fused_regions, fused_full;
 	/* the noise guard (bench/measure/noise.h): NaN / 0 when not measured */
 	double others_cpu_pct, steal_pct, load1;
 	double cpus_usable;            /* CPUs the run may use (0: unknown) */
@@ -227,6 +231,9 @@ struct run_metrics {
 	uint64_t samples_reordered;    /* samples that left the batch the sampler put them in */
 	uint64_t speedy_slow_lane;     /* speedy: samples sent to the slow lane */
 	double speedy_timeout_s;       /* speedy: its timeout (NaN: not speedy or none) */
+
+	/* the fused what-if (NaN: no decode_random_resized_crop in the pipeline) */
+	double fused_region_decodes, fused_full_decodes;
 
 	/* the machine during the run */
 	double others_cpu_pct;         /* other processes' CPU time, % of the usable CPUs */

@@ -137,6 +137,8 @@ struct sweep_row {
 	double samples_reordered_count;
 	double speedy_slow_lane;
 	double speedy_timeout_s;
+	double fused_region_decodes;
+	double fused_full_decodes;
 	double others_cpu_pct;
 	double steal_pct;
 	double load_avg_1min;

@@ -34,6 +34,7 @@
 #include "rng.h"
 #include "rrc.h"
 #include "stats.h"
+#include "whatif.h"
 
 struct bench_cfg {
 	const char *data;
@@ -92,106 +93,6 @@ static int read_file(const char *path, struct file_mem *f)
 	fclose(fp);
 	f->is_jpeg = f->n > 3 && f->p[0] == 0xFF && f->p[1] == 0xD8 && f->p[2] == 0xFF;
 	return f->n == (size_t)n ? 0 : -1;
-}
-
-/* What one pass of a pipeline over the images measured. */
-struct ops_pass {
-	double ms[PIPE_MAX_OPS];   /* mean ms per image of each op (collate: per batch / B) */
-	size_t cnt[PIPE_MAX_OPS];
-	size_t failed;
-	uint64_t checksum;         /* sum of the samples' hashes (checksum_sample) */
-};
-
-/* The buffers of the ops section, reused from pass to pass. */
-struct ops_ws {
-	size_t B;
-	struct sample *smp;
-	struct sample **ptr;
-	struct rng *rngs;
-	struct scratch scr;
-	struct batch_out out;
-};
-
-static void ops_ws_init(struct ops_ws *w, size_t B)
-{
-	memset(w, 0, sizeof(*w));
-	w->B = B;
-	w->smp = calloc(B, sizeof(*w->smp));
-	w->ptr = calloc(B, sizeof(*w->ptr));
-	w->rngs = calloc(B, sizeof(*w->rngs));
-	if (!w->smp || !w->ptr || !w->rngs)
-		die("out of memory");
-}
-
-static void ops_ws_release(struct ops_ws *w)
-{
-	for (size_t i = 0; i < w->B; i++)
-		sample_release(&w->smp[i]);
-	scratch_release(&w->scr);
-	free(w->out.mem);
-	free(w->smp);
-	free(w->ptr);
-	free(w->rngs);
-}
-
-/* Collate k samples (timed), growing the batch buffer outside the clock reads. */
-static void ops_collate(const struct pipeline *p, struct ops_ws *w, size_t k, struct ops_pass *a)
-{
-	char err[512];
-	const struct pipe_op *bo = &p->op[p->batch_op];
-	size_t need = bo->ops->batch_bytes(bo->cfg, k, w->ptr[0]->h, w->ptr[0]->w);
-	if (need > w->out.capacity) {
-		free(w->out.mem);
-		w->out.capacity = need;
-		w->out.mem = malloc(need);
-		if (!w->out.mem)
-			die("out of memory");
-	}
-	w->out.n = k;
-	uint64_t t0 = clock_now_ns();
-	int rc = bo->ops->run_batch(bo->cfg, w->ptr, k, &w->out, err, sizeof(err));
-	uint64_t t1 = clock_now_ns();
-	if (rc)
-		warn_msg("collate: %s", err);
-	else {   /* per image, so a short last batch counts for what it is */
-		a->ms[p->batch_op] += (double)(t1 - t0) / 1e6;
-		a->cnt[p->batch_op] += k;
-	}
-}
-
-/* One pass of pipeline p over the first n images, single-threaded, with
- * the same seeds every pass (so two pipelines drawing alike see the same
- * crops). */
-static void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n,
-		     struct ops_ws *w, struct ops_pass *a)
-{
-	struct op_time t[PIPE_MAX_OPS];
-	memset(a, 0, sizeof(*a));
-	size_t done = 0;
-	while (done < n) {
-		size_t k = 0;
-		for (; k < w->B && done < n; done++) {
-			struct sample *s = &w->smp[k];
-			rng_seed(&w->rngs[k], rng_sample_seed(0, 0, done));
-			sample_setup(s, d->items[done].path, d->items[done].label, done,
-				     &w->rngs[k], &w->scr, DECODE_BOMB_PIXELS, 0);
-			if (pipeline_run_sample(p, s, t)) {
-				a->failed++;
-				continue;
-			}
-			for (int i = 0; i < p->nops; i++)
-				if (i != p->batch_op) {
-					a->ms[i] += (double)t[i].dur_ns / 1e6;
-					a->cnt[i]++;
-				}
-			a->checksum += checksum_sample(s->data.p, sample_bytes(s), s->label);
-			w->ptr[k++] = s;
-		}
-		if (p->batch_op >= 0 && k)
-			ops_collate(p, w, k, a);
-	}
-	for (int i = 0; i < p->nops; i++)
-		a->ms[i] = a->cnt[i] ? a->ms[i] / (double)a->cnt[i] : NAN;
 }
 
 /* The share of the work after decode in decode's time: the ops after the
@@ -345,77 +246,39 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
 		       struct bench_result *res)
 {
-	char err[512], v[160];
-	struct pipeline p[2];
-	if (pipeline_load(&p[0], c->pipeline, err, sizeof(err)) ||
-	    pipeline_load(&p[1], c->fused, err, sizeof(err))) {
+	char err[512], v[160], name[96];
+	struct whatif w;
+	if (whatif_measure(c->pipeline, c->fused, d, n, (size_t)c->rounds, c->batch, &w, err,
+			   sizeof(err))) {
 		error_msg("%s", err);
 		return -1;
 	}
-	size_t R = (size_t)c->rounds;
-	double *ips = calloc(2 * R, sizeof(double)), *ratio = calloc(R, sizeof(double));
-	double *front = calloc(2 * R, sizeof(double)), *fratio = calloc(R, sizeof(double));
-	if (!ips || !ratio || !front || !fratio)
-		die("out of memory");
-	struct ops_ws w;
-	ops_ws_init(&w, c->batch);
-	struct ops_pass a;
-	uint64_t sum[2] = { 0, 0 }, r0, f0 = fused_fallbacks(&r0), r1;
-	/* the ops the fused op stands for: decode + random_resized_crop, or the fused op */
-	int nfront[2] = { 2, 1 };
-	int differ = 0;
-	for (size_t r = 0; r < R; r++) {
-		for (int side = 0; side < 2; side++) {
-			int k = (side == 0) == (r % 2 == 0) ? 0 : 1;   /* alternate who goes first */
-			ops_pass(&p[k], d, n, &w, &a);
-			double t = 0;
-			for (int i = 0; i < p[k].nops; i++)
-				t += a.ms[i];
-			ips[k * R + r] = 1e3 / t;
-			front[k * R + r] = 0;
-			for (int i = 0; i < nfront[k] && i < p[k].nops; i++)
-				front[k * R + r] += a.ms[i];
-			if (r == 0)
-				sum[k] = a.checksum;
-			else if (sum[k] != a.checksum)
-				differ = 1;
-		}
-		ratio[r] = ips[R + r] / ips[r];
-		fratio[r] = front[r] / front[R + r];
-	}
-	uint64_t f1 = fused_fallbacks(&r1);
+	size_t R = w.rounds;
+	const char *names[2] = { w.faithful, w.fused };
 	printf("\n## fused what-if: '%s' against '%s' (decode + random_resized_crop as one op that "
 	       "decodes only the crop), single-threaded, %zu images, %zu passes each, alternating\n\n",
-	       p[1].name, p[0].name, n, R);
+	       w.fused, w.faithful, n, R);
 	printf("| pipeline | images/s (1 / sum of op means) |\n|---|---:|\n");
 	for (int k = 0; k < 2; k++) {
-		char name[96];
-		snprintf(name, sizeof(name), "%.64s images/s", p[k].name);
-		const struct bench_fig *f = bench_figure(res, "fused", name, "images/s", &ips[k * R], R, 0, 0, 0);
+		snprintf(name, sizeof(name), "%.64s images/s", names[k]);
+		const struct bench_fig *f = bench_figure(res, "fused", name, "images/s", w.ips[k], R, 0, 0, 0);
 		if (f) {
 			bench_fig_format(v, sizeof(v), f, "%.0f");
-			printf("| %s | %s |\n", p[k].name, v);
+			printf("| %s | %s |\n", names[k], v);
 		}
 	}
-	printf("\nchecksums: faithful %016llx, fused %016llx: %s\n", (unsigned long long)sum[0],
-	       (unsigned long long)sum[1], sum[0] == sum[1] && !differ ? "identical tensors" :
-	       "THE TENSORS DIFFER");
-	printf("fused: %llu images decoded by region, %llu in full (PNG, no EOI, or a failed region "
-	       "decode)\n", (unsigned long long)(r1 - r0), (unsigned long long)(f1 - f0));
-	double same = sum[0] == sum[1] && !differ;
+	printf("\nchecksums: faithful %016llx, fused %016llx: %s\n", (unsigned long long)w.checksum[0],
+	       (unsigned long long)w.checksum[1], w.identical ? "identical tensors" : "THE TENSORS DIFFER");
+	printf("fused: %llu images decoded by region, %llu in full in each pass (PNG, no EOI, or a "
+	       "failed region decode)\n", (unsigned long long)w.regions, (unsigned long long)w.full);
+	double same = w.identical;
 	bench_figure(res, "fused", "fused tensors identical to faithful (1 yes 0 no)", "bool", &same, 1,
 		     1, 1, 0);
 	bench_print_target(stdout, bench_figure(res, "fused", "(decode + random_resized_crop ms) / fused op ms",
-						"ratio", fratio, R, 0, 0, 0), "%.3f");
-	bench_print_target(stdout, bench_figure(res, "fused", "fused / faithful images/s", "ratio", ratio, R,
+						"ratio", w.front, R, 0, 0, 0), "%.3f");
+	bench_print_target(stdout, bench_figure(res, "fused", "fused / faithful images/s", "ratio", w.ratio, R,
 						1, 1.6, 0), "%.3f");
-	ops_ws_release(&w);
-	free(ips);
-	free(ratio);
-	free(front);
-	free(fratio);
-	pipeline_release(&p[0]);
-	pipeline_release(&p[1]);
+	whatif_release(&w);
 	return 0;
 }
 

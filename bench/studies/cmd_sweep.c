@@ -27,10 +27,13 @@
 #include "log.h"
 #include "subprocess.h"
 #include "machine.h"
+#include "noise.h"
 #include "options.h"
 #include "report.h"
 #include "run.h"
+#include "stats.h"
 #include "sweep.h"
+#include "whatif.h"
 #include "resdir.h"
 
 struct sweep_cfg {
@@ -38,6 +41,8 @@ struct sweep_cfg {
 	long repeat;
 	int warm, report, dry_run, model;
 	const char *resume, *tag, *out, *data, *label;
+	const char *fused;      /* the fused what-if: NAME|FILE|on|off (NULL: on) */
+	uint64_t fused_images;
 };
 
 #define O(f) offsetof(struct sweep_cfg, f)
@@ -66,6 +71,14 @@ static const struct opt sweep_opts[] = {
 	  "configuration, the total) and run nothing", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
+	{ "fused", 0, OPT_STR, O(fused), "on", "NAME|FILE|on|off",
+	  "before the runs, measure the fused what-if (one thread, the sweep's dataset): the "
+	  "pipeline against this fused counterpart (on: imagenet_train_fused beside "
+	  "imagenet_train, nothing for other pipelines); the report shows the CPU cores it "
+	  "would save per GPU", .choices = NULL },
+	{ "fused-images", 0, OPT_U64, O(fused_images), "200", "N",
+	  "images of the dataset the fused what-if passes over (6 alternating passes of each "
+	  "pipeline)", .lo = 1, .hi = 100000 },
 	OPT_DATA(struct sweep_cfg, data),
 	OPT_TAG(struct sweep_cfg, tag, "name of the sweep folder after the time"),
 	OPT_OUT(struct sweep_cfg, out, "results", "where the sweep folder is made"),
@@ -825,6 +838,8 @@ struct sweep_state {
 	int *w, *b, *g, pol[NPOLICIES];
 	json_t *doc;
 	struct dataset ds;
+	char pipeline[PATH_MAX];   /* the runs' --pipeline */
+	char fused[PATH_MAX];      /* the fused what-if's pipeline, "" none */
 };
 
 /* A step's "go on": any other value is the command's exit status. */
@@ -956,6 +971,88 @@ static int sweep_check_runs(struct sweep_state *t)
 	return STEP_GO;
 }
 
+/* The runs' pipeline (their --pipeline, else run's default) and the fused
+ * what-if's (--fused), loaded once to check them. 0, or -1 (said). */
+static int sweep_resolve_fused(struct sweep_state *t)
+{
+	const char *pipe = "imagenet_train", *f = t->c.fused;
+	char err[1024];
+	struct pipeline p;
+
+	for (size_t i = 0; i < t->nbase; i++) {
+		const char *a = t->base[i];
+		if ((!strcmp(a, "--pipeline") || !strcmp(a, "-p")) && i + 1 < t->nbase)
+			pipe = t->base[++i];
+		else if (!strncmp(a, "--pipeline=", 11))
+			pipe = a + 11;
+	}
+	snprintf(t->pipeline, sizeof(t->pipeline), "%s", pipe);
+	t->fused[0] = 0;
+	if (!strcmp(f, "off"))
+		return 0;
+	if (pipeline_load(&p, pipe, err, sizeof(err))) {
+		error_msg("%s", err);
+		return -1;
+	}
+	int train = !strcmp(p.name, "imagenet_train");
+	pipeline_release(&p);
+	if (!strcmp(f, "on")) {
+		if (!train)
+			return 0;      /* no fused counterpart known: no what-if */
+		f = "imagenet_train_fused";
+	}
+	if (pipeline_load(&p, f, err, sizeof(err))) {
+		error_msg("--fused: %s", err);
+		return -1;
+	}
+	pipeline_release(&p);
+	snprintf(t->fused, sizeof(t->fused), "%s", f);
+	return 0;
+}
+
+#define SWEEP_WHATIF_ROUNDS 6   /* 6: the least that gives a 95 % interval */
+
+/* The fused what-if on the sweep's dataset, into sweep.json's
+ * "fused_whatif" (whatif.h): seconds, before any run. A failure is warned
+ * and leaves it out: the sweep is what was asked for. */
+static void sweep_whatif(struct sweep_state *t)
+{
+	char err[1024];
+	struct whatif w;
+	size_t n = t->ds.n < t->c.fused_images ? t->ds.n : (size_t)t->c.fused_images;
+
+	if (!t->fused[0] || !n)
+		return;
+	info("sweep: the fused what-if: %s against %s, one thread, %zu images, %d passes each",
+	     t->fused, t->pipeline, n, SWEEP_WHATIF_ROUNDS);
+	struct cpus cp;
+	struct noise_snap n0, n1;
+	struct noise nz;
+	cpus_read(&cp);
+	noise_read(&n0, &cp);
+	if (whatif_measure(t->pipeline, t->fused, &t->ds, n, SWEEP_WHATIF_ROUNDS, 32, &w, err,
+			   sizeof(err))) {
+		warn_msg("the fused what-if was not measured: %s", err);
+		return;
+	}
+	noise_read(&n1, &cp);
+	noise_between(&n0, &n1, &cp, &nz);
+	noise_warn(&nz, "the fused what-if");
+	json_t *wj = whatif_json(&w);
+	json_object_set_new(wj, "noise", noise_window_json(&nz));
+	json_object_set_new(t->doc, "fused_whatif", wj);
+	struct stats_summary a, b;
+	if (!stats_summarise(w.cpu_ms[0], w.rounds, STATS_CI_LEVEL, &a) &&
+	    !stats_summarise(w.cpu_ms[1], w.rounds, STATS_CI_LEVEL, &b))
+		info("sweep: the fused what-if: %.3f ms of CPU per image faithful, %.3f fused; %s",
+		     a.median, b.median, w.identical ? "identical tensors" : "THE TENSORS DIFFER");
+	if (!w.identical)
+		warn_msg("the fused what-if's tensors differ from the faithful pipeline's (checksums "
+			 "%016llx and %016llx): its figures are not a valid what-if",
+			 (unsigned long long)w.checksum[0], (unsigned long long)w.checksum[1]);
+	whatif_release(&w);
+}
+
 /* sweep.json of a new sweep: its grid, run arguments, machine and plan. */
 static json_t *sweep_new_doc(const struct sweep_state *t)
 {
@@ -1028,6 +1125,8 @@ static int sweep_new(struct sweep_state *t)
 	int rc = sweep_check_runs(t);
 	if (rc != STEP_GO)
 		return rc;
+	if (sweep_resolve_fused(t))
+		return EXIT_USAGE;
 	/* every configuration's memory, before anything runs */
 	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
 				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
@@ -1075,6 +1174,8 @@ static int sweep_prepare(struct sweep_state *t)
 	json_object_set_new(t->doc, "dataset", json_pack("{s:o, s:I, s:I}", "path",
 			    json_bytes(t->ds.root), "images", (json_int_t)t->ds.n, "bytes",
 			    (json_int_t)t->ds.total_bytes));
+	if (!t->c.resume)
+		sweep_whatif(t);
 	if (save_json(t->doc, t->dir, err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;

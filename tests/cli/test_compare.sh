@@ -28,6 +28,11 @@ check_cli "refused: a pipeline with no torchvision equivalent" 2 \
 	"op 'synth' has no torchvision equivalent" -- \
 	compare --pipeline "$top/tests/fixtures/pipelines/synth.pipe" --out "$out"
 check_cli "refused: an unknown pipeline" 2 'pipeline' -- compare --pipeline nope --out "$out"
+check_cli "compare --help: --fused" 0 '--fused NAME\|FILE\|off' -- compare --help
+check_cli "refused: an unknown --fused pipeline" 2 "no pipeline named 'nope'.*\(--fused\)" -- \
+	compare --fused nope --out "$out"
+check_cli "refused: --fused the pipeline itself" 2 '--fused imagenet_train: that is the pipeline' -- \
+	compare --fused imagenet_train --out "$out"
 
 # no python3-torch: says how to install it, exit 2
 check_cli "no such python: how to install the oracle" 2 \
@@ -144,6 +149,43 @@ if need gnuplot; then
 	done
 fi
 
+# the fused what-if (on by default for imagenet_train): a third side, its
+# tensors the faithful side's (checksums of every repeat, and bit for bit
+# in the fidelity check), its figures beside both
+for f in fused/summary.json fused-r2/summary.json logs/fused.log logs/fused-r2.log compare_fused.csv; do
+	check "fused what-if: $f" test -s "$dir/$f"
+done
+check "fused what-if: the section, with images/s of the three" \
+	grep -Eq '^\| images/s \| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ .*\| [0-9.]+ ' "$log"
+check "fused what-if: the checksums agree" grep -q "^- tensors: the fused side's checksum is the faithful side's in every repeat" "$log"
+check "fused what-if: bit for bit in the fidelity check" \
+	grep -q '^fidelity (fused against faithful): tensors identical (first 3 batches: 12 images' "$log"
+check "fused what-if: no warning that the tensors differ" sh -c "! grep -q 'FUSED TENSORS DIFFER' '$log'"
+check "fused what-if: in compare.md" grep -q '^## Fused what-if: imagenet_train_fused against imagenet_train' "$dir/compare.md"
+for c in faithful_images_per_s fused_images_per_s pytorch_images_per_s fused_over_faithful_images_per_s \
+	 fused_over_pytorch_images_per_s workers_cpu_saved_per_image_ms fused_full_decodes; do
+	check "compare_fused.csv: $c" grep -Eq "^$c,[a-z/]+,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,2,min-max," "$dir/compare_fused.csv"
+done
+check "compare_fused.csv: 24 images by region, identical tensors" sh -c \
+	"grep -q '^fused_region_decodes,count,24,24,24,2,' '$dir/compare_fused.csv' &&
+	 grep -q '^fused_tensors_identical,bool,1,1,1,2,' '$dir/compare_fused.csv'"
+if /usr/bin/python3 - "$dir/compare.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = j["fused"]
+assert f["tensors_identical"] is True and len(f["checksums"]) == 2
+assert all(c["faithful"] == c["fused"] for c in f["checksums"])
+m = {x["figure"]: x for x in f["figures"]}
+q = m["fused_over_faithful_images_per_s"]
+a, b = m["faithful_images_per_s"]["values"], m["fused_images_per_s"]["values"]
+for k in range(2):
+    assert abs(q["values"][k] - b[k] / a[k]) < 1e-9
+assert q["verdict"] in ("fused higher", "fused lower", "within noise")
+assert m["fused_region_decodes"]["values"] == [24, 24]
+PY
+then echo "ok - compare.json: the fused what-if's values, ratios and checksums"
+else echo "not ok - compare.json: the fused what-if's values, ratios and checksums"; fi
+
 # the val chain: Resize(256), CenterCrop(224), no random op
 "$PPBENCH" compare --data "$ds" --pipeline imagenet_val --workers 2 --batch 5 --max-batches 2 \
 	--gpu-step 0 --fidelity 2 --repeat 1 --tag val --out "$out" >"$log" 2>&1
@@ -154,3 +196,15 @@ else
 	echo "not ok - imagenet_val: tensors identical (exit $rc)"
 	sed 's/^/#   /' "$log" | tail -8
 fi
+vdir=$(ls -d "$out"/*-compare-val 2>/dev/null | head -1)
+check "imagenet_val: no fused what-if (it has no fused counterpart)" \
+	sh -c "test -d '$vdir' && test ! -e '$vdir/fused' && ! grep -q 'Fused what-if' '$log'"
+
+# --fused off: the two sides only
+"$PPBENCH" compare --data "$ds" --fused off --workers 1 --batch 4 --max-batches 2 --gpu-step 0 \
+	--fidelity 1 --repeat 1 --tag off --out "$out" >"$log" 2>&1
+odir=$(ls -d "$out"/*-compare-off 2>/dev/null | head -1)
+check "--fused off: no fused side, no section, no compare_fused.csv" \
+	sh -c "test -d '$odir' && test ! -e '$odir/fused' && test ! -e '$odir/compare_fused.csv' &&
+	       ! grep -q 'Fused what-if' '$log' && ! grep -q 'fused against faithful' '$log'"
+
