@@ -44,6 +44,29 @@ static void K(to_tensor)(const uint8_t *restrict in, size_t hw, float *restrict 
 				_mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14),
 				_mm_setr_epi8(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15) };
 	float *const dst[3] = { r, g, b };
+#ifdef __AVX512BW__
+	/* 16 pixels per 64-byte load: vpermd gives 128-bit lane k the bytes
+	 * 12k .. 12k + 15 (pixels 4k .. 4k + 3 and one more), then one
+	 * in-lane pshufb per channel spreads its four bytes into dwords; the
+	 * load reads 16 bytes past the 16 pixels, so it stops 6 pixels short */
+	{
+		const __m512i lanes = _mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12);
+		const __m512i ch[3] = {
+			_mm512_broadcast_i32x4(_mm_setr_epi8(0, -1, -1, -1, 3, -1, -1, -1, 6, -1, -1, -1, 9, -1, -1, -1)),
+			_mm512_broadcast_i32x4(_mm_setr_epi8(1, -1, -1, -1, 4, -1, -1, -1, 7, -1, -1, -1, 10, -1, -1, -1)),
+			_mm512_broadcast_i32x4(_mm_setr_epi8(2, -1, -1, -1, 5, -1, -1, -1, 8, -1, -1, -1, 11, -1, -1, -1)) };
+		const __m512 vinv = _mm512_set1_ps(inv), v255 = _mm512_set1_ps(255.0f);
+		for (; 3 * (i + 16) + 16 <= 3 * hw; i += 16) {
+			__m512i v = _mm512_permutexvar_epi32(lanes, _mm512_loadu_si512(in + 3 * i));
+			for (int k = 0; k < 3; k++) {
+				__m512 x = _mm512_cvtepi32_ps(_mm512_shuffle_epi8(v, ch[k]));
+				__m512 qq = _mm512_mul_ps(x, vinv);
+				__m512 e = _mm512_fnmadd_ps(qq, v255, x);
+				_mm512_storeu_ps(dst[k] + i, _mm512_fmadd_ps(e, vinv, qq));
+			}
+		}
+	}
+#endif
 #ifndef __AVX512F__
 	const __m256 vinv = _mm256_set1_ps(inv), v255 = _mm256_set1_ps(255.0f);
 #endif
