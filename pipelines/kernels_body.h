@@ -286,10 +286,13 @@ K(hgroups)(const uint8_t *in, uint8_t *out, const struct hplan *hp, const int np
 	const __m128i pick = _mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
 	const __m256i half = _mm256_set1_epi32(1 << 21);
 	const size_t pstep = 4 * (size_t)W;
-	for (int xx = 0; xx < hp->nvec; xx += 4) {
+	/* locals: a store through `out` could alias *hp */
+	const int nvec = hp->nvec;
+	const uint32_t *const lo4 = hp->lo4, *const hi4 = hp->hi4;
+	for (int xx = 0; xx < nvec; xx += 4) {
 		const int32_t *g = b + 2 * xx;
 		__m256i la = _mm256_setzero_si256(), lb = la, ha = la, hb = la, pa = la, pb = la;
-		const uint32_t *wl = hp->lo4 + 4 * (size_t)xx, *wh = hp->hi4 + 4 * (size_t)xx;
+		const uint32_t *wl = lo4 + 4 * (size_t)xx, *wh = hi4 + 4 * (size_t)xx;
 		for (int m = 0; m < np; m++, wl += pstep, wh += pstep) {
 			if (!(m & 1)) {
 				const int o = 2 * m;
@@ -366,21 +369,28 @@ static uint64_t K(madd_peak)(uint64_t iters)
 #define PEAK_SET1 _mm_set1_epi16
 #endif
 #ifdef PEAK_T
-	PEAK_T y = PEAK_SET1(5), a[8], x[8];
-	for (int i = 0; i < 8; i++) {
-		a[i] = PEAK_SET1((short)i);
-		x[i] = PEAK_SET1((short)(i + 3));
-	}
+	/* named variables, not arrays: an array of accumulators is kept on
+	 * the stack and each add waits for a store to be forwarded */
+	PEAK_T y = PEAK_SET1(5);
+	PEAK_T a0 = PEAK_SET1(0), a1 = PEAK_SET1(1), a2 = PEAK_SET1(2), a3 = PEAK_SET1(3);
+	PEAK_T a4 = PEAK_SET1(4), a5 = PEAK_SET1(5), a6 = PEAK_SET1(6), a7 = PEAK_SET1(7);
+	PEAK_T x0 = PEAK_SET1(3), x1 = PEAK_SET1(4), x2 = PEAK_SET1(5), x3 = PEAK_SET1(6);
+	PEAK_T x4 = PEAK_SET1(7), x5 = PEAK_SET1(8), x6 = PEAK_SET1(9), x7 = PEAK_SET1(10);
 	for (uint64_t r = 0; r < iters; r++) {
 		/* eight distinct inputs, each "changed" every round */
-		__asm__ volatile("" : "+v"(x[0]), "+v"(x[1]), "+v"(x[2]), "+v"(x[3]), "+v"(x[4]),
-				 "+v"(x[5]), "+v"(x[6]), "+v"(x[7]), "+v"(y));
-		for (int i = 0; i < 8; i++)
-			a[i] = PEAK_ADD(a[i], PEAK_MADD(x[i], y));
+		__asm__ volatile("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), "+v"(x4),
+				 "+v"(x5), "+v"(x6), "+v"(x7), "+v"(y));
+		a0 = PEAK_ADD(a0, PEAK_MADD(x0, y));
+		a1 = PEAK_ADD(a1, PEAK_MADD(x1, y));
+		a2 = PEAK_ADD(a2, PEAK_MADD(x2, y));
+		a3 = PEAK_ADD(a3, PEAK_MADD(x3, y));
+		a4 = PEAK_ADD(a4, PEAK_MADD(x4, y));
+		a5 = PEAK_ADD(a5, PEAK_MADD(x5, y));
+		a6 = PEAK_ADD(a6, PEAK_MADD(x6, y));
+		a7 = PEAK_ADD(a7, PEAK_MADD(x7, y));
 	}
-	PEAK_T t = a[0];
-	for (int i = 1; i < 8; i++)
-		t = PEAK_ADD(t, a[i]);
+	PEAK_T t = PEAK_ADD(PEAK_ADD(PEAK_ADD(a0, a1), PEAK_ADD(a2, a3)),
+			    PEAK_ADD(PEAK_ADD(a4, a5), PEAK_ADD(a6, a7)));
 	volatile PEAK_T sink = t;
 	(void)sink;
 	return iters * 8 * (sizeof(PEAK_T) / 2);
