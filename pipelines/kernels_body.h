@@ -141,6 +141,44 @@ static inline uint8_t K(clip8)(int32_t ss)
 	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
 }
 
+/* taps' widest blocks, L = P / 4 lanes at a time with P-bit vectors: the
+ * bytes of taps 2m and 2m + 1 interleaved, then each byte zero-extended in
+ * place (all in-lane unpacks, no lane-crossing zero-extend): int16 pairs
+ * of lanes 0-3, 4-7, 8-11 and 12-15 of every 128-bit lane, which the
+ * saturating packs put back in order */
+#define VI(P) __m##P##i
+#define VF(P, f) _mm##P##_##f
+#define TAPS_FIN(P, h, l, half) \
+	VF(P, srai_epi32)(VF(P, add_epi32)(VF(P, add_epi32)(VF(P, slli_epi32)(h, 15), l), half), 22)
+#define TAPS_WIDE(P, L)                                                                          \
+	for (; i + (L) <= lanes; i += (L)) {                                                     \
+		const uint8_t *q = p + i;                                                        \
+		const VI(P) z = VF(P, setzero_si##P)();                                          \
+		VI(P) l0 = z, l1 = z, l2 = z, l3 = z, h0 = z, h1 = z, h2 = z, h3 = z;             \
+		for (int m = 0; 2 * m < n; m++, q += 2 * step) {                                 \
+			VI(P) r = VF(P, loadu_si##P)((const void *)q);                           \
+			VI(P) t = 2 * m + 1 < n ? VF(P, loadu_si##P)((const void *)(q + step)) : z; \
+			VI(P) lo8 = VF(P, unpacklo_epi8)(r, t), hi8 = VF(P, unpackhi_epi8)(r, t); \
+			VI(P) a0 = VF(P, unpacklo_epi8)(lo8, z), a1 = VF(P, unpackhi_epi8)(lo8, z); \
+			VI(P) a2 = VF(P, unpacklo_epi8)(hi8, z), a3 = VF(P, unpackhi_epi8)(hi8, z); \
+			VI(P) kl = VF(P, set1_epi32)((int32_t)lo[m]);                            \
+			VI(P) kh = VF(P, set1_epi32)((int32_t)hi[m]);                            \
+			l0 = VF(P, add_epi32)(l0, VF(P, madd_epi16)(a0, kl));                    \
+			l1 = VF(P, add_epi32)(l1, VF(P, madd_epi16)(a1, kl));                    \
+			l2 = VF(P, add_epi32)(l2, VF(P, madd_epi16)(a2, kl));                    \
+			l3 = VF(P, add_epi32)(l3, VF(P, madd_epi16)(a3, kl));                    \
+			h0 = VF(P, add_epi32)(h0, VF(P, madd_epi16)(a0, kh));                    \
+			h1 = VF(P, add_epi32)(h1, VF(P, madd_epi16)(a1, kh));                    \
+			h2 = VF(P, add_epi32)(h2, VF(P, madd_epi16)(a2, kh));                    \
+			h3 = VF(P, add_epi32)(h3, VF(P, madd_epi16)(a3, kh));                    \
+		}                                                                                \
+		const VI(P) half = VF(P, set1_epi32)(1 << 21);                                   \
+		VI(P) v = VF(P, packus_epi16)(                                                    \
+			VF(P, packs_epi32)(TAPS_FIN(P, h0, l0, half), TAPS_FIN(P, h1, l1, half)), \
+			VF(P, packs_epi32)(TAPS_FIN(P, h2, l2, half), TAPS_FIN(P, h3, l3, half))); \
+		VF(P, storeu_si##P)((void *)(out + i), v);                                       \
+	}
+
 /* The resampler's sums (resample.c): pmaddwd on the weights split into 15
  * low and 8 high bits (both fit int16); (high sum << 15) + low sum with
  * wrapping 32-bit adds is the exact sum, so every width gives the same
@@ -151,6 +189,7 @@ static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, cons
 {
 	size_t i = 0;
 #ifdef __AVX512BW__
+	TAPS_WIDE(512, 64);
 	for (; i + 32 <= lanes; i += 32) {
 		const uint8_t *q = p + i;
 		const __m512i z = _mm512_setzero_si512();
@@ -178,6 +217,9 @@ static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, cons
 		v = _mm512_permutexvar_epi64(idx, v);
 		_mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(v));
 	}
+#endif
+#if defined(__AVX2__) && !defined(__AVX512BW__)
+	TAPS_WIDE(256, 32);
 #endif
 #ifdef __AVX2__
 	for (; i + 16 <= lanes; i += 16) {
