@@ -1417,6 +1417,143 @@ static void write_knees(struct doc *d, const struct merge *m)
 	doc_list_end(d);
 }
 
+/* ---- the fused what-if, per machine ------------------------------------------*/
+
+/* The GPU step every compared folder ran batch b and g GPUs with (seconds),
+ * NaN when none says or they differ (*differ set). */
+static double common_gpu_step(const struct merge *m, int b, int g, int *differ)
+{
+	double step = NAN;
+	*differ = 0;
+	for (size_t i = 0; i < m->nfolders; i++) {
+		double s;
+		if (!m->folders[i].compared)
+			continue;
+		s = report_gpu_step_s(&m->folders[i].sw, 0, b, g);
+		if (!isfinite(s))
+			continue;
+		if (isfinite(step) && fabs(s - step) > 1e-9 * fabs(step))
+			*differ = 1;
+		step = s;
+	}
+	return *differ ? NAN : step;
+}
+
+/* Each machine's what-if measurement: a row per compared folder that has
+ * one, "not measured" for a machine with none. Returns the rows measured. */
+static size_t whatif_measured_table(struct doc *d, const struct merge *m)
+{
+	static const char *const hdr[] = {
+		"machine", "sweep folder", "CPU ms per image, faithful", "CPU ms per image, fused",
+		"CPU ms per image saved", "fused / faithful images/s", "tensors identical", "noisy",
+	};
+	size_t measured = 0;
+
+	doc_row(d, hdr, 8, 1);
+	for (size_t i = 0; i < m->nmach; i++) {
+		size_t rows = 0;
+		for (size_t j = 0; j < m->nfolders; j++) {
+			const struct folder *f = &m->folders[j];
+			json_t *w = json_object_get(f->sw.doc, "fused_whatif"), *nz;
+			char c[8][REPORT_WHATIF_CELL];
+			if (f->machine != (int)i || !json_is_object(w))
+				continue;
+			errf(c[0], sizeof(c[0]), "%s", m->mach[i].label);
+			errf(c[1], sizeof(c[1]), "%s", f->name);
+			report_whatif_cell(w, "faithful_cpu_ms_per_image", 1, "%.3f", c[2], sizeof(c[2]));
+			report_whatif_cell(w, "fused_cpu_ms_per_image", 1, "%.3f", c[3], sizeof(c[3]));
+			report_whatif_cell(w, "saved_cpu_ms_per_image", 1, "%.3f", c[4], sizeof(c[4]));
+			report_whatif_cell(w, "fused_over_faithful_images_per_s", 1, "%.2f", c[5],
+					   sizeof(c[5]));
+			errf(c[6], sizeof(c[6]), "%s",
+			     json_is_true(json_object_get(w, "tensors_identical")) ? "yes" : "NO");
+			nz = json_object_get(w, "noise");
+			if (json_is_true(json_object_get(nz, "noisy")))
+				errf(c[7], sizeof(c[7]), "NOISY (others took %.0f %% of the CPUs)",
+				     metric_json_get(nz, "others_cpu_pct"));
+			else
+				errf(c[7], sizeof(c[7]), "%s", json_is_object(nz) ? "no" : "not recorded");
+			doc_row_cells(d, c[0], sizeof(c[0]), 8);
+			rows++;
+		}
+		if (!rows) {
+			const char *cells[8] = { m->mach[i].label, "-", "not measured", "not measured",
+						 "not measured", "not measured", "-", "-" };
+			doc_row(d, cells, 8, 0);
+		}
+		measured += rows;
+	}
+	doc_table_end(d);
+	return measured;
+}
+
+/* Each measured machine's cores per GPU at each compared (batch, GPUs). */
+static void whatif_demand_table(struct doc *d, const struct merge *m)
+{
+	const char *hdr[REPORT_WHATIF_DEMAND_COLS + 1] = { "machine" };
+	int bg[64][2], nbg = 0, differ_any = 0;
+
+	for (size_t k = 0; k < m->noverlap && nbg < 64; k++) {
+		int j = 0;
+		while (j < nbg && !(bg[j][0] == m->overlap[k].b && bg[j][1] == m->overlap[k].g))
+			j++;
+		if (j == nbg) {
+			bg[nbg][0] = m->overlap[k].b;
+			bg[nbg++][1] = m->overlap[k].g;
+		}
+	}
+	if (!nbg) {
+		doc_p(d, "No configuration ran on every machine, so there is no common GPU demand: per "
+			"1,000 images/s, the cores one GPU needs are the CPU ms per image above.");
+		return;
+	}
+	for (size_t k = 0; k < REPORT_WHATIF_DEMAND_COLS; k++)
+		hdr[k + 1] = report_whatif_demand_hdr[k];
+	doc_row(d, hdr, REPORT_WHATIF_DEMAND_COLS + 1, 1);
+	for (int k = 0; k < nbg; k++) {
+		int differ;
+		double step = common_gpu_step(m, bg[k][0], bg[k][1], &differ);
+		differ_any |= differ;
+		for (size_t j = 0; j < m->nfolders; j++) {
+			const struct folder *f = &m->folders[j];
+			json_t *w = json_object_get(f->sw.doc, "fused_whatif");
+			char c[REPORT_WHATIF_DEMAND_COLS + 1][REPORT_WHATIF_CELL];
+			if (f->machine < 0 || !json_is_object(w))
+				continue;
+			errf(c[0], sizeof(c[0]), "%s (%s)", m->mach[f->machine].label, f->name);
+			report_whatif_demand_cells(w, bg[k][0], bg[k][1], step, &c[1]);
+			if (differ)
+				errf(c[3], sizeof(c[3]), "differs between the sweeps");
+			doc_row_cells(d, c[0], sizeof(c[0]), REPORT_WHATIF_DEMAND_COLS + 1);
+		}
+	}
+	doc_table_end(d);
+	if (differ_any)
+		doc_p(d, "Where the sweeps' GPU steps differ, the cores are per 1,000 images/s.");
+}
+
+/* The what-if of each machine's sweeps side by side: the same pipelines
+ * measured on each CPU, and the cores one GPU would need (and save) there
+ * at the compared configurations' GPU demand. Nothing if no compared sweep
+ * has one. */
+static void write_whatif(struct doc *d, const struct merge *m)
+{
+	int any = 0;
+	for (size_t j = 0; j < m->nfolders; j++)
+		any |= m->folders[j].compared &&
+		       json_is_object(json_object_get(m->folders[j].sw.doc, "fused_whatif"));
+	if (!any)
+		return;
+	report_whatif_intro(d);
+	doc_p(d, "Each sweep measured it on its own machine before its runs (one thread over the "
+		"first images of the dataset, alternating passes of the faithful and the fused "
+		"pipeline; each figure the median over the passes with its 95 %% interval in "
+		"brackets). A machine whose sweeps have no what-if (an older sweep, or --fused off) "
+		"is not measured.");
+	whatif_measured_table(d, m);
+	whatif_demand_table(d, m);
+}
+
 static void write_folders(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
@@ -1467,6 +1604,7 @@ static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 		write_short(&d, m);
 		write_configs(&d, m);
 		write_knees(&d, m);
+		write_whatif(&d, m);
 		doc_h(&d, 2, "Figures");
 		for (size_t i = 0; i < m->nfigs; i++)
 			figure(&d, &m->figs[i]);
@@ -1509,7 +1647,8 @@ static void help(void)
 	       "Writes summary.csv (every run with host and CPU columns), comparison.csv,\n"
 	       "figures/ (one line per machine: E2E, images/s, images/s per core and CPU time\n"
 	       "per image against workers, CPU time per image by op, GPU utilization),\n"
-	       "report.md and a self-contained report.html.\n\n"
+	       "report.md and a self-contained report.html; when the sweeps measured the fused\n"
+	       "crop-decode what-if (sweep --fused), the report shows it per machine.\n\n"
 	       "options:\n"
 	       "      --price NAME=USD  price per hour of a machine (host name, or CPU model with\n"
 	       "                        --by cpu), repeatable: adds the cost per million images\n"

@@ -254,6 +254,25 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
  * fused, and save, at the sweep's GPU demand. Nothing without it. */
 struct doc;
 void report_whatif_section(struct doc *d, const struct sweep *s);
+/* Its parts, shared with ppbench merge's per-machine what-if: */
+/* the section's heading and the paragraph saying what the what-if is */
+void report_whatif_intro(struct doc *d);
+/* "1.23 [1.10, 1.31]" (median [95 % interval]) of w[key]'s per-round
+ * values x scale, with fmt; ", within noise" after a saving whose interval
+ * holds 0 */
+void report_whatif_cell(struct json_t *w, const char *key, double scale, const char *fmt,
+			char *out, size_t n);
+/* The GPU step in s of the first ok run of batch b and g GPUs in part p
+ * (its summary.json options.gpu_step_ns), NaN when unknown. */
+double report_gpu_step_s(const struct sweep *s, int p, int b, int g);
+/* The cells under report_whatif_demand_hdr of batch b, g GPUs and a GPU
+ * step step_s (NaN or 0: per 1,000 images/s): the images/s one GPU
+ * consumes and the cores it needs faithful, fused, and saved. */
+#define REPORT_WHATIF_CELL 96
+#define REPORT_WHATIF_DEMAND_COLS 7
+extern const char *const report_whatif_demand_hdr[REPORT_WHATIF_DEMAND_COLS];
+void report_whatif_demand_cells(struct json_t *w, int b, int g, double step_s,
+				char (*c)[REPORT_WHATIF_CELL]);
 
 /* Write summary.csv, the figures, report.md and report.html into s->dir. */
 int report_write(const struct sweep *s, char *err, size_t errlen);

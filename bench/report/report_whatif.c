@@ -32,8 +32,7 @@ static size_t whatif_values(json_t *o, const char *key, double scale, double *v,
 	return n;
 }
 
-/* "1.23 [1.10, 1.31]" of o[key] x scale, with fmt */
-static void whatif_cell(json_t *o, const char *key, double scale, const char *fmt, char *out,
+void report_whatif_cell(json_t *o, const char *key, double scale, const char *fmt, char *out,
 			size_t n)
 {
 	static double v[WHATIF_MAX_ROUNDS];
@@ -45,9 +44,7 @@ static void whatif_cell(json_t *o, const char *key, double scale, const char *fm
 		snprintf(out + strlen(out), n - strlen(out), ", within noise");
 }
 
-/* The GPU step of the first ok run of batch b and g GPUs in part p, in s
- * (its summary.json options.gpu_step_ns), NaN when unknown. */
-static double gpu_step_s(const struct sweep *s, int p, int b, int g)
+double report_gpu_step_s(const struct sweep *s, int p, int b, int g)
 {
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
@@ -70,10 +67,10 @@ static void whatif_measured(struct doc *d, json_t *w)
 	char fa[96], fu[96], sv[96], q[96];
 	const char *hdr = "The fused what-if:";
 
-	whatif_cell(w, "faithful_cpu_ms_per_image", 1, "%.3f", fa, sizeof(fa));
-	whatif_cell(w, "fused_cpu_ms_per_image", 1, "%.3f", fu, sizeof(fu));
-	whatif_cell(w, "saved_cpu_ms_per_image", 1, "%.3f", sv, sizeof(sv));
-	whatif_cell(w, "fused_over_faithful_images_per_s", 1, "%.2f", q, sizeof(q));
+	report_whatif_cell(w, "faithful_cpu_ms_per_image", 1, "%.3f", fa, sizeof(fa));
+	report_whatif_cell(w, "fused_cpu_ms_per_image", 1, "%.3f", fu, sizeof(fu));
+	report_whatif_cell(w, "saved_cpu_ms_per_image", 1, "%.3f", sv, sizeof(sv));
+	report_whatif_cell(w, "fused_over_faithful_images_per_s", 1, "%.2f", q, sizeof(q));
 	doc_lead(d, "whatif", hdr, "%s beside %s, measured before the sweep's runs in one "
 		 "thread over the first %d images of the dataset, %d alternating passes of each "
 		 "with the same seeds (each figure the median over the passes with its 95 %% "
@@ -99,29 +96,31 @@ static void whatif_measured(struct doc *d, json_t *w)
 			 jstr(w, "fused_checksum", "?"));
 }
 
-/* One row: the cores a GPU needs at demand images/s (NaN: per 1,000
- * images/s). */
-static void whatif_row(struct doc *d, json_t *w, int b, int g, double step_s)
+const char *const report_whatif_demand_hdr[REPORT_WHATIF_DEMAND_COLS] = {
+	"batch", "GPUs", "GPU step (ms)", "images/s one GPU consumes", "cores per GPU, faithful",
+	"cores per GPU, fused", "cores saved per GPU",
+};
+
+void report_whatif_demand_cells(json_t *w, int b, int g, double step_s,
+				char (*c)[REPORT_WHATIF_CELL])
 {
-	char c[7][96];
 	int known = isfinite(step_s) && step_s > 0;
 	double demand = known ? (double)b / (step_s * g) : 1000;
 	double k = demand / 1e3;   /* cores = images/s x s per image = demand x ms / 1000 */
 
-	snprintf(c[0], sizeof(c[0]), "%d", b);
-	snprintf(c[1], sizeof(c[1]), "%d", g);
+	snprintf(c[0], REPORT_WHATIF_CELL, "%d", b);
+	snprintf(c[1], REPORT_WHATIF_CELL, "%d", g);
 	if (known)
-		snprintf(c[2], sizeof(c[2]), "%.1f", step_s * 1e3);
+		snprintf(c[2], REPORT_WHATIF_CELL, "%.1f", step_s * 1e3);
 	else
-		snprintf(c[2], sizeof(c[2]), "%s", isfinite(step_s) ? "0 (no GPU time)" : "unknown");
+		snprintf(c[2], REPORT_WHATIF_CELL, "%s", isfinite(step_s) ? "0 (no GPU time)" : "unknown");
 	if (known)
-		snprintf(c[3], sizeof(c[3]), "%.0f", demand);
+		snprintf(c[3], REPORT_WHATIF_CELL, "%.0f", demand);
 	else
-		snprintf(c[3], sizeof(c[3]), "per 1,000");
-	whatif_cell(w, "faithful_cpu_ms_per_image", k, "%.2f", c[4], sizeof(c[4]));
-	whatif_cell(w, "fused_cpu_ms_per_image", k, "%.2f", c[5], sizeof(c[5]));
-	whatif_cell(w, "saved_cpu_ms_per_image", k, "%.2f", c[6], sizeof(c[6]));
-	doc_row_cells(d, c[0], sizeof(c[0]), 7);
+		snprintf(c[3], REPORT_WHATIF_CELL, "per 1,000");
+	report_whatif_cell(w, "faithful_cpu_ms_per_image", k, "%.2f", c[4], REPORT_WHATIF_CELL);
+	report_whatif_cell(w, "fused_cpu_ms_per_image", k, "%.2f", c[5], REPORT_WHATIF_CELL);
+	report_whatif_cell(w, "saved_cpu_ms_per_image", k, "%.2f", c[6], REPORT_WHATIF_CELL);
 }
 
 /* The (batch, GPUs) pairs of part p's ok runs, in first-seen order. */
@@ -144,11 +143,22 @@ static size_t whatif_configs(const struct sweep *s, int p, int (*bg)[2], size_t 
 	return n;
 }
 
+void report_whatif_intro(struct doc *d)
+{
+	doc_h(d, 2, "What-if: a fused crop-decode");
+	doc_p(d, "DALI (decoders.image_random_crop) and tf.data (decode_and_crop_jpeg) "
+		 "decode only the region RandomResizedCrop keeps. ppbench's "
+		 "decode_random_resized_crop does the same with the same random draws and "
+		 "the same tensors. This is a what-if from a single-threaded measurement, "
+		 "not a run of the sweep: the cores a GPU needs are the images/s it "
+		 "consumes (batch / (GPU step x GPUs)) times the CPU seconds per image of "
+		 "one thread, and the cores saved are that demand times the seconds the "
+		 "fused op saves per image; contention between workers, the loader and "
+		 "the harness come on top.");
+}
+
 void report_whatif_section(struct doc *d, const struct sweep *s)
 {
-	static const char *const hdr[] = { "batch", "GPUs", "GPU step (ms)",
-					   "images/s one GPU consumes", "cores per GPU, faithful",
-					   "cores per GPU, fused", "cores saved per GPU" };
 	int head = 0;
 
 	for (size_t p = 0; p < s->nparts; p++) {
@@ -156,18 +166,8 @@ void report_whatif_section(struct doc *d, const struct sweep *s)
 		int bg[WHATIF_MAX_CONFIGS][2];
 		if (!json_is_object(w))
 			continue;
-		if (!head++) {
-			doc_h(d, 2, "What-if: a fused crop-decode");
-			doc_p(d, "DALI (decoders.image_random_crop) and tf.data (decode_and_crop_jpeg) "
-				 "decode only the region RandomResizedCrop keeps. ppbench's "
-				 "decode_random_resized_crop does the same with the same random draws and "
-				 "the same tensors. This is a what-if from a single-threaded measurement, "
-				 "not a run of the sweep: the cores a GPU needs are the images/s it "
-				 "consumes (batch / (GPU step x GPUs)) times the CPU seconds per image of "
-				 "one thread, and the cores saved are that demand times the seconds the "
-				 "fused op saves per image; contention between workers, the loader and "
-				 "the harness come on top.");
-		}
+		if (!head++)
+			report_whatif_intro(d);
 		if (s->nparts > 1)
 			doc_h(d, 3, s->parts[p].name);
 		whatif_measured(d, w);
@@ -177,9 +177,13 @@ void report_whatif_section(struct doc *d, const struct sweep *s)
 				 "1,000 images/s, the cores needed are the ms per image above.");
 			continue;
 		}
-		doc_row(d, hdr, 7, 1);
-		for (size_t i = 0; i < n; i++)
-			whatif_row(d, w, bg[i][0], bg[i][1], gpu_step_s(s, (int)p, bg[i][0], bg[i][1]));
+		doc_row(d, report_whatif_demand_hdr, REPORT_WHATIF_DEMAND_COLS, 1);
+		for (size_t i = 0; i < n; i++) {
+			char c[REPORT_WHATIF_DEMAND_COLS][REPORT_WHATIF_CELL];
+			report_whatif_demand_cells(w, bg[i][0], bg[i][1],
+						   report_gpu_step_s(s, (int)p, bg[i][0], bg[i][1]), c);
+			doc_row_cells(d, c[0], sizeof(c[0]), REPORT_WHATIF_DEMAND_COLS);
+		}
 		doc_table_end(d);
 	}
 }

@@ -155,7 +155,47 @@ check_cli "no successful run: exit 1" 1 "no run of any sweep folder succeeded" -
 check "no successful run: the report says so" grep -q "No run of any sweep folder succeeded" \
 	"$O-failed/report.md"
 
-# 9. refusals
+# 9. the fused what-if per machine: node-skx's and node-icx's sweeps carry a
+# "fused_whatif" (as `ppbench sweep` stores it), a copy of node-icx's none
+mkdir -p "$TMP/wi"
+cp -r "$F/sweep-node-skx" "$F/sweep-node-icx" "$TMP/wi/"
+cp -r "$F/sweep-node-icx" "$TMP/wi/sweep-node-icx-old"
+sed -i 's/"label": ""/"label": "old"/' "$TMP/wi/sweep-node-icx-old/sweep.json"
+/usr/bin/python3 - "$TMP/wi" <<'PY'
+import json, sys
+def fig(v):
+    return {"values": v}
+for host, fa, fu, noisy in (("skx", 2.0, 1.2, False), ("icx", 1.5, 1.0, True)):
+    p = sys.argv[1] + "/sweep-node-%s/sweep.json" % host
+    s = json.load(open(p))
+    s["fused_whatif"] = {
+        "faithful_pipeline": "imagenet_train", "fused_pipeline": "imagenet_train_fused",
+        "single_threaded": True, "images": 8, "failed_images": 0, "rounds": 6,
+        "faithful_cpu_ms_per_image": fig([fa, fa + .01, fa - .01, fa, fa + .02, fa - .02]),
+        "fused_cpu_ms_per_image": fig([fu, fu + .01, fu - .01, fu, fu + .02, fu - .02]),
+        "saved_cpu_ms_per_image": fig([fa - fu] * 6),
+        "fused_over_faithful_images_per_s": fig([fa / fu] * 6),
+        "faithful_checksum": "00000000000000ab", "fused_checksum": "00000000000000ab",
+        "tensors_identical": True, "region_decodes": 8, "full_decodes": 0,
+        "noise": {"noisy": noisy, "others_cpu_pct": 40.0 if noisy else 1.0}}
+    json.dump(s, open(p, "w"), indent=2)
+PY
+check_cli "merge sweeps with and without the fused what-if" 0 "" -- merge "$TMP/wi" --out "$O-wi"
+check "what-if: the section, labelled single-threaded" sh -c \
+	"grep -q '^## What-if: a fused crop-decode' '$O-wi/report.md' && grep -q 'what-if from a single-threaded measurement' '$O-wi/report.md'"
+check "what-if: node-skx's measurement, tensors identical, not noisy" \
+	grep -Eq '^\| node-skx \| sweep-node-skx \| 2\.000 \[[0-9., ]+\] \| 1\.200 \[[0-9., ]+\] \| 0\.800 .*\| yes \| no \|$' "$O-wi/report.md"
+check "what-if: node-icx's, noisy" \
+	grep -Eq '^\| node-icx \| sweep-node-icx \| 1\.500 .*\| yes \| NOISY \(others took 40 % of the CPUs\) \|$' "$O-wi/report.md"
+check "what-if: the sweep without one is not measured" \
+	grep -q '^| node-icx \[old\] | - | not measured | not measured |' "$O-wi/report.md"
+# the fixtures' GPU step, 6.78125 ms at batch 8, 1 GPU: 1180 images/s
+check "what-if: cores per GPU at the sweeps' GPU demand, per machine" sh -c \
+	"grep -Eq '^\| node-skx \(sweep-node-skx\) \| 8 \| 1 \| 6\.8 \| 1180 \| 2\.36 \[[0-9., ]+\] \| 1\.42 \[[0-9., ]+\] \| 0\.94 ' '$O-wi/report.md' &&
+	 grep -Eq '^\| node-icx \(sweep-node-icx\) \| 8 \| 1 \| 6\.8 \| 1180 \| 1\.77 ' '$O-wi/report.md'"
+check "what-if: none in the merge of the plain fixtures" sh -c "! grep -q 'What-if' '$O/report.md'"
+
+# 10. refusals
 check_cli "a price for an unknown machine" 2 "no machine named 'nohost'" -- merge "$F" \
 	--price nohost=3 --out "$O-x"
 check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" --price node-skx=abc
