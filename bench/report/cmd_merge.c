@@ -1419,15 +1419,16 @@ static void write_knees(struct doc *d, const struct merge *m)
 
 /* ---- the fused what-if, per machine ------------------------------------------*/
 
-/* The GPU step every compared folder ran batch b and g GPUs with (seconds),
- * NaN when none says or they differ (*differ set). */
+/* The GPU step every compared folder with a what-if ran batch b and g GPUs
+ * with (seconds), NaN when none says or they differ (*differ set). */
 static double common_gpu_step(const struct merge *m, int b, int g, int *differ)
 {
 	double step = NAN;
 	*differ = 0;
 	for (size_t i = 0; i < m->nfolders; i++) {
 		double s;
-		if (!m->folders[i].compared)
+		if (!m->folders[i].compared ||
+		    !json_is_object(json_object_get(m->folders[i].sw.doc, "fused_whatif")))
 			continue;
 		s = report_gpu_step_s(&m->folders[i].sw, 0, b, g);
 		if (!isfinite(s))

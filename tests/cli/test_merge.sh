@@ -193,6 +193,12 @@ check "what-if: the sweep without one is not measured" \
 check "what-if: cores per GPU at the sweeps' GPU demand, per machine" sh -c \
 	"grep -Eq '^\| node-skx \(sweep-node-skx\) \| 8 \| 1 \| 6\.8 \| 1180 \| 2\.36 \[[0-9., ]+\] \| 1\.42 \[[0-9., ]+\] \| 0\.94 ' '$O-wi/report.md' &&
 	 grep -Eq '^\| node-icx \(sweep-node-icx\) \| 8 \| 1 \| 6\.8 \| 1180 \| 1\.77 ' '$O-wi/report.md'"
+check "what-if: in report.html too" grep -q 'What-if: a fused crop-decode' "$O-wi/report.html"
+# sweeps with different GPU steps: no common demand, per 1,000 images/s
+sed -i 's/"gpu_step_ns": 6781250/"gpu_step_ns": 5000000/' "$TMP/wi/sweep-node-icx"/runs/*/summary.json
+check_cli "merge what-ifs of sweeps with different GPU steps" 0 "" -- merge "$TMP/wi" --out "$O-wi2"
+check "what-if: GPU steps that differ give cores per 1,000 images/s" \
+	grep -Eq '^\| node-skx \(sweep-node-skx\) \| 8 \| 1 \| differs between the sweeps \| per 1,000 \| 2\.00 ' "$O-wi2/report.md"
 check "what-if: none in the merge of the plain fixtures" sh -c "! grep -q 'What-if' '$O/report.md'"
 
 # 10. refusals
