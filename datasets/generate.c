@@ -1473,6 +1473,14 @@ int dataset_origin_text(const json_t *ds, char *out, size_t n)
 	return 1;
 }
 
+int dataset_origin(const struct dataset *d, char *out, size_t n)
+{
+	json_t *j = dataset_json(d);
+	int rc = dataset_origin_text(j, out, n);
+	json_decref(j);
+	return rc;
+}
+
 /* The generator version recorded in the dataset's info file, or -1. */
 static int dataset_version(const char *root)
 {

@@ -84,6 +84,8 @@ struct json_t *dataset_json(const struct dataset *d);
  * (out "") when ds does not say (NULL, or a file written before the block
  * had these fields). */
 int dataset_origin_text(const struct json_t *ds, char *out, size_t n);
+/* The same of a scanned dataset (through dataset_json). */
+int dataset_origin(const struct dataset *d, char *out, size_t n);
 
 /* Version of the generator's output: bumped whenever the bytes of a
  * profile's images change (a new profile leaves the others' bytes alone). */

@@ -700,9 +700,7 @@ int cmd_bench(int argc, char **argv)
 	char kd[256];
 	kernels_describe(kd, sizeof(kd));
 	char origin[160];
-	json_t *dj = dataset_json(&d);
-	dataset_origin_text(dj, origin, sizeof(origin));
-	json_decref(dj);
+	dataset_origin(&d, origin, sizeof(origin));
 	printf("# ppbench bench\n\ndataset %s (%zu of %zu images; %s), kernel %s, clock %s (read cost %.1f ns)\n"
 	       "ops' kernels: %s\n", d.root, n, d.n, origin, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
