@@ -223,6 +223,7 @@ struct run_ctx {
 	struct pin_plan plan;
 	int have_plan;
 	struct cpus cpus;                /* the CPUs the run may use */
+	const struct dataset *data;      /* what it reads (summary.json "dataset") */
 	struct noise noise;              /* what else used them while it measured */
 };
 
@@ -363,13 +364,14 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 	fputc('\n', f);
 }
 
-/* The descriptive blocks of summary.json: options, machine, loader,
- * counters, pin. New reference. */
+/* The descriptive blocks of summary.json: options, dataset, machine,
+ * loader, counters, pin, noise. New reference. */
 static json_t *summary_blocks(const struct run_opts *o, const struct loader_result *r,
 			      uint64_t step_ns, const struct run_ctx *x)
 {
 	json_t *b = json_object();
 	json_object_set_new(b, "options", opts_json(run_opts_table, o));
+	json_object_set_new(b, "dataset", dataset_json(x->data));
 	json_object_set_new(b, "machine", machine_json());
 	json_object_set_new(b, "loader", loader_json(o, r, step_ns));
 	json_t *cb = counters_block(x, r);
@@ -479,13 +481,16 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 		return -1;
 	}
 	/* the figures first: whatever happens to the files, they are printed */
+	json_t *blocks = summary_blocks(o, r, step_ns, x);
+	char origin[160];
+	dataset_origin_text(json_object_get(blocks, "dataset"), origin, sizeof(origin));
+	printf("dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
 	results_print_human(stdout, &m);
 	print_counters(stdout, x, r);
 	print_placement(stdout, x, r);
 	print_harness(stdout, o, r);
 	fflush(stdout);
 
-	json_t *blocks = summary_blocks(o, r, step_ns, x);
 	struct results_in in = {
 		.m = &m,
 		.t = &r->trace,
@@ -861,6 +866,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	rc = EXIT_USAGE;
 	ctx.pipe = &pipe;
+	ctx.data = &data;
 
 	struct loader_cfg lc = run_loader_cfg(&o, &pipe, &data, step_ns);
 	lc.pin_plan = ctx.have_plan ? &ctx.plan : NULL;

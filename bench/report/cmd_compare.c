@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "fsutil.h"
+#include "generate.h"
 #include "plot.h"
 #include "emit.h"
 #include "log.h"
@@ -505,23 +506,25 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 
 /* compare.md ends with what ran (so that the table can be read, and
  * the comparison run again, without the logs) and links to its figures. */
-static void md_context(const char *md, const char *dir, const json_t *opt, const char *pipe,
-		       const char *torch_info)
+static void md_context(const char *md, const char *dir, const json_t *opt, const json_t *ds,
+		       const char *pipe, const char *torch_info)
 {
-	char figdir[PATH_MAX];
+	char figdir[PATH_MAX], origin[160];
 	struct dirent **ents = NULL;
 	FILE *f = fopen(md, "a");
 
 	if (!f)
 		return;
+	if (dataset_origin_text(ds, origin, sizeof(origin)) < 0)
+		snprintf(origin, sizeof(origin), "not recorded whether generated");
 	fprintf(f, "\n## What ran\n\n"
-		"- pipeline %s on the dataset %s\n"
+		"- pipeline %s on the dataset %s (%s)\n"
 		"- %lld workers, batch %lld, %lld simulated GPUs (step %.6g ms), prefetch factor %lld, "
 		"pin memory %s\n"
 		"- %lld epoch(s), at most %lld batches (0: all), shuffle %s, drop last %s, seed %lld, "
 		"--rng %s, loader policy %s, backend %s\n"
 		"- PyTorch side: %s\n",
-		pipe, compare_jstr(opt, "data", "?"), compare_jint(opt, "workers", 0), compare_jint(opt, "batch", 0),
+		pipe, compare_jstr(opt, "data", "?"), origin, compare_jint(opt, "workers", 0), compare_jint(opt, "batch", 0),
 		compare_jint(opt, "gpus", 0), compare_jnum(opt, "gpu_step_ns") / 1e6, compare_jint(opt, "prefetch_factor", 0),
 		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
 		compare_jint(opt, "epochs", 1), compare_jint(opt, "max_batches", 0),
@@ -1666,6 +1669,10 @@ static int write_results(struct compare_run *x)
 		       "repeats' ratios, \"within noise\" when its interval holds 1\n", x->c.repeat,
 		       x->c.repeat >= 6 ? "[" STATS_CI_METHOD "]" : "(min, max, n) over the repeats");
 	x->cj = compare_json(&x->c, x->nz, &x->cp);
+	/* what was measured: the ppbench side's run recorded it (both sides read it) */
+	json_t *ds = json_object_get(x->psum, "dataset");
+	if (ds)
+		json_object_set(x->cj, "dataset", ds);
 	if (compare_write_table(sa, sb, (size_t)x->c.repeat, md, csv, x->cj, stdout, err,
 				sizeof(err))) {
 		error_msg("%s", err);
@@ -1698,7 +1705,7 @@ static int write_results(struct compare_run *x)
 	snprintf(sub, sizeof(sub), "%s, W=%d, B=%d, %lld images", x->pipe.name,
 		 sa[0].m.workers, sa[0].m.batch_size, (long long)sa[0].m.images);
 	draw_figures(x->dir, &sa[0], &sb[0], sub);
-	md_context(md, x->dir, x->opt, x->pipe.name, x->info);
+	md_context(md, x->dir, x->opt, json_object_get(x->psum, "dataset"), x->pipe.name, x->info);
 	return 0;
 }
 

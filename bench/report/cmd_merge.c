@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "doc.h"
 #include "fsutil.h"
+#include "generate.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -53,6 +54,7 @@ struct folder {
 	int cpus, cores, cores_known;
 	char version[64];
 	char ds_fp[128], ds_path[1024];
+	char ds_origin[160];          /* profile, generator version, seed; "" if not recorded */
 	double ds_images, ds_bytes;
 	char pipeline[512], run_args[1024], cache[16];
 	char slurm[256];              /* "job 12_3, partition p, constraint c" */
@@ -383,6 +385,8 @@ static void describe(struct folder *f)
 	if (!s)
 		s = jtext(sum, "options.data");
 	errf(f->ds_path, sizeof(f->ds_path), "%s", s ? s : "");
+	if (dataset_origin_text(json_object_get(doc, "dataset"), f->ds_origin, sizeof(f->ds_origin)) < 0)
+		f->ds_origin[0] = 0;
 	f->ds_images = metric_json_get(doc, "dataset.images");
 	f->ds_bytes = metric_json_get(doc, "dataset.bytes");
 
@@ -486,8 +490,8 @@ static void ds_text(const struct folder *f, char *out, size_t n)
 	}
 	errf(out, n, "'%s'", f->ds_path[0] ? f->ds_path : "?");
 	if (isfinite(f->ds_images))
-		cat(out, n, " (%.0f images, %s MB)", f->ds_images, num(b, sizeof(b), f->ds_bytes / 1e6,
-									"%.1f"));
+		cat(out, n, " (%.0f images, %s MB%s%s)", f->ds_images,
+		    num(b, sizeof(b), f->ds_bytes / 1e6, "%.1f"), f->ds_origin[0] ? "; " : "", f->ds_origin);
 }
 
 static int same_dataset(const struct folder *a, const struct folder *b)
@@ -495,6 +499,9 @@ static int same_dataset(const struct folder *a, const struct folder *b)
 	if (a->ds_fp[0] && b->ds_fp[0])
 		return !strcmp(a->ds_fp, b->ds_fp);
 	if (strcmp(a->ds_path, b->ds_path))
+		return 0;
+	/* a folder regenerated with another profile or seed at the same path */
+	if (a->ds_origin[0] && b->ds_origin[0] && strcmp(a->ds_origin, b->ds_origin))
 		return 0;
 	if (isfinite(a->ds_images) && isfinite(b->ds_images) && a->ds_images != b->ds_images)
 		return 0;

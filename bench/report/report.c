@@ -23,6 +23,7 @@
 #include "doc.h"
 #include "log.h"
 #include "fsutil.h"
+#include "generate.h"
 #include "metrics.h"
 #include "model.h"
 #include "repeats.h"
@@ -176,7 +177,10 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 			 "mean over the runs, by mincore)", res / nres);
 	else
 		c[0] = 0;
-	doc_li(d, "%sdataset %s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"),
+	char origin[160], paren[170] = "";
+	if (dataset_origin_text(json_object_get(doc, "dataset"), origin, sizeof(origin)) >= 0)
+		snprintf(paren, sizeof(paren), " (%s)", origin);
+	doc_li(d, "%sdataset %s%s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"), paren,
 	       !strcmp(cache, "warm") ? "kept warm (--warm)" :
 	       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
 	       "paper evicted with vmtouch -e)", c);

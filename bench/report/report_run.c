@@ -21,6 +21,7 @@
 #include "doc.h"
 #include "log.h"
 #include "fsutil.h"
+#include "generate.h"
 #include "metrics.h"
 #include "model.h"
 #include "repeats.h"
@@ -115,7 +116,10 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 	       jint(o, "prefetch_factor", 0),
 	       json_is_true(json_object_get(o, "pin_memory")) ? "on" : "off",
 	       jint(o, "epochs", 1), jint(o, "epochs", 1) == 1 ? "" : "s", jint(o, "seed", 0));
-	doc_li(d, "Dataset %s, pipeline %s.", jstr(o, "data", "?"), jstr(o, "pipeline", "?"));
+	char origin[160], paren[170] = "";
+	if (dataset_origin_text(json_object_get(sum, "dataset"), origin, sizeof(origin)) >= 0)
+		snprintf(paren, sizeof(paren), " (%s)", origin);
+	doc_li(d, "Dataset %s%s, pipeline %s.", jstr(o, "data", "?"), paren, jstr(o, "pipeline", "?"));
 	if (s->nrows > 1)
 		doc_li(d, "%zu repeats of this configuration (--repeat): every figure below is the "
 		       "median over them with its spread: %s, or (min, max) with fewer than 6.",

@@ -587,8 +587,9 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 	}
 	json_object_set_new(doc, "kind", json_string("bench"));
 	json_object_set_new(doc, "command", json_string(cmd));
-	json_object_set_new(doc, "dataset", json_pack("{s:s, s:I, s:I}", "path", d->root, "images_used",
-						     (json_int_t)n, "images", (json_int_t)d->n));
+	json_t *dj = dataset_json(d);
+	json_object_set_new(dj, "images_used", json_integer((json_int_t)n));
+	json_object_set_new(doc, "dataset", dj);
 	json_object_set_new(doc, "pipeline", json_string(c->pipeline));
 	json_object_set_new(doc, "sections", json_string(c->sections));
 	json_object_set_new(doc, "rounds", json_integer(c->rounds));
@@ -698,8 +699,10 @@ int cmd_bench(int argc, char **argv)
 	uname(&u);
 	char kd[256];
 	kernels_describe(kd, sizeof(kd));
-	printf("# ppbench bench\n\ndataset %s (%zu of %zu images), kernel %s, clock %s (read cost %.1f ns)\n"
-	       "ops' kernels: %s\n", d.root, n, d.n, u.release, clock_source(), clock_read_cost_ns(), kd);
+	char origin[160];
+	dataset_origin(&d, origin, sizeof(origin));
+	printf("# ppbench bench\n\ndataset %s (%zu of %zu images; %s), kernel %s, clock %s (read cost %.1f ns)\n"
+	       "ops' kernels: %s\n", d.root, n, d.n, origin, u.release, clock_source(), clock_read_cost_ns(), kd);
 	if (has_section(c.sections, "ops"))
 		bench_ops(&c, &d, n, &res);
 	if (has_section(c.sections, "kernels"))

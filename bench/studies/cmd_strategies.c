@@ -173,8 +173,10 @@ static void print_table(FILE *f, const struct ctx *c, const char *results)
 	int E = (int)o->epochs;
 	char lib[64], fm[1024];
 
-	fprintf(f, "# PRESTO's preprocessing strategies: %s on %zu images (%.1f MB) of %s\n\n",
-		c->pipe.name, c->n, c->orig_bytes / 1e6, c->ds.root);
+	char origin[160];
+	dataset_origin(&c->ds, origin, sizeof(origin));
+	fprintf(f, "# PRESTO's preprocessing strategies: %s on %zu images (%.1f MB) of %s (%s)\n\n",
+		c->pipe.name, c->n, c->orig_bytes / 1e6, c->ds.root, origin);
 	fprintf(f, "- offline: the ops before the split run once on every sample, %d OpenMP "
 		"thread%s each writing its own shard, the files fsync'ed; the time includes "
 		"reading the dataset (%s)\n", c->T, c->T == 1 ? "" : "s",
@@ -342,10 +344,9 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 	json_object_set_new(j, "schema_version", json_integer(STRAT_SCHEMA_VERSION));
 	json_object_set_new(j, "tool", json_string("ppbench strategies"));
 	json_object_set_new(j, "pipeline", json_string(c->pipe.name));
-	json_t *d = json_object();
-	json_object_set_new(d, "path", json_string(c->ds.root));
-	json_object_set_new(d, "images", json_integer((json_int_t)c->n));
-	json_object_set_new(d, "bytes", json_integer((json_int_t)c->orig_bytes));
+	json_t *d = dataset_json(&c->ds);
+	json_object_set_new(d, "images_used", json_integer((json_int_t)c->n));
+	json_object_set_new(d, "bytes_used", json_integer((json_int_t)c->orig_bytes));
 	json_object_set_new(j, "dataset", d);
 	json_object_set_new(j, "offline_threads", json_integer(c->T));
 	json_object_set_new(j, "online_threads", json_integer(c->W));

@@ -1171,9 +1171,7 @@ static int sweep_prepare(struct sweep_state *t)
 	}
 	t->have_data = 1;
 	/* what merge checks before it compares sweeps of several machines */
-	json_object_set_new(t->doc, "dataset", json_pack("{s:o, s:I, s:I}", "path",
-			    json_bytes(t->ds.root), "images", (json_int_t)t->ds.n, "bytes",
-			    (json_int_t)t->ds.total_bytes));
+	json_object_set_new(t->doc, "dataset", dataset_json(&t->ds));
 	if (!t->c.resume)
 		sweep_whatif(t);
 	if (save_json(t->doc, t->dir, err, sizeof(err))) {

@@ -135,9 +135,11 @@ assert m["images"]["ratio_verdict"] == "same"
 n = j["noise"]
 assert len(n["repeats"]) == 2 and "others_cpu_pct" in n["repeats"][0]
 assert isinstance(n["noisy"], bool) and "cpus_usable" in n["cpus"]
+d = j["dataset"]
+assert d["generated"] is True and d["profile"] == "imagenet" and d["images"] == 40
 PY
-then echo "ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows"
-else echo "not ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows"; fi
+then echo "ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows, dataset"
+else echo "not ok - compare.json: per-repeat values, ratios, intervals, verdicts, noise windows, dataset"; fi
 check "PyTorch side: pin memory requested, not effective" \
 	grep -q '"pin_memory_effective": false' "$dir/pytorch/run.json"
 check "output says pin memory is off on the PyTorch side" \

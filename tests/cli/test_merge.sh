@@ -129,6 +129,16 @@ check_cli "other version, other dataset" 0 "" -- merge "$F/sweep-node-skx" "$TMP
 check "the other version is named" grep -q "ppbench 9.9, not 0.1.0" "$O-diff/report.md"
 check "the other dataset is named" grep -q "dataset '/elsewhere/imagenet' (16 images, [0-9.]* MB), not '" "$O-diff/report.md"
 check "two of four folders compared" test "$(col compared "$O-diff/summary.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 8 0; 8 1;"
+# the same path holding another generated dataset (profile photos, not imagenet)
+mkdir -p "$TMP/pa" "$TMP/pb"
+cp -r "$F/sweep-node-skx" "$F/sweep-node-icx" "$TMP/pa/" && cp -r "$F/sweep-node-icx" "$TMP/pb/"
+for f in "$TMP"/pa/*/sweep.json "$TMP"/pb/*/sweep.json; do
+	case $f in "$TMP"/pb/*) p=photos ;; *) p=imagenet ;; esac
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); j['dataset'].update(generated=True, profile=sys.argv[2], generator_version=1, seed=1); json.dump(j, open(sys.argv[1], 'w'), indent=2)" "$f" "$p"
+done
+check_cli "same path, another profile" 0 "" -- merge "$TMP"/pa/sweep-node-skx "$TMP"/pa/sweep-node-icx \
+	"$TMP"/pb/sweep-node-icx --out "$O-prof"
+check "the other profile is named" grep -q "dataset '[^']*' (16 images, [0-9.]* MB; profile photos, generator version 1, seed 1), not '[^']*' (16 images, [0-9.]* MB; profile imagenet" "$O-prof/report.md"
 
 # 7. one host, two identities (a sweep confined to one CPU; a labelled one):
 # never averaged as repeats, compared side by side

@@ -19,6 +19,8 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "emit.h"
+#include "generate.h"
+#include "imagefolder.h"
 #include "metrics.h"
 #include "repeats.h"
 #include "report.h"
@@ -101,6 +103,9 @@ static json_t *summary_of_fx(struct run_metrics *m)
 	assert_int_equal(analysis_compute(&f.t, &o, m, err, sizeof(err)), 0);
 	json_t *blocks = json_pack("{s:{s:i}, s:{s:s}}", "options", "workers", 2, "machine",
 				   "hostname", "x");
+	/* the dataset block as run writes it (a folder that was not generated) */
+	struct dataset ds = { .root = "/nonexistent/ppbench-ds", .n = 3, .nclasses = 1 };
+	json_object_set_new(blocks, "dataset", dataset_json(&ds));
 	struct results_in in = { .m = m, .blocks = blocks };
 	json_t *s = results_summary_json(&in);
 	json_decref(blocks);
