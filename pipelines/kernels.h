@@ -22,7 +22,7 @@
  * lo4[((m * out_w) + xx) * 4 + 0..3] = pair m of output xx (for
  * m < maxpairs). */
 struct hplan {
-	int out_w, ksize, npairs;
+	int out_w, ksize;
 	int maxpairs;          /* the most pairs of taps of any output */
 	int nvec;              /* outputs [0, nvec), a multiple of 4, whose
 				* 16-byte loads at first + 4c (4c < 2 maxpairs)
@@ -45,9 +45,9 @@ struct kernels {
 		     const uint32_t *hi, size_t lanes, uint8_t *out);
 	/* one row of the horizontal pass: out pixel xx, channel c =
 	 * clip8(2^21 + sum over its taps t of in[3 (first + t) + c] * k[t]),
-	 * reading only in[0 .. 3 in_w); NULL where the set has no such kernel
-	 * (the pass then uses `taps` over interleaved rows) */
-	void (*hrow)(const uint8_t *in, int in_w, uint8_t *out, const struct hplan *hp);
+	 * reading only the row's 3 in_w bytes (hp->nvec); NULL where the set
+	 * has no such kernel (the pass then uses `taps` over interleaved rows) */
+	void (*hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp);
 	/* the peak the resampler's sums can reach: `iters` rounds of 8
 	 * independent pmaddwd + add at the set's widest vector, in registers;
 	 * returns the int16 multiply-adds done (the bound of `make bench`) */

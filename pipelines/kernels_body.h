@@ -141,137 +141,61 @@ static inline uint8_t K(clip8)(int32_t ss)
 	return ss < 0 ? 0 : ss > 255 ? 255 : (uint8_t)ss;
 }
 
-/* taps' widest blocks, L = P / 4 lanes at a time with P-bit vectors: the
- * bytes of taps 2m and 2m + 1 interleaved, then each byte zero-extended in
- * place (all in-lane unpacks, no lane-crossing zero-extend): int16 pairs
- * of lanes 0-3, 4-7, 8-11 and 12-15 of every 128-bit lane, which the
- * saturating packs put back in order */
-#define VI(P) __m##P##i
-#define VF(P, f) _mm##P##_##f
-#define TAPS_FIN(P, h, l, half) \
-	VF(P, srai_epi32)(VF(P, add_epi32)(VF(P, add_epi32)(VF(P, slli_epi32)(h, 15), l), half), 22)
-#define TAPS_WIDE(P, L)                                                                          \
+/* taps' blocks of L lanes with vectors of type T (intrinsics F_..., loads
+ * and stores F_loadu_S): the bytes of taps 2m and 2m + 1 interleaved, then
+ * each byte zero-extended in place (all in-lane unpacks, no lane-crossing
+ * zero-extend): int16 pairs of lanes 0-3, 4-7, 8-11 and 12-15 of every
+ * 128-bit lane, which the saturating packs (the clamp to [0, 255]) put
+ * back in order */
+#define VF(F, f) F##_##f
+#define TAPS_FIN(F, h, l, half) \
+	VF(F, srai_epi32)(VF(F, add_epi32)(VF(F, add_epi32)(VF(F, slli_epi32)(h, 15), l), half), 22)
+#define TAPS_BLOCKS(T, F, S, L)                                                                  \
 	for (; i + (L) <= lanes; i += (L)) {                                                     \
 		const uint8_t *q = p + i;                                                        \
-		const VI(P) z = VF(P, setzero_si##P)();                                          \
-		VI(P) l0 = z, l1 = z, l2 = z, l3 = z, h0 = z, h1 = z, h2 = z, h3 = z;             \
+		const T z = VF(F, setzero_##S)();                                                \
+		T l0 = z, l1 = z, l2 = z, l3 = z, h0 = z, h1 = z, h2 = z, h3 = z;                 \
 		for (int m = 0; 2 * m < n; m++, q += 2 * step) {                                 \
-			VI(P) r = VF(P, loadu_si##P)((const void *)q);                           \
-			VI(P) t = 2 * m + 1 < n ? VF(P, loadu_si##P)((const void *)(q + step)) : z; \
-			VI(P) lo8 = VF(P, unpacklo_epi8)(r, t), hi8 = VF(P, unpackhi_epi8)(r, t); \
-			VI(P) a0 = VF(P, unpacklo_epi8)(lo8, z), a1 = VF(P, unpackhi_epi8)(lo8, z); \
-			VI(P) a2 = VF(P, unpacklo_epi8)(hi8, z), a3 = VF(P, unpackhi_epi8)(hi8, z); \
-			VI(P) kl = VF(P, set1_epi32)((int32_t)lo[m]);                            \
-			VI(P) kh = VF(P, set1_epi32)((int32_t)hi[m]);                            \
-			l0 = VF(P, add_epi32)(l0, VF(P, madd_epi16)(a0, kl));                    \
-			l1 = VF(P, add_epi32)(l1, VF(P, madd_epi16)(a1, kl));                    \
-			l2 = VF(P, add_epi32)(l2, VF(P, madd_epi16)(a2, kl));                    \
-			l3 = VF(P, add_epi32)(l3, VF(P, madd_epi16)(a3, kl));                    \
-			h0 = VF(P, add_epi32)(h0, VF(P, madd_epi16)(a0, kh));                    \
-			h1 = VF(P, add_epi32)(h1, VF(P, madd_epi16)(a1, kh));                    \
-			h2 = VF(P, add_epi32)(h2, VF(P, madd_epi16)(a2, kh));                    \
-			h3 = VF(P, add_epi32)(h3, VF(P, madd_epi16)(a3, kh));                    \
+			T r = VF(F, loadu_##S)((const void *)q);                                 \
+			T t = 2 * m + 1 < n ? VF(F, loadu_##S)((const void *)(q + step)) : z;    \
+			T lo8 = VF(F, unpacklo_epi8)(r, t), hi8 = VF(F, unpackhi_epi8)(r, t);     \
+			T a0 = VF(F, unpacklo_epi8)(lo8, z), a1 = VF(F, unpackhi_epi8)(lo8, z);   \
+			T a2 = VF(F, unpacklo_epi8)(hi8, z), a3 = VF(F, unpackhi_epi8)(hi8, z);   \
+			T kl = VF(F, set1_epi32)((int32_t)lo[m]);                                \
+			T kh = VF(F, set1_epi32)((int32_t)hi[m]);                                \
+			l0 = VF(F, add_epi32)(l0, VF(F, madd_epi16)(a0, kl));                    \
+			l1 = VF(F, add_epi32)(l1, VF(F, madd_epi16)(a1, kl));                    \
+			l2 = VF(F, add_epi32)(l2, VF(F, madd_epi16)(a2, kl));                    \
+			l3 = VF(F, add_epi32)(l3, VF(F, madd_epi16)(a3, kl));                    \
+			h0 = VF(F, add_epi32)(h0, VF(F, madd_epi16)(a0, kh));                    \
+			h1 = VF(F, add_epi32)(h1, VF(F, madd_epi16)(a1, kh));                    \
+			h2 = VF(F, add_epi32)(h2, VF(F, madd_epi16)(a2, kh));                    \
+			h3 = VF(F, add_epi32)(h3, VF(F, madd_epi16)(a3, kh));                    \
 		}                                                                                \
-		const VI(P) half = VF(P, set1_epi32)(1 << 21);                                   \
-		VI(P) v = VF(P, packus_epi16)(                                                    \
-			VF(P, packs_epi32)(TAPS_FIN(P, h0, l0, half), TAPS_FIN(P, h1, l1, half)), \
-			VF(P, packs_epi32)(TAPS_FIN(P, h2, l2, half), TAPS_FIN(P, h3, l3, half))); \
-		VF(P, storeu_si##P)((void *)(out + i), v);                                       \
+		const T half = VF(F, set1_epi32)(1 << 21);                                       \
+		T v = VF(F, packus_epi16)(                                                        \
+			VF(F, packs_epi32)(TAPS_FIN(F, h0, l0, half), TAPS_FIN(F, h1, l1, half)), \
+			VF(F, packs_epi32)(TAPS_FIN(F, h2, l2, half), TAPS_FIN(F, h3, l3, half))); \
+		VF(F, storeu_##S)((void *)(out + i), v);                                         \
 	}
 
 /* The resampler's sums (resample.c): pmaddwd on the weights split into 15
  * low and 8 high bits (both fit int16); (high sum << 15) + low sum with
  * wrapping 32-bit adds is the exact sum, so every width gives the same
- * bytes. Blocks of 32 lanes (AVX-512 BW), 16 (AVX2), 8 (SSE2), then one by
+ * bytes. Blocks of 64 lanes (AVX-512 BW), 32 (AVX2), 16 (SSE2), then one by
  * one. */
 static void K(taps)(const uint8_t *p, size_t step, int n, const int32_t *k, const uint32_t *lo,
 		    const uint32_t *hi, size_t lanes, uint8_t *out)
 {
 	size_t i = 0;
 #ifdef __AVX512BW__
-	TAPS_WIDE(512, 64);
-	for (; i + 32 <= lanes; i += 32) {
-		const uint8_t *q = p + i;
-		const __m512i z = _mm512_setzero_si512();
-		__m512i l0 = z, l1 = z, h0 = z, h1 = z;
-		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
-			__m512i x0 = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)q));
-			__m512i x1 = 2 * m + 1 < n ?
-				_mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(q + step))) : z;
-			__m512i a0 = _mm512_unpacklo_epi16(x0, x1), a1 = _mm512_unpackhi_epi16(x0, x1);
-			__m512i kl = _mm512_set1_epi32((int32_t)lo[m]), kh = _mm512_set1_epi32((int32_t)hi[m]);
-			l0 = _mm512_add_epi32(l0, _mm512_madd_epi16(a0, kl));
-			l1 = _mm512_add_epi32(l1, _mm512_madd_epi16(a1, kl));
-			h0 = _mm512_add_epi32(h0, _mm512_madd_epi16(a0, kh));
-			h1 = _mm512_add_epi32(h1, _mm512_madd_epi16(a1, kh));
-		}
-		const __m512i half = _mm512_set1_epi32(1 << 21);
-		__m512i s0 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h0, 15), l0), half);
-		__m512i s1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(h1, 15), l1), half);
-		s0 = _mm512_srai_epi32(s0, 22);
-		s1 = _mm512_srai_epi32(s1, 22);
-		/* per 128-bit lane: lo/hi halves back in order, saturating to [0, 255] */
-		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), z);
-		/* the low 8 bytes of each 128-bit lane, in lane order */
-		__m512i idx = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
-		v = _mm512_permutexvar_epi64(idx, v);
-		_mm256_storeu_si256((__m256i *)(out + i), _mm512_castsi512_si256(v));
-	}
-#endif
-#if defined(__AVX2__) && !defined(__AVX512BW__)
-	TAPS_WIDE(256, 32);
+	TAPS_BLOCKS(__m512i, _mm512, si512, 64);
 #endif
 #ifdef __AVX2__
-	for (; i + 16 <= lanes; i += 16) {
-		const uint8_t *q = p + i;
-		const __m256i z = _mm256_setzero_si256();
-		__m256i l0 = z, l1 = z, h0 = z, h1 = z;
-		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
-			__m256i x0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)q));
-			__m256i x1 = 2 * m + 1 < n ?
-				_mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(q + step))) : z;
-			__m256i a0 = _mm256_unpacklo_epi16(x0, x1), a1 = _mm256_unpackhi_epi16(x0, x1);
-			__m256i kl = _mm256_set1_epi32((int32_t)lo[m]), kh = _mm256_set1_epi32((int32_t)hi[m]);
-			l0 = _mm256_add_epi32(l0, _mm256_madd_epi16(a0, kl));
-			l1 = _mm256_add_epi32(l1, _mm256_madd_epi16(a1, kl));
-			h0 = _mm256_add_epi32(h0, _mm256_madd_epi16(a0, kh));
-			h1 = _mm256_add_epi32(h1, _mm256_madd_epi16(a1, kh));
-		}
-		const __m256i half = _mm256_set1_epi32(1 << 21);
-		__m256i s0 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h0, 15), l0), half);
-		__m256i s1 = _mm256_add_epi32(_mm256_add_epi32(_mm256_slli_epi32(h1, 15), l1), half);
-		s0 = _mm256_srai_epi32(s0, 22);
-		s1 = _mm256_srai_epi32(s1, 22);
-		__m256i v = _mm256_packus_epi16(_mm256_packs_epi32(s0, s1), z);
-		v = _mm256_permute4x64_epi64(v, 0x08);   /* qwords 0 and 2 */
-		_mm_storeu_si128((__m128i *)(out + i), _mm256_castsi256_si128(v));
-	}
+	TAPS_BLOCKS(__m256i, _mm256, si256, 32);
 #endif
 #ifdef __SSE2__
-	for (; i + 8 <= lanes; i += 8) {
-		const uint8_t *q = p + i;
-		const __m128i z = _mm_setzero_si128();
-		__m128i l0 = z, l1 = z, h0 = z, h1 = z;
-		for (int m = 0; 2 * m < n; m++, q += 2 * step) {
-			__m128i x0 = _mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)q), z);
-			__m128i x1 = 2 * m + 1 < n ?
-				_mm_unpacklo_epi8(_mm_loadl_epi64((const __m128i *)(q + step)), z) : z;
-			__m128i a0 = _mm_unpacklo_epi16(x0, x1), a1 = _mm_unpackhi_epi16(x0, x1);
-			__m128i kl = _mm_set1_epi32((int32_t)lo[m]), kh = _mm_set1_epi32((int32_t)hi[m]);
-			l0 = _mm_add_epi32(l0, _mm_madd_epi16(a0, kl));
-			l1 = _mm_add_epi32(l1, _mm_madd_epi16(a1, kl));
-			h0 = _mm_add_epi32(h0, _mm_madd_epi16(a0, kh));
-			h1 = _mm_add_epi32(h1, _mm_madd_epi16(a1, kh));
-		}
-		const __m128i half = _mm_set1_epi32(1 << 21);
-		__m128i s0 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h0, 15), l0), half);
-		__m128i s1 = _mm_add_epi32(_mm_add_epi32(_mm_slli_epi32(h1, 15), l1), half);
-		s0 = _mm_srai_epi32(s0, 22);
-		s1 = _mm_srai_epi32(s1, 22);
-		/* saturating packs: the clamp to [0, 255] */
-		__m128i v = _mm_packs_epi32(s0, s1);
-		_mm_storel_epi64((__m128i *)(out + i), _mm_packus_epi16(v, v));
-	}
+	TAPS_BLOCKS(__m128i, _mm, si128, 16);
 #else
 	(void)lo;
 	(void)hi;
@@ -375,9 +299,8 @@ K(hgroups)(const uint8_t *in, uint8_t *out, const struct hplan *hp, const int np
 
 /* The horizontal pass on one row: the vector groups (hp->nvec outputs,
  * whose loads stay inside the row), then the rest one by one */
-static void K(hrow)(const uint8_t *in, int in_w, uint8_t *out, const struct hplan *hp)
+static void K(hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp)
 {
-	(void)in_w;
 	switch (hp->maxpairs) {
 	case 1: K(hgroups)(in, out, hp, 1); break;
 	case 2: K(hgroups)(in, out, hp, 2); break;

@@ -162,14 +162,14 @@ static void hplan_groups(struct hplan *hp, int in_w)
 		hp->nvec += 4;
 }
 
-/* Rows [y0, y1) of `in` (in_w pixels) resampled horizontally into rows
- * 0.. of out (out_w pixels each) by the kernel's row pass */
-static void pass_rows(const struct kernels *kn, const uint8_t *in, size_t in_stride, int in_w,
+/* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
+ * (out_w pixels each) by the kernel's row pass */
+static void pass_rows(const struct kernels *kn, const uint8_t *in, size_t in_stride,
 		      int y0, int y1, uint8_t *out, const struct hplan *hp)
 {
 	const size_t out_stride = (size_t)hp->out_w * 3;
 	for (int y = y0; y < y1; y++)
-		kn->hrow(in + (size_t)y * in_stride, in_w, out + (size_t)(y - y0) * out_stride, hp);
+		kn->hrow(in + (size_t)y * in_stride, out + (size_t)(y - y0) * out_stride, hp);
 }
 
 /* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
@@ -320,7 +320,7 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
 	axis_coeffs(&ah, in_w, out_w, k);
-	struct hplan hp = { out_w, ah.ksize, ah.npairs, 0, 0, ah.bounds, ah.kk, NULL, NULL };
+	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
 	if (ebytes) {
 		hplan_groups(&hp, in_w);
 		uint32_t *lo4 = (uint32_t *)(c + kbytes + vbytes + hbytes);
@@ -348,7 +348,7 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 		return -1;
 	uint8_t *tmp = scratch_tmp->p, *hout = need_v ? tmp : out;
 	if (kn->hrow)
-		pass_rows(kn, in, stride, in_w, y_first, y_last, hout, &hp);
+		pass_rows(kn, in, stride, y_first, y_last, hout, &hp);
 	else
 		pass_horizontal(in, stride, y_first, y_last, hout, out_w, &ah, x_lo, x_hi,
 				tmp + tmp_bytes);

@@ -189,16 +189,21 @@ static void paper_src(struct model_src *s, int batch)
 		 "its p90), collation 49.76 ms per 128 images, batch noise 6.94 %% (Figs. 4-5)", mean, cv);
 }
 
+/* Skip the spaces and commas before a list's next item: 1 if there is
+ * one at *p, 0 at the end. */
+static int list_next(const char **p)
+{
+	while (**p == ' ' || **p == ',')
+		(*p)++;
+	return **p != 0;
+}
+
 static int batch_times(const char *list, struct model_src *s, char *err, size_t errlen)
 {
 	double v[4096];
 	size_t n = 0;
 	const char *p = list;
-	while (*p) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (!*p)
-			break;
+	while (list_next(&p)) {
 		char *end;
 		double x = strtod(p, &end);
 		if (end == p || !(x > 0) || n == 4096) {
@@ -333,11 +338,7 @@ static int parse_ints(const char *s, int *v, int max, const char *what, char *er
 {
 	int n = 0;
 	const char *p = s;
-	while (*p) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (!*p)
-			break;
+	while (list_next(&p)) {
 		char *end;
 		long x = strtol(p, &end, 10);
 		if (end == p || x < 1 || x > 100000 || n == max) {
@@ -360,11 +361,7 @@ static int do_fit(const struct model_opts *o, struct model_machine *mm, double *
 	int W[64];
 	size_t k = 0;
 	const char *p = o->fit;
-	while (*p && k < 64) {
-		while (*p == ' ' || *p == ',')
-			p++;
-		if (!*p)
-			break;
+	while (k < 64 && list_next(&p)) {
 		char *e1, *e2;
 		long w = strtol(p, &e1, 10);
 		double ms = *e1 == ':' ? strtod(e1 + 1, &e2) : 0;

@@ -33,6 +33,25 @@ static size_t split_fields(char *line, char **out, size_t max)
 	return n;
 }
 
+/* The line at *p, its "\n" (and a "\r" before it) cut off, *p moved past
+ * it; NULL at the end of the text. */
+static char *next_line(char **p)
+{
+	char *cur = *p;
+	if (!*cur)
+		return NULL;
+	char *nl = strchr(cur, '\n');
+	if (nl) {
+		*nl = 0;
+		if (nl > cur && nl[-1] == '\r')
+			nl[-1] = 0;
+		*p = nl + 1;
+	} else {
+		*p = cur + strlen(cur);
+	}
+	return cur;
+}
+
 int table_read(struct table *t, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -68,22 +87,10 @@ int table_read(struct table *t, const char *path, char *err, size_t errlen)
 	for (size_t i = 0; i < len; i++)
 		lines += t->buf[i] == '\n';
 	lines++;
-	/* header */
+	/* header: the first line neither empty nor a # comment */
 	p = t->buf;
-	line = NULL;
-	while (*p) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		if (nl && nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
-		char *cur = p;
-		p = nl ? nl + 1 : p + strlen(p);
-		if (cur[0] == '#' || !cur[0])
-			continue;
-		line = cur;
-		break;
-	}
+	while ((line = next_line(&p)) && (line[0] == '#' || !line[0]))
+		;
 	if (!line) {
 		errf(err, errlen, "'%s': no header line", path);
 		goto fail;
@@ -96,14 +103,8 @@ int table_read(struct table *t, const char *path, char *err, size_t errlen)
 	if (!t->hdr || !t->cell)
 		goto oom;
 	split_fields(line, t->hdr, t->ncols);
-	while (*p) {
-		char *nl = strchr(p, '\n');
-		if (nl)
-			*nl = 0;
-		if (nl && nl > p && nl[-1] == '\r')
-			nl[-1] = 0;
-		char *cur = p;
-		p = nl ? nl + 1 : p + strlen(p);
+	char *cur;
+	while ((cur = next_line(&p))) {
 		if (!cur[0])
 			continue;
 		split_fields(cur, t->cell + t->nrows * t->ncols, t->ncols);

@@ -106,7 +106,7 @@ static void test_stride_sweep(void **state)
 }
 
 /* every kernel the CPU runs gives the sse2 kernel's bytes, at sizes whose
- * lanes exercise every block width (32, 16, 8 and the scalar tail) */
+ * lanes exercise every block width (64, 32, 16 and the scalar tail) */
 static void test_kernels_agree(void **state)
 {
 	(void)state;
