@@ -12,7 +12,11 @@
 
 #define T0 1000000000ull        /* the model's clock starts at 1 s: 0 means "never" in rows */
 
-enum mev_kind { MEV_WORKER, MEV_PIN, MEV_MAIN };
+enum mev_kind { MEV_CPU, MEV_READY, MEV_MAIN };
+
+/* Who a piece of CPU work belongs to: a worker id, or these. */
+#define WHO_PIN (-1)
+#define WHO_MAIN (-2)
 
 struct mev {
 	uint64_t t, seq;
@@ -56,7 +60,31 @@ struct mworker {
 	int busy;
 	int64_t batch;          /* torch: the batch at work; policies: the batch it collates, -1 */
 	uint64_t off, t0;       /* policies: the sample's schedule position and start */
-	double busy_ns;
+	double cpu_ns;          /* its CPU time so far */
+	double u0;              /* its class's on-CPU clock when its work started */
+	int cls;
+};
+
+/* CPU work shares the machine (processor sharing): every piece of work of
+ * a class advances at the class's rate, set by the busy threads of the
+ * moment and changed whenever a piece starts or ends. A piece of cost c
+ * ends when its class's virtual clock V has advanced by c since it
+ * started, so the order in which a class's pieces end never changes: one
+ * heap per class, on the virtual end. U is the class's on-CPU clock (CPU
+ * time = its advance while the piece ran). */
+enum { CLS_MEAN = MODEL_CLS_MEAN, CLS_LONE = MODEL_CLS_LONE, CLS_SHARED = MODEL_CLS_SHARED,
+       CLS_OTHER, NCLS };
+
+struct pjob {
+	double vend;
+	uint64_t seq;
+	int who;
+};
+
+struct pclass {
+	struct pjob *h;
+	size_t n, cap;
+	double V, U, rate, share;
 };
 
 struct sim {
@@ -79,11 +107,20 @@ struct sim {
 	uint64_t seq, now;
 	struct mworker *w;
 	int busy;               /* workers at work */
+	int ready;              /* the workers have started */
 	struct fifo results;    /* finished, not yet pinned (pin on) */
 	struct fifo pipe;       /* what the main thread can read */
 	int pin_busy;
 	int64_t pin_batch;
 	uint64_t pin_t0;
+	double pin_u0, main_u0;
+	int64_t main_batch;     /* the batch whose own work the main thread does */
+	/* CPU work */
+	struct pclass cls[NCLS];
+	double oncpu;           /* workers' on-CPU share of their work (1: all) */
+	uint64_t tcpu;          /* the classes' clocks are at this time */
+	unsigned cpu_gen;       /* the pending MEV_CPU event's generation */
+	uint64_t gpu_model_ns;  /* the GPU's copies and steps without gpu_over_ns */
 	/* main */
 	int waiting, done;
 	uint64_t entry, last_end;
@@ -184,7 +221,7 @@ static double batch_cost(const struct sim *S, int64_t j)
 	double t = 0;
 	for (uint32_t k = 0; k < S->n[j]; k++)
 		t += sample_cost(S, S->idx[S->first[j] + k]);
-	return (t + n * s->collate_ns) * noise(S, j);
+	return (t + n * (s->collate_ns + s->harness_ns)) * noise(S, j);
 }
 
 /* ---- the event queue -------------------------------------------------- */
@@ -237,27 +274,158 @@ static struct mev ev_pop(struct sim *S)
 	return top;
 }
 
-/* ---- workers ----------------------------------------------------------- */
+/* ---- CPU work: processor sharing ---------------------------------------- */
 
-static double busy_threads(const struct sim *S)
+static int pj_less(const struct pjob *a, const struct pjob *b)
 {
-	return S->busy + S->c->machine.main_threads + (S->pin_busy ? 1 : 0);
+	return a->vend < b->vend || (a->vend == b->vend && a->seq < b->seq);
 }
+
+static int pj_push(struct pclass *k, struct pjob j)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16;
+		struct pjob *h = realloc(k->h, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		k->h = h;
+		k->cap = cap;
+	}
+	size_t i = k->n++;
+	while (i && pj_less(&j, &k->h[(i - 1) / 2])) {
+		k->h[i] = k->h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	k->h[i] = j;
+	return 0;
+}
+
+static struct pjob pj_pop(struct pclass *k)
+{
+	struct pjob top = k->h[0], last = k->h[--k->n];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct pjob *best = &last;
+		if (l < k->n && pj_less(&k->h[l], best)) {
+			m = l;
+			best = &k->h[l];
+		}
+		if (r < k->n && pj_less(&k->h[r], best))
+			m = r;
+		if (m == i)
+			break;
+		k->h[i] = k->h[m];
+		i = m;
+	}
+	if (k->n)
+		k->h[i] = last;
+	return top;
+}
+
+/* The classes' clocks to now, at the rates set at the last change. */
+static void cpu_advance(struct sim *S)
+{
+	double dt = (double)(S->now - S->tcpu);
+	for (int k = 0; k < NCLS && dt > 0; k++) {
+		S->cls[k].V += dt * S->cls[k].rate;
+		S->cls[k].U += dt * S->cls[k].share;
+	}
+	S->tcpu = S->now;
+}
+
+/* The rates for the busy threads of now, and the next end of a piece. */
+static double busy_now(const struct sim *S)
+{
+	const struct pclass *p = S->cls;
+	return S->c->machine.main_threads + S->oncpu * (double)(p[CLS_MEAN].n + p[CLS_LONE].n + p[CLS_SHARED].n) +
+	       (double)p[CLS_OTHER].n;
+}
+
+static int cpu_reschedule(struct sim *S)
+{
+	const struct model_machine *m = &S->c->machine;
+	double n = busy_now(S), share = model_oncpu_share(m, n), phi = S->oncpu;
+	double best = INFINITY;
+	for (int k = 0; k < NCLS; k++) {
+		struct pclass *p = &S->cls[k];
+		double f = model_class_factor(m, n, k == CLS_OTHER ? MODEL_CLS_MEAN : k);
+		/* a worker's I/O (1 - phi of its work) does not slow down */
+		p->rate = k == CLS_OTHER ? 1 / f : 1 / (phi * f + (1 - phi));
+		p->share = k == CLS_OTHER ? share : phi * share;
+		if (p->n) {
+			double t = (p->h[0].vend - p->V) / p->rate;
+			if (t < best)
+				best = t;
+		}
+	}
+	if (best == INFINITY)
+		return 0;
+	uint64_t at = S->now + (uint64_t)ceil(best > 0 ? best : 0);
+	return ev_push(S, at, MEV_CPU, (int)++S->cpu_gen);
+}
+
+/* A piece of work of base cost ns starts now in class k. */
+static int cpu_start(struct sim *S, int k, int who, double ns)
+{
+	cpu_advance(S);
+	struct pclass *p = &S->cls[k];
+	if (pj_push(p, (struct pjob){ p->V + (ns > 0 ? ns : 0), S->seq++, who }))
+		return -1;
+	return cpu_reschedule(S);
+}
+
+static int worker_done(struct sim *S, int w);
+static int pin_done(struct sim *S);
+static int main_work_done(struct sim *S);
+
+/* The pending end of a piece of work: the one whose class clock reaches
+ * its end first (within rounding: the event's time was rounded up). */
+static int cpu_event(struct sim *S, unsigned gen)
+{
+	if (gen != S->cpu_gen)
+		return 0;               /* a change since made it stale */
+	cpu_advance(S);
+	int kb = -1;
+	double best = INFINITY;
+	for (int k = 0; k < NCLS; k++) {
+		struct pclass *p = &S->cls[k];
+		if (!p->n)
+			continue;
+		double t = (p->h[0].vend - p->V) / p->rate;
+		if (t < best) {
+			best = t;
+			kb = k;
+		}
+	}
+	if (kb < 0)
+		return 0;
+	struct pclass *p = &S->cls[kb];
+	struct pjob j = pj_pop(p);
+	if (p->V < j.vend)
+		p->V = j.vend;
+	if (cpu_reschedule(S))
+		return -1;
+	return j.who == WHO_PIN ? pin_done(S) : j.who == WHO_MAIN ? main_work_done(S) : worker_done(S, j.who);
+}
+
+/* ---- workers ----------------------------------------------------------- */
 
 /* Worker w starts work of base cost ns now. */
 static int work(struct sim *S, int w, double ns)
 {
-	S->w[w].busy = 1;
+	struct mworker *mw = &S->w[w];
+	mw->busy = 1;
 	S->busy++;
-	double d = ns * model_worker_factor(&S->c->machine, busy_threads(S), S->W, w);
-	S->w[w].busy_ns += d;
-	return ev_push(S, S->now + (uint64_t)llround(d), MEV_WORKER, w);
+	mw->cls = model_worker_class(&S->c->machine, busy_now(S) + S->oncpu, S->W, w);
+	mw->u0 = S->cls[mw->cls].U;
+	return cpu_start(S, mw->cls, w, ns);
 }
 
 static int torch_next(struct sim *S, int w)
 {
 	struct mworker *mw = &S->w[w];
-	if (mw->busy || !mw->q.n)
+	if (mw->busy || !mw->q.n || !S->ready)
 		return 0;
 	int64_t j = fifo_pop(&mw->q);
 	mw->batch = j;
@@ -270,7 +438,7 @@ static int torch_next(struct sim *S, int w)
 static int sample_next(struct sim *S, int w)
 {
 	struct mworker *mw = &S->w[w];
-	if (mw->busy)
+	if (mw->busy || !S->ready)
 		return 0;
 	int bg = S->policy == POLICY_SPEEDY && S->W >= 2 && w == S->W - 1;
 	struct fifo *a = bg ? &S->slow : &S->fast, *b = bg ? &S->fast : &S->slow;
@@ -280,7 +448,7 @@ static int sample_next(struct sim *S, int w)
 	mw->off = (uint64_t)fifo_pop(f);
 	mw->t0 = S->now;
 	mw->batch = -1;
-	return work(S, w, sample_cost(S, S->idx[mw->off]));
+	return work(S, w, sample_cost(S, S->idx[mw->off]) + S->c->src->harness_ns);
 }
 
 static int idle_workers_take(struct sim *S)
@@ -292,6 +460,21 @@ static int idle_workers_take(struct sim *S)
 }
 
 static int main_poll(struct sim *S);
+
+/* The pin thread takes the next finished batch, if it is free. */
+static int pin_next(struct sim *S)
+{
+	if (S->pin_busy || !S->results.n)
+		return 0;
+	int64_t j = fifo_pop(&S->results);
+	S->pin_busy = 1;
+	S->pin_batch = j;
+	S->pin_t0 = S->now;
+	S->pin_u0 = S->cls[CLS_OTHER].U;
+	double bytes = S->n[j] * S->c->sample_bytes;
+	double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
+	return cpu_start(S, CLS_OTHER, WHO_PIN, d);
+}
 
 /* A batch leaves its worker: to the pin thread, or straight to the main thread. */
 static int batch_done(struct sim *S, int w, int64_t j)
@@ -306,34 +489,18 @@ static int batch_done(struct sim *S, int w, int64_t j)
 	}
 	if (fifo_push(&S->results, j))
 		return -1;
-	if (S->pin_busy)
-		return 0;
-	j = fifo_pop(&S->results);
-	S->pin_busy = 1;
-	S->pin_batch = j;
-	S->pin_t0 = S->now;
-	double bytes = S->n[j] * S->c->sample_bytes;
-	double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
-	return ev_push(S, S->now + (uint64_t)llround(d), MEV_PIN, 0);
+	return pin_next(S);
 }
 
 static int pin_done(struct sim *S)
 {
 	int64_t j = S->pin_batch;
 	trace_add(S->tpin, EV_BATCH_PINNED, 0, j, UINT32_MAX, T0 + S->pin_t0, S->now - S->pin_t0);
+	S->o->pin_ns += S->now - S->pin_t0;
+	S->o->main_cpu_s += (S->cls[CLS_OTHER].U - S->pin_u0) / 1e9;
 	S->pin_busy = 0;
-	if (fifo_push(&S->pipe, j))
+	if (fifo_push(&S->pipe, j) || pin_next(S))
 		return -1;
-	if (S->results.n) {
-		int64_t k = fifo_pop(&S->results);
-		S->pin_busy = 1;
-		S->pin_batch = k;
-		S->pin_t0 = S->now;
-		double bytes = S->n[k] * S->c->sample_bytes;
-		double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
-		if (ev_push(S, S->now + (uint64_t)llround(d), MEV_PIN, 0))
-			return -1;
-	}
 	return S->waiting ? main_poll(S) : 0;
 }
 
@@ -386,6 +553,7 @@ static int worker_done(struct sim *S, int w)
 	struct mworker *mw = &S->w[w];
 	mw->busy = 0;
 	S->busy--;
+	mw->cpu_ns += S->cls[mw->cls].U - mw->u0;
 	if (S->policy == POLICY_TORCH) {
 		if (batch_done(S, w, mw->batch))
 			return -1;
@@ -453,7 +621,24 @@ static int prime(struct sim *S)
 	return 0;
 }
 
-/* Batch j handed to the consumer: one new task, then copy and step. */
+/* The GPU takes batch j: copy and step, both blocking the main thread. */
+static int gpu_start(struct sim *S, int64_t j)
+{
+	S->o->gpu_idle_ns += S->now - S->last_end;
+	double bytes = S->n[j] * S->c->sample_bytes + S->n[j] * 8.0;
+	uint64_t copy = S->c->h2d_bytes_per_s > 0 ? (uint64_t)(bytes / S->c->h2d_bytes_per_s * 1e9) : 0;
+	uint64_t step = (uint64_t)llround(S->c->gpu_step_ns + S->c->gpu_over_ns);
+	trace_add(S->tgpu, EV_GPU_COPY, 0, j, UINT32_MAX, T0 + S->now, copy);
+	trace_add(S->tgpu, EV_GPU_STEP, 0, j, UINT32_MAX, T0 + S->now + copy, step);
+	S->o->gpu_copy_ns += copy;
+	S->o->gpu_busy_ns += copy + step;
+	S->gpu_model_ns += copy + (uint64_t)llround(S->c->gpu_step_ns);
+	S->last_end = S->now + copy + step;
+	return ev_push(S, S->last_end, MEV_MAIN, 0);
+}
+
+/* Batch j handed to the consumer: one new task, the main thread's own
+ * work, then copy and step. */
 static int hand_over(struct sim *S, int64_t j)
 {
 	if (!S->o->batches)
@@ -464,18 +649,20 @@ static int hand_over(struct sim *S, int64_t j)
 	if (dispatch(S))
 		return -1;
 	trace_add(S->tmain, EV_BATCH_CONSUMED, 0, j, UINT32_MAX, T0 + S->now, TRACE_MARKER_NS);
-	S->o->gpu_idle_ns += S->now - S->last_end;
-	double bytes = S->n[j] * S->c->sample_bytes + S->n[j] * 8.0;
-	uint64_t copy = S->c->h2d_bytes_per_s > 0 ? (uint64_t)(bytes / S->c->h2d_bytes_per_s * 1e9) : 0;
-	uint64_t step = (uint64_t)llround(S->c->gpu_step_ns);
-	trace_add(S->tgpu, EV_GPU_COPY, 0, j, UINT32_MAX, T0 + S->now, copy);
-	trace_add(S->tgpu, EV_GPU_STEP, 0, j, UINT32_MAX, T0 + S->now + copy, step);
-	S->o->gpu_copy_ns += copy;
-	S->o->gpu_busy_ns += copy + step;
-	S->last_end = S->now + copy + step;
 	S->o->batches++;
 	S->o->images += S->n[j];
-	return ev_push(S, S->last_end, MEV_MAIN, 0);
+	if (S->c->main_ns > 0) {
+		S->main_batch = j;
+		S->main_u0 = S->cls[CLS_OTHER].U;
+		return cpu_start(S, CLS_OTHER, WHO_MAIN, S->c->main_ns);
+	}
+	return gpu_start(S, j);
+}
+
+static int main_work_done(struct sim *S)
+{
+	S->o->main_cpu_s += (S->cls[CLS_OTHER].U - S->main_u0) / 1e9;
+	return gpu_start(S, S->main_batch);
 }
 
 static void arrived(struct sim *S, int64_t j)
@@ -661,6 +848,8 @@ static void sim_free(struct sim *S)
 	free(S->fast.v);
 	free(S->slow.v);
 	free(S->mark);
+	for (int k = 0; k < NCLS; k++)
+		free(S->cls[k].h);
 }
 
 static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
@@ -672,7 +861,8 @@ static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 	}
 	const struct model_machine *m = &c->machine;
 	if (!(c->gpu_step_ns >= 0) || !(c->h2d_bytes_per_s >= 0) || !(c->pin_bytes_per_s >= 0) ||
-	    !(c->sample_bytes >= 0) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
+	    !(c->sample_bytes >= 0) || !(c->main_ns >= 0) || !(c->startup_ns >= 0) ||
+	    !(c->gpu_over_ns >= 0) || isinf(c->main_ns) || isinf(c->startup_ns) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
 	    !(m->alpha >= 0) || !(m->beta >= 0) || !(m->main_threads >= 0) || !(m->ref_busy >= 0) ||
 	    isinf(c->gpu_step_ns) || isinf(m->cores)) {
 		snprintf(err, errlen, "the model's step, bandwidths, sample size and machine must be "
@@ -705,6 +895,10 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 	S->W = c->workers;
 	S->policy = c->policy;
 	int rc = setup(S, err, errlen);
+	S->oncpu = c->src && c->src->oncpu > 0 && c->src->oncpu < 1 ? c->src->oncpu : 1;
+	S->ready = !(c->startup_ns > 0);
+	if (!rc && !S->ready)
+		rc = ev_push(S, (uint64_t)llround(c->startup_ns), MEV_READY, 0);
 	if (!rc)
 		rc = prime(S);
 	if (!rc) {
@@ -715,8 +909,8 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 	while (!rc && !S->done && S->nheap) {
 		struct mev e = ev_pop(S);
 		S->now = e.t;
-		rc = e.kind == MEV_WORKER ? worker_done(S, e.who) :
-		     e.kind == MEV_PIN ? pin_done(S) : main_free(S);
+		rc = e.kind == MEV_CPU ? cpu_event(S, (unsigned)e.who) :
+		     e.kind == MEV_READY ? (S->ready = 1, idle_workers_take(S)) : main_free(S);
 	}
 	if (!rc && !S->done) {
 		snprintf(err, errlen, "internal error: the model stopped after %llu of %zu batches",
@@ -725,7 +919,7 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 	}
 	if (!rc) {
 		for (int w = 0; w < S->W; w++)
-			o->worker_busy_s[w] = S->w[w].busy_ns / 1e9;
+			o->worker_busy_s[w] = S->w[w].cpu_ns / 1e9;
 		o->timeout_ns = S->timeout_ns;
 		struct analysis_opts *a = &o->opts;
 		memset(a, 0, sizeof(*a));
@@ -740,6 +934,9 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 		a->gpu_busy_ns = o->gpu_busy_ns;
 		a->gpu_idle_ns = o->gpu_idle_ns;
 		a->gpu_copy_ns = o->gpu_copy_ns;
+		a->gpu_model_ns = S->gpu_model_ns;
+		a->main_cpu_s = o->main_cpu_s;
+		a->pin_copy_ns = o->pin_ns;
 		a->complete = 1;
 		a->max_inflight = o->max_inflight;
 		a->slow_lane = o->slow_lane;

@@ -58,7 +58,17 @@ struct model_src {
 	double batch_noise;            /* sample kinds: cv of a factor common to a batch's samples
 					  (what the machine adds: samples of one batch are not
 					  independent), 0: none */
-	double pin_ns_per_image;       /* the measured run's pin copy per image (0: not known) */
+	double harness_ns;             /* sample kinds: per image, the worker's own work in a task
+					  beyond the ops (sample set-up, checksum, events), 0: none */
+	double oncpu;                  /* share of the workers' work spent on a CPU (the rest, I/O,
+					  does not slow with contention), 0: all of it */
+	/* what a measured run says of the machine and the harness (0: not
+	 * known); the callers copy them into the configuration */
+	double pin_ns_per_image;       /* the pin thread's copy per image */
+	double main_ns;                /* per batch: the main thread's own work (its time outside
+					  the waits and the GPU) */
+	double startup_ns;             /* from the start to the first worker's first task */
+	double gpu_over_ns;            /* per batch: the simulated GPU's sleeps beyond its model */
 	int workers;                   /* workers of the run measured (its contention is in the costs), 0: none */
 	char what[256];                /* where the figures come from, for the output */
 };
@@ -103,8 +113,18 @@ struct model_machine {
 };
 
 double model_factor(const struct model_machine *m, double busy);
+/* How a piece of work shares the machine: the mean factor, or (smt_static,
+ * cores < busy <= 2 x cores) a thread alone on its core or sharing it. */
+enum { MODEL_CLS_MEAN, MODEL_CLS_LONE, MODEL_CLS_SHARED };
+/* Worker w of W's class when it starts work at busy threads. */
+int model_worker_class(const struct model_machine *m, double busy, int W, int w);
+/* The factor of a class at busy threads (relative to ref_busy). */
+double model_class_factor(const struct model_machine *m, double busy, int cls);
 /* Worker w of W's factor (smt_static), else model_factor. */
 double model_worker_factor(const struct model_machine *m, double busy, int W, int w);
+/* The share of the time a busy thread is on a hardware thread (beyond
+ * cores x tpc busy threads they take turns): CPU time = wall x share. */
+double model_oncpu_share(const struct model_machine *m, double busy);
 
 /* Fit alpha and beta (and the base time, free) to per-batch means t[i] at
  * busy thread counts n[i] of W[i] workers (k points; W NULL: smt_static off), minimising the sum of |log| errors
@@ -130,6 +150,11 @@ struct model_cfg {
 	double h2d_bytes_per_s;        /* 0: no copy */
 	double pin_bytes_per_s;        /* the pin thread's copy (0: free) */
 	double sample_bytes;           /* one sample's output bytes (batch bytes = n x this + labels) */
+	double main_ns;                /* per batch: the main thread's own work, after the hand-over
+					  and before the GPU copy (CPU work, shares the machine) */
+	double startup_ns;             /* the workers start work this long after the start */
+	double gpu_over_ns;            /* per batch: added to the GPU step (a simulated GPU's
+					  lateness), 0: none */
 	const struct model_src *src;
 	struct model_machine machine;  /* cores 0: no contention */
 };
@@ -137,7 +162,9 @@ struct model_cfg {
 struct model_out {
 	struct trace trace;            /* procs: main, workers, pin (if on), gpu */
 	struct analysis_opts opts;     /* for analysis_compute (worker_cpu_s points into this) */
-	double *worker_busy_s;         /* [workers] */
+	double *worker_busy_s;         /* [workers] CPU time (wall x the on-CPU share) */
+	double main_cpu_s;             /* the main thread's work and the pin thread's copies, CPU */
+	uint64_t pin_ns;               /* the pin thread's copies, wall */
 	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
 	uint64_t first_ns;             /* the first hand-over (the GPU's unavoidable wait) */
 	uint64_t batches, images;

@@ -30,16 +30,40 @@ double model_factor(const struct model_machine *m, double busy)
 	return factor(m, busy) / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
 }
 
-double model_worker_factor(const struct model_machine *m, double busy, int W, int w)
+/* smt_static applies: busy - cores cores run two threads, the other
+ * 2 x cores - busy threads have a core alone */
+static int smt_split(const struct model_machine *m, double busy)
 {
-	if (!m->smt_static || m->tpc != 2 || busy <= m->cores || busy > 2 * m->cores)
-		return model_factor(m, busy);
-	/* busy - cores cores run two threads, 2 x cores - busy threads have a
-	 * core alone; the workers' share of those is the lowest ids */
+	return m->smt_static && m->tpc == 2 && busy > m->cores && busy <= 2 * m->cores;
+}
+
+int model_worker_class(const struct model_machine *m, double busy, int W, int w)
+{
+	if (!smt_split(m, busy))
+		return MODEL_CLS_MEAN;
+	/* the workers' share of the lone places is the lowest ids */
 	double lone = 2 * m->cores - busy;
 	int lone_w = (int)floor(lone * W / busy + 0.5);
-	double f = (1 + m->alpha * (m->cores - 1)) * (w < lone_w ? 1 : 2 / (1 + m->beta));
+	return w < lone_w ? MODEL_CLS_LONE : MODEL_CLS_SHARED;
+}
+
+double model_class_factor(const struct model_machine *m, double busy, int cls)
+{
+	if (cls == MODEL_CLS_MEAN || !smt_split(m, busy))
+		return model_factor(m, busy);
+	double f = (1 + m->alpha * (m->cores - 1)) * (cls == MODEL_CLS_LONE ? 1 : 2 / (1 + m->beta));
 	return f / (m->ref_busy > 0 ? factor(m, m->ref_busy) : 1);
+}
+
+double model_worker_factor(const struct model_machine *m, double busy, int W, int w)
+{
+	return model_class_factor(m, busy, model_worker_class(m, busy, W, w));
+}
+
+double model_oncpu_share(const struct model_machine *m, double busy)
+{
+	double hw = m->cores * m->tpc;
+	return m->cores <= 0 || busy <= hw ? 1 : hw / busy;
 }
 
 static double mean_worker_factor(const struct model_machine *m, double busy, int W)
