@@ -550,6 +550,13 @@ int cmd_model(int argc, char **argv)
 	base_cfg(&o, &c);
 	c.gpu_step_ns = step;
 	c.src = &src;
+	if (o.from) {
+		/* what the run says of its harness: the main thread's own work,
+		 * the workers' start-up, the GPU's lateness (the pin copy's
+		 * bandwidth stays --pin-bandwidth's) */
+		model_cfg_run_terms(&c, &src);
+		c.pin_bytes_per_s = o.pin_bw;
+	}
 	double fit_ms = 0;
 	if (o.fit && do_fit(&o, &c.machine, &fit_ms, err, sizeof(err))) {
 		error_msg("%s", err);

@@ -417,6 +417,7 @@ static int work(struct sim *S, int w, double ns)
 	struct mworker *mw = &S->w[w];
 	mw->busy = 1;
 	S->busy++;
+	cpu_advance(S);
 	mw->cls = model_worker_class(&S->c->machine, busy_now(S) + S->oncpu, S->W, w);
 	mw->u0 = S->cls[mw->cls].U;
 	return cpu_start(S, mw->cls, w, ns);
@@ -470,6 +471,7 @@ static int pin_next(struct sim *S)
 	S->pin_busy = 1;
 	S->pin_batch = j;
 	S->pin_t0 = S->now;
+	cpu_advance(S);
 	S->pin_u0 = S->cls[CLS_OTHER].U;
 	double bytes = S->n[j] * S->c->sample_bytes;
 	double d = S->c->pin_bytes_per_s > 0 ? bytes / S->c->pin_bytes_per_s * 1e9 : 0;
@@ -553,7 +555,7 @@ static int worker_done(struct sim *S, int w)
 	struct mworker *mw = &S->w[w];
 	mw->busy = 0;
 	S->busy--;
-	mw->cpu_ns += S->cls[mw->cls].U - mw->u0;
+	mw->cpu_ns += S->cls[mw->cls].U - mw->u0;   /* the clocks are at now (cpu_event) */
 	if (S->policy == POLICY_TORCH) {
 		if (batch_done(S, w, mw->batch))
 			return -1;
@@ -653,6 +655,7 @@ static int hand_over(struct sim *S, int64_t j)
 	S->o->images += S->n[j];
 	if (S->c->main_ns > 0) {
 		S->main_batch = j;
+		cpu_advance(S);
 		S->main_u0 = S->cls[CLS_OTHER].U;
 		return cpu_start(S, CLS_OTHER, WHO_MAIN, S->c->main_ns);
 	}

@@ -87,6 +87,14 @@ void model_src_sample(struct model_src *s, double mean_ms, double cv, double col
 int model_src_from_results(struct model_src *s, const char *dir, int *batch, int *gpus,
 			   char *err, size_t errlen);
 void model_src_free(struct model_src *s);
+/* The first worker's first task of a run's results folder, ns after its
+ * start (batches.csv), 0 when not known. */
+double model_first_start_ns(const char *dir);
+/* What a measured source says of the harness into c: the main thread's
+ * own work, the workers' start-up, the GPU's lateness, the pin copy's
+ * bandwidth (from c->sample_bytes). */
+struct model_cfg;
+void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s);
 /* Mean per-image cost (ns) of the source. */
 double model_src_image_ns(const struct model_src *s);
 

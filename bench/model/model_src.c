@@ -8,6 +8,7 @@
 #include <string.h>
 #include "csv.h"
 #include "emit.h"
+#include "metrics.h"
 #include "model.h"
 
 void model_src_batch_normal(struct model_src *s, double mean_ms, double std_pct, int b)
@@ -90,7 +91,7 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	double *sum = calloc(cells, sizeof(double));
 	if (!sum)
 		return -1;
-	double coll = 0, bs = 0, bss = 0, nbt = 0, pin = 0;
+	double coll = 0, bs = 0, bss = 0, nbt = 0, pin = 0, ops = 0;
 	for (size_t p = 0; p < t->nprocs; p++) {
 		const struct trace_proc *tp = &t->procs[p];
 		for (size_t i = 0; tp->role == ROLE_PIN && i < tp->n; i++)
@@ -106,8 +107,10 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 				bss += (double)e->dur_ns * (double)e->dur_ns;
 				nbt++;
 			}
-			else if (e->kind == EV_OP && e->batch >= 0 && e->sample < (uint32_t)B)
+			else if (e->kind == EV_OP && e->batch >= 0 && e->sample < (uint32_t)B) {
 				sum[(size_t)e->batch * (size_t)B + e->sample] += (double)e->dur_ns;
+				ops += (double)e->dur_ns;
+			}
 		}
 	}
 	size_t n = 0;
@@ -124,6 +127,8 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 	s->mean_ns = mean_of(sum, n);
 	s->collate_ns = coll / (double)n;
 	s->pin_ns_per_image = pin / (double)n;
+	/* the worker's own work in its tasks: their spans beyond the ops */
+	s->harness_ns = bs > ops + coll ? (bs - ops - coll) / (double)n : 0;
 	/* the spread of batch times beyond that of B independent samples is
 	 * the machine's: a factor common to a batch */
 	double var = 0;
@@ -187,6 +192,60 @@ static int from_batches(struct model_src *s, const char *dir, int B, char *err, 
 	return 0;
 }
 
+/* The first worker's first task: the workers' start-up (batches.csv,
+ * relative to the start), 0 when not known. */
+double model_first_start_ns(const char *dir)
+{
+	char path[4200], err[256];
+	snprintf(path, sizeof(path), "%s/batches.csv", dir);
+	struct table t;
+	if (table_read(&t, path, err, sizeof(err)))
+		return 0;
+	int c = table_col(&t, "started_ns");
+	double first = INFINITY;
+	for (size_t r = 0; c >= 0 && r < t.nrows; r++) {
+		double v = table_num(&t, r, c);
+		if (v >= 0 && v < first)
+			first = v;
+	}
+	table_free(&t);
+	return isfinite(first) ? first : 0;
+}
+
+/* What the run's summary says of the machine and the harness: the main
+ * thread's own work per batch (its time outside the waits and the GPU),
+ * the workers' start-up, the GPU's lateness, the pin copy, the workers' on-CPU
+ * share. A figure the run does not have stays 0. */
+static void run_terms(struct model_src *s, json_t *j, const char *dir)
+{
+	double e2e = metric_json_get(j, "e2e_s"), wait = metric_json_get(j, "main.wait_total_s");
+	double gpu = metric_json_get(j, "gpu.busy_s"), nb = metric_json_get(j, "batches");
+	double images = metric_json_get(j, "images"), over = metric_json_get(j, "harness.gpu_overshoot_s");
+	double pin = metric_json_get(j, "harness.pin_copy_s");
+	double span = metric_json_get(j, "cpu.ops_span_s"), oncpu = metric_json_get(j, "cpu.ops_oncpu_s");
+	s->startup_ns = model_first_start_ns(dir);
+	if (nb > 0 && e2e > 0 && wait >= 0 && gpu >= 0) {
+		double main = e2e - wait - gpu;
+		s->main_ns = main > 0 ? main / nb * 1e9 : 0;
+	}
+	if (nb > 0 && over > 0)
+		s->gpu_over_ns = over / nb * 1e9;
+	if (images > 0 && pin > 0)
+		s->pin_ns_per_image = pin / images * 1e9;
+	if (span > 0 && oncpu > 0)
+		s->oncpu = fmin(oncpu / span, 1);
+}
+
+static void terms_copy(struct model_src *s, const struct model_src *t)
+{
+	s->main_ns = t->main_ns;
+	s->startup_ns = t->startup_ns;
+	s->gpu_over_ns = t->gpu_over_ns;
+	s->oncpu = t->oncpu;
+	if (t->pin_ns_per_image > 0)
+		s->pin_ns_per_image = t->pin_ns_per_image;   /* the copy alone */
+}
+
 int model_src_from_results(struct model_src *s, const char *dir, int *batch, int *gpus,
 			   char *err, size_t errlen)
 {
@@ -203,6 +262,9 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 	int B = (int)json_integer_value(json_object_get(j, "batch_size"));
 	int G = (int)json_integer_value(json_object_get(j, "gpus"));
 	int W = (int)json_integer_value(json_object_get(j, "workers"));
+	struct model_src terms;
+	memset(&terms, 0, sizeof(terms));
+	run_terms(&terms, j, dir);
 	json_decref(j);
 	if (B < 1) {
 		snprintf(err, errlen, "'%s' has no batch_size", path);
@@ -228,9 +290,11 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 				return -1;
 			}
 			if (!rc) {
+				terms_copy(s, &terms);
 				snprintf(s->what, sizeof(s->what), "%zu per-sample costs (mean %.3f ms, "
-					 "collation %.3f ms per image, batch noise %.1f %%) of %s", s->n,
-					 s->mean_ns / 1e6, s->collate_ns / 1e6, s->batch_noise * 100, dir);
+					 "collation %.3f ms and the worker's own work %.3f ms per image, "
+					 "batch noise %.1f %%) of %s", s->n, s->mean_ns / 1e6,
+					 s->collate_ns / 1e6, s->harness_ns / 1e6, s->batch_noise * 100, dir);
 				return 0;
 			}
 		}
@@ -238,7 +302,17 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 	if (from_batches(s, dir, B, err, errlen))
 		return -1;
 	s->workers = W;
+	terms_copy(s, &terms);
 	snprintf(s->what, sizeof(s->what), "%zu per-batch times (mean %.2f ms at batch %d) of %s",
 		 s->n, s->mean_ns / 1e6, B, dir);
 	return 0;
+}
+
+void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s)
+{
+	c->main_ns = s->main_ns;
+	c->startup_ns = s->startup_ns;
+	c->gpu_over_ns = s->gpu_over_ns;
+	if (s->pin_ns_per_image > 0 && c->sample_bytes > 0)
+		c->pin_bytes_per_s = c->sample_bytes / s->pin_ns_per_image * 1e9;
 }

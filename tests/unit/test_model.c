@@ -296,6 +296,83 @@ static void test_factor_fit(void **state)
 	assert_near(model_worker_factor(&st, 40, 16, 0), 40.0 / 24);
 }
 
+/* CPU work shares the machine for as long as it runs (processor sharing),
+ * not at the factor of the moment it started: two workers on one core
+ * each take 200 ms for 100 ms of work, whoever started first. */
+static void test_sharing(void **state)
+{
+	(void)state;
+	static const double ms[1] = { 100 };
+	struct model_src s;
+	struct model_cfg c;
+	struct model_out o;
+	struct run_metrics m;
+	assert_int_equal(model_src_batch_list(&s, ms, 1), 0);
+	cfg_init(&c, &s, 2, 1, 4);
+	c.machine.cores = 1;
+	c.machine.tpc = 1;
+	model(&c, &o, &m);
+	assert_near(m.rows[0].finished, 200 * MS);
+	assert_near(m.rows[1].finished, 200 * MS);
+	assert_near(m.rows[2].finished, 400 * MS);
+	assert_near(m.rows[3].finished, 400 * MS);
+	/* each is on the core half the time: 200 ms of CPU over 400 */
+	assert_near(o.worker_busy_s[0], 0.2);
+	assert_near(o.worker_busy_s[1], 0.2);
+	analysis_free(&m);
+	model_out_free(&o);
+
+	/* the pin copy is work too: on one core, batch 0's copy (50 ms alone)
+	 * shares it with batch 1 from 100 ms: the copy ends at 200, batch 1
+	 * (50 ms done by then) at 250 */
+	cfg_init(&c, &s, 1, 1, 3);
+	c.machine.cores = 1;
+	c.machine.tpc = 1;
+	c.pin_memory = 1;
+	c.sample_bytes = 1e6;
+	c.pin_bytes_per_s = 2e7;        /* 1 MB in 50 ms */
+	model(&c, &o, &m);
+	assert_near(m.rows[0].finished, 100 * MS);
+	assert_near(m.rows[0].pinned, 200 * MS);
+	assert_near(m.rows[1].finished, 250 * MS);
+	assert_near(m.pin_copy_s, 0.1 + 0.1 + 0.05);   /* 0.1 shared, 0.1 shared, 0.05 alone */
+	assert_near(m.main_cpu_s, 0.15);                /* three copies' CPU */
+	analysis_free(&m);
+	model_out_free(&o);
+	model_src_free(&s);
+}
+
+/* The main thread's terms: its own work after each hand-over, the GPU's
+ * step (and lateness), the workers' start-up. One worker, 100 ms a batch,
+ * 10 batches, step 50 ms + 2 ms late, the main's work 10 ms, start-up
+ * 30 ms: batch j is there at 30 + 100 (j + 1) ms, the last step ends
+ * 62 ms after the last batch: E2E 1092 ms = waits + GPU 520 + main 100. */
+static void test_main_terms(void **state)
+{
+	(void)state;
+	static const double ms[1] = { 100 };
+	struct model_src s;
+	struct model_cfg c;
+	struct model_out o;
+	struct run_metrics m;
+	assert_int_equal(model_src_batch_list(&s, ms, 1), 0);
+	cfg_init(&c, &s, 1, 1, 10);
+	c.gpu_step_ns = 50 * MS;
+	c.gpu_over_ns = 2 * MS;
+	c.main_ns = 10 * MS;
+	c.startup_ns = 30 * MS;
+	model(&c, &o, &m);
+	assert_near(m.e2e_s, 1.092);
+	assert_near(m.gpu_busy_s, 0.52);
+	assert_near(m.main_cpu_s, 0.1);
+	assert_near(m.wait_total_s, 1.092 - 0.52 - 0.1);
+	assert_near(m.rows[0].started, 30 * MS);
+	assert_near(m.rows[9].consumed, 1030 * MS);
+	analysis_free(&m);
+	model_out_free(&o);
+	model_src_free(&s);
+}
+
 static void test_bad_config(void **state)
 {
 	struct model_cfg c;
@@ -323,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_policies),
 		cmocka_unit_test(test_factor_fit),
+		cmocka_unit_test(test_sharing),
+		cmocka_unit_test(test_main_terms),
 		cmocka_unit_test(test_bad_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
