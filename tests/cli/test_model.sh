@@ -100,3 +100,55 @@ else
 fi
 check_cli "report --model takes on or off" 2 "--model: 'maybe' is not on or off" -- report "$TMP/model_tiny" --model maybe
 check_cli "sweep --help lists --model" 0 '--model on\|off +add the model' -- sweep --help
+
+# validation 2's decomposition against a scripted sweep whose terms are known:
+# 4 samples of 5 ms (sleep) a batch, a 10 ms step, 18 batches (3 epochs of
+# 24 images), W = 1 and 2: measured and modelled, the GPU is 18 x 10 ms, a
+# batch 20 ms and a little of the worker's own work, and the main thread's
+# E2E is its waits + the GPU + its own work
+cat >"$TMP/model_sleep.pipe" <<'PIPE'
+synth w=8 h=8
+sleep ms=5
+to_tensor
+collate
+PIPE
+rm -rf "$TMP/model_sw"
+if "$PPBENCH" sweep --data "$ds" --pipeline "$TMP/model_sleep.pipe" --workers "1 2" --batch 4 \
+	--gpu-step 10ms --epochs 3 --pin-memory off --report off --fused off --out "$TMP/model_sw" \
+	>/dev/null 2>&1; then
+	sw=$(ls -d "$TMP"/model_sw/*-sweep | head -1)
+	# (the exit status is validation 3's too: not checked here)
+	v2=$("$PPBENCH" model --validate "$sw" 2>&1)
+	if [ "$(printf '%s\n' "$v2" | grep -Ec 'measured / model: wait [0-9.]+ / [0-9.]+ s, main .* GPU 0\.1[0-9]+ / 0\.1[0-9]+ s .*workers: batch 2[0-9.]+ / 2[0-9.]+ ms')" -eq 2 ]; then
+		echo "ok - --validate SWEEP: each row with its decomposition"
+	else
+		echo "not ok - --validate SWEEP: each row with its decomposition"
+		printf '%s\n' "$v2" | sed -n '/^validation 2/,$p' | sed 's/^/#   /'
+	fi
+	if printf '%s\n' "$v2" | grep -q '^validation 2: cannot be judged: no configuration had runs of 100 batches'; then
+		echo "ok - --validate SWEEP: runs under 100 batches are shown, not judged"
+	else
+		echo "not ok - --validate SWEEP: runs under 100 batches are shown, not judged"
+	fi
+	rows=$("$PPBENCH" model --validate --csv "$sw" 2>/dev/null | awk -F, -v OFS=, '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == 2 {
+			bad = ""
+			for (k = 0; k < 2; k++) {
+				p = k ? "model_" : "measured_"
+				e2e = $c[p "e2e_s"]; w = $c[p "wait_s"]; m = $c[p "main_s"]; g = $c[p "gpu_s"]; b = $c[p "batch_ms"]
+				if (g < 0.17 || g > 0.21) bad = bad " " p "gpu " g
+				if (b < 20 || b > 30) bad = bad " " p "batch " b
+				d = e2e - w - m - g; if (d < -0.002 || d > 0.002) bad = bad " " p "sum " d
+			}
+			print $4 (bad == "" ? " ok" : bad)
+		}')
+	if [ "$(printf '%s\n' "$rows" | grep -c ' ok$')" -eq 2 ]; then
+		echo "ok - --validate --csv: the decomposition of a scripted sweep holds its known terms"
+	else
+		echo "not ok - --validate --csv: the decomposition of a scripted sweep holds its known terms"
+		printf '%s\n' "$rows" | sed 's/^/#   /'
+	fi
+else
+	echo "not ok - a scripted sweep for --validate"
+fi
