@@ -12,7 +12,7 @@
 
 #define T0 1000000000ull        /* the model's clock starts at 1 s: 0 means "never" in rows */
 
-enum mev_kind { MEV_CPU, MEV_READY, MEV_MAIN };
+enum mev_kind { MEV_CPU, MEV_READY, MEV_MAIN, MEV_PRIME };
 
 /* Who a piece of CPU work belongs to: a worker id, or these. */
 #define WHO_PIN (-1)
@@ -715,6 +715,16 @@ static int main_free(struct sim *S)
 	return main_poll(S);
 }
 
+/* The main thread's start: the first tasks, then it waits. */
+static int main_start(struct sim *S)
+{
+	if (prime(S))
+		return -1;
+	S->waiting = 1;
+	S->entry = S->now;
+	return main_poll(S);
+}
+
 /* ---- set up ----------------------------------------------------------- */
 
 static int schedule(struct sim *S, char *err, size_t errlen)
@@ -865,7 +875,8 @@ static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 	const struct model_machine *m = &c->machine;
 	if (!(c->gpu_step_ns >= 0) || !(c->h2d_bytes_per_s >= 0) || !(c->pin_bytes_per_s >= 0) ||
 	    !(c->sample_bytes >= 0) || !(c->main_ns >= 0) || !(c->startup_ns >= 0) ||
-	    !(c->gpu_over_ns >= 0) || isinf(c->main_ns) || isinf(c->startup_ns) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
+	    !(c->gpu_over_ns >= 0) || !(c->prime_ns >= 0) || isinf(c->main_ns) ||
+	    isinf(c->startup_ns) || isinf(c->prime_ns) || !(m->cores >= 0) || !(m->tpc >= 1 || m->cores == 0) ||
 	    !(m->alpha >= 0) || !(m->beta >= 0) || !(m->main_threads >= 0) || !(m->ref_busy >= 0) ||
 	    isinf(c->gpu_step_ns) || isinf(m->cores)) {
 		snprintf(err, errlen, "the model's step, bandwidths, sample size and machine must be "
@@ -902,18 +913,16 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 	S->ready = !(c->startup_ns > 0);
 	if (!rc && !S->ready)
 		rc = ev_push(S, (uint64_t)llround(c->startup_ns), MEV_READY, 0);
-	if (!rc)
-		rc = prime(S);
-	if (!rc) {
-		S->waiting = 1;
-		S->entry = 0;
-		rc = main_poll(S);
-	}
+	if (!rc && c->prime_ns > 0)
+		rc = ev_push(S, (uint64_t)llround(c->prime_ns), MEV_PRIME, 0);
+	else if (!rc)
+		rc = main_start(S);
 	while (!rc && !S->done && S->nheap) {
 		struct mev e = ev_pop(S);
 		S->now = e.t;
 		rc = e.kind == MEV_CPU ? cpu_event(S, (unsigned)e.who) :
-		     e.kind == MEV_READY ? (S->ready = 1, idle_workers_take(S)) : main_free(S);
+		     e.kind == MEV_READY ? (S->ready = 1, idle_workers_take(S)) :
+		     e.kind == MEV_PRIME ? main_start(S) : main_free(S);
 	}
 	if (!rc && !S->done) {
 		snprintf(err, errlen, "internal error: the model stopped after %llu of %zu batches",

@@ -67,6 +67,8 @@ struct model_src {
 	double pin_ns_per_image;       /* the pin thread's copy per image */
 	double main_ns;                /* per batch: the main thread's own work (its time outside
 					  the waits and the GPU) */
+	double prime_ns;               /* from the start to the main thread's first dispatch (the
+					  workers forked) */
 	double startup_ns;             /* from the start to the first worker's first task */
 	double gpu_over_ns;            /* per batch: the simulated GPU's sleeps beyond its model */
 	int workers;                   /* workers of the run measured (its contention is in the costs), 0: none */
@@ -91,7 +93,7 @@ void model_src_free(struct model_src *s);
  * start (batches.csv), 0 when not known. */
 double model_first_start_ns(const char *dir);
 /* What a measured source says of the harness into c: the main thread's
- * own work, the workers' start-up, the GPU's lateness, the pin copy's
+ * start-up and own work, the workers' start-up, the GPU's lateness, the pin copy's
  * bandwidth (from c->sample_bytes). */
 struct model_cfg;
 void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s);
@@ -160,6 +162,8 @@ struct model_cfg {
 	double sample_bytes;           /* one sample's output bytes (batch bytes = n x this + labels) */
 	double main_ns;                /* per batch: the main thread's own work, after the hand-over
 					  and before the GPU copy (CPU work, shares the machine) */
+	double prime_ns;               /* the main thread sends its first tasks (and waits) this
+					  long after the start */
 	double startup_ns;             /* the workers start work this long after the start */
 	double gpu_over_ns;            /* per batch: added to the GPU step (a simulated GPU's
 					  lateness), 0: none */

@@ -192,16 +192,16 @@ static int from_batches(struct model_src *s, const char *dir, int B, char *err, 
 	return 0;
 }
 
-/* The first worker's first task: the workers' start-up (batches.csv,
- * relative to the start), 0 when not known. */
-double model_first_start_ns(const char *dir)
+/* The smallest value of a column of a run's batches.csv (ns after the
+ * start), 0 when not known. */
+static double first_of(const char *dir, const char *col)
 {
 	char path[4200], err[256];
 	snprintf(path, sizeof(path), "%s/batches.csv", dir);
 	struct table t;
 	if (table_read(&t, path, err, sizeof(err)))
 		return 0;
-	int c = table_col(&t, "started_ns");
+	int c = table_col(&t, col);
 	double first = INFINITY;
 	for (size_t r = 0; c >= 0 && r < t.nrows; r++) {
 		double v = table_num(&t, r, c);
@@ -212,9 +212,14 @@ double model_first_start_ns(const char *dir)
 	return isfinite(first) ? first : 0;
 }
 
+double model_first_start_ns(const char *dir)
+{
+	return first_of(dir, "started_ns");
+}
+
 /* What the run's summary says of the machine and the harness: the main
- * thread's own work per batch (its time outside the waits and the GPU),
- * the workers' start-up, the GPU's lateness, the pin copy, the workers' on-CPU
+ * thread's start-up (to its first dispatch) and own work per batch (its
+ * time outside the waits, the GPU and the start-up), the workers' start-up, the GPU's lateness, the pin copy, the workers' on-CPU
  * share. A figure the run does not have stays 0. */
 static void run_terms(struct model_src *s, json_t *j, const char *dir)
 {
@@ -224,8 +229,9 @@ static void run_terms(struct model_src *s, json_t *j, const char *dir)
 	double pin = metric_json_get(j, "harness.pin_copy_s");
 	double span = metric_json_get(j, "cpu.ops_span_s"), oncpu = metric_json_get(j, "cpu.ops_oncpu_s");
 	s->startup_ns = model_first_start_ns(dir);
+	s->prime_ns = first_of(dir, "queued_ns");
 	if (nb > 0 && e2e > 0 && wait >= 0 && gpu >= 0) {
-		double main = e2e - wait - gpu;
+		double main = e2e - wait - gpu - s->prime_ns / 1e9;
 		s->main_ns = main > 0 ? main / nb * 1e9 : 0;
 	}
 	if (nb > 0 && over > 0)
@@ -240,6 +246,7 @@ static void terms_copy(struct model_src *s, const struct model_src *t)
 {
 	s->main_ns = t->main_ns;
 	s->startup_ns = t->startup_ns;
+	s->prime_ns = t->prime_ns;
 	s->gpu_over_ns = t->gpu_over_ns;
 	s->oncpu = t->oncpu;
 	if (t->pin_ns_per_image > 0)
@@ -312,6 +319,7 @@ void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s)
 {
 	c->main_ns = s->main_ns;
 	c->startup_ns = s->startup_ns;
+	c->prime_ns = s->prime_ns;
 	c->gpu_over_ns = s->gpu_over_ns;
 	if (s->pin_ns_per_image > 0 && c->sample_bytes > 0)
 		c->pin_bytes_per_s = c->sample_bytes / s->pin_ns_per_image * 1e9;

@@ -119,7 +119,7 @@ if "$PPBENCH" sweep --data "$ds" --pipeline "$TMP/model_sleep.pipe" --workers "1
 	sw=$(ls -d "$TMP"/model_sw/*-sweep | head -1)
 	# (the exit status is validation 3's too: not checked here)
 	v2=$("$PPBENCH" model --validate "$sw" 2>&1)
-	if [ "$(printf '%s\n' "$v2" | grep -Ec 'measured / model: wait [0-9.]+ / [0-9.]+ s, main .* GPU 0\.1[0-9]+ / 0\.1[0-9]+ s .*workers: batch 2[0-9.]+ / 2[0-9.]+ ms')" -eq 2 ]; then
+	if [ "$(printf '%s\n' "$v2" | grep -Ec 'measured / model: wait [0-9.]+ / [0-9.]+ s, main .* GPU 0\.[12][0-9]+ / 0\.[12][0-9]+ s .*workers: batch [23][0-9.]+ / [23][0-9.]+ ms')" -eq 2 ]; then
 		echo "ok - --validate SWEEP: each row with its decomposition"
 	else
 		echo "not ok - --validate SWEEP: each row with its decomposition"
@@ -137,8 +137,8 @@ if "$PPBENCH" sweep --data "$ds" --pipeline "$TMP/model_sleep.pipe" --workers "1
 			for (k = 0; k < 2; k++) {
 				p = k ? "model_" : "measured_"
 				e2e = $c[p "e2e_s"]; w = $c[p "wait_s"]; m = $c[p "main_s"]; g = $c[p "gpu_s"]; b = $c[p "batch_ms"]
-				if (g < 0.17 || g > 0.21) bad = bad " " p "gpu " g
-				if (b < 20 || b > 30) bad = bad " " p "batch " b
+				if (g < 0.17 || g > 0.25) bad = bad " " p "gpu " g
+				if (b < 20 || b > 35) bad = bad " " p "batch " b
 				d = e2e - w - m - g; if (d < -0.002 || d > 0.002) bad = bad " " p "sum " d
 			}
 			print $4 (bad == "" ? " ok" : bad)

@@ -344,9 +344,10 @@ static void test_sharing(void **state)
 
 /* The main thread's terms: its own work after each hand-over, the GPU's
  * step (and lateness), the workers' start-up. One worker, 100 ms a batch,
- * 10 batches, step 50 ms + 2 ms late, the main's work 10 ms, start-up
- * 30 ms: batch j is there at 30 + 100 (j + 1) ms, the last step ends
- * 62 ms after the last batch: E2E 1092 ms = waits + GPU 520 + main 100. */
+ * 10 batches, step 50 ms + 2 ms late, the main's work 10 ms, its first
+ * dispatch at 20 ms, the workers' start-up 30 ms: batch j is there at
+ * 30 + 100 (j + 1) ms, the last step ends 62 ms after the last batch:
+ * E2E 1092 ms = 20 + waits + GPU 520 + main 100. */
 static void test_main_terms(void **state)
 {
 	(void)state;
@@ -361,11 +362,14 @@ static void test_main_terms(void **state)
 	c.gpu_over_ns = 2 * MS;
 	c.main_ns = 10 * MS;
 	c.startup_ns = 30 * MS;
+	c.prime_ns = 20 * MS;
 	model(&c, &o, &m);
 	assert_near(m.e2e_s, 1.092);
 	assert_near(m.gpu_busy_s, 0.52);
 	assert_near(m.main_cpu_s, 0.1);
-	assert_near(m.wait_total_s, 1.092 - 0.52 - 0.1);
+	/* the main thread waits from its first dispatch at 20 ms */
+	assert_near(m.rows[0].queued, 20 * MS);
+	assert_near(m.wait_total_s, 1.092 - 0.52 - 0.1 - 0.02);
 	assert_near(m.rows[0].started, 30 * MS);
 	assert_near(m.rows[9].consumed, 1030 * MS);
 	analysis_free(&m);
