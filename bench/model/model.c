@@ -121,6 +121,7 @@ struct sim {
 	uint64_t tcpu;          /* the classes' clocks are at this time */
 	unsigned cpu_gen;       /* the pending MEV_CPU event's generation */
 	uint64_t gpu_model_ns;  /* the GPU's copies and steps without gpu_over_ns */
+	int main_busy;          /* main_busy_step: the main thread is in a step */
 	/* main */
 	int waiting, done;
 	uint64_t entry, last_end;
@@ -338,7 +339,7 @@ static void cpu_advance(struct sim *S)
 static double busy_now(const struct sim *S)
 {
 	const struct pclass *p = S->cls;
-	return S->c->machine.main_threads + S->oncpu * (double)(p[CLS_MEAN].n + p[CLS_LONE].n + p[CLS_SHARED].n) +
+	return S->c->machine.main_threads + S->main_busy + S->oncpu * (double)(p[CLS_MEAN].n + p[CLS_LONE].n + p[CLS_SHARED].n) +
 	       (double)p[CLS_OTHER].n;
 }
 
@@ -346,10 +347,14 @@ static int cpu_reschedule(struct sim *S)
 {
 	const struct model_machine *m = &S->c->machine;
 	double n = busy_now(S), share = model_oncpu_share(m, n), phi = S->oncpu;
+	struct model_machine m0 = *m;
+	m0.ref_busy = 0;
 	double best = INFINITY;
 	for (int k = 0; k < NCLS; k++) {
 		struct pclass *p = &S->cls[k];
-		double f = model_class_factor(m, n, k == CLS_OTHER ? MODEL_CLS_MEAN : k);
+		/* the main thread's and the pin thread's costs are without
+		 * contention; the workers' were measured at ref_busy */
+		double f = k == CLS_OTHER ? model_factor(&m0, n) : model_class_factor(m, n, k);
 		/* a worker's I/O (1 - phi of its work) does not slow down */
 		p->rate = k == CLS_OTHER ? 1 / f : 1 / (phi * f + (1 - phi));
 		p->share = k == CLS_OTHER ? share : phi * share;
@@ -623,6 +628,15 @@ static int prime(struct sim *S)
 	return 0;
 }
 
+/* main_busy_step: the main thread becomes (1) or stops being (0) a busy
+ * thread: the work at hand goes on at the new rates. */
+static int main_busy(struct sim *S, int busy)
+{
+	cpu_advance(S);
+	S->main_busy = busy;
+	return cpu_reschedule(S);
+}
+
 /* The GPU takes batch j: copy and step, both blocking the main thread. */
 static int gpu_start(struct sim *S, int64_t j)
 {
@@ -636,6 +650,8 @@ static int gpu_start(struct sim *S, int64_t j)
 	S->o->gpu_busy_ns += copy + step;
 	S->gpu_model_ns += copy + (uint64_t)llround(S->c->gpu_step_ns);
 	S->last_end = S->now + copy + step;
+	if (S->c->main_busy_step && main_busy(S, 1))
+		return -1;
 	return ev_push(S, S->last_end, MEV_MAIN, 0);
 }
 
@@ -702,6 +718,8 @@ static int main_poll(struct sim *S)
 /* The consumer is done with a batch: the next one, or the next epoch. */
 static int main_free(struct sim *S)
 {
+	if (S->main_busy && main_busy(S, 0))
+		return -1;
 	if (S->yielded >= S->eend - S->efirst) {
 		if (++S->e >= S->epochs) {
 			S->done = 1;
@@ -746,8 +764,13 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 	S->n = malloc(total * sizeof(*S->n));
 	S->epoch = malloc(total * sizeof(*S->epoch));
 	S->epoch_first = malloc(((size_t)S->epochs + 1) * sizeof(*S->epoch_first));
-	S->idx = malloc((size_t)N * (size_t)S->epochs * sizeof(*S->idx));
-	if (!S->first || !S->n || !S->epoch || !S->epoch_first || !S->idx) {
+	/* the dataset order matters to per-sample costs and the sample
+	 * policies only: a torch model of per-batch costs needs none (and
+	 * skips shuffling an ImageNet epoch) */
+	int need_idx = c->policy != POLICY_TORCH || c->src->kind == MSRC_SAMPLE_LOGNORMAL ||
+		       c->src->kind == MSRC_SAMPLE_EMPIRICAL;
+	S->idx = need_idx ? malloc((size_t)N * (size_t)S->epochs * sizeof(*S->idx)) : NULL;
+	if (!S->first || !S->n || !S->epoch || !S->epoch_first || (need_idx && !S->idx)) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -756,10 +779,10 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 	/* positions are contiguous over the samples batched (a dropped last
 	 * batch takes none), as the loader's schedule */
 	for (int e = 0; e < S->epochs; e++) {
-		uint64_t *ix = S->idx + pos;
-		for (uint64_t i = 0; i < N; i++)
+		uint64_t *ix = S->idx ? S->idx + pos : NULL;
+		for (uint64_t i = 0; ix && i < N; i++)
 			ix[i] = i;
-		for (uint64_t i = N; c->shuffle && i > 1; i--) {
+		for (uint64_t i = N; ix && c->shuffle && i > 1; i--) {
 			uint64_t k = (uint64_t)(unif(c->seed, 100 + (uint64_t)e, i) * (double)i) % i;
 			uint64_t t = ix[i - 1];
 			ix[i - 1] = ix[k];

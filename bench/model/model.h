@@ -167,6 +167,9 @@ struct model_cfg {
 	double startup_ns;             /* the workers start work this long after the start */
 	double gpu_over_ns;            /* per batch: added to the GPU step (a simulated GPU's
 					  lateness), 0: none */
+	int main_busy_step;            /* the main thread is a busy thread during the step (it
+					  spins on the GPU, as CUDA's synchronisation does by
+					  default), not while it waits for data */
 	const struct model_src *src;
 	struct model_machine machine;  /* cores 0: no contention */
 };

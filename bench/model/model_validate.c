@@ -145,87 +145,241 @@ static int validate_grid(int csv, int *ok)
 	return 0;
 }
 
-/* The paper's Fig. 6 rows and the contention fitted to them (16 cores x 2
- * threads, main process 1 busy thread + the pin thread, threads keep their
- * place): k rows, or -1 with err. */
-static int fit_fig6(int *w, double *tb, double *pe, struct model_machine *mm, double *base,
-		    double *std_pct, double *fit_err, char *err, size_t errlen)
+/* Validation 3: the paper's b1024 x 4 GPU run on its machine (16 cores x 2
+ * threads), with its Fig. 6 rows, the contention fitted to their
+ * per-batch times, and the terms of the main process and the pin thread,
+ * whose costs come from the paper's other tables and this machine, never
+ * from Fig. 6's E2E:
+ *  - the main thread's time per batch outside its waits: Figs. 4-5 at
+ *    b1024 x 4 GPUs (4 workers on 16 cores: no contention), (E2E - waits)
+ *    / batches; it spins on the GPU there (a busy thread: CUDA's default
+ *    synchronisation) and sleeps while it waits for data; a share of it
+ *    may be CPU work that slows down as the machine fills;
+ *  - the pin thread copies each batch at this machine's pin copy speed,
+ *    as CPU work that shares the machine (its bandwidth under load);
+ *  - the GPU bound: the step table's time per batch (the GPUs cannot go
+ *    faster), checked against the model's E2E. */
+#define V3_B 1024
+#define V3_G 4
+#define V3_BATCHES ((PAPER_IMAGES + V3_B - 1) / V3_B)
+/* this machine's pin copy (harness.pin_copy_s per byte of its W = 1 runs,
+ * docs/model.md) */
+#define V3_PIN_BYTES_PER_S 6.0e9
+
+struct v3 {
+	int w[32];
+	double tb[32], sd[32], pe[32], pstall[32];  /* Fig. 6: per-batch ms and std %, E2E s, stall % */
+	size_t k;
+	struct model_machine mm;
+	double base, std_pct, fit_err;
+	double main_ms, step_ms;                /* Figs. 4-5's main thread; the step table */
+};
+
+/* Figs. 4-5's row at batch B and G GPUs: the main thread's time per batch
+ * outside its waits, ms. */
+static int fig45_main_ms(int B, int G, double *ms, char *err, size_t errlen)
 {
 	struct table t;
+	if (ref_table("lotus_ic_batch_gpu_sweep.csv", &t, err, errlen))
+		return -1;
+	int cb = table_col(&t, "batch"), cg = table_col(&t, "gpus"), ce = table_col(&t, "e2e_s");
+	int cw = table_col(&t, "sum_wait_s"), cn = table_col(&t, "batches");
+	*ms = NAN;
+	for (size_t r = 0; r < t.nrows; r++)
+		if ((int)table_num(&t, r, cb) == B && (int)table_num(&t, r, cg) == G)
+			*ms = (table_num(&t, r, ce) - table_num(&t, r, cw)) / table_num(&t, r, cn) * 1e3;
+	table_free(&t);
+	if (!(*ms > 0)) {
+		snprintf(err, errlen, "lotus_ic_batch_gpu_sweep.csv has no row at b%d x %d GPUs", B, G);
+		return -1;
+	}
+	return 0;
+}
+
+/* The Fig. 6 rows, the contention fitted to their per-batch times (main
+ * process 1 busy thread + the pin thread, threads keep their place) and
+ * the terms. 0, or -1 with err. */
+static int v3_setup(struct v3 *v, char *err, size_t errlen)
+{
+	struct table t;
+	memset(v, 0, sizeof(*v));
 	if (ref_table("lotus_ic_worker_sweep.csv", &t, err, errlen))
 		return -1;
-	int cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s");
+	int cw = table_col(&t, "workers"), ce = table_col(&t, "e2e_s"), cs = table_col(&t, "stall_pct");
 	int cm = table_col(&t, "preproc_avg_ms"), cd = table_col(&t, "preproc_std_pct");
 	double nb[32], sd[32];
-	size_t k = 0;
-	*mm = (struct model_machine){ .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
-	for (size_t r = 0; r < t.nrows && k < 32; r++) {
-		w[k] = (int)table_num(&t, r, cw);
-		nb[k] = w[k] + mm->main_threads + 1;      /* + the pin thread */
-		tb[k] = table_num(&t, r, cm);
-		pe[k] = table_num(&t, r, ce);
-		sd[k] = table_num(&t, r, cd);
-		k++;
+	v->mm = (struct model_machine){ .cores = 16, .tpc = 2, .main_threads = 1, .smt_static = 1 };
+	for (size_t r = 0; r < t.nrows && v->k < 32; r++) {
+		size_t k = v->k++;
+		v->w[k] = (int)table_num(&t, r, cw);
+		nb[k] = v->w[k] + v->mm.main_threads + 1;      /* + the pin thread */
+		v->tb[k] = table_num(&t, r, cm);
+		v->pe[k] = table_num(&t, r, ce);
+		v->pstall[k] = table_num(&t, r, cs);
+		sd[k] = v->sd[k] = table_num(&t, r, cd);
 	}
 	table_free(&t);
-	if (k < 2) {
+	if (v->k < 2) {
 		snprintf(err, errlen, "lotus_ic_worker_sweep.csv has fewer than 2 rows");
 		return -1;
 	}
-	model_fit(mm, nb, w, tb, k, base, fit_err);
-	stats_sort(sd, k);
-	*std_pct = k % 2 ? sd[k / 2] : (sd[k / 2 - 1] + sd[k / 2]) / 2;
-	return (int)k;
+	model_fit(&v->mm, nb, v->w, v->tb, v->k, &v->base, &v->fit_err);
+	stats_sort(sd, v->k);
+	v->std_pct = v->k % 2 ? sd[v->k / 2] : (sd[v->k / 2 - 1] + sd[v->k / 2]) / 2;
+	uint64_t ns = 0;
+	char why[128];
+	if (gpu_step_auto(V3_B, V3_G, &ns, why, sizeof(why))) {
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	v->step_ms = (double)ns / 1e6;
+	return fig45_main_ms(V3_B, V3_G, &v->main_ms, err, errlen);
+}
+
+/* W workers on the paper's machine: the share cpu of the main thread's
+ * time per batch is CPU work (it shares the machine), the rest the GPU's
+ * (the main thread spins: a busy thread). */
+static void v3_cfg(const struct v3 *v, int W, const struct model_src *s, double cpu, struct model_cfg *c)
+{
+	paper_cfg(c, W, V3_B, V3_G, s);
+	c->machine = v->mm;
+	c->machine.main_threads = 0;
+	c->main_busy_step = 1;
+	c->main_ns = cpu * v->main_ms * 1e6;
+	c->gpu_step_ns = (1 - cpu) * v->main_ms * 1e6;
+	c->pin_bytes_per_s = V3_PIN_BYTES_PER_S;
+}
+
+/* The model's E2E (and waits, s) at every Fig. 6 worker count: with the
+ * costs s, or (s NULL) with each row's own per-batch mean and std, as
+ * measured at its contention (the workers, the main process and the pin
+ * thread). */
+static int v3_run(const struct v3 *v, const struct model_src *s, double cpu, double *e2e, double *wait,
+		  char *err, size_t errlen)
+{
+	for (size_t i = 0; i < v->k; i++) {
+		struct model_src own;
+		model_src_batch_normal(&own, v->tb[i], v->sd[i], V3_B);
+		struct model_cfg c;
+		v3_cfg(v, v->w[i], s ? s : &own, cpu, &c);
+		if (!s)
+			c.machine.ref_busy = v->w[i] + v->mm.main_threads + 1;
+		struct run_metrics m;
+		if (run_metrics_of(&c, &m, err, errlen))
+			return -1;
+		e2e[i] = m.e2e_s;
+		if (wait)
+			wait[i] = m.wait_total_s;
+		analysis_free(&m);
+	}
+	return 0;
+}
+
+/* The smallest share of the main thread's time per batch that, as CPU
+ * work, puts the model's knee where the paper's is (steps of 5 %), or -1. */
+static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int knee)
+{
+	double e2e[32];
+	char err[256];
+	for (int i = 1; i <= 20; i++) {
+		if (v3_run(v, s, i * 0.05, e2e, NULL, err, sizeof(err)))
+			return -1;
+		if (report_knee(v->w, e2e, v->k, REPORT_KNEE_GAIN_PCT) == knee)
+			return i * 0.05;
+	}
+	return -1;
+}
+
+/* What the model's E2E would need for the paper's knee kp by the rule:
+ * every step before it gaining at least the rule's share (more time at
+ * the smaller worker count), the step after it less (more time at the
+ * larger). Prints the additions, s, and the largest. */
+static void v3_knee_needs(const struct v3 *v, const double *me, int kp)
+{
+	double need[32] = { 0 }, g = REPORT_KNEE_GAIN_PCT / 100;
+	int any = 0;
+	for (size_t i = 0; i + 1 < v->k; i++) {
+		if (v->w[i] < kp && me[i + 1] > me[i] * (1 - g))
+			need[i] = me[i + 1] / (1 - g) - me[i];       /* gain g from W[i] */
+		if (v->w[i] == kp && me[i + 1] < me[i] * (1 - g))
+			need[i + 1] = me[i] * (1 - g) - me[i + 1];   /* gain under g after the knee */
+	}
+	printf("validation 3: for the paper's knee (%d) by the rule, the model's E2E would need", kp);
+	for (size_t i = 0; i < v->k; i++)
+		if (need[i] > 0) {
+			printf("%s +%.1f s (%.1f ms a batch, %.1f %%) at %d workers", any ? "," : "", need[i],
+			       need[i] / V3_BATCHES * 1e3, need[i] / me[i] * 100, v->w[i]);
+			any = 1;
+		}
+	printf("%s\n", any ? "" : " nothing more");
 }
 
 static int validate_workers(int csv, int *ok)
 {
 	char err[512];
-	int w[32];
-	double tb[32], pe[32], me[32], base, fe, std_pct;
-	struct model_machine mm;
-	int kk = fit_fig6(w, tb, pe, &mm, &base, &std_pct, &fe, err, sizeof(err));
-	if (kk < 0) {
+	struct v3 v;
+	if (v3_setup(&v, err, sizeof(err))) {
 		error_msg("%s", err);
 		return -1;
 	}
-	size_t k = (size_t)kk;
+	double me[32], mw[32], mo[32];
 	if (!csv)
-		printf("\nvalidation 3: the paper's Fig. 6 (b1024, 4 GPUs, 16 cores x 2 threads)\n"
+		printf("\nvalidation 3: the paper's Fig. 6 (b%d, %d GPUs, 16 cores x 2 threads)\n"
 		       "fitted to its per-batch times: alpha %.5f (each further busy core slows a sample by "
 		       "%.2f %%), beta %.2f (a second hardware thread adds %.0f %% of a core), per-batch "
 		       "time alone %.1f ms (std %.2f %%, the median of the rows); fit error median %.2f %%\n"
-		       "%7s %10s %10s %10s %7s\n", mm.alpha, mm.alpha * 100, mm.beta, mm.beta * 100, base,
-		       std_pct, fe, "workers", "paper ms", "paper E2E", "model E2E", "err %");
+		       "terms: the main thread's time per batch outside its waits %.1f ms (Figs. 4-5 at "
+		       "b%d x %d GPUs, no contention), spinning on the GPU (a busy thread; asleep while it "
+		       "waits for data); the pin thread's copy of a batch at %.1f GB/s (this machine's) as "
+		       "CPU work that shares the machine; the GPU bound %.1f ms a batch (the step table)\n"
+		       "'own ms': the model with each row's own per-batch time instead of the fit; wait "
+		       "and main: the main thread's waits and its time outside them, s (the paper's from "
+		       "its stall %%)\n%7s %10s %10s %10s %7s %7s %16s %16s\n", V3_B, V3_G, v.mm.alpha,
+		       v.mm.alpha * 100, v.mm.beta, v.mm.beta * 100, v.base, v.std_pct, v.fit_err, v.main_ms,
+		       V3_B, V3_G, V3_PIN_BYTES_PER_S / 1e9, v.step_ms, "workers", "paper ms", "paper E2E",
+		       "model E2E", "err %", "own ms", "wait paper/model", "main paper/model");
 	struct model_src s;
-	model_src_batch_normal(&s, base, std_pct, 1024);
+	model_src_batch_normal(&s, v.base, v.std_pct, V3_B);
+	if (v3_run(&v, &s, 0, me, mw, err, sizeof(err)) || v3_run(&v, NULL, 0, mo, NULL, err, sizeof(err))) {
+		error_msg("%s", err);
+		return -1;
+	}
 	int good = 1;
-	for (size_t i = 0; i < k; i++) {
-		struct model_cfg c;
-		paper_cfg(&c, w[i], 1024, 4, &s);
-		c.machine = mm;
-		struct run_metrics m;
-		if (run_metrics_of(&c, &m, err, sizeof(err))) {
-			error_msg("%s", err);
-			return -1;
-		}
-		me[i] = m.e2e_s;
-		double e = (me[i] - pe[i]) / pe[i] * 100;
-		if (w[i] >= 16 && fabs(e) > V3_E2E_PCT)
+	for (size_t i = 0; i < v.k; i++) {
+		double e = (me[i] - v.pe[i]) / v.pe[i] * 100, pw = v.pstall[i] / 100 * v.pe[i];
+		if (v.w[i] >= 16 && fabs(e) > V3_E2E_PCT)
 			good = 0;
 		if (csv)
-			printf("3,1024,4,%d,%.2f,%.2f,%.2f,,,," V13_PAD "\n", w[i], pe[i], me[i], e);
+			printf("3,%d,%d,%d,%.2f,%.2f,%.2f,,,%.2f,%.2f" V13_PAD "\n", V3_B, V3_G, v.w[i], v.pe[i],
+			       me[i], e, v.pstall[i], mw[i] / me[i] * 100);
 		else
-			printf("%7d %10.1f %10.1f %10.1f %7.2f\n", w[i], tb[i], pe[i], me[i], e);
-		analysis_free(&m);
+			printf("%7d %10.1f %10.1f %10.1f %7.2f %7.1f %7.1f / %6.1f %7.1f / %6.1f\n", v.w[i],
+			       v.tb[i], v.pe[i], me[i], e, mo[i], pw, mw[i], v.pe[i] - pw, me[i] - mw[i]);
 	}
-	int kp = report_knee(w, pe, k, REPORT_KNEE_GAIN_PCT), km = report_knee(w, me, k, REPORT_KNEE_GAIN_PCT);
+	double gpu_bound = V3_BATCHES * v.step_ms / 1e3;
+	int kp = report_knee(v.w, v.pe, v.k, REPORT_KNEE_GAIN_PCT);
+	int km = report_knee(v.w, me, v.k, REPORT_KNEE_GAIN_PCT);
+	int ko = report_knee(v.w, mo, v.k, REPORT_KNEE_GAIN_PCT);
 	int e2e_ok = good;
 	good &= kp == km;
-	if (!csv)
+	if (!csv) {
 		printf("validation 3: %s: E2E within %.0f %% for W >= 16: %s; knee (first step gaining under "
-		       "%.0f %%; 0: none): paper %d, model %d\n", good ? "met" : "NOT met", V3_E2E_PCT,
-		       e2e_ok ? "yes" : "no", REPORT_KNEE_GAIN_PCT, kp, km);
+		       "%.0f %%; 0: none): paper %d, model %d (own ms: %d); the GPU bound (%.1f s) is %s\n",
+		       good ? "met" : "NOT met", V3_E2E_PCT, e2e_ok ? "yes" : "no", REPORT_KNEE_GAIN_PCT,
+		       kp, km, ko, gpu_bound, me[v.k - 1] > gpu_bound * 1.05 ? "not reached" : "reached");
+		if (kp != km) {
+			double cpu = v3_cpu_for_knee(&v, &s, kp);
+			if (cpu > 0)
+				printf("validation 3: the knee comes at %d when %.0f %% of the main thread's %.1f "
+				       "ms a batch (%.1f ms alone) is CPU work that slows down as the machine "
+				       "fills; the paper does not measure that share\n", kp, cpu * 100,
+				       v.main_ms, cpu * v.main_ms);
+			else
+				printf("validation 3: no share of the main thread's %.1f ms a batch as CPU work "
+				       "(slowed as the machine fills) puts the knee at %d\n", v.main_ms, kp);
+			v3_knee_needs(&v, me, kp);
+		}
+	}
 	*ok &= good;
 	return 0;
 }
@@ -739,36 +893,27 @@ int model_validate(int csv, const char *const *sweeps, size_t nsweeps)
 int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
 {
 	char err[512];
-	int w[32];
-	double tb[32], pe[32], base, fe, sp;
-	struct model_machine mm;
-	int k = fit_fig6(w, tb, pe, &mm, &base, &sp, &fe, err, sizeof(err));
-	if (k < 0 || !(image_ms > 0)) {
-		snprintf(out, n, "%s", k < 0 ? err : "no per-image cost");
+	struct v3 v;
+	if (v3_setup(&v, err, sizeof(err)) || !(image_ms > 0)) {
+		snprintf(out, n, "%s", image_ms > 0 ? err : "no per-image cost");
 		return -1;
 	}
 	struct model_src s;
-	model_src_batch_normal(&s, image_ms * 1024, isfinite(std_pct) ? std_pct : sp, 1024);
+	model_src_batch_normal(&s, image_ms * V3_B, isfinite(std_pct) ? std_pct : v.std_pct, V3_B);
+	/* the costs come from a W = 1 run */
+	v.mm.ref_busy = 1 + v.mm.main_threads + 1;
 	double e2e[32];
-	for (int i = 0; i < k; i++) {
-		struct model_cfg c;
-		paper_cfg(&c, w[i], 1024, 4, &s);
-		c.machine = mm;
-		c.machine.ref_busy = 1 + mm.main_threads + 1;   /* the costs come from a W = 1 run */
-		struct run_metrics m;
-		if (run_metrics_of(&c, &m, err, sizeof(err))) {
-			snprintf(out, n, "%s", err);
-			return -1;
-		}
-		e2e[i] = m.e2e_s;
-		analysis_free(&m);
+	if (v3_run(&v, &s, 0, e2e, NULL, err, sizeof(err))) {
+		snprintf(out, n, "%s", err);
+		return -1;
 	}
-	int knee = report_knee(w, e2e, (size_t)k, REPORT_KNEE_GAIN_PCT);
+	int k = (int)v.k;
+	int knee = report_knee(v.w, e2e, v.k, REPORT_KNEE_GAIN_PCT);
 	int len = snprintf(out, n, "a model, not a measurement (ppbench model, docs/model.md): with this "
 			   "machine's %.3f ms per image on the paper's machine shape (16 cores x 2 threads, "
 			   "4 GPUs, b1024, contention fitted to the paper's Fig. 6), E2E", image_ms);
 	for (int i = 0; i < k && len > 0 && (size_t)len < n; i++)
-		len += snprintf(out + len, n - (size_t)len, "%s %.0f s at %d", i ? "," : "", e2e[i], w[i]);
+		len += snprintf(out + len, n - (size_t)len, "%s %.0f s at %d", i ? "," : "", e2e[i], v.w[i]);
 	if (len > 0 && (size_t)len < n) {
 		if (knee)
 			snprintf(out + len, n - (size_t)len, " workers; knee by the rule at %d", knee);
