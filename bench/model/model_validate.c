@@ -255,7 +255,7 @@ static void v3_cfg(const struct v3 *v, int W, const struct model_src *s, double 
  * measured at its contention (the workers, the main process and the pin
  * thread). */
 static int v3_run(const struct v3 *v, const struct model_src *s, double cpu, double *e2e, double *wait,
-		  char *err, size_t errlen)
+		  double *pin_ms, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < v->k; i++) {
 		struct model_src own;
@@ -270,6 +270,8 @@ static int v3_run(const struct v3 *v, const struct model_src *s, double cpu, dou
 		e2e[i] = m.e2e_s;
 		if (wait)
 			wait[i] = m.wait_total_s;
+		if (pin_ms)
+			pin_ms[i] = m.pin_copy_s / (double)m.batches * 1e3;
 		analysis_free(&m);
 	}
 	return 0;
@@ -282,7 +284,7 @@ static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int
 	double e2e[32];
 	char err[256];
 	for (int i = 1; i <= 20; i++) {
-		if (v3_run(v, s, i * 0.05, e2e, NULL, err, sizeof(err)))
+		if (v3_run(v, s, i * 0.05, e2e, NULL, NULL, err, sizeof(err)))
 			return -1;
 		if (report_knee(v->w, e2e, v->k, REPORT_KNEE_GAIN_PCT) == knee)
 			return i * 0.05;
@@ -322,7 +324,7 @@ static int validate_workers(int csv, int *ok)
 		error_msg("%s", err);
 		return -1;
 	}
-	double me[32], mw[32], mo[32];
+	double me[32], mw[32], mo[32], mp[32];
 	if (!csv)
 		printf("\nvalidation 3: the paper's Fig. 6 (b%d, %d GPUs, 16 cores x 2 threads)\n"
 		       "fitted to its per-batch times: alpha %.5f (each further busy core slows a sample by "
@@ -334,13 +336,15 @@ static int validate_workers(int csv, int *ok)
 		       "CPU work that shares the machine; the GPU bound %.1f ms a batch (the step table)\n"
 		       "'own ms': the model with each row's own per-batch time instead of the fit; wait "
 		       "and main: the main thread's waits and its time outside them, s (the paper's from "
-		       "its stall %%)\n%7s %10s %10s %10s %7s %7s %16s %16s\n", V3_B, V3_G, v.mm.alpha,
+		       "its stall %%); pin: the model's pin copy of a batch, ms\n"
+		       "%7s %10s %10s %10s %7s %7s %16s %16s %6s\n", V3_B, V3_G, v.mm.alpha,
 		       v.mm.alpha * 100, v.mm.beta, v.mm.beta * 100, v.base, v.std_pct, v.fit_err, v.main_ms,
 		       V3_B, V3_G, V3_PIN_BYTES_PER_S / 1e9, v.step_ms, "workers", "paper ms", "paper E2E",
-		       "model E2E", "err %", "own ms", "wait paper/model", "main paper/model");
+		       "model E2E", "err %", "own ms", "wait paper/model", "main paper/model", "pin");
 	struct model_src s;
 	model_src_batch_normal(&s, v.base, v.std_pct, V3_B);
-	if (v3_run(&v, &s, 0, me, mw, err, sizeof(err)) || v3_run(&v, NULL, 0, mo, NULL, err, sizeof(err))) {
+	if (v3_run(&v, &s, 0, me, mw, mp, err, sizeof(err)) ||
+	    v3_run(&v, NULL, 0, mo, NULL, NULL, err, sizeof(err))) {
 		error_msg("%s", err);
 		return -1;
 	}
@@ -353,8 +357,9 @@ static int validate_workers(int csv, int *ok)
 			printf("3,%d,%d,%d,%.2f,%.2f,%.2f,,,%.2f,%.2f" V13_PAD "\n", V3_B, V3_G, v.w[i], v.pe[i],
 			       me[i], e, v.pstall[i], mw[i] / me[i] * 100);
 		else
-			printf("%7d %10.1f %10.1f %10.1f %7.2f %7.1f %7.1f / %6.1f %7.1f / %6.1f\n", v.w[i],
-			       v.tb[i], v.pe[i], me[i], e, mo[i], pw, mw[i], v.pe[i] - pw, me[i] - mw[i]);
+			printf("%7d %10.1f %10.1f %10.1f %7.2f %7.1f %7.1f / %6.1f %7.1f / %6.1f %6.1f\n",
+			       v.w[i], v.tb[i], v.pe[i], me[i], e, mo[i], pw, mw[i], v.pe[i] - pw, me[i] - mw[i],
+			       mp[i]);
 	}
 	double gpu_bound = V3_BATCHES * v.step_ms / 1e3;
 	int kp = report_knee(v.w, v.pe, v.k, REPORT_KNEE_GAIN_PCT);
@@ -903,7 +908,7 @@ int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
 	/* the costs come from a W = 1 run */
 	v.mm.ref_busy = 1 + v.mm.main_threads + 1;
 	double e2e[32];
-	if (v3_run(&v, &s, 0, e2e, NULL, err, sizeof(err))) {
+	if (v3_run(&v, &s, 0, e2e, NULL, NULL, err, sizeof(err))) {
 		snprintf(out, n, "%s", err);
 		return -1;
 	}
