@@ -19,7 +19,8 @@ static double factor(const struct model_machine *m, double busy)
 	if (m->cores <= 0 || busy <= 0)
 		return 1;
 	double used = busy < m->cores ? busy : m->cores;
-	double shared = 1 + m->alpha * (used - 1);
+	/* under one busy thread (a worker partly off the CPU): no other core busy */
+	double shared = 1 + m->alpha * (used > 1 ? used - 1 : 0);
 	/* beyond the hardware threads, time-slicing: the capacity stays that
 	 * of every thread busy */
 	return shared * busy / capacity(m, busy);

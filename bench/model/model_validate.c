@@ -446,6 +446,7 @@ struct mrun {
 	int W, B, G, pin, P, epochs, shuffle, drop_last, order, policy;
 	uint64_t images, max_batches, batches;
 	double step_ns, h2d, e2e, ooo, stall, others, sample_bytes, cpus;
+	double cpu_per_image;      /* the workers' ops on a CPU (else their rusage) per image, ms */
 	int smt;
 	struct decomp d;
 };
@@ -491,6 +492,9 @@ static int load_run(const char *dir, struct mrun *r)
 	r->ooo = metric_json_get(j, "main.out_of_order_pct");
 	r->stall = metric_json_get(j, "main.stall_pct");
 	r->others = metric_json_get(j, "noise.others_cpu_pct");
+	double images = metric_json_get(j, "images"), oncpu = metric_json_get(j, "cpu.ops_oncpu_s");
+	r->cpu_per_image = oncpu > 0 && images > 0 ? oncpu / images * 1e3 :
+			   metric_json_get(j, "cpu.workers_per_image_ms");
 	r->step_ns = metric_json_get(j, "loader.gpu_step_ns");
 	r->h2d = metric_json_get(j, "loader.h2d_bandwidth_bytes_per_s");
 	r->sample_bytes = 3 * 4 * metric_json_get(j, "loader.sample_height_px") *
@@ -584,7 +588,7 @@ static int cmp_mrun(const void *a, const void *b)
  * busy only in its own work and the pin copies, both modelled as work; the
  * source's workers are the reference). */
 static void machine_cfg(const struct mrun *src, const struct model_src *s, const struct mrun *t,
-			struct model_cfg *c)
+			double alpha, struct model_cfg *c)
 {
 	paper_cfg(c, t->W, t->B, t->G > 0 ? t->G : 1, s);
 	c->images = t->images;
@@ -601,8 +605,8 @@ static void machine_cfg(const struct mrun *src, const struct model_src *s, const
 	c->sample_bytes = t->sample_bytes;
 	model_cfg_run_terms(c, s);
 	c->machine = (struct model_machine){ .cores = src->cpus / (src->smt ? 2 : 1),
-					     .tpc = src->smt ? 2 : 1, .beta = 0.3, .main_threads = 0,
-					     .ref_busy = src->W };
+					     .tpc = src->smt ? 2 : 1, .alpha = alpha, .beta = 0.3,
+					     .main_threads = 0, .ref_busy = src->W };
 }
 
 int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
@@ -618,7 +622,7 @@ int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err,
 	t = src;
 	t.W = W;
 	struct model_cfg c;
-	machine_cfg(&src, &s, &t, &c);
+	machine_cfg(&src, &s, &t, 0, &c);
 	int rc = run_metrics_of(&c, m, err, errlen);
 	model_src_free(&s);
 	return rc;
@@ -665,13 +669,13 @@ static int inside(const struct stats_summary *meas, double model, double target,
 
 /* Model one row: V2_SEEDS seeds, seed k with the costs of source k mod nsrc. */
 static int model_row(struct v2row *w, const struct mrun *const *src, struct model_src *s,
-		     size_t nsrc, char *err, size_t errlen)
+		     size_t nsrc, double alpha, char *err, size_t errlen)
 {
 	double e[V2_SEEDS], o[V2_SEEDS], st[V2_SEEDS];
 	struct decomp dm[V2_SEEDS];
 	for (int k = 0; k < V2_SEEDS; k++) {
 		struct model_cfg c;
-		machine_cfg(src[k % nsrc], &s[k % nsrc], w->r[0], &c);
+		machine_cfg(src[k % nsrc], &s[k % nsrc], w->r[0], alpha, &c);
 		c.seed = (uint64_t)k;
 		struct model_out mo;
 		struct run_metrics m;
@@ -769,6 +773,28 @@ static void print_row(const struct v2row *w, int csv)
 	       b->batch_ms, a->workers_cpu, b->workers_cpu);
 }
 
+/* The machine's contention, measured (not fitted to E2E): how much more
+ * CPU time an image takes when the workers keep every CPU busy (the runs
+ * of the series with at least as many workers as CPUs) than at W = 1, as
+ * alpha = that ratio - 1 (0 when not known). */
+static double series_alpha(const struct mrun *r, size_t n, const struct mrun *t)
+{
+	double one[V2_MAX_RUNS], full[V2_MAX_RUNS];
+	size_t n1 = 0, nf = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0))
+			continue;
+		if (r[i].W == 1)
+			one[n1++] = r[i].cpu_per_image;
+		else if (r[i].cpus > 0 && r[i].W >= r[i].cpus)
+			full[nf++] = r[i].cpu_per_image;
+	}
+	if (!n1 || !nf)
+		return 0;
+	double a = median_of(full, nf) / median_of(one, n1) - 1;
+	return a > 0 ? a : 0;
+}
+
 /* The sources of a series (its W = 1 runs; any W = 1 run when it has none). */
 static size_t series_sources(const struct mrun *r, size_t n, const struct mrun *t, const struct mrun **src)
 {
@@ -796,7 +822,7 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 	size_t n = load_sweeps(sweeps, ns, r, V2_MAX_RUNS);
 	qsort(r, n, sizeof(*r), cmp_mrun);
 	size_t judged = 0, met = 0, rows = 0;
-	const struct mrun *prev_src = NULL;
+	const struct mrun *prev_src = NULL, *prev_alpha_src = NULL;
 	double worst_e = 0, worst_o = 0, worst_s = 0;
 	for (size_t i = 0; i < n; ) {
 		/* the repeats of one configuration */
@@ -833,7 +859,12 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 		for (size_t k = i; k < j; k++)
 			w->r[w->n++] = &r[k];
 		measured_row(w);
-		int mrc = model_row(w, src, s, nsrc, err, sizeof(err));
+		double alpha = series_alpha(r, n, &r[i]);
+		if (!csv && (src[0] != prev_alpha_src))
+			printf("contention: alpha %.3f (an image's CPU time with every CPU busy over "
+			       "W = 1's, the series' runs)\n", alpha);
+		prev_alpha_src = src[0];
+		int mrc = model_row(w, src, s, nsrc, alpha, err, sizeof(err));
 		for (size_t k = 0; k < nsrc; k++)
 			model_src_free(&s[k]);
 		if (mrc) {
