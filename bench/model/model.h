@@ -22,9 +22,12 @@
  *    warm-up percentile timeout and the slow lane served first by worker
  *    W - 1, from the next epoch on.
  *
- * What the model adds is a cost for each piece of work (model_src), scaled
- * by the contention factor of the machine (model_fit) at the moment the
- * work starts. Its output is a struct trace with the loader's per-batch
+ * What the model adds is a cost for each piece of work (model_src) and the
+ * machine it shares (model_fit): the workers' work, the pin thread's copies
+ * and the main thread's own work are CPU work that advances at the rate the
+ * busy threads of the moment leave it (processor sharing), the harness's
+ * terms of a measured run (start-up, the main thread's work, the GPU's
+ * lateness) included. Its output is a struct trace with the loader's per-batch
  * events (queued, preprocessed, arrived, pinned, wait, consumed, GPU copy
  * and step), so bench/results/analysis.c computes every figure under the same names
  * as a measured run. Deterministic for a seed. */
