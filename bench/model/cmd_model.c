@@ -264,6 +264,7 @@ static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 	c->shuffle = o->shuffle;
 	c->drop_last = o->drop_last;
 	c->seed = o->seed;
+	c->sched_seed = o->seed;
 	c->order = (enum loader_order)o->order;   /* ORDER_CHOICES: in the enum's order */
 	c->policy = (enum loader_policy)o->policy;
 	c->speedy_timeout_pct = o->speedy_pct;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "backend.h"
 #include "model.h"
+#include "sampler.h"
 
 #define T0 1000000000ull        /* the model's clock starts at 1 s: 0 means "never" in rows */
 
@@ -121,6 +122,7 @@ struct sim {
 	uint64_t tcpu;          /* the classes' clocks are at this time */
 	unsigned cpu_gen;       /* the pending MEV_CPU event's generation */
 	uint64_t gpu_model_ns;  /* the GPU's copies and steps without gpu_over_ns */
+	int by_index;           /* the source's costs by image and epoch apply */
 	int main_busy;          /* main_busy_step: the main thread is in a step */
 	/* main */
 	int waiting, done;
@@ -163,12 +165,25 @@ static double gauss(uint64_t seed, uint64_t stream, uint64_t key)
 
 /* One sample's cost (ns, before contention): fixed per dataset index, as a
  * given image always decodes at about the same cost. */
-static double sample_cost(const struct sim *S, uint64_t di)
+static double sample_cost(const struct sim *S, uint64_t di, uint32_t epoch)
 {
 	const struct model_src *s = S->c->src;
 	uint64_t seed = S->c->seed;
 	switch (s->kind) {
 	case MSRC_SAMPLE_EMPIRICAL:
+		if (S->by_index) {
+			/* the measured run's cost of this image in this epoch (the
+			 * page cache's state with it), else in its nearest epoch */
+			int e0 = epoch < (uint32_t)s->by_epochs ? (int)epoch : s->by_epochs - 1;
+			for (int d = 0; d < s->by_epochs; d++)
+				for (int k = -1; k <= 1; k += 2) {
+					int e = e0 + k * d;
+					double v = e >= 0 && e < s->by_epochs ?
+						   s->by_index[(size_t)e * s->by_images + di] : NAN;
+					if (!isnan(v))
+						return v;
+				}
+		}
 		return s->v[(size_t)(unif(seed, 1, di) * (double)s->n) % s->n];
 	case MSRC_SAMPLE_LOGNORMAL: {
 		double cv = s->std_ns / s->mean_ns, sg = sqrt(log(1 + cv * cv));
@@ -221,7 +236,7 @@ static double batch_cost(const struct sim *S, int64_t j)
 	}
 	double t = 0;
 	for (uint32_t k = 0; k < S->n[j]; k++)
-		t += sample_cost(S, S->idx[S->first[j] + k]);
+		t += sample_cost(S, S->idx[S->first[j] + k], S->epoch[j]);
 	return (t + n * (s->collate_ns + s->harness_ns)) * noise(S, j);
 }
 
@@ -439,6 +454,8 @@ static int torch_next(struct sim *S, int w)
 	return work(S, w, batch_cost(S, j));
 }
 
+static int64_t batch_of(const struct sim *S, uint64_t off);
+
 /* Policies: an idle worker takes a sample (worker W - 1 of speedy serves
  * the slow lane first). */
 static int sample_next(struct sim *S, int w)
@@ -454,7 +471,8 @@ static int sample_next(struct sim *S, int w)
 	mw->off = (uint64_t)fifo_pop(f);
 	mw->t0 = S->now;
 	mw->batch = -1;
-	return work(S, w, sample_cost(S, S->idx[mw->off]) + S->c->src->harness_ns);
+	return work(S, w, sample_cost(S, S->idx[mw->off], S->epoch[batch_of(S, mw->off)]) +
+		       S->c->src->harness_ns);
 }
 
 static int idle_workers_take(struct sim *S)
@@ -774,20 +792,30 @@ static int schedule(struct sim *S, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	if (need_idx) {
+		/* the loader's own sampler: the same batches as the run modelled
+		 * (its --seed), positions contiguous over the samples batched */
+		struct schedule sch;
+		if (schedule_build(&sch, (size_t)N, (size_t)B, c->epochs, c->shuffle, c->drop_last,
+				   c->sched_seed, c->max_batches, err, errlen))
+			return -1;
+		for (size_t j = 0; j < total; j++) {
+			S->first[j] = sch.b[j].first;
+			S->n[j] = sch.b[j].n;
+			S->epoch[j] = sch.b[j].epoch;
+		}
+		for (int e = 0; e <= S->epochs; e++)
+			S->epoch_first[e] = sch.epoch_first[e];
+		memcpy(S->idx, sch.idx, sch.nidx * sizeof(*S->idx));
+		S->npos = sch.nidx;
+		schedule_free(&sch);
+		return 0;
+	}
 	size_t j = 0;
 	uint64_t pos = 0;
 	/* positions are contiguous over the samples batched (a dropped last
 	 * batch takes none), as the loader's schedule */
 	for (int e = 0; e < S->epochs; e++) {
-		uint64_t *ix = S->idx ? S->idx + pos : NULL;
-		for (uint64_t i = 0; ix && i < N; i++)
-			ix[i] = i;
-		for (uint64_t i = N; ix && c->shuffle && i > 1; i--) {
-			uint64_t k = (uint64_t)(unif(c->seed, 100 + (uint64_t)e, i) * (double)i) % i;
-			uint64_t t = ix[i - 1];
-			ix[i - 1] = ix[k];
-			ix[k] = t;
-		}
 		S->epoch_first[e] = j;
 		for (uint64_t b = 0; b < per && j < total; b++, j++) {
 			S->first[j] = pos + b * B;
@@ -934,6 +962,7 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 	int rc = setup(S, err, errlen);
 	S->oncpu = c->src && c->src->oncpu > 0 && c->src->oncpu < 1 ? c->src->oncpu : 1;
 	S->ready = !(c->startup_ns > 0);
+	S->by_index = c->src && c->src->by_index && c->src->by_images == c->images;
 	if (!rc && !S->ready)
 		rc = ev_push(S, (uint64_t)llround(c->startup_ns), MEV_READY, 0);
 	if (!rc && c->prime_ns > 0)

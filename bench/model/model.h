@@ -61,6 +61,12 @@ struct model_src {
 	double batch_noise;            /* sample kinds: cv of a factor common to a batch's samples
 					  (what the machine adds: samples of one batch are not
 					  independent), 0: none */
+	double *by_index;              /* MSRC_SAMPLE_EMPIRICAL of a torch run: [by_epochs x
+					  by_images] the cost (ns) of image i in epoch e of the run,
+					  NaN where it had none; used when the model's dataset has
+					  by_images images (NULL: costs are drawn from v) */
+	size_t by_images;
+	int by_epochs;
 	double harness_ns;             /* sample kinds: per image, the worker's own work in a task
 					  beyond the ops (sample set-up, checksum, events), 0: none */
 	double oncpu;                  /* share of the workers' work spent on a CPU (the rest, I/O,
@@ -154,7 +160,9 @@ struct model_cfg {
 	int epochs;
 	uint64_t max_batches;          /* 0: all */
 	int shuffle, drop_last;
-	uint64_t seed;
+	uint64_t seed;                 /* the model's draws */
+	uint64_t sched_seed;           /* the loader's seed (--seed of the run modelled): which
+					  images go in which batch, by the loader's own sampler */
 	enum loader_order order;
 	enum loader_policy policy;
 	double speedy_timeout_pct;     /* 0: 75 */

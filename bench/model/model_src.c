@@ -10,6 +10,7 @@
 #include "emit.h"
 #include "metrics.h"
 #include "model.h"
+#include "sampler.h"
 
 void model_src_batch_normal(struct model_src *s, double mean_ms, double std_pct, int b)
 {
@@ -56,6 +57,8 @@ void model_src_sample(struct model_src *s, double mean_ms, double cv, double col
 void model_src_free(struct model_src *s)
 {
 	free(s->v);
+	free(s->by_index);
+	s->by_index = NULL;
 	s->v = NULL;
 	s->n = 0;
 }
@@ -140,6 +143,75 @@ static int from_trace(struct model_src *s, const struct trace *t, int B)
 		s->batch_noise = sqrt(fmax(cv * cv - cv_iid * cv_iid, 0));
 	}
 	return 0;
+}
+
+/* The settings of a run's schedule (summary.json), to find which image
+ * each sample of its trace was. */
+struct run_sched {
+	size_t images;
+	int epochs, shuffle, drop_last, torch;
+	uint64_t seed, max_batches;
+};
+
+static void run_sched_of(json_t *j, struct run_sched *r)
+{
+	double n = metric_json_get(j, "dataset.images"), e = metric_json_get(j, "options.epochs");
+	double seed = metric_json_get(j, "options.seed"), mb = metric_json_get(j, "options.max_batches");
+	const char *pol = json_string_value(json_path(j, "options.policy"));
+	json_t *sh = json_path(j, "options.shuffle"), *dl = json_path(j, "options.drop_last");
+	memset(r, 0, sizeof(*r));
+	r->images = n > 0 ? (size_t)n : 0;
+	r->epochs = e >= 1 ? (int)e : 0;
+	r->seed = seed >= 0 ? (uint64_t)seed : 0;
+	r->max_batches = mb > 0 ? (uint64_t)mb : 0;
+	r->shuffle = sh && json_is_true(sh);
+	r->drop_last = dl && json_is_true(dl);
+	r->torch = pol && !strcmp(pol, "torch");
+	if (!(seed >= 0) || !sh)
+		r->images = 0;            /* not known: no costs by image */
+}
+
+/* The trace's per-sample costs by image and epoch (s->by_index), through
+ * the run's schedule: the loader's sampler with the run's settings gives
+ * the image of each sample of each batch (torch policy: a task's k-th
+ * sample is its k-th position). Left NULL when the schedule is not known
+ * or does not fit the trace. */
+static void by_index(struct model_src *s, const struct trace *t, int B, const struct run_sched *r)
+{
+	struct schedule sch;
+	char err[256];
+	if (!r->images || !r->epochs || !r->torch ||
+	    schedule_build(&sch, r->images, (size_t)B, r->epochs, r->shuffle, r->drop_last, r->seed,
+			   r->max_batches, err, sizeof(err)))
+		return;
+	size_t cells = (size_t)sch.epochs * r->images;
+	double *v = malloc(cells * sizeof(double));
+	int bad = !v;
+	for (size_t i = 0; v && i < cells; i++)
+		v[i] = NAN;
+	for (size_t p = 0; !bad && p < t->nprocs; p++) {
+		const struct trace_proc *tp = &t->procs[p];
+		for (size_t i = 0; tp->role == ROLE_WORKER && i < tp->n && !bad; i++) {
+			const struct trace_ev *e = &tp->ev[i];
+			if (e->kind != EV_OP || e->batch < 0)
+				continue;
+			if ((size_t)e->batch >= sch.nbatches || e->sample >= sch.b[e->batch].n) {
+				bad = 1;          /* not this schedule */
+				break;
+			}
+			const struct sched_batch *b = &sch.b[e->batch];
+			double *c = &v[(size_t)b->epoch * r->images + sch.idx[b->first + e->sample]];
+			*c = (isnan(*c) ? 0 : *c) + (double)e->dur_ns;
+		}
+	}
+	if (bad) {
+		free(v);
+	} else {
+		s->by_index = v;
+		s->by_images = r->images;
+		s->by_epochs = sch.epochs;
+	}
+	schedule_free(&sch);
 }
 
 /* The run's LotusTrace folder (lotustrace/b<B>_gpu<G>), or "" */
@@ -272,6 +344,8 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 	struct model_src terms;
 	memset(&terms, 0, sizeof(terms));
 	run_terms(&terms, j, dir);
+	struct run_sched rs;
+	run_sched_of(j, &rs);
 	json_decref(j);
 	if (B < 1) {
 		snprintf(err, errlen, "'%s' has no batch_size", path);
@@ -291,6 +365,12 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 		char terr[512];
 		if (!lotustrace_read(td, LOTUSTRACE_PREFIX, &t, terr, sizeof(terr))) {
 			int rc = from_trace(s, &t, B);
+			if (!rc)
+				by_index(s, &t, B, &rs);
+			/* replayed by image, the costs hold what a batch's samples
+			 * shared on the machine: no factor on top */
+			if (!rc && s->by_index)
+				s->batch_noise = 0;
 			lotustrace_free(&t);
 			if (rc < 0) {
 				snprintf(err, errlen, "out of memory");
@@ -298,10 +378,11 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 			}
 			if (!rc) {
 				terms_copy(s, &terms);
-				snprintf(s->what, sizeof(s->what), "%zu per-sample costs (mean %.3f ms, "
+				snprintf(s->what, sizeof(s->what), "%zu per-sample costs (mean %.3f ms%s, "
 					 "collation %.3f ms and the worker's own work %.3f ms per image, "
 					 "batch noise %.1f %%) of %s", s->n, s->mean_ns / 1e6,
-					 s->collate_ns / 1e6, s->harness_ns / 1e6, s->batch_noise * 100, dir);
+					 s->by_index ? " by image and epoch, replayed" : "", s->collate_ns / 1e6,
+					 s->harness_ns / 1e6, s->batch_noise * 100, dir);
 				return 0;
 			}
 		}

@@ -444,7 +444,7 @@ static double first_start_s(const struct run_metrics *m)
 struct mrun {
 	char dir[4096];
 	int W, B, G, pin, P, epochs, shuffle, drop_last, order, policy;
-	uint64_t images, max_batches, batches;
+	uint64_t images, max_batches, batches, seed;
 	double step_ns, h2d, e2e, ooo, stall, others, sample_bytes, cpus;
 	double cpu_per_image;      /* the workers' ops on a CPU (else their rusage) per image, ms */
 	int smt;
@@ -480,6 +480,8 @@ static int load_run(const char *dir, struct mrun *r)
 	r->epochs = ep >= 1 ? (int)ep : 1;
 	r->max_batches = mb > 0 ? (uint64_t)mb : 0;
 	r->P = P >= 1 ? (int)P : 2;
+	double seed = metric_json_get(j, "options.seed");
+	r->seed = seed >= 0 ? (uint64_t)seed : 0;
 	json_t *v = json_path(j, "options.shuffle");
 	r->shuffle = !v || json_is_true(v);
 	v = json_path(j, "options.drop_last");
@@ -597,6 +599,7 @@ static void machine_cfg(const struct mrun *src, const struct model_src *s, const
 	c->prefetch = t->P;
 	c->shuffle = t->shuffle;
 	c->drop_last = t->drop_last;
+	c->sched_seed = t->seed;
 	c->order = (enum loader_order)t->order;
 	c->policy = (enum loader_policy)t->policy;
 	c->gpu_step_ns = t->step_ns;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "analysis.h"
 #include "model.h"
+#include "sampler.h"
 
 #define MS 1000000.0
 #define assert_near(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-6 * (1 + fabs((double)(b))))
@@ -377,6 +378,58 @@ static void test_main_terms(void **state)
 	model_src_free(&s);
 }
 
+/* A measured run's costs replayed by image and epoch: the model's batches
+ * are the loader's (its sampler, the run's seed), each sample costs what
+ * its image cost in that epoch (here (i + 1) ms, then 10 x in epoch 1, the
+ * page cache's state), and no batch factor is put on top. */
+static void test_by_index(void **state)
+{
+	(void)state;
+	struct model_src s;
+	memset(&s, 0, sizeof(s));
+	s.kind = MSRC_SAMPLE_EMPIRICAL;
+	s.batch_of = 2;
+	static double v[1] = { 0.5 * MS }, by[2 * 6];
+	s.v = NULL;
+	s.n = 1;
+	s.mean_ns = v[0];
+	for (int i = 0; i < 6; i++) {
+		by[i] = (i + 1) * MS;
+		by[6 + i] = 10 * (i + 1) * MS;
+	}
+	s.by_images = 6;
+	s.by_epochs = 2;
+	struct model_cfg c;
+	struct model_out o;
+	struct run_metrics m;
+	cfg_init(&c, &s, 1, 2, 6);
+	c.epochs = 3;                    /* epoch 2 takes epoch 1's costs */
+	c.shuffle = 1;
+	c.sched_seed = 7;
+	s.v = v;
+	s.by_index = by;
+	model(&c, &o, &m);
+	struct schedule sch;
+	char err[128];
+	assert_int_equal(schedule_build(&sch, 6, 2, 3, 1, 0, 7, 0, err, sizeof(err)), 0);
+	assert_int_equal(m.nbatches, 9);
+	for (size_t j = 0; j < 9; j++) {
+		double want = 0;
+		for (uint32_t k = 0; k < sch.b[j].n; k++)
+			want += (sch.b[j].epoch ? 10 : 1) * (double)(sch.idx[sch.b[j].first + k] + 1) * MS;
+		assert_near(m.rows[j].finished - m.rows[j].started, want);
+	}
+	schedule_free(&sch);
+	analysis_free(&m);
+	model_out_free(&o);
+	/* another dataset size: the costs are drawn, not replayed */
+	cfg_init(&c, &s, 1, 2, 8);
+	model(&c, &o, &m);
+	assert_near(m.rows[0].finished - m.rows[0].started, 1 * MS);
+	analysis_free(&m);
+	model_out_free(&o);
+}
+
 static void test_bad_config(void **state)
 {
 	struct model_cfg c;
@@ -406,6 +459,7 @@ int main(void)
 		cmocka_unit_test(test_factor_fit),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_main_terms),
+		cmocka_unit_test(test_by_index),
 		cmocka_unit_test(test_bad_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
