@@ -848,8 +848,8 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 			}
 		if (!rows && !csv)
 			printf("\nvalidation 2: this machine (%.0f CPUs%s); each configuration's repeats "
-			       "(median, min-max) against the model's %d seeds (median), from the costs of "
-			       "the series' W = 1 runs; met where the model lies in the measured interval "
+			       "(median, min-max) against the model's %d runs (median; seeds 0.., each "
+			       "with the costs of the series' W = 1 repeats in turn); met where the model lies in the measured interval "
 			       "widened by %.0f %% (E2E) or %.0f points (out-of-order, stall), '*' where "
 			       "not; judged on runs of %d batches or more whose machine was quiet (others' "
 			       "CPU share at most %.0f %%)\n%3s %4s %6s %7s\n", src[0]->cpus,
