@@ -19,9 +19,19 @@ enum mev_kind { MEV_CPU, MEV_READY, MEV_MAIN, MEV_PRIME };
 #define WHO_PIN (-1)
 #define WHO_MAIN (-2)
 
-struct mev {
-	uint64_t t, seq;
+/* An entry of a binary heap: the event queue's (on t, then seq: the order
+ * the events were made) and the CPU classes' (on v, the virtual end, then
+ * seq). */
+struct hent {
+	uint64_t t;
+	double v;
+	uint64_t seq;
 	int kind, who;
+};
+
+struct heap {
+	struct hent *h;
+	size_t n, cap;
 };
 
 /* A FIFO of int64 (a ring that grows). */
@@ -76,15 +86,8 @@ struct mworker {
 enum { CLS_MEAN = MODEL_CLS_MEAN, CLS_LONE = MODEL_CLS_LONE, CLS_SHARED = MODEL_CLS_SHARED,
        CLS_OTHER, NCLS };
 
-struct pjob {
-	double vend;
-	uint64_t seq;
-	int who;
-};
-
 struct pclass {
-	struct pjob *h;
-	size_t n, cap;
+	struct heap q;          /* its pieces of work: v their virtual end, who their owner */
 	double V, U, rate, share;
 };
 
@@ -103,8 +106,7 @@ struct sim {
 	unsigned char *have;
 	uint32_t *fill;
 	/* the event queue */
-	struct mev *heap;
-	size_t nheap, capheap;
+	struct heap ev;
 	uint64_t seq, now;
 	struct mworker *w;
 	int busy;               /* workers at work */
@@ -240,104 +242,61 @@ static double batch_cost(const struct sim *S, int64_t j)
 	return (t + n * (s->collate_ns + s->harness_ns)) * noise(S, j);
 }
 
-/* ---- the event queue -------------------------------------------------- */
+/* ---- the event queue, and the heaps ------------------------------------ */
 
-static int ev_less(const struct mev *a, const struct mev *b)
+static int h_less(const struct hent *a, const struct hent *b)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	return a->t < b->t || (a->t == b->t && (a->v < b->v || (a->v == b->v && a->seq < b->seq)));
+}
+
+static int h_push(struct heap *q, struct hent e)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 64;
+		struct hent *h = realloc(q->h, cap * sizeof(*h));
+		if (!h)
+			return -1;
+		q->h = h;
+		q->cap = cap;
+	}
+	size_t i = q->n++;
+	while (i && h_less(&e, &q->h[(i - 1) / 2])) {
+		q->h[i] = q->h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	q->h[i] = e;
+	return 0;
+}
+
+static struct hent h_pop(struct heap *q)
+{
+	struct hent top = q->h[0], last = q->h[--q->n];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		const struct hent *best = &last;
+		if (l < q->n && h_less(&q->h[l], best)) {
+			m = l;
+			best = &q->h[l];
+		}
+		if (r < q->n && h_less(&q->h[r], best))
+			m = r;
+		if (m == i)
+			break;
+		q->h[i] = q->h[m];
+		i = m;
+	}
+	if (q->n)
+		q->h[i] = last;
+	return top;
 }
 
 static int ev_push(struct sim *S, uint64_t t, int kind, int who)
 {
-	if (S->nheap == S->capheap) {
-		size_t cap = S->capheap ? S->capheap * 2 : 256;
-		struct mev *h = realloc(S->heap, cap * sizeof(*h));
-		if (!h)
-			return -1;
-		S->heap = h;
-		S->capheap = cap;
-	}
-	struct mev e = { t, S->seq++, kind, who };
-	size_t i = S->nheap++;
-	while (i && ev_less(&e, &S->heap[(i - 1) / 2])) {
-		S->heap[i] = S->heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	S->heap[i] = e;
-	return 0;
-}
-
-static struct mev ev_pop(struct sim *S)
-{
-	struct mev top = S->heap[0], last = S->heap[--S->nheap];
-	size_t i = 0;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct mev *best = &last;
-		if (l < S->nheap && ev_less(&S->heap[l], best)) {
-			m = l;
-			best = &S->heap[l];
-		}
-		if (r < S->nheap && ev_less(&S->heap[r], best))
-			m = r;
-		if (m == i)
-			break;
-		S->heap[i] = S->heap[m];
-		i = m;
-	}
-	if (S->nheap)
-		S->heap[i] = last;
-	return top;
+	return h_push(&S->ev, (struct hent){ .t = t, .seq = S->seq++, .kind = kind, .who = who });
 }
 
 /* ---- CPU work: processor sharing ---------------------------------------- */
-
-static int pj_less(const struct pjob *a, const struct pjob *b)
-{
-	return a->vend < b->vend || (a->vend == b->vend && a->seq < b->seq);
-}
-
-static int pj_push(struct pclass *k, struct pjob j)
-{
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 16;
-		struct pjob *h = realloc(k->h, cap * sizeof(*h));
-		if (!h)
-			return -1;
-		k->h = h;
-		k->cap = cap;
-	}
-	size_t i = k->n++;
-	while (i && pj_less(&j, &k->h[(i - 1) / 2])) {
-		k->h[i] = k->h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	k->h[i] = j;
-	return 0;
-}
-
-static struct pjob pj_pop(struct pclass *k)
-{
-	struct pjob top = k->h[0], last = k->h[--k->n];
-	size_t i = 0;
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		const struct pjob *best = &last;
-		if (l < k->n && pj_less(&k->h[l], best)) {
-			m = l;
-			best = &k->h[l];
-		}
-		if (r < k->n && pj_less(&k->h[r], best))
-			m = r;
-		if (m == i)
-			break;
-		k->h[i] = k->h[m];
-		i = m;
-	}
-	if (k->n)
-		k->h[i] = last;
-	return top;
-}
 
 /* The classes' clocks to now, at the rates set at the last change. */
 static void cpu_advance(struct sim *S)
@@ -354,8 +313,8 @@ static void cpu_advance(struct sim *S)
 static double busy_now(const struct sim *S)
 {
 	const struct pclass *p = S->cls;
-	return S->c->machine.main_threads + S->main_busy + S->oncpu * (double)(p[CLS_MEAN].n + p[CLS_LONE].n + p[CLS_SHARED].n) +
-	       (double)p[CLS_OTHER].n;
+	return S->c->machine.main_threads + S->main_busy +
+	       S->oncpu * (double)(p[CLS_MEAN].q.n + p[CLS_LONE].q.n + p[CLS_SHARED].q.n) + (double)p[CLS_OTHER].q.n;
 }
 
 static int cpu_reschedule(struct sim *S)
@@ -373,8 +332,8 @@ static int cpu_reschedule(struct sim *S)
 		/* a worker's I/O (1 - phi of its work) does not slow down */
 		p->rate = k == CLS_OTHER ? 1 / f : 1 / (phi * f + (1 - phi));
 		p->share = k == CLS_OTHER ? share : phi * share;
-		if (p->n) {
-			double t = (p->h[0].vend - p->V) / p->rate;
+		if (p->q.n) {
+			double t = (p->q.h[0].v - p->V) / p->rate;
 			if (t < best)
 				best = t;
 		}
@@ -390,7 +349,7 @@ static int cpu_start(struct sim *S, int k, int who, double ns)
 {
 	cpu_advance(S);
 	struct pclass *p = &S->cls[k];
-	if (pj_push(p, (struct pjob){ p->V + (ns > 0 ? ns : 0), S->seq++, who }))
+	if (h_push(&p->q, (struct hent){ .v = p->V + (ns > 0 ? ns : 0), .seq = S->seq++, .who = who }))
 		return -1;
 	return cpu_reschedule(S);
 }
@@ -410,9 +369,9 @@ static int cpu_event(struct sim *S, unsigned gen)
 	double best = INFINITY;
 	for (int k = 0; k < NCLS; k++) {
 		struct pclass *p = &S->cls[k];
-		if (!p->n)
+		if (!p->q.n)
 			continue;
-		double t = (p->h[0].vend - p->V) / p->rate;
+		double t = (p->q.h[0].v - p->V) / p->rate;
 		if (t < best) {
 			best = t;
 			kb = k;
@@ -421,9 +380,9 @@ static int cpu_event(struct sim *S, unsigned gen)
 	if (kb < 0)
 		return 0;
 	struct pclass *p = &S->cls[kb];
-	struct pjob j = pj_pop(p);
-	if (p->V < j.vend)
-		p->V = j.vend;
+	struct hent j = h_pop(&p->q);
+	if (p->V < j.v)
+		p->V = j.v;
 	if (cpu_reschedule(S))
 		return -1;
 	return j.who == WHO_PIN ? pin_done(S) : j.who == WHO_MAIN ? main_work_done(S) : worker_done(S, j.who);
@@ -906,14 +865,14 @@ static void sim_free(struct sim *S)
 	for (int w = 0; S->w && w < S->W; w++)
 		free(S->w[w].q.v);
 	free(S->w);
-	free(S->heap);
+	free(S->ev.h);
 	free(S->results.v);
 	free(S->pipe.v);
 	free(S->fast.v);
 	free(S->slow.v);
 	free(S->mark);
 	for (int k = 0; k < NCLS; k++)
-		free(S->cls[k].h);
+		free(S->cls[k].q.h);
 }
 
 static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
@@ -969,8 +928,8 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 		rc = ev_push(S, (uint64_t)llround(c->prime_ns), MEV_PRIME, 0);
 	else if (!rc)
 		rc = main_start(S);
-	while (!rc && !S->done && S->nheap) {
-		struct mev e = ev_pop(S);
+	while (!rc && !S->done && S->ev.n) {
+		struct hent e = h_pop(&S->ev);
 		S->now = e.t;
 		rc = e.kind == MEV_CPU ? cpu_event(S, (unsigned)e.who) :
 		     e.kind == MEV_READY ? (S->ready = 1, idle_workers_take(S)) :
