@@ -20,6 +20,7 @@
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"
+#include "escape.h"
 #include "log.h"
 #include "fsutil.h"
 #include "metrics.h"
@@ -264,8 +265,9 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		if (size[series] < 2)
 			continue;
 		series_label(z, &s[i], label, sizeof(label));
-		fprintf(f, "%d,%s,%d,%d,%d,%d", out, label, s[i].workers, s[i].batch, s[i].gpus,
-			s[i].n);
+		fprintf(f, "%d", out);
+		csv_put_next(f, label);
+		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch, s[i].gpus, s[i].n);
 		csv_real(f, s[i].c.r.e2e_s);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].min);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].max);
@@ -278,7 +280,8 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		csv_real(f, s[i].c.r.delay_gt_500ms_pct);
 		csv_real(f, s[i].c.r.preproc_avg_ms);
 		csv_real(f, s[i].c.r.preproc_std_pct);
-		fprintf(f, ",%s\n", s[i].policy);
+		csv_put_next(f, s[i].policy);
+		fputc('\n', f);
 	}
 	free(size);
 	return maxpts;
@@ -327,8 +330,11 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 					warn_msg("--model: %s", err);
 					break;
 				}
-				fprintf(f, "%d,model: %s,%d,%d,%d,1", out, label, s[j].workers, s[j].batch,
-					s[j].gpus);
+				char ml[160];
+				snprintf(ml, sizeof(ml), "model: %s", label);
+				fprintf(f, "%d", out);
+				csv_put_next(f, ml);
+				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch, s[j].gpus);
 				csv_real(f, m.e2e_s);
 				fputs(",,,", f);
 				csv_real(f, m.ooo_pct);
@@ -407,8 +413,10 @@ static int write_policies(FILE *f, const struct sweep_config *a, size_t n, const
 			for (size_t i = 0; i < n; i++) {
 				if (!in_group(&a[i], g) || a[i].pol != p || a[i].workers != w[k])
 					continue;
-				fprintf(f, "%d,%s,%d,%d,%d,%d,%d", p + 1, a[i].policy, a[i].workers, xi,
-					a[i].batch, a[i].gpus, a[i].n);
+				fprintf(f, "%d", p + 1);
+				csv_put_next(f, a[i].policy);
+				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch, a[i].gpus,
+					a[i].n);
 				csv_real(f, a[i].c.r.e2e_s);
 				csv_real(f, a[i].c.r.images_per_s);
 				csv_real(f, a[i].c.r.gpu_util_pct);
@@ -462,7 +470,9 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_c
 			double below = cum[i];
 			if (isfinite(c))
 				cum[i] += c;
-			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
+			fprintf(f, "%d", series);
+			csv_put_next(f, names[k]);
+			fprintf(f, ",%d", s[i].workers);
 			csv_real(f, c);
 			csv_real(f, cum[i]);
 			if (split) {
@@ -526,7 +536,9 @@ static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct swe
 		for (size_t i = 0; i < n; i++) {
 			double v = agg_op(&s[i], names[k], counter_figs[fig].off);
 			vals += isfinite(v);
-			fprintf(f, "%d,%s,%d", series, names[k], s[i].workers);
+			fprintf(f, "%d", series);
+			csv_put_next(f, names[k]);
+			fprintf(f, ",%d", s[i].workers);
 			csv_real(f, v);
 			fputc('\n', f);
 		}
@@ -625,7 +637,9 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			double w = table_num(&t, i, cw), d = table_num(&t, i, cd);
 			double pr = table_num(&t, i, cp), sm = table_num(&t, i, cs);
 			int ooo = (int)table_num(&t, i, co) == 1;
-			fprintf(fb, "%d,%s,%s", series, label, table_str(&t, i, cid));
+			fprintf(fb, "%d", series);
+			csv_put_next(fb, label);
+			csv_put_next(fb, table_str(&t, i, cid));
 			csv_real(fb, w / 1e6);
 			csv_real(fb, d / 1e6);
 			csv_real(fb, pr / 1e6);
@@ -639,14 +653,17 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 		}
 		analysis_cut_low_tail(pre, npre, &first);
 		for (size_t i = first; i < npre; i++) {
-			fprintf(fx, "%d,%s", series, label);
+			fprintf(fx, "%d", series);
+			csv_put_next(fx, label);
 			csv_real(fx, pre[i]);
 			fputc('\n', fx);
 		}
 		stats_sort(del, ndel);
 		stats_sort(wai, nwai);
 		for (int q = 0; q <= 100 && ndel; q++) {
-			fprintf(fp, "%d,%s,%d", series, label, q);
+			fprintf(fp, "%d", series);
+			csv_put_next(fp, label);
+			fprintf(fp, ",%d", q);
 			csv_real(fp, stats_percentile_sorted(del, ndel, q));
 			csv_real(fp, nwai ? stats_percentile_sorted(wai, nwai, q) : NAN);
 			fputc('\n', fp);
@@ -726,7 +743,8 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 		for (size_t i = 0; i < pts; i++) {
 			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
 			double us = (double)v[idx] / 1e3;
-			fprintf(f, "%d,%s", series, name);
+			fprintf(f, "%d", series);
+			csv_put_next(f, name);
 			csv_real(f, us < 0.01 ? 0.01 : us);
 			csv_real(f, 100.0 * (double)(idx + 1) / (double)n);
 			fputc('\n', f);

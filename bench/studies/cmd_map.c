@@ -36,6 +36,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "counters.h"
+#include "escape.h"
 #include "log.h"
 #include "options.h"
 #include "pipeline.h"
@@ -181,21 +182,6 @@ static void md_escape(FILE *f, const char *s)
 	}
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 struct shared_fn {
 	const char *lib, *fn;
 	int nops;
@@ -213,10 +199,10 @@ static int write_map_csv(const char *path, const struct op_map *maps, int nmaps,
 	for (int i = 0; i < nmaps; i++)
 		for (size_t k = 0; k < maps[i].n; k++) {
 			const struct fn_cost *e = &maps[i].f[k];
-			fprintf(f, "%s,%d,", maps[i].op, maps[i].index);
-			csv_field(f, e->lib);
-			fputc(',', f);
-			csv_field(f, e->fn);
+			csv_put(f, maps[i].op);
+			fprintf(f, ",%d", maps[i].index);
+			csv_put_next(f, e->lib);
+			csv_put_next(f, e->fn);
 			fprintf(f, ",%.0f,%.4f\n", e->count, e->share);
 		}
 	return fclose(f) ? -1 : 0;
@@ -235,8 +221,10 @@ static int write_ops_csv(const char *path, const struct op_map *maps, int nmaps,
 		const struct op_map *m = &maps[i];
 		if (!m->ok)
 			continue;
-		fprintf(f, "%s,%d,%s,%llu,%.0f,%.1f,", m->op, m->index, tool,
-			(unsigned long long)m->calls, m->total, m->calls ? m->total / (double)m->calls : 0);
+		csv_put(f, m->op);
+		fprintf(f, ",%d", m->index);
+		csv_put_next(f, tool);
+		fprintf(f, ",%llu,%.0f,%.1f,", (unsigned long long)m->calls, m->total, m->calls ? m->total / (double)m->calls : 0);
 		if (m->has_cache)
 			fprintf(f, "%.1f,%.1f,", m->d1_miss / (double)m->calls, m->ll_miss / (double)m->calls);
 		else
