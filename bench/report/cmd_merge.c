@@ -1481,7 +1481,7 @@ static void write_table(struct doc *d, const struct merge *m)
 		"noise", "USD per hour", "USD per million images",
 	};
 	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
-	int priced = 0, unclean = 0;
+	int priced = 0;
 
 	doc_h(d, 2, "Machines");
 	if (!m->noverlap) {
@@ -1509,7 +1509,6 @@ static void write_table(struct doc *d, const struct merge *m)
 			errf(c[8], sizeof(c[8]), "clean");
 		else if (!mc->best_clean)
 			cat(c[8], sizeof(c[8]), "; no clean configuration on this machine");
-		unclean |= !mc->best_clean;
 		num(c[9], sizeof(c[9]), mc->price, "%.4g");
 		cost_of(mc, p, &cost[0], &cost[1], &cost[2]);
 		if (isfinite(cost[0]) && p->runs > 1)
@@ -1531,10 +1530,6 @@ static void write_table(struct doc *d, const struct merge *m)
 		"image: the CPU time of the workers and the main process (rusage) over the images of "
 		"the run. Noise: runs in which other processes took over %.0f %% of the CPUs "
 		"(NOISY), or with more busy threads than CPUs (oversubscribed).", REPORT_BUSY_PCT);
-	if (unclean)
-		doc_p(d, "Some machine had no clean compared configuration: its figures rest on noisy "
-			"or oversubscribed runs and no headline ratio is drawn from it. Rerun with "
-			"--require-idle (and no more workers than CPUs) to judge it.");
 	if (priced)
 		doc_p(d, "USD per million images = USD per hour / 3600 / (images/s at the best "
 			"configuration) x 10^6: what a million images cost on that machine at its best "
@@ -1565,7 +1560,7 @@ static void ratio_sentence(const char *what, const struct machine *a, const stru
 
 	merge_ratio_of(sa, sb, &r);
 	merge_ratio_format(t, sizeof(t), &r);
-	cat(out, n, "%s%s over %s's %s: %s", out[0] ? "; " : "", a->label, b->label, what, t);
+	cat(out, n, "%s%s / %s, %s: %s", out[0] ? "; " : "", a->label, b->label, what, t);
 	if (r.v == MERGE_HIGHER)
 		cat(out, n, " (%s is faster beyond noise)", a->label);
 	else if (r.v == MERGE_WITHIN_NOISE)
@@ -1620,7 +1615,9 @@ static void write_short(struct doc *d, const struct merge *m)
 	if (none[0])
 		doc_p(d, "No clean configuration (every compared one had a noisy or oversubscribed "
 			"run) on: %s. No headline ratio rests on %s; the tables below mark each "
-			"configuration.", none, !nclean ? "any machine" : "those machines");
+			"configuration. To judge %s, sweep again with --require-idle, no more workers "
+			"than CPUs, and --repeat 3 or more.", none, !nclean ? "any machine" :
+			"those machines", !nclean ? "them" : "those");
 	if (nclean < 2 || fast < 0) {
 		doc_p(d, "In short: fewer than two machines have a clean compared configuration, so "
 			"there is no headline ratio; the table of each configuration below gives the "
@@ -2028,7 +2025,8 @@ static void help(void)
 	       "figures/ (one line per machine: E2E, images/s, images/s per core and CPU time\n"
 	       "per image against workers, CPU time per image by op, GPU utilization),\n"
 	       "report.md and a self-contained report.html; when the sweeps measured the fused\n"
-	       "crop-decode what-if (sweep --fused), the report shows it per machine.\n"
+	       "crop-decode what-if (on by default for imagenet_train), the report shows it\n"
+	       "per machine.\n"
 	       "Every figure is the median over a machine's runs of a configuration with its\n"
 	       "spread (min-max and n below 6 runs, a 95 %% interval from 6 on); every ratio\n"
 	       "between machines has its interval and says \"within noise\" when it holds 1;\n"
