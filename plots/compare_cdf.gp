@@ -3,7 +3,9 @@
 # usage: gnuplot -c compare_cdf.gp wait_cdf.csv OUT_PREFIX [TITLE]
 # columns: series (1 ppbench, 2 PyTorch), series_label, x_ms, cum_pct
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title (ARGC >= 3 && strlen(ARG3) ? ARG3 : "Distribution")
 set xlabel "time (ms)"

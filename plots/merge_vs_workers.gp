@@ -4,7 +4,9 @@
 # columns: series, series_label, workers, COLUMN [, COLUMN_min, COLUMN_max]
 #   (the _min/_max columns, when present, are the spread of the repeats)
 IN = ARG1; OUT = ARG2; YCOL = ARG3
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title ARG5
 set xlabel "data-loader workers"

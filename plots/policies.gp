@@ -7,17 +7,17 @@
 # main_wait_s, ooo_pct
 IN = ARG1; OUT = ARG2
 SUB = ARGC >= 3 ? ARG3 : ""
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set terminal pngcairo size 1200,720 noenhanced font "sans,11" background rgb "white"
 set output OUT.".png"
-# xtics: the worker count of each group
-pairs = system(sprintf("awk -F, '!/^#/ && !h {for (i = 1; i <= NF; i++) {if ($i == \"xi\") x = i; if ($i == \"workers\") w = i}; h = 1; next} h && !s[$x]++ {print $w, $x}' '%s'", IN))
-xt = ""
-do for [k = 1:words(pairs) / 2] {
-	xt = xt.(k > 1 ? ", " : "").sprintf('"%s" %s', word(pairs, 2 * k - 1), word(pairs, 2 * k))
-}
-nx = int(system(sprintf("awk -F, '!/^#/ && !h {for (i = 1; i <= NF; i++) if ($i == \"xi\") x = i; h = 1; next} h && $x + 1 > m {m = $x + 1} END {print m + 0}' '%s'", IN)))
+# nx bar groups (xi = 0..nx-1); WORKERS[xi + 1]: the worker count of group xi
+stats IN using "xi" nooutput
+nx = int(STATS_max) + 1
+array WORKERS[nx]
+stats IN using (WORKERS[int(column("xi")) + 1] = column("workers"), 0) nooutput
 bw = 0.8 / nseries
 xpos(i) = column("xi") + (i - (nseries + 1) / 2.0) * bw
 set style fill solid 0.85 border lc rgb "#444444"
@@ -34,7 +34,8 @@ do for [t = 1:2] {
 	}
 	set multiplot layout 2,3 title "Loader policies".(strlen(SUB) ? " (".SUB.")" : "")
 	set xlabel "data-loader workers"
-	eval "set xtics (".xt.")"
+	set xtics (sprintf("%d", WORKERS[1]) 0)
+	do for [k = 2:nx] { set xtics add (sprintf("%d", WORKERS[k]) k - 1) }
 	set title "E2E time (s, lower is better)"
 	plot for [i=1:nseries] IN using (xpos(i)):(column("series") == i ? column("e2e_s") : NaN) \
 		with boxes lt i title label(i)
