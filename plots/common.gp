@@ -33,7 +33,8 @@ set output OUT.".png"
 set grid back lt 1 dt 1 lc rgb "#e4e4e4" lw 1
 set border 3 lc rgb "#444444"
 set tics nomirror out
-set key top right opaque box lc rgb "#cccccc" width 1 height 0.5
+# legends below the plot, never over its data (a script may put it outside elsewhere)
+set key below center horizontal height 1
 
 finish = "set terminal svg size 960,600 noenhanced font 'sans,12' background rgb 'white'; set output OUT.'.svg'; replot; set output"
 

@@ -12,7 +12,7 @@ set xlabel "time (ms)"
 set ylabel "share of batches at most this long (%)"
 set yrange [0:100]
 set xrange [0:*]
-set key bottom right
+set key below center horizontal width 0
 # a side with no value (no in-order wait, say) draws nothing
 plot for [i=1:nseries] IN using "x_ms":(column("series") == i ? column("cum_pct") : NaN) \
 	with steps lt i title label(i)

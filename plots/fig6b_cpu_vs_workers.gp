@@ -21,7 +21,8 @@ set ylabel "sum of op wall spans over workers (s)"
 set yrange [0:*]
 set offsets graph 0.05, graph 0.05, graph 0.08, 0
 XCOL = "workers"; @integer_xtics
-set key top left reverse Left
+# the legend outside, on the right, in the order of the stack
+set key outside right top vertical reverse Left
 # gap: the smallest step between two worker counts of an op (its rows are in
 # x order), 1 with one worker count
 gap = NaN; gp_x = NaN; gp_s = NaN

@@ -316,7 +316,8 @@ const char *report_num(char *buf, size_t n, double v, int prec);
 /* Figs. 6e-h: a derived counter per op against workers. */
 #define NCOUNTER_FIGS 4
 struct counter_fig {
-	const char *fig, *col, *title, *ylabel, *needs;
+	const char *fig, *col, *title, *ylabel;
+	const char *events, *preset;   /* the hardware events it needs, the --counters preset */
 	size_t off;   /* in struct sweep_op */
 };
 extern const struct counter_fig counter_figs[NCOUNTER_FIGS];

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "commands.h"
+#include "counters.h"
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"
@@ -507,20 +508,20 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_c
 /* The derived counter figures (Figs. 6e-h), drawn per op against workers. */
 const struct counter_fig counter_figs[NCOUNTER_FIGS] = {
 	{ "fig6e_ipc_vs_workers", "ipc", "Instructions per cycle by op against workers (Fig. 6e)",
-	  "instructions per cycle", "cycles and instructions (--counters basic)",
+	  "instructions per cycle", "cycles and instructions", "basic",
 	  offsetof(struct sweep_op, ipc) },
 	{ "fig6f_cache_mpki_vs_workers", "cache_mpki",
 	  "Cache misses per kilo-instruction by op against workers (Fig. 6f)",
 	  "cache misses per 1000 instructions",
-	  "cache-misses and instructions (--counters basic)",
+	  "cache-misses and instructions", "basic",
 	  offsetof(struct sweep_op, cache_mpki) },
 	{ "fig6g_frontend_stall_vs_workers", "frontend_stall_pct",
 	  "Front-end stall cycles by op against workers (Fig. 6g)", "front-end stall cycles (%)",
-	  "front-end stall cycles (--counters topdown)",
+	  "front-end stall cycles", "topdown",
 	  offsetof(struct sweep_op, frontend_stall_pct) },
 	{ "fig6h_backend_stall_vs_workers", "backend_stall_pct",
 	  "Back-end stall cycles by op against workers (Fig. 6h)", "back-end stall cycles (%)",
-	  "back-end stall cycles (--counters topdown)",
+	  "back-end stall cycles", "topdown",
 	  offsetof(struct sweep_op, backend_stall_pct) },
 };
 
@@ -559,8 +560,24 @@ static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct swe
 	return vals;
 }
 
+/* Hardware events open on this machine (counters_probe of "cycles"; it
+ * says no when PPBENCH_FORCE_NO_PMU=1): 1, 0, or -1 unknown. */
+static int have_pmu_here(void)
+{
+	struct counter_spec *spec = calloc(1, sizeof(*spec));
+	char err[256];
+	int r = -1;
+
+	if (spec && !counters_parse("cycles", spec, err, sizeof(err))) {
+		counters_probe(spec);
+		r = spec->have_pmu;
+	}
+	free(spec);
+	return r;
+}
+
 /* Why a derived counter figure has nothing to draw: what the ok runs say
- * of their hardware events. */
+ * of their hardware events, and whether a PMU here could count them. */
 static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t n)
 {
 	const struct sweep_row *unsup = NULL, *asked = NULL;
@@ -581,10 +598,16 @@ static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t
 			 "fell back to software events, so there is no %s to draw",
 			 unsup->hw_events + (unsup->hw_events[13] == ':' ? 15 : 0),
 			 counter_figs[fig].ylabel);
+	else if (have_pmu_here() == 0)
+		snprintf(why, n, "this figure needs a hardware PMU to count %s, and this machine has "
+			 "none (hardware events do not open here: ppbench info; a virtual machine "
+			 "has one only with PMU passthrough)", counter_figs[fig].events);
 	else if (!known)
-		snprintf(why, n, "the runs did not count events (ppbench run --counters)");
+		snprintf(why, n, "the runs did not count events (sweep --counters %s)",
+			 counter_figs[fig].preset);
 	else
-		snprintf(why, n, "the runs did not count %s", counter_figs[fig].needs);
+		snprintf(why, n, "the runs did not count %s (sweep --counters %s)",
+			 counter_figs[fig].events, counter_figs[fig].preset);
 }
 
 static void config_label(const struct sweep *s, const struct sweep_row *r, char *out, size_t n)
