@@ -27,25 +27,18 @@ stats IN using "steady_images_per_s" name "Y" nooutput
 # the dataset's size: storage / ratio of any row
 stats IN using (column("storage_bytes") / column("storage_ratio") / 1e6) name "D" nooutput
 dataset_mb = D_mean
-xlo = (X_min < dataset_mb ? X_min : dataset_mb) / 1.6
-xhi = (X_max > dataset_mb ? X_max : dataset_mb) * 2.5
-set xrange [xlo:xhi]
-set yrange [Y_min / 1.3:Y_max * 1.3]
-
-set arrow 1 from dataset_mb, graph 0 to dataset_mb, graph 1 nohead dt 2 lc rgb "#888888"
-set label 1 "dataset" at dataset_mb, graph 0.97 offset char 0.5, 0 left tc rgb "#666666"
-
 # Labels only on the strategies no other beats on both storage and
 # throughput (the Pareto front), sorted by storage: every label is then
-# readable; every strategy is in strategies.md.
-# FRONT[r]: row r (1, 2, ...) is on the front; RANK[r]: its place on the
-# front by storage (0, 1, ...: labels alternate above and below the point)
-stats IN using 0 nooutput
-nrows = int(STATS_max) + 1
+# readable; every strategy is in strategies.md. FRONT[r]: row r (1, 2, ...)
+# is on the front; RANK[r]: its place on it by storage (0, 1, ...: labels
+# alternate above and below the point). Before the ranges are set: stats
+# reads only the points inside them.
+stats IN using (column(0) + 1) nooutput
+nrows = int(STATS_max)
 array ST[nrows]; array TP[nrows]; array FRONT[nrows]; array RANK[nrows]
 do for [r = 1:nrows] { ST[r] = NaN; TP[r] = NaN; FRONT[r] = 0; RANK[r] = 0 }
 stats IN using (r = int(column(0)) + 1, ST[r] = column("storage_bytes"), \
-	TP[r] = column("steady_images_per_s"), 0) nooutput
+	TP[r] = column("steady_images_per_s"), 1) nooutput
 do for [i = 1:nrows] {
 	FRONT[i] = ST[i] == ST[i] && TP[i] == TP[i]
 	do for [j = 1:nrows] {
@@ -58,6 +51,14 @@ do for [i = 1:nrows] {
 	}
 }
 front(parity) = (r = int(column(0)) + 1, FRONT[r] && RANK[r] % 2 == parity ? column("storage_bytes") / 1e6 : NaN)
+xlo = (X_min < dataset_mb ? X_min : dataset_mb) / 1.6
+xhi = (X_max > dataset_mb ? X_max : dataset_mb) * 2.5
+set xrange [xlo:xhi]
+set yrange [Y_min / 1.3:Y_max * 1.3]
+
+set arrow 1 from dataset_mb, graph 0 to dataset_mb, graph 1 nohead dt 2 lc rgb "#888888"
+set label 1 "dataset" at dataset_mb, graph 0.97 offset char 0.5, 0 left tc rgb "#666666"
+
 set label 2 "labelled: the strategies no other beats on both storage and throughput (all: strategies.md)" \
 	at graph 0.01, graph 0.03 left font "sans,9" tc rgb "#666666"
 

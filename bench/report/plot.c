@@ -48,9 +48,9 @@ size_t plot_summary(void)
 		if (nfailed > named)
 			warn_msg("and %zu more figures not drawn", nfailed - named);
 	}
-	warn_msg("%s not drawn: the results are kept (exit 1); draw %s again with "
-		 "ppbench plots DIR (or report DIR) once the cause is fixed",
-		 nfailed == 1 ? "a figure was" : "figures were", nfailed == 1 ? "it" : "them");
+	warn_msg("%s not drawn: the results are kept (exit 1); once the cause is fixed, "
+		 "ppbench plots DIR draws a sweep's or a run's figures again",
+		 nfailed == 1 ? "a figure was" : "figures were");
 	return nfailed;
 }
 

@@ -621,9 +621,12 @@ static void config_label(const struct sweep *s, const struct sweep_row *r, char 
 }
 
 /* Per-configuration data from each configuration's first ok run:
- * batches.csv, preproc_box.csv, percentiles.csv. Returns the number of
- * configurations written, or -1 with err. */
-static int write_per_config(const struct sweep *s, const char *datadir, char *err, size_t errlen)
+ * batches.csv, preproc_box.csv, percentiles.csv; pts[] gets the points each
+ * of Figs. 4, 5a, 5b has to draw (full batches' preprocessing times, waits
+ * over 0, delays). Returns the number of configurations written, or -1
+ * with err. */
+static int write_per_config(const struct sweep *s, const char *datadir, size_t pts[3], char *err,
+			    size_t errlen)
 {
 	char p[4096], label[64];
 	FILE *fb = NULL, *fx = NULL, *fp = NULL;
@@ -680,6 +683,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			csv_real(fb, d / 1e6);
 			csv_real(fb, pr / 1e6);
 			fprintf(fb, ",%d\n", ooo);
+			pts[1] += w > 0;
 			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch))
 				pre[npre++] = pr / 1e6;
 			if (isfinite(d))
@@ -688,6 +692,8 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 				wai[nwai++] = w / 1e6;
 		}
 		analysis_cut_low_tail(pre, npre, &first);
+		pts[0] += npre - first;
+		pts[2] += ndel;
 		for (size_t i = first; i < npre; i++) {
 			fprintf(fx, "%d,", series);
 			plot_csv_text(fx, label);
@@ -845,21 +851,27 @@ int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
 	}
 
 	/* per configuration: Figs. 4, 5a, 5b */
-	int ncfg = write_per_config(s, datadir, err, errlen);
+	size_t pts[3] = { 0, 0, 0 };
+	int ncfg = write_per_config(s, datadir, pts, err, errlen);
 	if (ncfg < 0)
 		return -1;
 	static const struct {
-		const char *name, *script, *data;
+		const char *name, *script, *data, *none;
 	} per_cfg[] = {
-		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv" },
-		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv" },
-		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv" },
+		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv",
+		  "no full batch has a preprocessing time (a batch that lost samples is left out)" },
+		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv",
+		  "the main process never waited for a batch" },
+		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv",
+		  "no batch has a delay" },
 	};
 	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
 		f = fig_add(st, max, nst, per_cfg[k].name);
 		errf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
 		if (!ncfg)
 			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
+		else if (!pts[k])
+			snprintf(f->why, sizeof(f->why), "%s", per_cfg[k].none);
 		else
 			draw(top, figdir, log, f, per_cfg[k].script, p, NULL, NULL, NULL);
 	}
