@@ -44,9 +44,10 @@ struct folder {
 	char name[256];
 	struct sweep sw;
 	char host[256], cpu[256];
-	/* what, besides the host, makes a machine: the CPUs the runs could use,
-	 * SMT, the governor, the kernel, and the sweep's --label */
-	char cpulist[64], smt[8], gov[32], kernel[96];
+	/* what, besides the host, makes a machine: the CPUs the runs could use
+	 * (their list, and how many a cgroup quota left usable), SMT, the
+	 * governor, the kernel, and the sweep's --label */
+	char cpulist[64], usable[32], smt[8], gov[32], kernel[96];
 	char ident[256], label[128];
 	int cpus, cores, cores_known;
 	char version[64];
@@ -367,12 +368,17 @@ static void describe(struct folder *f)
 		const char *gov = jtext(mach, "governor");
 		const char *kern = jtext(mach, "kernel.release");
 		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		double usable = metric_json_get(mach, "cpus_usable");
+		if (isnan(usable))
+			errf(f->usable, sizeof(f->usable), "?");
+		else
+			errf(f->usable, sizeof(f->usable), "%g", usable);
 		errf(f->smt, sizeof(f->smt), "%s",
 		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
 		errf(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
 		errf(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
-		errf(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
-		    f->smt, f->gov, f->kernel);
+		errf(f->ident, sizeof(f->ident), "CPUs %s; usable CPUs %s; SMT %s; governor %s; kernel %s",
+		    f->cpulist, f->usable, f->smt, f->gov, f->kernel);
 		clean(f->ident);
 		s = jtext(doc, "label");
 		errf(f->label, sizeof(f->label), "%s", s ? s : "");
@@ -605,7 +611,7 @@ static long choose_compared(struct merge *m)
  * the parts of its identity that differ ("CPUs 0; SMT off"), "" if none. */
 static void ident_diff(const struct merge *m, const struct folder *f, char *out, size_t n)
 {
-	int d[4] = { 0 };
+	int d[5] = { 0 };
 	out[0] = 0;
 	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *g = &m->folders[i];
@@ -616,9 +622,13 @@ static void ident_diff(const struct merge *m, const struct folder *f, char *out,
 		d[1] |= strcmp(g->smt, f->smt) != 0;
 		d[2] |= strcmp(g->gov, f->gov) != 0;
 		d[3] |= strcmp(g->kernel, f->kernel) != 0;
+		/* the same CPUs, another quota */
+		d[4] |= !strcmp(g->cpulist, f->cpulist) && strcmp(g->usable, f->usable);
 	}
 	if (d[0])
 		cat(out, n, "%sCPUs %s", out[0] ? "; " : "", f->cpulist);
+	if (d[4])
+		cat(out, n, "%susable CPUs %s", out[0] ? "; " : "", f->usable);
 	if (d[1])
 		cat(out, n, "%sSMT %s", out[0] ? "; " : "", f->smt);
 	if (d[2])
