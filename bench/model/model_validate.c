@@ -777,20 +777,23 @@ static void print_row(const struct v2row *w, int csv)
 }
 
 /* The machine's contention, measured (not fitted to E2E): how much more
- * CPU time an image takes when the workers keep every CPU busy (the runs
- * of the series with at least as many workers as CPUs) than at W = 1, as
- * alpha = that ratio - 1 (0 when not known). */
+ * CPU time an image takes when the workers keep every CPU busy all the
+ * time (the runs of the series with more workers than CPUs; else as many)
+ * than at W = 1, as alpha = that ratio - 1 (0 when not known). */
 static double series_alpha(const struct mrun *r, size_t n, const struct mrun *t)
 {
 	double one[V2_MAX_RUNS], full[V2_MAX_RUNS];
 	size_t n1 = 0, nf = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0))
-			continue;
-		if (r[i].W == 1)
-			one[n1++] = r[i].cpu_per_image;
-		else if (r[i].cpus > 0 && r[i].W >= r[i].cpus)
-			full[nf++] = r[i].cpu_per_image;
+	for (int strict = 1; strict >= 0 && !nf; strict--) {
+		n1 = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0))
+				continue;
+			if (r[i].W == 1)
+				one[n1++] = r[i].cpu_per_image;
+			else if (r[i].cpus > 0 && (strict ? r[i].W > r[i].cpus : r[i].W >= r[i].cpus))
+				full[nf++] = r[i].cpu_per_image;
+		}
 	}
 	if (!n1 || !nf)
 		return 0;
