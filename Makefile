@@ -153,13 +153,15 @@ reproduce: bench/ppbench
 # validation 2): the photos profile's default dataset, workers 1-4 x batch 32 and
 # 128 with 2 simulated GPUs, 125 batches a run at b32 and 112 at b128, 3 repeats
 # (about 5 minutes on an idle 2-core machine: run it on an idle one), then
-# `ppbench model --validate` on that sweep (exit 1 when a validation missed).
+# `ppbench model --validate` on that sweep: its verdict lines say what was met
+# (a missed validation is reported, not a failure of make; an error is).
 .PHONY: validate-model
 validate-model: bench/ppbench
 	d="$$(bench/ppbench dataset default --profile photos)" && \
 	bench/ppbench sweep --workers "1 2 3 4" --batch "32 128" --gpus 2 --data "$$d" --epochs 7 \
 		--max-batches 125 --repeat 3 --fused off --report off --tag model-v2 $(EXTRA) && \
-	bench/ppbench model --validate "$$(ls -d results/*-sweep-model-v2 | tail -1)"
+	{ bench/ppbench model --validate "$$(ls -d results/*-sweep-model-v2 | tail -1)"; \
+	  rc=$$?; [ $$rc -le 1 ]; }
 
 # ---- fuzzing (FUZZING.md) ----------------------------------------------------
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_HARNESS="decode options"]: afl++ (Debian's
