@@ -123,6 +123,8 @@ struct sim {
 	double oncpu;           /* workers' on-CPU share of their work (1: all) */
 	uint64_t tcpu;          /* the classes' clocks are at this time */
 	unsigned cpu_gen;       /* the pending MEV_CPU event's generation */
+	int cpu_dirty;          /* the busy threads changed at now: new rates and next end due
+				   (once, after the event at hand: no time passes within it) */
 	uint64_t gpu_model_ns;  /* the GPU's copies and steps without gpu_over_ns */
 	int by_index;           /* the source's costs by image and epoch apply */
 	int main_busy;          /* main_busy_step: the main thread is in a step */
@@ -309,7 +311,8 @@ static void cpu_advance(struct sim *S)
 	S->tcpu = S->now;
 }
 
-/* The rates for the busy threads of now, and the next end of a piece. */
+/* The rates for the busy threads of now, and the next end of a piece
+ * (after every change: cpu_dirty). */
 static double busy_now(const struct sim *S)
 {
 	const struct pclass *p = S->cls;
@@ -351,7 +354,8 @@ static int cpu_start(struct sim *S, int k, int who, double ns)
 	struct pclass *p = &S->cls[k];
 	if (h_push(&p->q, (struct hent){ .v = p->V + (ns > 0 ? ns : 0), .seq = S->seq++, .who = who }))
 		return -1;
-	return cpu_reschedule(S);
+	S->cpu_dirty = 1;
+	return 0;
 }
 
 static int worker_done(struct sim *S, int w);
@@ -383,8 +387,7 @@ static int cpu_event(struct sim *S, unsigned gen)
 	struct hent j = h_pop(&p->q);
 	if (p->V < j.v)
 		p->V = j.v;
-	if (cpu_reschedule(S))
-		return -1;
+	S->cpu_dirty = 1;
 	return j.who == WHO_PIN ? pin_done(S) : j.who == WHO_MAIN ? main_work_done(S) : worker_done(S, j.who);
 }
 
@@ -611,7 +614,8 @@ static int main_busy(struct sim *S, int busy)
 {
 	cpu_advance(S);
 	S->main_busy = busy;
-	return cpu_reschedule(S);
+	S->cpu_dirty = 1;
+	return 0;
 }
 
 /* The GPU takes batch j: copy and step, both blocking the main thread. */
@@ -928,7 +932,13 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 		rc = ev_push(S, (uint64_t)llround(c->prime_ns), MEV_PRIME, 0);
 	else if (!rc)
 		rc = main_start(S);
-	while (!rc && !S->done && S->ev.n) {
+	for (;;) {
+		if (!rc && S->cpu_dirty) {
+			S->cpu_dirty = 0;
+			rc = cpu_reschedule(S);
+		}
+		if (rc || S->done || !S->ev.n)
+			break;
 		struct hent e = h_pop(&S->ev);
 		S->now = e.t;
 		rc = e.kind == MEV_CPU ? cpu_event(S, (unsigned)e.who) :
