@@ -323,18 +323,18 @@ static double busy_now(const struct sim *S)
 static int cpu_reschedule(struct sim *S)
 {
 	const struct model_machine *m = &S->c->machine;
-	double n = busy_now(S), share = model_oncpu_share(m, n), phi = S->oncpu;
-	struct model_machine m0 = *m;
-	m0.ref_busy = 0;
+	double n = busy_now(S), phi = S->oncpu, f_first, f_rest, sh_first, sh_rest;
+	/* the pin thread and the main thread's own work sleep between short
+	 * pieces: served first (their costs are without contention; the
+	 * workers' were measured at ref_busy) */
+	model_first_split(m, n, (double)S->cls[CLS_OTHER].q.n, &f_first, &f_rest, &sh_first, &sh_rest);
 	double best = INFINITY;
 	for (int k = 0; k < NCLS; k++) {
 		struct pclass *p = &S->cls[k];
-		/* the main thread's and the pin thread's costs are without
-		 * contention; the workers' were measured at ref_busy */
-		double f = k == CLS_OTHER ? model_factor(&m0, n) : model_class_factor(m, n, k);
+		double f = k == CLS_OTHER ? f_first : k == CLS_MEAN ? f_rest : model_class_factor(m, n, k);
 		/* a worker's I/O (1 - phi of its work) does not slow down */
 		p->rate = k == CLS_OTHER ? 1 / f : 1 / (phi * f + (1 - phi));
-		p->share = k == CLS_OTHER ? share : phi * share;
+		p->share = k == CLS_OTHER ? sh_first : phi * sh_rest;
 		if (p->q.n) {
 			double t = (p->q.h[0].v - p->V) / p->rate;
 			if (t < best)

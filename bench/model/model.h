@@ -144,6 +144,14 @@ double model_worker_factor(const struct model_machine *m, double busy, int W, in
 /* The share of the time a busy thread is on a hardware thread (beyond
  * cores x tpc busy threads they take turns): CPU time = wall x share. */
 double model_oncpu_share(const struct model_machine *m, double busy);
+/* Beyond the hardware threads, `first` of the busy threads are served
+ * first: threads that sleep between short pieces of work (the pin thread,
+ * the main thread's own work), which the scheduler runs ahead of those that
+ * have used their share. Their factor (without contention in the costs)
+ * and on-CPU share, and the rest's (relative to ref_busy). Within the
+ * hardware threads every thread has one: the same for all. */
+void model_first_split(const struct model_machine *m, double busy, double first, double *f_first,
+		       double *f_rest, double *share_first, double *share_rest);
 
 /* Fit alpha and beta (and the base time, free) to per-batch means t[i] at
  * busy thread counts n[i] of W[i] workers (k points; W NULL: smt_static off), minimising the sum of |log| errors

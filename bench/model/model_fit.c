@@ -67,6 +67,28 @@ double model_oncpu_share(const struct model_machine *m, double busy)
 	return m->cores <= 0 || busy <= hw ? 1 : hw / busy;
 }
 
+void model_first_split(const struct model_machine *m, double busy, double first, double *f_first,
+		       double *f_rest, double *share_first, double *share_rest)
+{
+	double hw = m->cores * m->tpc, ref = m->ref_busy > 0 ? factor(m, m->ref_busy) : 1;
+	if (m->cores <= 0 || busy <= hw || first >= hw || first <= 0) {
+		/* every busy thread has a hardware thread, or nothing is first:
+		 * the same share for all */
+		*f_first = factor(m, busy);
+		*f_rest = *f_first / ref;
+		*share_first = *share_rest = model_oncpu_share(m, busy);
+		return;
+	}
+	/* the first run as on a full machine; the rest share the hardware
+	 * threads they leave, and the capacity that goes with them */
+	double used = m->cores, shared = 1 + m->alpha * (used > 1 ? used - 1 : 0);
+	double cap = capacity(m, hw), left = cap - first * cap / hw;
+	*f_first = factor(m, hw);
+	*f_rest = shared * (busy - first) / left / ref;
+	*share_first = 1;
+	*share_rest = (hw - first) / (busy - first);
+}
+
 static double mean_worker_factor(const struct model_machine *m, double busy, int W)
 {
 	if (!m->smt_static || W < 1)

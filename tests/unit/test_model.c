@@ -299,7 +299,8 @@ static void test_factor_fit(void **state)
 
 /* CPU work shares the machine for as long as it runs (processor sharing),
  * not at the factor of the moment it started: two workers on one core
- * each take 200 ms for 100 ms of work, whoever started first. */
+ * each take 200 ms for 100 ms of work, whoever started first; the pin
+ * copy is work too, served first when it has a hardware thread to take. */
 static void test_sharing(void **state)
 {
 	(void)state;
@@ -338,6 +339,25 @@ static void test_sharing(void **state)
 	assert_near(m.rows[1].finished, 250 * MS);
 	assert_near(m.pin_copy_s, 0.1 + 0.1 + 0.05);   /* 0.1 shared, 0.1 shared, 0.05 alone */
 	assert_near(m.main_cpu_s, 0.15);                /* three copies' CPU */
+	analysis_free(&m);
+	model_out_free(&o);
+
+	/* beyond the hardware threads the pin thread is served first (it
+	 * sleeps between copies): on 2 cores with 2 workers, batch 0's copy
+	 * takes its 50 ms alone (100 -> 150 ms), then batch 1's (-> 200),
+	 * while the workers share the core left: 25 ms of work each per 50
+	 * ms; alone again from 200, batches 2 and 3 end at 250 */
+	cfg_init(&c, &s, 2, 1, 4);
+	c.machine.cores = 2;
+	c.machine.tpc = 1;
+	c.pin_memory = 1;
+	c.sample_bytes = 1e6;
+	c.pin_bytes_per_s = 2e7;
+	model(&c, &o, &m);
+	assert_near(m.rows[0].pinned, 150 * MS);
+	assert_near(m.rows[1].pinned, 200 * MS);
+	assert_near(m.rows[2].finished, 250 * MS);
+	assert_near(m.rows[3].finished, 250 * MS);
 	analysis_free(&m);
 	model_out_free(&o);
 	model_src_free(&s);
