@@ -789,15 +789,24 @@ static void print_row(const struct v2row *w, int csv)
 /* The machine's contention, measured (not fitted to E2E): how much more
  * CPU time an image takes when the workers keep every CPU busy all the
  * time (the runs of the series with more workers than CPUs; else as many)
- * than at W = 1, as alpha = that ratio - 1 (0 when not known). */
+ * than at W = 1, as alpha = that ratio - 1 (0 when not known); from the
+ * quiet runs when there are quiet ones of both kinds. */
+static int run_quiet(const struct mrun *r)
+{
+	return r->others <= V2_NOISY_PCT && !(r->steal > V2_NOISY_PCT);
+}
+
 static double series_alpha(const struct mrun *r, size_t n, const struct mrun *t)
 {
 	double one[V2_MAX_RUNS], full[V2_MAX_RUNS];
 	size_t n1 = 0, nf = 0;
-	for (int strict = 1; strict >= 0 && !nf; strict--) {
-		n1 = 0;
+	/* quiet runs when there are both kinds (a stolen or shared CPU's time
+	 * is counted as on it), with more workers than CPUs if any */
+	for (int pass = 0; pass < 4 && !(n1 && nf); pass++) {
+		int quiet_only = pass < 2, strict = !(pass & 1);
+		n1 = nf = 0;
 		for (size_t i = 0; i < n; i++) {
-			if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0))
+			if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0) || (quiet_only && !run_quiet(&r[i])))
 				continue;
 			if (r[i].W == 1)
 				one[n1++] = r[i].cpu_per_image;
