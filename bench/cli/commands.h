@@ -10,6 +10,10 @@ int cmd_ops(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+/* ppbench regime: make reproduce's probe, GPU step factor and worker grid
+ * (regime.h). Exit codes: 0 done; 1 the reference tables are missing or
+ * the file cannot be written; 2 a bad option or dataset (nothing ran). */
+int cmd_regime(int argc, char **argv);
 /* ppbench model: the discrete-event model of the loader (model.h). */
 int cmd_model(int argc, char **argv);
 /* ppbench metrics [--markdown] [RUN_DIR...]: the metric table (metrics.h). */

@@ -637,9 +637,9 @@ out:
 	judged_close(&j);
 }
 
-/* Too few CPUs here: what the model predicts for the paper's machine shape
- * from the per-image cost of the run with the fewest workers (labelled as a
- * model; the verdict stays "cannot be judged"). */
+/* What the model predicts for the paper's machine shape from the per-image
+ * cost of the run with the fewest workers, labelled as a model: beside the
+ * verdict, never deciding it. */
 static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 {
 	long best = -1;
@@ -684,7 +684,6 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		if (d.knee)
 			why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;
-		model_note(f, r, n);
 		goto paper;
 	}
 	f->judged = 1;
@@ -718,6 +717,8 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		why_add(f, "; the op spans are not known, so only the E2E part is judged");
 	}
 paper:
+	/* beside every judgement: the model's prediction for the paper's machine */
+	model_note(f, r, n);
 	if (p && p->ok && p->dim.n)
 		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
 			"%.2f s -> %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",

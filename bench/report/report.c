@@ -28,6 +28,7 @@
 #include "model.h"
 #include "repeats.h"
 #include "plot.h"
+#include "regime.h"
 #include "report.h"
 #include "stats.h"
 #include "trace.h"
@@ -892,6 +893,8 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 					    finding_diminishing, finding_overhead };
 	for (int i = 0; i < REPORT_NFINDINGS; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
+	/* make reproduce's regime beside the verdicts (regime.h; nothing without it) */
+	report_regime_notes(&fs, fd, REPORT_NFINDINGS);
 
 	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
 		goto out;
@@ -917,6 +920,7 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		}
 		doc_table_end(&d);
 	}
+	report_regime_section(&d, s);
 	write_sweep_section(&d, s, st, nst);
 	write_policies_section(&d, s, st, nst);
 	report_whatif_section(&d, s);

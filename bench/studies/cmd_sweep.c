@@ -1227,7 +1227,14 @@ static size_t sweep_runs(struct sweep_state *t)
 		if (save_json(t->doc, t->dir, err, sizeof(err)))
 			error_msg("%s", err);
 	}
-	if (stop_signal)
+	/* a wrapper that runs several sweeps (make reproduce) gives the one hint
+	 * that resumes all of them */
+	const char *wrapped = getenv("PPBENCH_WRAPPED_BY");
+	if (stop_signal && wrapped && *wrapped)
+		warn_msg("sweep interrupted (%s): finished runs are kept (%s says how to resume)",
+			 stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP" : "SIGTERM",
+			 wrapped);
+	else if (stop_signal)
 		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
 		     : "SIGTERM", t->dir);

@@ -193,9 +193,7 @@ static void plan_estimate(struct plan_state *ps, const struct run_opts *t, uint6
 	char err[1024];
 	uint64_t step_ns = 0;
 	snprintf(est, n, "?");
-	if (t->gpu_step != OPT_AUTO)
-		step_ns = t->gpu_step;
-	else if (gpu_step_auto(t->batch, t->gpus, &step_ns, err, sizeof(err)))
+	if (run_gpu_step(t, &step_ns, err, sizeof(err)))
 		step_ns = 0;
 	if (ps->per_img > 0) {
 		long par = t->workers < ps->ncpu ? t->workers : ps->ncpu;

@@ -19,7 +19,7 @@ chmod +x "$TMP/ppb-int"
 repro() {   # repro PPBENCH RESUME [extra...]
 	local p=$1 r=$2
 	shift 2
-	"$top/scripts/reproduce.sh" "$p" "$out" "" "4" 1 4 1 "$r" -- --data "$ds" \
+	PPBENCH_PROBE_MS=1 "$top/scripts/reproduce.sh" "$p" "$out" "" "4" 1 4 1 "$r" -- --data "$ds" \
 		--pipeline "$top/tests/fixtures/pipelines/synth.pipe" --max-batches 1 --gpu-step 0 "$@"
 }
 
