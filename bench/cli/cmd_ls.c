@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "commands.h"
+#include "compare.h"
 #include "fsutil.h"
 #include "log.h"
 #include "metrics.h"
@@ -34,7 +35,8 @@ struct ls_opts {
 static const struct opt ls_opts_table[] = {
 	{ "json", 0, OPT_BOOL, O(json), "off", NULL, "one JSON array of the folders, for scripts", .choices = NULL },
 	{ "kind", 'k', OPT_STR, O(kind), NULL, "KIND",
-	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, tmp",
+	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, "
+	  "reproduce, tmp",
 	  .choices = NULL },
 	{ "clean", 0, OPT_BOOL, O(clean), "off", NULL,
 	  "remove the temporary folders (.<name>.tmp) no running ppbench holds: what a killed run left",
@@ -52,7 +54,8 @@ static const char description[] =
 	"spread when repeated; a sweep's best configuration), whether it is complete,\n"
 	"and a noise warning (other processes busy, hypervisor steal, more busy\n"
 	"threads than CPUs). Folders that hold results (a reproduce or Slurm folder)\n"
-	"are listed with their contents. Temporary folders (.<name>.tmp) are shown:\n"
+	"are listed with their contents; a make reproduce folder also on a line of its\n"
+	"own, complete when it has its report. Temporary folders (.<name>.tmp) are shown:\n"
 	"\"in progress\" while a ppbench process holds them, else \"stale\" (left by a\n"
 	"killed run); --clean removes the stale ones and nothing else.\n"
 	"Exit: 0 listed (or cleaned), 1 DIR cannot be read or a folder not removed, 2 usage.";
@@ -69,6 +72,7 @@ struct ls_entry {
 	int workers, batch, gpus;     /* a run's (-1: not a run) */
 	char policy[16];
 	struct stats_summary ips;     /* images/s: n = 0 when not known */
+	int ips_as_compare;           /* formatted as compare.md does (compare_fmt_cell) */
 	char ips_note[96];            /* "best: w4 b32 g1", "ppbench; PyTorch 812" */
 	int complete;                 /* 1, 0, -1 unknown */
 	char status[640];
@@ -249,6 +253,16 @@ static void fill_sweep(struct ls_entry *e)
 		busy += r->others_cpu_pct > REPORT_BUSY_PCT;
 		over += sweep_row_ok(r) && report_oversubscribed(r, s.cpus);
 	}
+	/* the pipeline, as its first finished run records it */
+	for (size_t i = 0; i < s.nrows && !e->pipeline[0]; i++) {
+		char sp[PATH_MAX];
+		if (!sweep_row_ok(&s.rows[i]))
+			continue;
+		sweep_run_path(&s, &s.rows[i], "summary.json", sp, sizeof(sp));
+		json_t *sum = json_load_file(sp, 0, NULL);
+		snprintf(e->pipeline, sizeof(e->pipeline), "%s", json_text(sum, "options.pipeline", ""));
+		json_decref(sum);
+	}
 	/* the best configuration: the highest median images/s */
 	size_t na = sweep_configs(s.rows, s.nrows, &a), best = 0;
 	for (size_t i = 1; i < na; i++)
@@ -285,6 +299,41 @@ static json_t *load(const char *dir, const char *file)
 	return json_load_file(p, 0, NULL);
 }
 
+/* compare.json's images/s of both sides over the repeats, summarised as
+ * compare.md summarises them (the same function of the same values). 0, or
+ * -1 when the folder has no compare.json with them. */
+static int compare_ips(const char *dir, struct stats_summary *a, struct stats_summary *b)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof(p), "%s/compare.json", dir);
+	json_t *j = json_load_file(p, 0, NULL), *m;
+	size_t i;
+	int rc = -1;
+	json_array_foreach(json_object_get(j, "metrics"), i, m) {
+		const char *name = json_string_value(json_object_get(m, "metric"));
+		if (!name || strcmp(name, "images_per_s"))
+			continue;
+		json_t *side[2] = { json_object_get(m, "ppbench"), json_object_get(m, "pytorch") };
+		struct stats_summary *out[2] = { a, b };
+		rc = 0;
+		for (int k = 0; k < 2; k++) {
+			size_t n = json_array_size(side[k]), got = 0;
+			double *v = calloc(n ? n : 1, sizeof(*v));
+			for (size_t r = 0; v && r < n; r++) {
+				json_t *x = json_array_get(side[k], r);
+				if (json_is_number(x))
+					v[got++] = json_number_value(x);
+			}
+			if (!v || !got || stats_summarise(v, got, STATS_CI_LEVEL, out[k]))
+				memset(out[k], 0, sizeof(*out[k]));
+			free(v);
+		}
+		break;
+	}
+	json_decref(j);
+	return rc;
+}
+
 static void fill_compare(struct ls_entry *e)
 {
 	char p[PATH_MAX + 16];
@@ -298,9 +347,21 @@ static void fill_compare(struct ls_entry *e)
 		e->row = NULL;
 		e->rep_n = 0;
 	}
-	double tb = b ? metric_from_json(metric_find("images_per_s"), b) : NAN;
-	if (isfinite(tb))
-		snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %.1f", tb);
+	/* the figures compare.md gives: the medians over the repeats */
+	struct stats_summary sa, sb;
+	if (!compare_ips(e->path, &sa, &sb)) {
+		char cell[64];
+		e->ips = sa;
+		e->ips_as_compare = 1;
+		compare_fmt_cell(cell, sizeof(cell), &sb, NULL);
+		if (sb.n)
+			snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %s", cell);
+	} else {
+		/* an older folder: repeat 1's figures */
+		double tb = b ? metric_from_json(metric_find("images_per_s"), b) : NAN;
+		if (isfinite(tb))
+			snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %.1f", tb);
+	}
 	e->complete = a && b && is_file(e->path, "compare.md") &&
 		json_is_true(json_object_get(a, "complete")) && json_is_true(json_object_get(b, "complete"));
 	snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" :
@@ -381,6 +442,23 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 	if (named && rn.tmp && (lstat(path, &st) || !S_ISDIR(st.st_mode)))
 		return 0;
 	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum);
+	if (!*kind && is_file(path, "reproduce.args")) {
+		/* make reproduce's folder: its own line (done or not), then its sweeps */
+		struct ls_entry *e = ls_add(l);
+		if (!e)
+			return -1;
+		snprintf(e->name, sizeof(e->name), "%s%s", prefix, name);
+		snprintf(e->path, sizeof(e->path), "%s", path);
+		snprintf(e->kind, sizeof(e->kind), "reproduce");
+		e->t = named ? rn.t : st.st_mtime;
+		snprintf(e->tag, sizeof(e->tag), "%s", named ? rn.tag : "");
+		e->complete = is_file(path, "report.md");
+		if (e->complete)
+			snprintf(e->status, sizeof(e->status), "complete: report.md");
+		else
+			snprintf(e->status, sizeof(e->status), "incomplete: make reproduce RESUME=%.500s "
+				 "finishes it", path);
+	}
 	if (!*kind) {
 		/* a folder of results (make reproduce, a Slurm job): its contents */
 		if (depth < 2) {
@@ -562,6 +640,8 @@ static void fmt_ips(const struct ls_entry *e, char *out, size_t n)
 {
 	if (!e->ips.n || !isfinite(e->ips.median))
 		snprintf(out, n, "-");
+	else if (e->ips_as_compare)
+		compare_fmt_cell(out, n, &e->ips, NULL);
 	else
 		stats_format(out, n, &e->ips, "%.1f");
 }
@@ -661,13 +741,13 @@ int cmd_ls(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	static const char *const known[] = { "run", "sweep", "compare", "map", "merge", "strategies",
-					     "tmp", "bottleneck", "bench" };
+					     "tmp", "bottleneck", "bench", "reproduce" };
 	size_t ki = 0;
 	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
 		ki++;
 	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
 		error_msg("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
-		      "bench|tmp", o.kind);
+		      "bench|reproduce|tmp", o.kind);
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && !o.clean) {

@@ -55,7 +55,7 @@ const struct opt run_opts_table[] = {
 	{ "gpu-step-scale", 0, OPT_DOUBLE, O(gpu_step_scale), "1", "X",
 	  "multiply the GPU step by X (make reproduce: this machine's preprocessing cost per image "
 	  "over the paper's, so that GPU and CPU time per image stand as in the paper)",
-	  .lo = 1e-6, .hi = 1e6 },
+	  .lo = 1e-4, .hi = 1e4 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
 	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
@@ -287,8 +287,8 @@ static void print_counters(FILE *f, const struct run_ctx *x, const struct loader
 		fprintf(f, "counters: none (--counters sw gives on-CPU vs wall time per op)\n");
 		return;
 	}
-	fprintf(f, "counters: %s; on-CPU time from %s; %d of %d workers counted", sp->list,
-		oncpu_source_name(sp->oncpu), r->workers_counted, r->workers);
+	fprintf(f, "counters: %s; on-CPU time from %s; %d of %d worker%s counted", sp->list,
+		oncpu_source_name(sp->oncpu), r->workers_counted, r->workers, plural_s(r->workers));
 	if (sp->has_overhead)
 		fprintf(f, "; a read costs %.0f ns", sp->ov.read_ns);
 	if (x->null_ok)
@@ -338,8 +338,8 @@ static void print_placement(FILE *f, const struct run_ctx *x, const struct loade
 	pin_plan_format(&x->plan, line, sizeof(line));
 	for (int w = 0; w < r->workers; w++)
 		pinned += r->worker_pinned[w] == 1;
-	fprintf(f, "placement: --pin %s: %s; %d of %d workers bound%s\n", x->plan.text, line, pinned,
-		r->workers, x->plan.oversubscribed ? " (oversubscribed)" : "");
+	fprintf(f, "placement: --pin %s: %s; %d of %d worker%s bound%s\n", x->plan.text, line, pinned,
+		r->workers, plural_s(r->workers), x->plan.oversubscribed ? " (oversubscribed)" : "");
 }
 
 /* The human summary's last lines: what the harness itself cost. */
@@ -788,7 +788,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 			for (size_t i = 0; i < sizeof(repeat_figures) / sizeof(repeat_figures[0]); i++) {
 				char buf[128];
 				const struct metric *mt = metric_find(repeat_figures[i]);
-				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), "%.4g");
+				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), NULL);
 				printf("  %-22s %s %s\n", mt->name, buf, mt->unit);
 			}
 			if (c->same_differs)
@@ -878,6 +878,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cpus_read(&ctx.cpus);
+	warn_oversubscribed(&o.workers, 1, cpus_usable_int(&ctx.cpus), "this run");
 	rc = prepare_ctx(&ctx, &o);
 	if (rc)
 		goto out;

@@ -86,6 +86,11 @@ void exit_codes_help(FILE *f);
 /* The name of names[0..n) nearest to word (a typo: a few edits), or NULL. */
 const char *nearest_name(const char *word, const char *const *names, size_t n);
 
+/* Before anything runs: warn (stderr) when some of the worker counts
+ * workers[0..n) are more than the cpus the runs may use, saying what that
+ * does to the figures; what: "this run", "the sweep's runs". 1 if warned. */
+int warn_oversubscribed(const long *workers, size_t n, int cpus, const char *what);
+
 /* 0 when path exists; else 1 after "error: cannot open 'path': reason":
  * the caller exits EXIT_USAGE (an input that does not exist). */
 int input_missing(const char *path);

@@ -631,7 +631,8 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			m->nmach++;
 			errf(mc->key, sizeof(mc->key), "%s", key);
 			if (m->by_cpu)
-				errf(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
+				errf(mc->label, sizeof(mc->label), "%s (%d CPU%s)", f->cpu, f->cpus,
+				     plural_s(f->cpus));
 			else
 				errf(mc->label, sizeof(mc->label), "%s", f->host);
 			char diff[256];

@@ -679,8 +679,8 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 			"the runs could use %d CPU%s and the smallest worker count of the sweep is %d: "
 			"every run has at least as many workers as CPUs, so what E2E does is not the "
 			"parallel speed-up the finding is about; observed at b%d and %d GPU%s: E2E "
-			"%.2f s at %d workers, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
-			d.gpus, gs, d.e2e[0], d.w[0], d.e2e[last], d.w[last]);
+			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
+			d.gpus, gs, d.e2e[0], d.w[0], plural((size_t)d.w[0]), d.e2e[last], d.w[last]);
 		if (d.knee)
 			why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;

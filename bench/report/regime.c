@@ -200,11 +200,6 @@ int regime_from_json(json_t *j, struct regime *r)
 	return r->probe_ms > 0 && r->paper_ms > 0 && r->scale > 0 && r->nw ? 0 : -1;
 }
 
-static const char *plural(long n)
-{
-	return n == 1 ? "" : "s";
-}
-
 void regime_workers_list(const struct regime *r, char *out, size_t n)
 {
 	size_t l = 0;
@@ -243,10 +238,10 @@ void regime_grid_text(const struct regime *r, char *out, size_t n)
 			   r->npaper_w ? r->paper_w[r->npaper_w - 1] : 0, REGIME_PAPER_THREADS,
 			   r->npaper_w ? r->paper_w[0] : 0, REGIME_PAPER_THREADS,
 			   r->npaper_w ? r->paper_w[r->npaper_w - 1] : 0, REGIME_PAPER_THREADS,
-			   r->cpus, plural(r->cpus));
+			   r->cpus, plural_s(r->cpus));
 	if (len > 0 && (size_t)len < n && r->extended)
 		snprintf(out + len, n - (size_t)len, "; %d worker count%s added past them, as the knee "
-			 "rule needs %d%s", r->extended, plural(r->extended), REGIME_MIN_WORKER_COUNTS,
+			 "rule needs %d%s", r->extended, plural_s(r->extended), REGIME_MIN_WORKER_COUNTS,
 			 r->w[r->nw - 1] > r->cpus ? " (more workers than CPUs: oversubscribed)" : "");
 }
 
@@ -339,7 +334,7 @@ static void seen_text(const struct regime *r, const struct regime_seen *v, char 
 		return;
 	len += snprintf(out + len, n - (size_t)len, "; in these runs (the GPU step over the "
 			"workers' per-batch preprocessing, %zu run%s without oversubscription) "
-			"%.3f-%.3f", v->k, plural((long)v->k), v->q_lo, v->q_hi);
+			"%.3f-%.3f", v->k, plural_s((long)v->k), v->q_lo, v->q_hi);
 	if (len < 0 || (size_t)len >= n)
 		return;
 	if (v->busy)

@@ -271,8 +271,8 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
 		double mem = metric_json_get(m, "memory_total_bytes");
-		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
-		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
+		doc_li(d, "Machine: %s, %d CPU%s online, %s GiB memory, %s %s; %s.",
+		       jstr(m, "cpu_model", "unknown CPU"), s->cpus, plural_s(s->cpus),
 		       report_num(a, sizeof(a), mem / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));

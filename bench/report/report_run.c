@@ -65,9 +65,10 @@ static void doc_metric_table(struct doc *d, const struct combined *c, const char
 		const struct metric *mt = metric_find(names[i]);
 		const struct stats_summary *sp = combined_spread(c, names[i]);
 		if (sp->n && mt->combine == COMBINE_SAME)
-			snprintf(v, sizeof(v), "%.6g", metric_row_get(mt, &c->r));
+			snprintf(v, sizeof(v), stats_human_fmt(metric_row_get(mt, &c->r)),
+				 metric_row_get(mt, &c->r));
 		else if (sp->n)
-			stats_format(v, sizeof(v), sp, "%.5g");
+			stats_format(v, sizeof(v), sp, NULL);
 		else
 			snprintf(v, sizeof(v), "%s", mt->optional ? "not measured" : "n/a");
 		cell[0] = mt->name;
@@ -93,7 +94,7 @@ static void doc_run_ops(struct doc *d, const struct sweep_row *r)
 		for (size_t k = 0; k < 9; k++) {
 			double v = op_metric_get(op_metric_find(col[k]), &r->ops[i]);
 			if (isfinite(v))
-				snprintf(c[k + 1], sizeof(c[k + 1]), "%.4g", v);
+				snprintf(c[k + 1], sizeof(c[k + 1]), stats_human_fmt(v), v);
 			else
 				snprintf(c[k + 1], sizeof(c[k + 1]), "n/a");
 		}
@@ -128,10 +129,10 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 		doc_li(d, "One measurement (no --repeat): the figures have no spread; repeat the "
 		       "run (ppbench run --repeat 5) to know how far to trust them.");
 	if (m)
-		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
+		doc_li(d, "Machine: %s (%s), %s CPU%s usable of %d online, %s GiB memory, %s %s, "
 		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
 		       jstr(m, "hostname", "?"), report_num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
-		       jint(m, "cpus_online", 0),
+		       plural_s(metric_json_get(m, "cpus_usable") == 1 ? 1 : 2), jint(m, "cpus_online", 0),
 		       report_num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""),

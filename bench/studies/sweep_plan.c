@@ -301,6 +301,13 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 	ps->ncpu = cpus_usable_int(&cpus);
 	ps->per_img = dry_run ? probe_s_per_image(&ps->o, &ps->pipe, &ps->ds) : -1;
 	ps->nconf = g->nb * g->ng * g->np * (g->tied ? 1 : g->nw);
+	{	/* more workers than CPUs: said before anything runs (commands.h) */
+		long wk[256];
+		size_t nk = 0;
+		for (size_t i = 0; i < (g->tied ? g->ng : g->nw) && nk < 256; i++)
+			wk[nk++] = g->tied ? g->g[i] : g->w[i];
+		warn_oversubscribed(wk, nk, ps->ncpu, "the sweep's runs");
+	}
 	if (dry_run)
 		plan_print_header(ps);
 	for (size_t ib = 0; ib < g->nb; ib++)

@@ -64,3 +64,8 @@ int errf(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 	return r;
 }
+
+const char *plural_s(long long n)
+{
+	return n == 1 ? "" : "s";
+}

@@ -17,5 +17,7 @@ void log_set_quiet(int quiet);
  * length it wanted). The one string formatter: library functions fill their
  * err with it ("-1 with err filled"), commands build paths with it. */
 int errf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* "s" unless n is 1: "%ld worker%s", n, plural_s(n) (never "1 workers") */
+const char *plural_s(long long n);
 
 #endif
