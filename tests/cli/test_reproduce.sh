@@ -98,6 +98,24 @@ check_regime 1 "1 2 3"
 check_cli "regime: the factor is the probe over the paper's 6.87 ms" 0 "every sweep: +--gpu-step-scale 0.2500" -- \
 	regime --probe-ms 1.717 --cpus 2
 
+# finding 4 on 2 CPUs: the regime's grid for 2 CPUs is judged (the paper's
+# 8..28 workers there could not be: every run had more workers than CPUs),
+# with the model's prediction for the paper's machine beside it
+if [ "$(nproc)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
+	ws=$("$PPBENCH" regime --probe-ms 1 --cpus 2 | sed -n 's/.*the worker sweep: --workers "\(.*\)"/\1/p')
+	taskset -c 0,1 "$PPBENCH" sweep --workers "$ws" --gpus 4 --batch 4 --data "$ds" \
+		--pipeline "$top/tests/fixtures/pipelines/synth.pipe" --gpu-step 0 --fused off \
+		--out "$TMP/f4" --tag two >"$TMP/f4.log" 2>&1
+	f4=$(ls -d "$TMP"/f4/*-sweep-two 2>/dev/null | head -1)
+	row=$(grep '^| 4 | Diminishing returns' "$f4/report.md" 2>/dev/null)
+	check "2 CPUs, workers $ws: finding 4 is judged" sh -c "printf '%s\n' \"\$0\" |
+		grep -q '| \(holds\|does not hold\) |'" "$row"
+	check "... with the model's prediction for the paper's machine beside it, labelled" sh -c \
+		"printf '%s\n' \"\$0\" | grep -q 'a model, not a measurement'" "$row"
+else
+	skip "finding 4 on 2 CPUs" "fewer than 2 CPUs to bind to"
+fi
+
 # done folders are not resumed: a new run starts a new folder
 repro "$TMP/ppb-int" "" >/dev/null 2>&1
 check "a finished folder is left alone" test "$(ls -d "$out"/*-reproduce | wc -l)" -eq 2
