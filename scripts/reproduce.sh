@@ -221,10 +221,12 @@ else
 			what="experiment 2 of 2 (Fig. 6): workers $workers, batch $w_batch, 4 GPUs"
 			a=("${w_args[@]}")
 		fi
-		run sweep "${a[@]}" "${extra[@]}" --dry-run >"$tmp/dry.$e"
+		# (its warnings, more workers than CPUs say, are part of the plan)
+		run sweep "${a[@]}" "${extra[@]}" --dry-run >"$tmp/dry.$e" 2>&1
 		rc=$?
 		[ "$stopped" -ne 0 ] && exit "$stopped"
 		if [ "$rc" -ne 0 ]; then
+			cat "$tmp/dry.$e" >&2
 			fail "$what: the sweep refused its plan (exit $rc): nothing was created or run"
 			exit "$rc"
 		fi
