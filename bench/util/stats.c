@@ -193,5 +193,10 @@ const char *stats_human_fmt(double v)
 		return "%.2f";
 	if (a >= 1)
 		return "%.3f";
+	/* 3 significant digits in fixed point down to 1e-7 (0.0000376) */
+	static const char *const dec[] = { "%.3f", "%.4f", "%.5f", "%.6f", "%.7f", "%.8f", "%.9f" };
+	for (int k = 0; k < 7; k++)
+		if (a >= 0.1 / pow(10, k))
+			return dec[k];
 	return "%.3g";
 }

@@ -161,3 +161,15 @@ if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
 else
 	skip "oversubscription warnings" "taskset cannot bind to CPU 0 here"
 fi
+
+# tables meant for people: no exponent (a run of 349,570 images is 349570)
+r1=$(ls -d "$TMP"/conv_w1_out/* 2>/dev/null | head -1)
+if [ -n "$r1" ]; then
+	cp -r "$r1" "$TMP/conv_big"
+	sed -i '0,/"images": 4,/s//"images": 349570,/' "$TMP/conv_big/summary.json"
+	"$PPBENCH" report "$TMP/conv_big" >/dev/null 2>&1
+	check "a run's report: large figures without an exponent" sh -c "grep -q '| 349570 |' '$TMP/conv_big/report.md' &&
+		! grep -qE '[0-9]e[+-][0-9]' '$TMP/conv_big/report.md'"
+else
+	echo "not ok - a run's report: large figures without an exponent: no run folder"
+fi
