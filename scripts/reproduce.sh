@@ -204,8 +204,15 @@ plan_fits() { sed -n 's/^total: \([0-9]*\) of \([0-9]*\) configuration.*/\1 \2/p
 
 if [ -n "$dir" ] && [ -f "$dir/plan.txt" ]; then
 	cat "$dir/plan.txt"
-	left=$(cat "$dir"/*-sweep-*/sweep.json 2>/dev/null | grep -c '"status": "\(pending\|failed\|incomplete\)"')
-	say "resumed: $left of the runs of its sweeps so far are left to do"
+	for e in grid workers; do
+		j=$(ls -d "$dir"/*-sweep-"$e" 2>/dev/null | tail -1)
+		if [ -f "$j/sweep.json" ]; then
+			left=$(grep -c '"status": "\(pending\|failed\|incomplete\)"' "$j/sweep.json")
+			say "resumed: the $e sweep has $left run(s) left to do"
+		else
+			say "resumed: the $e sweep has not started: all of it is left to do"
+		fi
+	done
 else
 	plan=$tmp/plan.txt
 	{

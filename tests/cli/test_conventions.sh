@@ -173,3 +173,11 @@ if [ -n "$r1" ]; then
 else
 	echo "not ok - a run's report: large figures without an exponent: no run folder"
 fi
+
+# the default datasets' place: PPBENCH_CACHE chooses it; the first use says where and how much
+"$PPBENCH" dataset generate --profile photos --images 4 --classes 1 --out "$TMP/conv-cache/photos" -q
+out=$(PPBENCH_CACHE="$TMP/conv-cache" "$PPBENCH" dataset default --profile photos 2>&1)
+same "PPBENCH_CACHE: the default dataset is looked for there" "$out" "$TMP/conv-cache/photos"
+out=$(PPBENCH_CACHE=/proc/conv-none "$PPBENCH" dataset default --profile photos 2>&1)
+check "the first use says where, how much, and how to choose" sh -c "printf '%s\n' \"\$0\" |
+	grep -q \"generating the default dataset of profile photos once (2000 images, .*about 120 MB) in '/proc/conv-none/photos'; PPBENCH_CACHE=DIR puts it elsewhere\"" "$out"
