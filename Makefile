@@ -154,8 +154,10 @@ plots: bench/ppbench
 # grid (8..28 of 32 hardware threads) to the CPUs it may use (1 2 3 on 2 CPUs).
 # Then it prints the plan with its estimated time (each sweep's dry run) and
 # runs it. Default: the default dataset (2,000 images) with the paper's batch
-# sizes / 8 (16..128 for 128..1024) and 8 (grid) / 20 (workers) epochs: 22 runs,
-# 10-15 minutes on 2 cores. FULL=1: the paper's sizes (batch 128..1024, one
+# sizes / 8 (16..128 for 128..1024) and 8 (grid) / 20 (workers) epochs: on 2 CPUs
+# 19 runs; the plan printed first gives its estimated time (on the 2-vCPU
+# development VM, shared with other jobs: about 32 minutes planned, 34 taken;
+# README, "make reproduce"). FULL=1: the paper's sizes (batch 128..1024, one
 # epoch) on DATA=<ImageNet train folder>. OUT=DIR: where its folder goes
 # (default results). Interrupted (SIGINT, SIGTERM, SIGHUP: the whole job
 # stops, what finished is kept), the same command again, or

@@ -98,6 +98,11 @@ run() {
 	return "$rc"
 }
 
+stop_early() {   # a signal while planning: nothing was created
+	echo "make reproduce: stopped (exit $stopped) before anything was created" >&2
+	exit "$stopped"
+}
+
 stop_now() {   # stop_now RC: the one message, then exit
 	local sig=INT
 	[ "$1" -eq 143 ] && sig=TERM
@@ -175,7 +180,7 @@ else
 	regime=$tmp/regime.json
 	run regime "${regime_args[@]}" --out "$regime" >"$tmp/regime.txt"
 	rc=$?
-	[ "$stopped" -ne 0 ] && exit "$stopped"
+	[ "$stopped" -ne 0 ] && stop_early
 	if [ "$rc" -ne 0 ]; then
 		fail "the regime could not be measured (exit $rc): nothing was created or run"
 		exit "$rc"
@@ -231,7 +236,7 @@ else
 		# (its warnings, more workers than CPUs say, are part of the plan)
 		run sweep "${a[@]}" "${extra[@]}" --dry-run >"$tmp/dry.$e" 2>&1
 		rc=$?
-		[ "$stopped" -ne 0 ] && exit "$stopped"
+		[ "$stopped" -ne 0 ] && stop_early
 		if [ "$rc" -ne 0 ]; then
 			cat "$tmp/dry.$e" >&2
 			fail "$what: the sweep refused its plan (exit $rc): nothing was created or run"
