@@ -530,6 +530,22 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	if (report_oversubscribed(x, cx->cpus))
 		why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
 			"use): its op times include time-slicing", cx->cpus, plural((size_t)cx->cpus));
+	/* the noise guard: ops that spent most of their wall time waiting for a
+	 * CPU (other load) were not measured as Table II measured them; their
+	 * wall-time shares under 10 ms are lower bounds of the ops' own */
+	double oncpu = x->ops_oncpu_s / x->ops_span_s;
+	if (isfinite(oncpu) && oncpu < REPORT_MIN_ONCPU_SHARE) {
+		why_add(f, "; the noise guard: that run's ops were on a CPU %.0f %% of their wall time "
+			"(others took %.0f %% of the CPUs), so their wall times are mostly waits for a "
+			"CPU and these shares are lower bounds of the ops' own", 100 * oncpu,
+			x->others_cpu_pct);
+		if (bad) {
+			why_add(f, "; rerun when the machine is quieter (--require-idle)");
+			f->v = VERDICT_CANNOT_JUDGE;
+			f->judged = 0;
+			return;
+		}
+	}
 	if (bad)
 		f->v = VERDICT_DOES_NOT_HOLD;
 }

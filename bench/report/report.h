@@ -108,6 +108,9 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 #define REPORT_NFINDINGS 5
 #define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
+/* finding 1: a run whose ops were on a CPU under this share of their wall
+ * time (the rest waiting for one) cannot show that they are short */
+#define REPORT_MIN_ONCPU_SHARE 0.5
 /* other processes above this share of the CPUs during a run: the report warns */
 #define REPORT_BUSY_PCT 10.0
 #define REPORT_RULE_SHORT_OPS \

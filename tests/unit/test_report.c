@@ -572,12 +572,56 @@ static void test_figures_and_report(void **state)
 	rm_tree(dir);
 }
 
+/* finding 1 under load: a Table II run whose ops waited for a CPU most of
+ * their wall time cannot show that they are short ("cannot be judged", the
+ * noise guard says why); one on a CPU most of the time is judged (the
+ * boundary: REPORT_MIN_ONCPU_SHARE) */
+static void test_short_ops_under_load(void **state)
+{
+	static const struct {
+		double oncpu;
+		enum verdict want;
+	} cases[] = {
+		{ 0.16, VERDICT_CANNOT_JUDGE },
+		{ REPORT_MIN_ONCPU_SHARE - 0.01, VERDICT_CANNOT_JUDGE },
+		{ REPORT_MIN_ONCPU_SHARE, VERDICT_DOES_NOT_HOLD },
+		{ 0.95, VERDICT_DOES_NOT_HOLD },
+	};
+	(void)state;
+	struct judge_ctx cx = { .paper = the_paper() };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char err[512];
+		struct sweep s;
+		struct finding f;
+		if (sweep_read_csv(&s, VERDICTS "short_ops_holds.csv", err, sizeof(err)))
+			fail_msg("%s", err);
+		for (size_t k = 0; k < s.nrows; k++) {
+			struct sweep_row *r = &s.rows[k];
+			r->batches = REPORT_MIN_BATCHES;
+			r->ops_span_s = 10;
+			r->ops_oncpu_s = 10 * cases[c].oncpu;
+			r->others_cpu_pct = 90;
+			for (size_t o = 0; o < r->nops; o++)
+				if (!strcmp(r->ops[o].name, "decode"))
+					r->ops[o].under_10ms_pct = 70;   /* waits stretched the decodes */
+		}
+		finding_judge(finding_short_ops, s.rows, s.nrows, &cx, &f);
+		if (f.v != cases[c].want)
+			fail_msg("ops on a CPU %.0f %% of their wall time: %s, expected %s: %s",
+				 100 * cases[c].oncpu, verdict_name(f.v), verdict_name(cases[c].want), f.why);
+		if (cases[c].oncpu < REPORT_MIN_ONCPU_SHARE && !strstr(f.why, "the noise guard"))
+			fail_msg("the noise guard does not say why: %s", f.why);
+		sweep_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_knee),
 		cmocka_unit_test(test_paper_figures),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_short_ops_under_load),
 		cmocka_unit_test(test_enough_batches),
 		cmocka_unit_test(test_findings_at_the_minimum),
 		cmocka_unit_test(test_load_tiny),
