@@ -767,7 +767,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 		if (r >= 128 || !final[0])
 			break;   /* interrupted, or nothing kept: no further repeat */
 		snprintf(path, sizeof(path), "%s/summary.json", final);
-		json_t *j = json_load_file(path, 0, NULL);
+		json_t *j = json_load_regular(path, NULL, 0);
 		if (j) {
 			sweep_row_init(&rows[ok]);
 			sweep_row_from_summary(&rows[ok], j);

@@ -602,7 +602,7 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
 		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
-		json_t *sum = json_load_file(sp, 0, NULL);
+		json_t *sum = json_load_regular(sp, NULL, 0);
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
 			int complete = json_is_true(json_object_get(sum, "complete"));
@@ -628,7 +628,7 @@ static void report_run_line(const struct progress *pr, size_t index, json_t *e, 
 	fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
 	fmt_dur(rem, sizeof(rem), rest);
 	if (strcmp(status, RUN_OK)) {
-		FILE *f = fopen(log, "r");
+		FILE *f = fopen_regular(log, FILE_MAX_DOC, NULL, 0);
 		char line[512];
 		while (f && fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\r\n")] = 0;
@@ -889,7 +889,7 @@ static int sweep_base_alloc(struct sweep_state *t, size_t more)
 static int sweep_resume(struct sweep_state *t)
 {
 	char path[PATH_MAX + 64];
-	json_error_t je;
+	char why[512];
 
 	/* only --report/--no-report go with --resume: the plan is in the folder */
 	for (int i = 1; i < t->nmine; i++)
@@ -906,12 +906,12 @@ static int sweep_resume(struct sweep_state *t)
 	}
 	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
 	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
-	t->doc = json_load_file(path, 0, &je);
+	t->doc = json_load_regular(path, why, sizeof(why));
 	if (!t->doc) {
-		if (access(path, F_OK))
+		if (errno == ENOENT)
 			error_msg("cannot resume '%s': it has no sweep.json", t->dir);
 		else
-			error_msg("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
+			error_msg("cannot resume '%s': '%s': %s", t->dir, path, why);
 		return EXIT_FAIL;
 	}
 	/* paths in sweep.json are escaped (escape.h) */

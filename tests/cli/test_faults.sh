@@ -212,3 +212,53 @@ kill -TERM "$pid"
 wait "$pid"
 check "a resumed sweep appends to the interrupted attempt's log" \
 	test "$(head -1 "$log")" = "$first" -a "$(grep -c '^==== another attempt' "$log")" -ge 1
+
+# ==== issue 21: hostile input (each check failed before its fix) ============
+# a tiny generated dataset and quick runs: --pipeline null, no GPU step
+hds=$TMP/h21_ds
+hout=$TMP/h21_out
+"$PPBENCH" dataset generate --out "$hds" --images 16 --classes 2 >/dev/null 2>&1
+hbase=(--data "$hds" --out "$hout" --pipeline null --gpu-step 0 --counters none --workers 1 --batch 4)
+# ppbench under a 20 s timeout (exit 124 when it hangs): PPBENCH=$pp20 check_cli ...
+pp20=$TMP/h21_pp20
+printf '#!/bin/sh\nexec timeout 20 "%s" "$@"\n' "$PPBENCH" >"$pp20"
+chmod +x "$pp20"
+
+# ---- 8. a FIFO named summary.json or sweep.json in a results folder --------
+hres=$TMP/h21_res
+mkdir -p "$hres/odd-run" "$hres/odd-sweep"
+mkfifo "$hres/odd-run/summary.json" "$hres/odd-sweep/sweep.json"
+PPBENCH=$pp20 check_cli "ls: a FIFO summary.json does not hang it, and is named" 0 \
+	"odd-run .*unreadable summary.json: not a regular file \(a FIFO\)" -- ls "$hres"
+PPBENCH=$pp20 check_cli "ls: a FIFO sweep.json does not hang it" 0 \
+	"odd-sweep .*not a regular file \(a FIFO\)" -- ls "$hres"
+PPBENCH=$pp20 check_cli "report: a FIFO summary.json is refused, not waited for" 1 \
+	"odd-run/summary.json': not a regular file \(a FIFO\)" -- report "$hres/odd-run"
+PPBENCH=$pp20 check_cli "report: a FIFO sweep.json is refused" 1 \
+	"odd-sweep/sweep.json': not a regular file \(a FIFO\)" -- report "$hres/odd-sweep"
+PPBENCH=$pp20 check_cli "model --from: a FIFO summary.json is refused" 2 "not a regular file \(a FIFO\)" \
+	-- model --from "$hres/odd-run" -w 1 -b 4
+PPBENCH=$pp20 check_cli "sweep --resume: a FIFO sweep.json is refused" 1 "not a regular file \(a FIFO\)" \
+	-- sweep --resume "$hres/odd-sweep"
+truncate -s 100M "$hres/big.json"
+mkdir -p "$hres/big-run" && mv "$hres/big.json" "$hres/big-run/summary.json"
+check_cli "report: a 100 MB summary.json is refused by its size, unread" 1 \
+	"summary.json': 104857600 bytes, more than the 67108864 ppbench reads" -- report "$hres/big-run"
+rm -rf "$hres"
+
+# ---- 17. ls --clean never crosses a symbolic link --------------------------
+R=$TMP/h21_ls
+away=$TMP/h21_away
+mkdir -p "$R/sw-20261102-101010-s" "$away/slurm/.20261106-000000-killed.tmp" \
+	"$away/runs/.20261102-101011-w9-b8-g1-r1.tmp"
+echo '{"runs": []}' >"$R/sw-20261102-101010-s/sweep.json"
+ln -s "$away/slurm" "$R/slurm-123"
+ln -s "$away/runs" "$R/sw-20261102-101010-s/runs"
+check_cli "ls --clean: a stale folder behind a symlinked Slurm folder is not removed" 0 \
+	"not removed \(reached through a symbolic link\): .*slurm-123/.20261106-000000-killed.tmp" \
+	-- ls --clean "$R"
+check "ls --clean: nothing removed outside the folder listed" \
+	test -d "$away/slurm/.20261106-000000-killed.tmp" -a -d "$away/runs/.20261102-101011-w9-b8-g1-r1.tmp"
+check_cli "ls: such a folder is listed as reached through a link" 0 \
+	"killed.tmp .*stale, reached through a symbolic link" -- ls "$R"
+rm -rf "$R" "$away"
