@@ -262,3 +262,13 @@ check "ls --clean: nothing removed outside the folder listed" \
 check_cli "ls: such a folder is listed as reached through a link" 0 \
 	"killed.tmp .*stale, reached through a symbolic link" -- ls "$R"
 rm -rf "$R" "$away"
+
+# ---- 7. --pipeline: only a regular file of a sane size is read -------------
+PPBENCH=$pp20 check_cli "--pipeline /dev/zero is refused unread" 2 \
+	"cannot read pipeline '/dev/zero': not a regular file \(a character device\)" \
+	-- run "${hbase[@]}" --pipeline /dev/zero
+truncate -s 3G "$TMP/h21_big.pipe"
+PPBENCH=$pp20 check_cli "a 3 GB --pipeline file is refused by its size" 2 \
+	"h21_big.pipe': 3221225472 bytes, more than the 1048576 ppbench reads" \
+	-- run "${hbase[@]}" --pipeline "$TMP/h21_big.pipe"
+rm -f "$TMP/h21_big.pipe"
