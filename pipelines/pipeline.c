@@ -62,6 +62,12 @@ static int parse_line(struct pipeline *p, char *line, const char *origin, int li
 			return -1;
 		}
 		*eq = 0;
+		for (int i = 0; i < args.n; i++)
+			if (!strncmp(args.key[i], t, sizeof(args.key[0]) - 1)) {
+				snprintf(err, errlen, "%s:%d: %s: argument '%s' given twice", origin,
+					 lineno, name, args.key[i]);
+				return -1;
+			}
 		snprintf(args.key[args.n], sizeof(args.key[0]), "%s", t);
 		snprintf(args.val[args.n], sizeof(args.val[0]), "%s", eq + 1);
 		args.n++;

@@ -272,3 +272,28 @@ PPBENCH=$pp20 check_cli "a 3 GB --pipeline file is refused by its size" 2 \
 	"h21_big.pipe': 3221225472 bytes, more than the 1048576 ppbench reads" \
 	-- run "${hbase[@]}" --pipeline "$TMP/h21_big.pipe"
 rm -f "$TMP/h21_big.pipe"
+
+# ---- 13. op arguments: finite, in range, for every op (pipelines/op_args.c) --
+hpipe() { printf 'decode\n%s\n' "$1" >"$TMP/h21_op.pipe"; }
+while IFS='|' read -r line want; do
+	hpipe "$line"
+	check_cli "pipe '$line' refused" 2 "h21_op.pipe:2: $want" \
+		-- run "${hbase[@]}" --pipeline "$TMP/h21_op.pipe"
+done <<'LINES'
+normalize std=inf,1,1|normalize: std: 'inf,1,1' is not a list of 3 finite numbers
+normalize std=nan,0.2,0.2|normalize: std: 'nan,0.2,0.2' is not a list of 3 finite numbers
+normalize std=-1,1,1|normalize: std: '-1,1,1' has -1, out of range
+normalize std=1e-45,1,1|normalize: std: '1e-45,1,1' has 1e-45, out of range
+normalize mean=nan,0,0|normalize: mean: 'nan,0,0' is not a list of 3 finite numbers
+normalize mean=-1e30,0,0 std=1e-10,1,1|normalize: mean -1e\+30 and std 1e-10 of channel 0 make values beyond float32's range
+sleep ms=1e300|sleep: ms: '1e300' is out of range \[0, 60000\]
+sleep ms=-1|sleep: ms: '-1' is out of range \[0, 60000\]
+sleep ms=nan|sleep: ms: 'nan' is not a finite number
+sleep slow_ms=inf|sleep: slow_ms: 'inf' is not a finite number
+random_horizontal_flip p=nan|random_horizontal_flip: p: 'nan' is not a finite number
+random_resized_crop scale=0.08,inf|random_resized_crop: scale: '0.08,inf' is not a list of 2 finite numbers
+LINES
+# item 20: a key given twice is named as such
+hpipe "resize size=3 size=4"
+check_cli "a pipe key given twice says so" 2 "h21_op.pipe:2: resize: argument 'size' given twice" \
+	-- run "${hbase[@]}" --pipeline "$TMP/h21_op.pipe"
