@@ -598,12 +598,10 @@ static void print_text(const struct ls_list *l, FILE *f)
 			size_t k = strlen(ips);
 			snprintf(ips + k, sizeof(ips) - k, " (%s)", e->ips_note);
 		}
-		fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s", e->name, e->kind, t,
-			e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
-			ips, e->status);
-		if (e->noise[0])
-			fprintf(f, "; noise: %s", e->noise);
-		fputc('\n', f);
+		/* names and strings of results files: escaped (ESC, newlines) */
+		outf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s%s%s\n", e->name, e->kind, t,
+		     e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
+		     ips, e->status, e->noise[0] ? "; noise: " : "", e->noise);
 	}
 }
 
@@ -653,19 +651,19 @@ static int clean(const struct ls_list *l, const char *dir, int dry_run)
 		if (!e->stale)
 			continue;
 		if (e->linked) {
-			printf("not removed (reached through a symbolic link): %s\n", e->path);
+			outf(stdout, "not removed (reached through a symbolic link): %s\n", e->path);
 			continue;
 		}
 		n++;
 		if (dry_run) {
-			printf("would remove %s\n", e->path);
+			outf(stdout, "would remove %s\n", e->path);
 		} else if (remove_tree_in(dir, e->name)) {
 			error_msg("cannot remove '%s': %s", e->path, errno == ELOOP ?
 				  "a folder on its way is a symbolic link (nothing outside the folder "
 				  "listed is removed)" : strerror(errno));
 			failed++;
 		} else {
-			printf("removed %s\n", e->path);
+			outf(stdout, "removed %s\n", e->path);
 		}
 	}
 	if (!n)
@@ -739,7 +737,7 @@ int cmd_ls(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(a);
 	} else if (!l.n) {
-		printf("no results in %s\n", dir);
+		outf(stdout, "no results in %s\n", dir);
 	} else {
 		print_text(&l, stdout);
 	}

@@ -484,7 +484,7 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	json_t *blocks = summary_blocks(o, r, step_ns, x);
 	char origin[160];
 	dataset_origin_text(json_object_get(blocks, "dataset"), origin, sizeof(origin));
-	printf("dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
+	outf(stdout, "dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
 	results_print_human(stdout, &m);
 	print_counters(stdout, x, r);
 	print_placement(stdout, x, r);
@@ -725,7 +725,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 		error_msg("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
 	if (!wr)
-		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
+		outf(stdout, "results: %s%s\n", final, r.complete ? "" : " (incomplete)");
 	else
 		final[0] = 0;
 	int rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
@@ -879,7 +879,8 @@ int cmd_run(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
 	}
-	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err)) ||
+	    mkdir_out(o.out, err, sizeof(err))) {
 		error_msg("%s", err);
 		goto out;   /* EXIT_USAGE: nothing ran */
 	}

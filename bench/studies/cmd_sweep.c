@@ -319,30 +319,10 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 {
 	char name[256], base[PATH_MAX];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
-		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
+	if (results_tag_check(tag, err, errlen))
 		return -1;
-	}
-	{
-		/* mkdir -p */
-		char p[PATH_MAX];
-		size_t n = strlen(out);
-		if (n >= sizeof(p)) {
-			snprintf(err, errlen, "--out: the path is too long");
-			return -1;
-		}
-		memcpy(p, out, n + 1);
-		for (size_t i = 1; i <= n; i++) {
-			if (p[i] != '/' && p[i])
-				continue;
-			p[i] = 0;
-			if (mkdir(p, 0777) && errno != EEXIST) {
-				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
-				return -1;
-			}
-			p[i] = out[i];
-		}
-	}
+	if (mkdir_out(out, err, errlen))
+		return -1;
 	results_dir_name(name, sizeof(name), "sweep", tag);
 	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
@@ -1136,7 +1116,7 @@ static int sweep_new(struct sweep_state *t)
 		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
 	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
 		error_msg("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;   /* nothing ran: a bad --tag or --out */
 	}
 	t->doc = sweep_new_doc(t);
 	return STEP_GO;

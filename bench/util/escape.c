@@ -63,6 +63,34 @@ size_t bytes_escape(const char *in, char *out, size_t n)
 	return k;
 }
 
+size_t term_escape(const char *in, char *out, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)in;
+	size_t k = 0;
+#define PUT(ch) do { char c_ = (char)(ch); if (k + 1 < n) out[k] = c_; k++; } while (0)
+	while (*s) {
+		size_t l = utf8_len(s);
+		int c1 = l == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+		if (l == 0 || *s < 0x20 || *s == 0x7f || c1) {
+			for (size_t i = 0; i < (c1 ? 2u : 1u); i++) {
+				PUT('\\');
+				PUT('x');
+				PUT(hex[*s >> 4]);
+				PUT(hex[*s & 15]);
+				s++;
+			}
+		} else {
+			while (l--)
+				PUT(*s++);
+		}
+	}
+#undef PUT
+	if (n)
+		out[k < n ? k : n - 1] = 0;
+	return k;
+}
+
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')

@@ -30,6 +30,42 @@ int mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
+int mkdir_out(const char *path, char *why, size_t whylen)
+{
+	struct stat st;
+	if (mkdir_p(path, 0777) && errno != ENOTDIR) {
+		snprintf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	/* ENOTDIR: a part of path, or path itself, is a file: say which */
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	for (;;) {
+		if (stat(p, &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				break;
+			snprintf(why, whylen, "'%s' is not a folder (%s): --out names the folder results go in",
+				 p, file_kind(st.st_mode));
+			return -1;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || slash == p) {
+			snprintf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
+			return -1;
+		}
+		*slash = 0;
+	}
+	if (strcmp(p, path)) {
+		snprintf(why, whylen, "cannot create '%s': %s", path, strerror(ENOTDIR));
+		return -1;
+	}
+	if (access(path, W_OK | X_OK)) {
+		snprintf(why, whylen, "cannot write in '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int free_bytes_at(const char *path, uint64_t *bytes, char *where, size_t wherelen)
 {
 	char p[4096];

@@ -12,6 +12,12 @@
  * 0, or -1 with errno (ENAMETOOLONG when path is too long). */
 int mkdir_p(const char *path, mode_t mode);
 
+/* The folder a command writes its results in (--out): made with its
+ * parents (mkdir_p), then checked to be a folder ppbench may write in. 0,
+ * or -1 with why ("cannot create 'a/b': Permission denied", "'f' is not a
+ * folder (a regular file)", "cannot write in 'r': Read-only file system"). */
+int mkdir_out(const char *path, char *why, size_t whylen);
+
 /* The bytes an unprivileged writer may still put on the file system of
  * path, or of its nearest existing parent when path does not exist yet
  * (that parent's name in where). 0, or -1 with errno. */

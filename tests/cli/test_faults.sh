@@ -297,3 +297,65 @@ LINES
 hpipe "resize size=3 size=4"
 check_cli "a pipe key given twice says so" 2 "h21_op.pipe:2: resize: argument 'size' given twice" \
 	-- run "${hbase[@]}" --pipeline "$TMP/h21_op.pipe"
+
+# ---- 11. no control character reaches the terminal -------------------------
+esc=$(printf '\033')
+check_cli "--tag with ESC is refused, the tag escaped in the message" 2 \
+	"error: --tag 'a\\\\x1b\[31mb': it must not hold a control character" \
+	-- run "${hbase[@]}" --tag "a${esc}[31mb"
+check_cli "--tag with a newline is refused" 2 "error: --tag 'a\\\\x0ab': it must not hold a control character" \
+	-- run "${hbase[@]}" --tag "a
+b"
+check_cli "sweep refuses it too, before anything ran (exit 2)" 2 "it must not hold a control character" \
+	-- sweep --data "$hds" --out "$hout" --pipeline null -w 1 -b 4 --gpu-step 0 --tag "x${esc}y"
+hed="$TMP/h21_e${esc}[31m"
+mkdir -p "$hed"
+cp -r "$hds"/. "$hed/"
+"$PPBENCH" run --data "$hed" --out "$hed/out" --pipeline null --gpu-step 0 --counters none \
+	--workers 1 --batch 4 --tag esc >"$TMP/h21_esc.out" 2>&1
+check "run: no raw ESC in its output (a dataset and --out named with one)" \
+	test "$(grep -c "$esc" "$TMP/h21_esc.out")" = 0
+check "run: the results: and dataset lines show it escaped" sh -c \
+	"grep -q '^results: .*h21_e\\\\x1b\[31m/out/' '$TMP/h21_esc.out' && grep -q '^dataset .*h21_e\\\\x1b\[31m' '$TMP/h21_esc.out'"
+s=$(ls -d "$hed"/out/*-esc/summary.json)
+jq --arg e "$esc" '.complete = false | .stop_reason = ("stopped" + $e + "[2J here")' "$s" >"$s.new" && mv "$s.new" "$s"
+mv "$(dirname "$s")" "$hed/out/odd${esc}]0;title${esc}\\"
+"$PPBENCH" ls "$hed/out" >"$TMP/h21_ls.out" 2>&1
+check "ls: no raw ESC from a folder name or a hand-edited summary.json" \
+	test "$(grep -c "$esc" "$TMP/h21_ls.out")" = 0
+check "ls: the summary.json string and the folder name are shown escaped" sh -c \
+	"grep -q '^odd\\\\x1b\]0;title\\\\x1b\\\\ .*incomplete; stopped\\\\x1b\[2J here' '$TMP/h21_ls.out'"
+check_cli "an error naming a path with ESC escapes it" 2 "cannot .*h21_nope\\\\x1b\[31m" \
+	-- run --data "$TMP/h21_nope${esc}[31m" --out "$hout"
+rm -rf "$hed"
+
+# ---- 20. messages and exit codes ------------------------------------------
+: >"$TMP/h21_afile"
+check_cli "--out naming a regular file says so (run)" 2 \
+	"'.*h21_afile' is not a folder \(a regular file\): --out names the folder" \
+	-- run "${hbase[@]}" --out "$TMP/h21_afile"
+check_cli "--out naming a regular file says so (sweep), exit 2 as run" 2 \
+	"'.*h21_afile' is not a folder \(a regular file\)" \
+	-- sweep --data "$hds" --out "$TMP/h21_afile/sub" --pipeline null -w 1 -b 4 --gpu-step 0
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$TMP/h21_ro" && mount -t tmpfs -o ro,size=64k tmpfs "$TMP/h21_ro" 2>/dev/null; then
+	check_cli "a read-only --out: run exits 2" 2 "cannot write in '.*h21_ro': Read-only file system" \
+		-- run "${hbase[@]}" --out "$TMP/h21_ro"
+	check_cli "a read-only --out: sweep exits 2 too" 2 "cannot write in '.*h21_ro': Read-only file system" \
+		-- sweep --data "$hds" --out "$TMP/h21_ro" --pipeline null -w 1 -b 4 --gpu-step 0
+	umount "$TMP/h21_ro"
+else
+	skip "a read-only --out" "needs root to mount a read-only tmpfs"
+fi
+# summary.json lists as many skipped files as its documentation says
+hbad=$TMP/h21_bad
+mkdir -p "$hbad/c0"
+cp "$hds"/*/* "$hbad/c0/"
+for i in $(seq 100 399); do : >"$hbad/c0/z$i.jpg"; done
+"$PPBENCH" run --data "$hbad" --out "$hout" --pipeline imagenet_val --gpu-step 0 --counters none \
+	--workers 1 --batch 64 --tag manybad >/dev/null 2>&1
+s=$(ls -d "$hout"/*-manybad/summary.json | head -1)
+cap=$("$PPBENCH" metrics | sed -n 's/^skipped.files .*up to the first \([0-9,]*\).*/\1/p' | tr -d ,)
+same "skipped.files holds as many as docs/metrics.md says (300 skipped)" \
+	"$(jq '.skipped.files | length' "$s" 2>/dev/null)" "$cap"
+check "README says the same" grep -q "skipped.files\` lists them (the first $cap)" "$top/README.md"
+rm -rf "$hbad"
