@@ -894,9 +894,25 @@ static int sweep_resume(struct sweep_state *t)
 			error_msg("cannot resume '%s': '%s': %s", t->dir, path, why);
 		return EXIT_FAIL;
 	}
+	/* what a sweep.json holds, before any of it is used ([] held nothing) */
+	json_t *runs = json_object_get(t->doc, "runs"), *e;
+	size_t r;
+	if (!json_is_array(runs)) {
+		error_msg("cannot resume '%s': '%s' holds no list of runs (not a sweep's, or "
+			  "hand-edited)", t->dir, path);
+		return EXIT_FAIL;
+	}
+	json_array_foreach(runs, r, e)
+		if (!json_is_string(json_object_get(e, "tag"))) {
+			error_msg("cannot resume '%s': run %zu of '%s' has no tag", t->dir, r + 1, path);
+			return EXIT_FAIL;
+		}
 	/* paths in sweep.json are escaped (escape.h) */
-	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
-		t->data[0] = 0;
+	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)) ||
+	    !t->data[0]) {
+		error_msg("cannot resume '%s': '%s' names no dataset (\"data\")", t->dir, path);
+		return EXIT_FAIL;
+	}
 	const char *cache = json_string_value(json_object_get(t->doc, "page_cache"));
 	t->c.warm = !strcmp(cache ? cache : "", "warm");
 	json_t *ra = json_object_get(t->doc, "run_args"), *v;

@@ -359,3 +359,16 @@ same "skipped.files holds as many as docs/metrics.md says (300 skipped)" \
 	"$(jq '.skipped.files | length' "$s" 2>/dev/null)" "$cap"
 check "README says the same" grep -q "skipped.files\` lists them (the first $cap)" "$top/README.md"
 rm -rf "$hbad"
+# sweep --resume on a sweep.json that is [] or has a run without a tag
+"$PPBENCH" sweep --data "$hds" --out "$TMP/h21_sw" --pipeline null -w 1 -b 4 --gpu-step 0 \
+	--counters none --no-report >/dev/null 2>&1
+hsw=$(ls -d "$TMP"/h21_sw/*-sweep | head -1)
+jq 'del(.runs[0].tag) | .runs[0].status = "pending"' "$hsw/sweep.json" >"$TMP/h21_notag.json"
+cp "$TMP/h21_notag.json" "$hsw/sweep.json"
+check_cli "sweep --resume: a run without a tag is named, not run as '(null)'" 1 \
+	"cannot resume .*: run 1 of '.*sweep.json' has no tag" -- sweep --resume "$hsw" --no-report
+check "... and no '(null)' is printed" sh -c "! '$PPBENCH' sweep --resume '$hsw' --no-report 2>&1 | grep -q '(null)'"
+echo '[]' >"$hsw/sweep.json"
+check_cli "sweep --resume on [] says what is wrong" 1 "sweep.json' holds no list of runs" \
+	-- sweep --resume "$hsw" --no-report
+rm -rf "$TMP/h21_sw"
