@@ -197,6 +197,24 @@ static void transform_span(const struct pipeline *p, int *first, int *last, int 
 	*nsample_ops = n;
 }
 
+/* The address space this process may still map under ulimit -v
+ * (RLIMIT_AS), UINT64_MAX when it is unlimited. A worker, forked from it,
+ * starts with the same mappings and the same limit. */
+static uint64_t address_space_left(void)
+{
+	struct rlimit rl;
+	unsigned long long pages = 0;
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f || fscanf(f, "%llu", &pages) != 1)
+		pages = 0;
+	if (f)
+		fclose(f);
+	uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	return rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+}
+
 int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, size_t errlen)
 {
 	const struct pipeline *p = c->pipe;
@@ -277,6 +295,27 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 			 "samples in the workers; lower --batch, --workers or --prefetch-factor%s%s",
 			 need, avail, pl->nslots, one, Bx, pl->sample_w,
 			 pl->sample_h, tr, sm, c->pin_memory ? ", or use --pin-memory off" : "",
+			 c->trace ? ", or --trace off" : "");
+		return -1;
+	}
+	/* ulimit -v: every worker maps the batch and trace buffers and holds
+	 * its own samples (the thread backend's process, all of them) */
+	uint64_t as_left = address_space_left();
+	uint64_t mine_samples = c->backend == BACKEND_THREAD || !busy ? pl->sample_bytes
+				: pl->sample_bytes / busy;
+	uint64_t as_need = pl->batch_bytes + pl->trace_bytes + mine_samples;
+	if (as_need > as_left) {
+		char need[32], left[32], one[32], tr[32], sm[32];
+		loader_human_bytes(as_need, need, sizeof(need));
+		loader_human_bytes(as_left, left, sizeof(left));
+		loader_human_bytes(pl->slot_bytes, one, sizeof(one));
+		loader_human_bytes(pl->trace_bytes, tr, sizeof(tr));
+		loader_human_bytes(mine_samples, sm, sizeof(sm));
+		snprintf(err, errlen, "this run needs %s of address space in each %s but ulimit -v "
+			 "leaves %s: %d batch buffers of %s (batch %zu of %dx%d), %s of trace "
+			 "buffers, %s of samples; lower --batch, --workers or --prefetch-factor%s, "
+			 "or raise ulimit -v", need, c->backend == BACKEND_THREAD ? "process" :
+			 "worker", left, pl->nslots, one, Bx, pl->sample_w, pl->sample_h, tr, sm,
 			 c->trace ? ", or --trace off" : "");
 		return -1;
 	}
@@ -651,8 +690,13 @@ static void stop_reason_for_error(struct loader_state *R, int64_t id)
 	if (e->index >= 0) {
 		char path[1100];
 		bytes_escape(c->data->items[e->index].path, path, sizeof(path));   /* one line */
-		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
-			 path, op, e->worker, e->reason);
+		if (e->oom)
+			set_stop(R, EXIT_FAIL, "worker %d ran out of memory on '%s' (op %s: %s): the "
+				 "run failed, the file is not bad (lower --batch, --workers or "
+				 "--prefetch-factor, or free memory)", e->worker, path, op, e->reason);
+		else
+			set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
+				 path, op, e->worker, e->reason);
 	} else {
 		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
@@ -1032,11 +1076,16 @@ static void collect_errors(struct loader_state *R)
 	r->err_reason = calloc(n ? n : 1, sizeof(char *));
 	if (!r->err_path || !r->err_reason)
 		return;
-	uint64_t nbatch = 0;
+	uint64_t nbatch = 0, noom = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct err_rec *e = &L->sh->err[k];
 		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
 			continue;
+		/* out of memory: the run failed (its stop reason), no file was bad */
+		if (e->oom) {
+			noom++;
+			continue;
+		}
 		char path[1100], reason[400];
 		const char *op = e->op >= 0 ? L->cfg->pipe->op[e->op].ops->name : "?";
 		if (e->index >= 0)
@@ -1053,7 +1102,7 @@ static void collect_errors(struct loader_state *R)
 	/* The count agrees with the list: every file that failed, also in a
 	 * batch never handed over (the one that stopped an --on-error fail run,
 	 * those in flight at a stop); the list holds the first ERR_LOG_CAP. */
-	uint64_t files = atomic_load(&L->sh->nerr) - nbatch;
+	uint64_t files = atomic_load(&L->sh->nerr) - nbatch - noom;
 	if (files > r->nskipped)
 		r->nskipped = files;
 }

@@ -372,3 +372,32 @@ echo '[]' >"$hsw/sweep.json"
 check_cli "sweep --resume on [] says what is wrong" 1 "sweep.json' holds no list of runs" \
 	-- sweep --resume "$hsw" --no-report
 rm -rf "$TMP/h21_sw"
+
+# ---- 5. out of memory fails the run, it never skips a file -----------------
+# a valid JPEG whose header says 13000x13000 (507 MB decoded, under
+# --max-pixels), last in a tiny dataset; the decode's allocation fails: by
+# ulimit -v, or (ASan reserves terabytes of shadow, which ulimit -v forbids)
+# by ASan's allocation cap, the same malloc returning NULL
+hoom=$TMP/h21_oom
+mkdir -p "$hoom/c0" "$hoom/c1"
+cp "$hds"/*/* "$hoom/c0/"
+cp "$top/tests/fixtures/decode/j420.jpg" "$hoom/c1/zz_huge.jpg"
+printf '\062\310\062\310' | dd of="$hoom/c1/zz_huge.jpg" bs=1 seek=163 conv=notrunc 2>/dev/null
+oomrun=(run --data "$hoom" --out "$hout" --pipeline imagenet_val --gpu-step 0 --counters none
+	--workers 1 --batch 4 --tag oom)
+if grep -qa __asan_init "$PPBENCH"; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=256" \
+		"$PPBENCH" "${oomrun[@]}" >"$TMP/h21_oom.out" 2>&1
+else
+	(ulimit -v 400000; "$PPBENCH" "${oomrun[@]}") >"$TMP/h21_oom.out" 2>&1
+fi
+rc=$?
+check "out of memory: the run fails (exit 1, got $rc)" test "$rc" -eq 1
+check "out of memory: said so, naming the file and what to lower" grep -q \
+	"error: worker 0 ran out of memory on '.*zz_huge.jpg' (op decode: out of memory (507000000 bytes for 13000x13000 pixels)): the run failed, the file is not bad (lower --batch" \
+	"$TMP/h21_oom.out"
+check "out of memory: no file called skipped" sh -c "! grep -q 'skipped .*zz_huge' '$TMP/h21_oom.out'"
+s=$(ls -d "$hout"/*-oom/summary.json 2>/dev/null | head -1)
+check "out of memory: summary.json says incomplete, nothing skipped" test \
+	"$(jq -c '[.complete, .skipped.count]' "$s" 2>/dev/null)" = "[false,0]"
+rm -rf "$hoom"
