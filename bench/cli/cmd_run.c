@@ -53,7 +53,7 @@ const struct opt run_opts_table[] = {
 	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
 	  .unit = "ms", .lo = 0, .hi = 60e9 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
+	  "simulated host-to-device copy bandwidth (0: no copy); a batch's copy may last a minute at most, as --gpu-step", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,

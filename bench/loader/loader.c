@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -296,6 +297,17 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 			 need, avail, pl->nslots, one, Bx, pl->sample_w,
 			 pl->sample_h, tr, sm, c->pin_memory ? ", or use --pin-memory off" : "",
 			 c->trace ? ", or --trace off" : "");
+		return -1;
+	}
+	/* the simulated copy of the largest batch, bounded as --gpu-step is */
+	if (gpu_copy_ns(pl->slot_bytes, c->h2d_bytes_per_s) > GPU_MAX_NS) {
+		char one[32];
+		loader_human_bytes(pl->slot_bytes, one, sizeof(one));
+		snprintf(err, errlen, "--h2d-bandwidth %g B/s makes the simulated copy of each batch "
+			 "(%s) last %.3g s, more than a minute (the bound of --gpu-step): give at "
+			 "least %.0f B/s, or 0 for no copy", c->h2d_bytes_per_s, one,
+			 (double)pl->slot_bytes / c->h2d_bytes_per_s,
+			 ceil((double)pl->slot_bytes / ((double)GPU_MAX_NS / 1e9)));
 		return -1;
 	}
 	/* ulimit -v: every worker maps the batch and trace buffers and holds

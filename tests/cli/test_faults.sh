@@ -401,3 +401,12 @@ s=$(ls -d "$hout"/*-oom/summary.json 2>/dev/null | head -1)
 check "out of memory: summary.json says incomplete, nothing skipped" test \
 	"$(jq -c '[.complete, .skipped.count]' "$s" 2>/dev/null)" = "[false,0]"
 rm -rf "$hoom"
+
+# ---- 10. the simulated copy is bounded as --gpu-step is --------------------
+for r in 1B/s 1KB/s 1e-300B/s; do
+	PPBENCH=$pp20 check_cli "--h2d-bandwidth $r: refused, the copy would pass a minute" 2 \
+		"error: --h2d-bandwidth .* makes the simulated copy of each batch .* more than a minute .*give at least [0-9]+ B/s, or 0 for no copy" \
+		-- run "${hbase[@]}" --pipeline imagenet_val --h2d-bandwidth "$r"
+done
+check_cli "--h2d-bandwidth 0 (no copy) still runs" 0 "^results: " \
+	-- run "${hbase[@]}" --pipeline imagenet_val --h2d-bandwidth 0 --tag h2d0
