@@ -410,3 +410,16 @@ for r in 1B/s 1KB/s 1e-300B/s; do
 done
 check_cli "--h2d-bandwidth 0 (no copy) still runs" 0 "^results: " \
 	-- run "${hbase[@]}" --pipeline imagenet_val --h2d-bandwidth 0 --tag h2d0
+
+# ---- 9. a scan that would walk the whole machine is bounded ----------------
+hln=$TMP/h21_ln
+mkdir -p "$hln/c0"
+cp "$hds"/*/* "$hln/c0/"
+ln -s / "$hln/c1"
+PPBENCH=$pp20 check_cli "a class folder linked to '/' is named, not walked" 2 \
+	"cannot scan '.*h21_ln': '.*h21_ln/c1' leads to '/', a folder that holds the dataset itself" \
+	-- dataset describe "$hln"
+PPBENCH=$pp20 check_cli "--data /proc/self: refused, not walked for minutes" 2 \
+	"cannot scan '/proc/self': .* a folder that holds the dataset itself" \
+	-- run --data /proc/self --out "$hout"
+rm -rf "$hln"
