@@ -36,6 +36,13 @@ int op_arg_double(struct op_args *a, const char *key, double lo, double hi, doub
 #define OP_MAX_LIST 8
 int op_arg_doubles(struct op_args *a, const char *key, int n, double lo, double hi, double *out,
 		   char *err, size_t errlen);
+/* An op's output of w x h pixels, checked before it is allocated: over
+ * the sample's --max-pixels (the decompression-bomb bound decode applies,
+ * here to every op: a 65000x1 image resized to a short side of 256 would be
+ * 16640000x256, 13.6 GiB), the sample fails with the size and the limit, a
+ * data error as a corrupt file is (skipped, or the run stopped with
+ * --on-error fail). 0, or -1 (sample_fail) to return from the op. */
+int op_check_out(struct sample *s, long long w, long long h);
 /* -1 with err naming the first argument nobody read. */
 int op_args_check_used(const struct op_args *a, const char *op, char *err, size_t errlen);
 

@@ -107,6 +107,15 @@ int op_arg_doubles(struct op_args *a, const char *key, int n, double lo, double 
 	return 0;
 }
 
+int op_check_out(struct sample *s, long long w, long long h)
+{
+	unsigned long long px = (unsigned long long)w * (unsigned long long)h;
+	if (!s->max_pixels || px <= s->max_pixels)
+		return 0;
+	return sample_fail(s, "its output of %lldx%lld (%llu pixels) is over the limit of %llu "
+			   "(--max-pixels)", w, h, px, (unsigned long long)s->max_pixels);
+}
+
 int op_args_check_used(const struct op_args *a, const char *op, char *err, size_t errlen)
 {
 	for (int i = 0; i < a->n; i++)

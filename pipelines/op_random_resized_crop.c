@@ -76,6 +76,8 @@ int rrc_op_resample(const void *cfg, struct sample *s, const uint8_t *px, int st
 	const struct rrc_cfg *c = cfg;
 	int h = box[2], w = box[3];
 	size_t out_bytes = (size_t)c->size * (size_t)c->size * 3;
+	if (op_check_out(s, c->size, c->size))
+		return -1;
 	if (buf_reserve(&s->scr->tmp, out_bytes))
 		return sample_fail(s, "out of memory for a %dx%d image", c->size, c->size);
 	if (resample_bilinear_u8(px, w, h, stride, s->scr->tmp.p, c->size, c->size,

@@ -423,3 +423,24 @@ PPBENCH=$pp20 check_cli "--data /proc/self: refused, not walked for minutes" 2 \
 	"cannot scan '/proc/self': .* a folder that holds the dataset itself" \
 	-- run --data /proc/self --out "$hout"
 rm -rf "$hln"
+
+# ---- 6. an op's output is bounded by --max-pixels, as decode's -------------
+hamp=$TMP/h21_amp
+mkdir -p "$hamp/c0" "$hamp/c1"
+cp "$hds"/*/* "$hamp/c0/"
+python3 - "$hamp/c1/wide.png" <<'PY'
+import struct, sys, zlib
+w, h = 65000, 1   # resize 256 would make it 16640000x256
+raw = b'\0' + bytes((x * 7) & 255 for x in range(w * 3))
+def chunk(t, d):
+    return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+open(sys.argv[1], 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+                              + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+PY
+PPBENCH=$pp20 check_cli "a 65000x1 image through resize 256: skipped, naming the op, file and size" 0 \
+	"skipped '.*wide.png': op resize: its output of 16640000x256 \(4259840000 pixels\) is over the limit of 178956970 \(--max-pixels\)" \
+	-- run "${hbase[@]}" --data "$hamp" --pipeline imagenet_val --tag amp
+PPBENCH=$pp20 check_cli "... and with --on-error fail it stops the run" 1 \
+	"cannot process '.*wide.png' \(op resize, in worker 0\): its output of 16640000x256" \
+	-- run "${hbase[@]}" --data "$hamp" --pipeline imagenet_val --on-error fail --tag ampfail
+rm -rf "$hamp"
