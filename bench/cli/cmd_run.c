@@ -80,6 +80,12 @@ const struct opt run_opts_table[] = {
 	  .choices = RNG_CHOICES },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = ON_ERROR_CHOICES },
+	{ "timeout", 0, OPT_TIME, O(timeout), "0", "TIME",
+	  "fail the run when no batch comes from the workers for TIME (PyTorch's DataLoader "
+	  "timeout; 0: wait for ever, as PyTorch)", .unit = "s", .lo = 0, .hi = 86400e9 },
+	{ "stall-notice", 0, OPT_TIME, O(stall_notice), "30s", "TIME",
+	  "say so, naming any stopped worker, each TIME without a batch from the workers "
+	  "(0: never)", .unit = "s", .lo = 0, .hi = 86400e9 },
 	OPT_MAX_PIXELS(struct run_opts, max_pixels, OPT_MAX_PIXELS_HELP),
 	OPT_MAX_FILE_SIZE(struct run_opts, max_file_size),
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
@@ -660,6 +666,8 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
+		.data_timeout_ns = o->timeout,
+		.stall_notice_ns = o->stall_notice,
 	};
 	return lc;
 }

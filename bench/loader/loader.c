@@ -497,13 +497,54 @@ static void pool_give(struct loader_state *R, uint32_t b)
 	}
 }
 
+/* The workers the kernel shows stopped (SIGSTOP, a debugger): "; worker 1
+ * (pid 123) is stopped" for each, "" when none (or threads). */
+static void stopped_workers(const struct loader *L, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = 0;
+	if (L->cfg->backend != BACKEND_PROCESS)
+		return;
+	for (int w = 0; w < L->W && len < n; w++) {
+		char p[64], line[512];
+		int pid = L->sh->w[w].pid;
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		FILE *f = pid > 0 ? fopen(p, "r") : NULL;
+		const char *paren = f && fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (paren && (paren[2] == 'T' || paren[2] == 't'))
+			len += (size_t)snprintf(out + len, n - len, "; worker %d (pid %d) is stopped%s",
+						w, pid, paren[2] == 't' ? " by a debugger" : "");
+	}
+}
+
 /* Next message from the data queue, watching signals and workers. 0, or -1
- * when the run must stop. */
+ * when the run must stop: also when no batch came for --timeout (PyTorch's
+ * DataLoader timeout); each --stall-notice without one, a warning. */
 static int receive(struct loader_state *R, struct result_msg *m)
 {
+	const struct loader_cfg *c = R->L.cfg;
+	uint64_t since = clock_now_ns(), notice = c->stall_notice_ns;
 	for (;;) {
 		if (must_stop(R))
 			return -1;
+		uint64_t waited = clock_now_ns() - since;
+		if (c->data_timeout_ns && waited >= c->data_timeout_ns) {
+			char who[512];
+			stopped_workers(&R->L, who, sizeof(who));
+			set_stop(R, EXIT_FAIL, "no batch from the workers in %.3g s (--timeout, as "
+				 "PyTorch's DataLoader timeout)%s", (double)c->data_timeout_ns / 1e9, who);
+			return -1;
+		}
+		if (notice && waited >= notice) {
+			char who[512];
+			stopped_workers(&R->L, who, sizeof(who));
+			warn_msg("no batch from the workers for %.0f s%s; still waiting (the wait is "
+				 "counted as the loader's; --timeout fails a run that waits too long)",
+				 (double)waited / 1e9, who);
+			notice += c->stall_notice_ns;
+		}
 		struct pollfd pf[2] = { { R->data_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		int n = poll(pf, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {

@@ -444,3 +444,34 @@ PPBENCH=$pp20 check_cli "... and with --on-error fail it stops the run" 1 \
 	"cannot process '.*wide.png' \(op resize, in worker 0\): its output of 16640000x256" \
 	-- run "${hbase[@]}" --data "$hamp" --pipeline imagenet_val --on-error fail --tag ampfail
 rm -rf "$hamp"
+
+# ---- 19. a stopped worker: a stall notice, and PyTorch's --timeout ----------
+printf 'sleep ms=20\n' >"$TMP/h21_slow.pipe"
+"$PPBENCH" run "${hbase[@]}" --pipeline "$TMP/h21_slow.pipe" --workers 2 --batch 2 --epochs 100 \
+	--timeout 3s --stall-notice 1s --tag stopped >"$TMP/h21_stop.out" 2>&1 &
+pid=$!
+wpid=
+for _ in $(seq 100); do
+	wpid=$(pgrep -P "$pid" | head -1)
+	[ -n "$wpid" ] && break
+	sleep 0.05
+done
+sleep 0.5
+[ -n "$wpid" ] && kill -STOP "$wpid"
+for _ in $(seq 300); do alive "$pid" || break; sleep 0.05; done
+if alive "$pid"; then
+	kill -KILL "$pid" 2>/dev/null
+	[ -n "$wpid" ] && kill -KILL "$wpid" 2>/dev/null
+fi
+wait "$pid"
+rc=$?
+check "a stopped worker: --timeout fails the run (exit 1, got $rc)" test "$rc" -eq 1
+check "... saying no batch came in 3 s and which worker is stopped" grep -q \
+	"error: no batch from the workers in 3 s (--timeout, as PyTorch's DataLoader timeout); worker [01] (pid $wpid) is stopped" \
+	"$TMP/h21_stop.out"
+check "... after a stall notice naming it" grep -q \
+	"warning: no batch from the workers for [12] s; worker [01] (pid $wpid) is stopped; still waiting" \
+	"$TMP/h21_stop.out"
+check "... the results are kept, incomplete" grep -q '"complete": false' \
+	"$(ls -d "$hout"/*-stopped/summary.json 2>/dev/null | head -1)"
+check_cli "run --help: --timeout is off by default, as PyTorch" 0 "--timeout TIME .*\(default: 0\)" -- run --help
