@@ -241,6 +241,16 @@ static void rm_at(int dfd, const char *name, int depth, int *first)
 		rm_fail(first);
 }
 
+/* rm_at(dfd, name), then dfd closed: 0, or -1 with errno of the first failure */
+static int rm_in(int dfd, const char *name)
+{
+	int first = 0;
+	rm_at(dfd, name, 0, &first);
+	close(dfd);
+	errno = first;
+	return first ? -1 : 0;
+}
+
 int remove_tree(const char *root)
 {
 	char p[PATH_MAX];
@@ -263,11 +273,7 @@ int remove_tree(const char *root)
 	int dfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -1;
-	int first = 0;
-	rm_at(dfd, base, 0, &first);
-	close(dfd);
-	errno = first;
-	return first ? -1 : 0;
+	return rm_in(dfd, base);
 }
 
 int remove_tree_in(const char *top, const char *rel)
@@ -306,9 +312,5 @@ int remove_tree_in(const char *top, const char *rel)
 		errno = EINVAL;
 		return -1;
 	}
-	int first = 0;
-	rm_at(dfd, comp, 0, &first);
-	close(dfd);
-	errno = first;
-	return first ? -1 : 0;
+	return rm_in(dfd, comp);
 }
