@@ -300,7 +300,7 @@ int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t er
 	char why[256];
 	FILE *f = fopen_regular(path, FILE_MAX_TABLE, why, sizeof(why));
 	if (!f) {
-		errf(err, errlen, "cannot read '%s': %s", path, why);
+		errf(err, errlen, "cannot open '%s': %s", path, errno == ENOENT ? strerror(errno) : why);
 		return -1;
 	}
 	struct cg_parse s = { .npos = 1, .iIr = -1, .iD1mr = -1, .iD1mw = -1, .iDLmr = -1,
