@@ -50,6 +50,7 @@ struct folder {
 	char cpulist[64], usable[32], smt[8], gov[32], kernel[96];
 	char ident[256], label[128];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* machine.cpus_usable as recorded (a quota may make it 0.5); NaN: not recorded */
 	char version[64];
 	char ds_fp[128], ds_path[1024];
 	char ds_origin[160];          /* profile, generator version, seed; "" if not recorded */
@@ -75,6 +76,7 @@ struct model_point {
 struct machine {
 	char key[384], label[320], hosts[512], cpu[256];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* as in struct folder */
 	double price;                 /* USD per hour, NaN: not given */
 	size_t nrows;
 	struct sweep_row *rows;       /* the runs of its folders */
@@ -369,6 +371,7 @@ static void describe(struct folder *f)
 		const char *kern = jtext(mach, "kernel.release");
 		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
 		double usable = metric_json_get(mach, "cpus_usable");
+		f->usable_cpus = usable;
 		if (isnan(usable))
 			errf(f->usable, sizeof(f->usable), "?");
 		else
@@ -675,6 +678,7 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			mc->cpus = f->cpus;
 			mc->cores = f->cores;
 			mc->cores_known = f->cores_known;
+			mc->usable_cpus = f->usable_cpus;
 			mc->price = NAN;
 			mc->best = mc->own_best = -1;
 		}
@@ -724,7 +728,10 @@ static int better(const struct merge_point *a, const struct merge_point *b)
 static struct stats_summary per_core(const struct machine *mc, const struct merge_point *p)
 {
 	struct stats_summary s = p->images_per_s;
-	merge_scale(&s, mc->cores > 0 ? 1.0 / mc->cores : NAN);
+	double cores = mc->cores;
+	if (mc->usable_cpus > 0 && mc->usable_cpus < cores)
+		cores = mc->usable_cpus;  /* a quota of half a CPU: half a core's worth */
+	merge_scale(&s, cores > 0 ? 1.0 / cores : NAN);
 	return s;
 }
 

@@ -25,3 +25,13 @@ for q in 1.0 0.5; do
 			grep -q "\[usable CPUs ${q%.0}\]" "$o/comparison.csv"
 	done
 done
+
+# images/s per core under a quota of half a CPU counts half a core: the same
+# runs' images/s over 0.5 against over the unquoted machine's 2 cores (4x)
+o=$TMP/mq-out-0.5-host
+pc() { python3 -c "import csv,sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r['machine'].endswith(sys.argv[2]): print(r['images_per_s_per_core'])" "$o/comparison.csv" "$1"; }
+a=$(pc "[usable CPUs 2]") b=$(pc "[usable CPUs 0.5]")
+check "quota 0.5: images/s per core counts half a core ($b against $a on 2 cores)" \
+	python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(b / a - 4) > 1e-6)" "$a" "$b"
