@@ -10,6 +10,7 @@
 #include "consumer.h"
 #include "csv.h"
 #include "doc.h"
+#include "fsutil.h"
 #include "log.h"
 #include "regime.h"
 #include "repeats.h"
@@ -251,7 +252,8 @@ static int load_file(const char *dir, struct regime *r)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/regime.json", dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	char why[256];
+	json_t *j = json_load_regular(path, why, sizeof(why));
 	int rc = j ? regime_from_json(j, r) : -1;
 	json_decref(j);
 	return rc;
