@@ -158,9 +158,11 @@ plots: bench/ppbench
 # runs it. Default: the default dataset (2,000 images) with the paper's batch
 # sizes / 8 (16..128 for 128..1024) and 8 (grid) / 20 (workers) epochs: on 2 CPUs
 # 19 runs; the plan printed first gives its estimated time (on the 2-vCPU
-# development VM, shared with other jobs: about 32 minutes planned, 34 taken;
-# README, "make reproduce"). FULL=1: the paper's sizes (batch 128..1024, one
-# epoch) on DATA=<ImageNet train folder>. OUT=DIR: where its folder goes
+# development VM, shared with other jobs: 32 minutes planned and 34 taken, 10
+# planned and 19 taken when quieter; README, "make reproduce"). FULL=1: the paper's sizes (batch 128..1024, one
+# epoch) on DATA=<ImageNet train folder>. REPEAT=N: every configuration N times,
+# interleaved (N x the time; the verdicts then rest on spreads, not on one run
+# each). OUT=DIR: where its folder goes
 # (default results). Interrupted (SIGINT, SIGTERM, SIGHUP: the whole job
 # stops, what finished is kept), the same command again, or
 # RESUME=results/...-reproduce, finishes what is missing and writes the report.
@@ -173,7 +175,7 @@ reproduce: $(PPBENCH_BIN)
 		echo "make reproduce: error: FULL=1 needs DATA=<the ImageNet train folder>" >&2; exit 2; fi
 	@PPBENCH_MAKE_PID=$$PPID scripts/reproduce.sh $(PPBENCH_BIN) "$(or $(OUT),results)" "$(TAG)" \
 		"$(REPRO_GRID_BATCH)" $(REPRO_GRID_EPOCHS) $(REPRO_W_BATCH) $(REPRO_W_EPOCHS) \
-		"$(RESUME)" -- $(call sweep_opt,DATA,--data) $(EXTRA)
+		"$(RESUME)" -- $(call sweep_opt,DATA,--data) $(call sweep_opt,REPEAT,--repeat) $(EXTRA)
 
 # ---- fuzzing (FUZZING.md) ----------------------------------------------------
 # make fuzz [FUZZ_SECONDS=60] [FUZZ_HARNESS="decode options"]: afl++ (Debian's

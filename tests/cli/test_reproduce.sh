@@ -160,3 +160,4 @@ for how in make group; do
 	check "SIGINT to $how: one resume hint, make reproduce's" sh -c "[ \$(grep -c 'RESUME=' '$log') -eq 1 ] &&
 		! grep -q 'ppbench sweep --resume' '$log' && grep -q 'stopped by SIGINT (exit 130)' '$log'"
 done
+check "make reproduce passes REPEAT on to both sweeps" sh -c "make -n -C '$top' reproduce REPEAT=3 | grep -q -- '--repeat \"3\"'"
