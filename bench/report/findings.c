@@ -691,25 +691,25 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	if (!d.knee) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
-			"to %d workers (%.2f s -> %.2f s): no knee in this range", d.batch, d.gpus, gs,
+			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch, d.gpus, gs,
 			REPORT_KNEE_GAIN_PCT, d.w[0], d.w[last], d.e2e[0], d.e2e[last]);
 		goto paper;
 	}
 	if (d.ki == 0) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
-			"(%.2f s -> %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
+			"(%.2f s to %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
 			d.w[0], d.w[1], REPORT_KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
 		goto paper;
 	}
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
-		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
+		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
 		d.knee, d.drop_pct, d.w[0], d.w[d.ki], d.e2e[0], d.e2e[d.ki], REPORT_KNEE_GAIN_PCT);
 	if (cpus > 0)
 		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
 	if (isfinite(d.span_rise_pct)) {
-		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s -> %.2f s)",
+		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s to %.2f s)",
 			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.w[0], d.w[last],
 			d.span[0], d.span[last]);
 		if (!(d.span_rise_pct > 0))
@@ -720,7 +720,7 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 paper:
 	if (p && p->ok && p->dim.n)
 		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
-			"%.2f s -> %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
+			"%.2f s to %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
 			p->dim.batch, p->dim.gpus, p->dim.drop_all_pct, p->dim.w[0],
 			p->dim.w[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
 			p->dim.span_rise_pct);

@@ -240,8 +240,9 @@ static void write_resolved_options(struct doc *d, const struct sweep *s)
 		const char *key;
 		if (!s->rows[i].run_dir[0])
 			continue;
+		char why[200];
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = sweep_row_ok(&s->rows[i]) ? summary_read(path, why, sizeof(why)) : NULL;
 		o = json_object_get(sum, "options");
 		if (!o) {
 			json_decref(sum);
@@ -330,19 +331,28 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 				 r->others_cpu_pct);
 		else if (r->oversubscribed > 0.5)
 			snprintf(c[1], sizeof(c[1]), "%s, oversubscribed", r->status);
+		if (r->problem[0] && sweep_row_ok(r))
+			snprintf(c[1] + strlen(c[1]), sizeof(c[1]) - strlen(c[1]), ", a file unreadable");
 		doc_row_cells(d, c[0], sizeof(c[0]), 12);
 		if (isfinite(r->skipped_files))
 			skipped += r->skipped_files;
-		nbad += strcmp(r->status, RUN_OK) != 0;
+		nbad += strcmp(r->status, RUN_OK) != 0 || r->problem[0];
 	}
 	doc_table_end(d);
 
-	doc_h(d, 3, "Failed, incomplete and missing runs");
+	doc_h(d, 3, "Failed, incomplete, missing and unreadable runs");
 	if (!nbad)
-		doc_p(d, "None: every planned run finished.");
+		doc_p(d, "None: every planned run finished, and its files read.");
 	for (i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
 		char log[4096], line[1024];
+		if (r->problem[0]) {
+			doc_li(d, "%s: %s: %s%s.", r->tag, sweep_row_ok(r) ? "a file of it cannot be "
+			       "read" : "unreadable", r->problem, sweep_row_ok(r) ? " (the figures "
+			       "drawn from it leave this run out)" : " (the run is left out of every "
+			       "table, figure and verdict)");
+			continue;
+		}
 		if (!strcmp(r->status, RUN_OK))
 			continue;
 		if (!strcmp(r->status, RUN_PENDING)) {
@@ -370,13 +380,18 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		size_t k;
 		if (!s->rows[i].run_dir[0] || !(s->rows[i].skipped_files > 0))
 			continue;
+		char why[200];
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = summary_read(path, why, sizeof(why));
 		files = json_object_get(json_object_get(sum, "skipped"), "files");
+		/* each file is {"path", "reason"} (escaped text, shown as written);
+		 * a plain string in older summaries */
 		json_array_foreach(files, k, v) {
+			const char *p = json_is_string(v) ? json_string_value(v) : jstr(v, "path", "?");
+			const char *why = jstr(v, "reason", NULL);
 			if (listed++ >= 20)
 				break;
-			doc_li(d, "%s (run %s)", json_string_value(v), s->rows[i].tag);
+			doc_li(d, "%s%s%s (run %s)", p, why ? ": " : "", why ? why : "", s->rows[i].tag);
 		}
 		json_decref(sum);
 	}
@@ -633,9 +648,9 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
 	if (x->pp->ok && x->pp->dim.n)
-		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s -> "
+		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s to "
 			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
-			 "(%.1f s -> %.1f s), every op's with it; the front-end-bound share of decode rises "
+			 "(%.1f s to %.1f s), every op's with it; the front-end-bound share of decode rises "
 			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
 			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch, x->pp->dim.gpus,
 			 x->pp->dim.w[0], x->pp->dim.w[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
@@ -840,7 +855,7 @@ out:
 	free(a);
 }
 
-int report_write(const struct sweep *s, char *err, size_t errlen)
+static int report_write_locked(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[REPORT_NFINDINGS];
@@ -936,5 +951,13 @@ out:
 		rc = doc_end(&d, !rc, err, errlen);
 	if (fs.rows != s->rows)
 		free(fs.rows);
+	return rc;
+}
+
+int report_write(const struct sweep *s, char *err, size_t errlen)
+{
+	int lk = report_lock(s->dir);
+	int rc = report_write_locked(s, err, errlen);
+	report_unlock(lk);
 	return rc;
 }

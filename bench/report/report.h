@@ -281,8 +281,35 @@ int report_write(const struct sweep *s, char *err, size_t errlen);
  * report_table.c (rows, loading, summary.csv), report_figures.c, report.c
  * (a sweep's report), report_run.c (a run's report), cmd_report.c. */
 
+/* ---- reading a run's files, checked (every reader of results folders) -------
+ * Each file is checked for its type and size before it is read (a FIFO
+ * cannot hang a reader) and for its shape after: a run whose files cannot
+ * be read is marked (struct sweep_row's problem, status RUN_UNREADABLE),
+ * never shown as ok with every figure unknown. */
+
+/* A results file's JSON (sweep.json, summary.json): a regular file of at
+ * most 64 MiB holding a JSON object. New reference, or NULL with why ("not
+ * a JSON object", "not JSON (line 3: ...)", "not a regular file (a FIFO)"). */
+struct json_t *results_json_read(const char *path, char *why, size_t whylen);
+/* A run's summary.json: results_json_read, and the object has "complete". */
+struct json_t *summary_read(const char *path, char *why, size_t whylen);
+/* A run's batches.csv: a regular file with batches.csv's columns, every
+ * row whole with a batch number, and `batches` rows (NaN: not checked). 0,
+ * or -1 with why ("row 5 has 3 of 14 fields"). */
+int batches_csv_check(const char *path, double batches, char *why, size_t whylen);
+/* A run entry of sweep.json whose values will reach paths: its tag a plain
+ * name (results_name_ok), its run_dir "" or runs/<plain name>, its workers,
+ * batch size and GPUs numbers. 0, or -1 with why. */
+int sweep_entry_check(struct json_t *e, char *why, size_t whylen);
+
 /* path exists (stat succeeds) */
 int file_exists(const char *path);
+/* Reports, plots and a sweep's own report of one folder write summary.csv,
+ * figures/ and report.* one at a time: an exclusive lock on
+ * dir/.report.lock, waited for. The fd to give report_unlock, or -1 when
+ * the lock file cannot be made (nothing locked: the writes say why). */
+int report_lock(const char *dir);
+void report_unlock(int fd);
 /* o[key] as a string, or def when absent or not a string */
 const char *jstr(struct json_t *o, const char *key, const char *def);
 /* o[key] as an int, or def when absent or not an integer */

@@ -356,7 +356,7 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 {
 	char base[256], cand[300], final[4096];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
+	if (tag && *tag && !results_name_ok(tag)) {
 		errf(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
 		return -1;
 	}

@@ -14,6 +14,11 @@ static const char *const kinds[] = {
 	"sweep", "compare", "map", "merge", "reproduce", "strategies", "bottleneck", "bench",
 };
 
+int results_name_ok(const char *name)
+{
+	return name && name[0] && name[0] != '.' && !strchr(name, '/');
+}
+
 void results_dir_name(char *out, size_t n, const char *kind, const char *tag)
 {
 	time_t now = time(NULL);

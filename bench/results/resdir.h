@@ -19,6 +19,12 @@
 #define RESULTS_STAMP_FMT "%Y%m%d-%H%M%S"
 #define RESULTS_STAMP_LEN 15
 
+/* name can name one folder or file inside another, and nothing else: not
+ * empty, no '/', not starting with '.' (so neither "." nor ".."). The rule
+ * of every --tag, and of every name read back from a results file before
+ * it becomes part of a path (sweep.json's tags and run folders). 1 or 0. */
+int results_name_ok(const char *name);
+
 /* out = "<UTC now>[-kind][-tag]" (kind, tag: NULL or "" for none; the tag
  * is cut at 200 bytes). */
 void results_dir_name(char *out, size_t n, const char *kind, const char *tag);

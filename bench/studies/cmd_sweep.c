@@ -319,7 +319,7 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 {
 	char name[256], base[PATH_MAX];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
+	if (tag && *tag && !results_name_ok(tag)) {
 		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
 		return -1;
 	}
@@ -602,7 +602,8 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
 		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
-		json_t *sum = json_load_file(sp, 0, NULL);
+		char why[200];
+		json_t *sum = summary_read(sp, why, sizeof(why));
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
 			int complete = json_is_true(json_object_get(sum, "complete"));
@@ -871,6 +872,24 @@ static int sweep_parse(struct sweep_state *t, int argc, char **argv)
 	return STEP_GO;
 }
 
+/* A run option the sweep sets for each run itself (a run argument must not
+ * set it: --out would put runs outside the sweep folder): 1 or 0. */
+static int sweep_sets(const char *a)
+{
+	static const char *const own[] = { "workers", "batch", "gpus", "tag", "out", "policy" };
+	static const char shorts[] = "wbgto";
+	if (a[0] == '-' && a[1] && a[1] != '-')
+		return strchr(shorts, a[1]) != NULL;
+	if (strncmp(a, "--", 2))
+		return 0;
+	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+		size_t l = strlen(own[k]);
+		if (!strncmp(a + 2, own[k], l) && (!a[2 + l] || a[2 + l] == '='))
+			return 1;
+	}
+	return 0;
+}
+
 /* The run arguments every run gets: "--data DATA", then room for more. */
 static int sweep_base_alloc(struct sweep_state *t, size_t more)
 {
@@ -889,7 +908,6 @@ static int sweep_base_alloc(struct sweep_state *t, size_t more)
 static int sweep_resume(struct sweep_state *t)
 {
 	char path[PATH_MAX + 64];
-	json_error_t je;
 
 	/* only --report/--no-report go with --resume: the plan is in the folder */
 	for (int i = 1; i < t->nmine; i++)
@@ -906,14 +924,29 @@ static int sweep_resume(struct sweep_state *t)
 	}
 	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
 	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
-	t->doc = json_load_file(path, 0, &je);
+	char why[256];
+	t->doc = results_json_read(path, why, sizeof(why));
 	if (!t->doc) {
 		if (access(path, F_OK))
 			error_msg("cannot resume '%s': it has no sweep.json", t->dir);
 		else
-			error_msg("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
+			error_msg("cannot resume '%s': '%s': %s", t->dir, path, why);
 		return EXIT_FAIL;
 	}
+	/* nothing read from it reaches a path or a run unchecked */
+	json_t *runs = json_object_get(t->doc, "runs"), *e;
+	size_t k;
+	if (!json_is_array(runs) || !json_array_size(runs)) {
+		error_msg("cannot resume '%s': its sweep.json has no runs (a sweep writes them all "
+			  "before the first run: was the file edited?)", t->dir);
+		return EXIT_USAGE;
+	}
+	json_array_foreach(runs, k, e)
+		if (sweep_entry_check(e, why, sizeof(why))) {
+			error_msg("cannot resume '%s': sweep.json: run %zu: %s; nothing ran (a sweep "
+				  "writes only plain names: was the file edited?)", t->dir, k + 1, why);
+			return EXIT_USAGE;
+		}
 	/* paths in sweep.json are escaped (escape.h) */
 	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
 		t->data[0] = 0;
@@ -929,6 +962,15 @@ static int sweep_resume(struct sweep_state *t)
 			error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
 			      "an escaped string", t->dir, i);
 			return EXIT_FAIL;
+		}
+		if (sweep_sets(arg)) {
+			char esc[128];
+			bytes_escape(arg, esc, sizeof(esc));
+			error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is '%s', which "
+				  "the sweep sets itself; nothing ran (was the file edited?)", t->dir, i, esc);
+			t->own_args = t->nbase + 1;
+			t->nbase++;
+			return EXIT_USAGE;
 		}
 		t->own_args = t->nbase + 1;
 		t->nbase++;
@@ -1099,16 +1141,11 @@ static int sweep_new(struct sweep_state *t)
 		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < t->npass; i++) {
-		static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
-						   "--out", "--policy", "-w", "-b", "-g", "-t",
-						   "-o" };
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-			if (!strcmp(t->pass[i], own[k])) {
-				error_msg("'%s' is set by the sweep", t->pass[i]);
-				return EXIT_USAGE;
-			}
-	}
+	for (size_t i = 0; i < t->npass; i++)
+		if (sweep_sets(t->pass[i])) {
+			error_msg("'%s' is set by the sweep", t->pass[i]);
+			return EXIT_USAGE;
+		}
 	if (c->data) {
 		if (!realpath(c->data, t->data)) {
 			error_msg("--data: cannot open '%s': %s", c->data, strerror(errno));
