@@ -92,13 +92,37 @@ enum verdict {
 	VERDICT_CANNOT_JUDGE,
 };
 
+/* One comparison of a figure with a rule's threshold that a verdict makes,
+ * judged on its interval: the same figure in each repeat judged alone
+ * (finding_judge), against the threshold by stats_judge. */
+enum test_role {
+	TEST_VALUE,                   /* recorded only: the same figure in another repeat */
+	TEST_KNEE,                    /* says where the knee is, not whether the finding holds */
+	TEST_DECIDES,                 /* the verdict turns on it */
+};
+#define FINDING_MAX_TESTS 24
+struct finding_test {
+	char key[32];                 /* the same in every repeat judged alone ("step 2 3") */
+	char what[96];                /* in words ("the step from 2 to 3 workers' E2E gain") */
+	char unit[8];                 /* "%" or "x" */
+	double value;                 /* over all repeats (what the verdict used) */
+	double target;                /* the rule's threshold */
+	int at_most;                  /* the rule asks value <= target; else value >= target */
+	enum test_role role;
+	struct stats_summary rep;     /* the value in each repeat judged alone (n 0: one repeat) */
+	enum stats_target judged;     /* rep against target; TARGET_UNKNOWN under 2 repeats */
+};
+
 struct finding {
 	enum verdict v;
-	char why[1536];               /* sentences with the figures, the paper's, the support */
+	char why[2560];               /* sentences with the figures, the paper's, the support */
 	int knee_workers;             /* finding 4: the knee (0: none) */
 	int judged;                   /* a rule was applied (not "cannot be judged") */
 	int oversubscribed;           /* every run it rests on was oversubscribed */
 	int repeats, agree;           /* repeats in the sweep; how many judged alone agree */
+	size_t ntests;
+	struct finding_test tests[FINDING_MAX_TESTS];
+	int within_noise;             /* a deciding comparison is within noise */
 };
 
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
@@ -202,7 +226,11 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		      struct finding *f);
 /* fn on every row, then on each repeat alone: f says in how many repeats
- * the verdict is the same ("holds in 3 of 3 repeats judged alone"). */
+ * the verdict is the same ("holds in 3 of 3 repeats judged alone"), and
+ * each comparison of f->tests is judged on its interval over the repeats
+ * judged alone: one within noise is said to be so, with what more repeats
+ * would settle when the verdict turns on it (f->within_noise); with one
+ * repeat, that the verdict rests on one measurement per configuration. */
 void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		   struct finding *f);
 
@@ -221,6 +249,12 @@ long report_table2_row(const struct sweep_row *r, size_t n, int need_batches);
  * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
  * every step gains more (or n < 2). */
 int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
+
+/* E2E's gain (%) from configuration `from` to `to` (struct sweep_row's
+ * config) in each repeat that ran both, summarised into s (s->n 0: none).
+ * 0, or -1 out of memory. */
+int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
+		     struct stats_summary *s);
 
 /* The loader policy of r ("torch" when the run did not say). */
 const char *sweep_row_policy(const struct sweep_row *r);
