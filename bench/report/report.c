@@ -218,6 +218,10 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 	doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
 	       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
 	       s->parts[p].dir);
+	/* what the sweep's plan said of the epochs (sweep.json "plan") */
+	const char *note = jstr(json_object_get(doc, "plan"), "epochs_note", "");
+	if (*note)
+		doc_li(d, "%sthe plan, before the runs: %s.", pre, note);
 }
 
 /* Was the machine idle? The others' CPU share while the runs measured, and

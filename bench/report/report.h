@@ -234,6 +234,22 @@ void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ct
 void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		   struct finding *f);
 
+/* What a sweep can judge before it runs (ppbench sweep's plan): the rows
+ * r[0..n) are its configurations as planned (workers, batch, GPUs, policy,
+ * config, status ok, batches = the batches each run will have), cpus the
+ * CPUs the runs can use, has_decode whether the pipeline has a decode op.
+ * For each finding: whether it can be judged, on how many configurations,
+ * and why (the rules' needs: REPORT_MIN_BATCHES batches, 2+ workers, 3
+ * worker counts at a batch and GPU count below the CPUs...); mask[i] (may be
+ * NULL): the findings row i counts for (bit k: finding k + 1). */
+struct plan_finding {
+	int can;
+	size_t k;                     /* configurations it would rest on */
+	char why[320];
+};
+void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has_decode,
+			  struct plan_finding pf[REPORT_NFINDINGS], unsigned *mask);
+
 /* A run has enough batches for a finding (REPORT_MIN_BATCHES; unknown: yes). */
 int report_enough_batches(const struct sweep_row *r);
 /* It had more busy threads than usable CPUs (its cpu.oversubscribed; for

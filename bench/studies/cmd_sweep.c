@@ -740,7 +740,8 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 static int split_args(int argc, char **argv, char ***mine, int *nmine, char ***pass,
 		      size_t *npass)
 {
-	char **m = calloc((size_t)argc + 1, sizeof(*m)), **p = calloc((size_t)argc + 1, sizeof(*p));
+	/* room for the two arguments of --epochs the plan may add to pass */
+	char **m = calloc((size_t)argc + 1, sizeof(*m)), **p = calloc((size_t)argc + 3, sizeof(*p));
 	int nm = 0;
 	size_t np = 0;
 
@@ -839,6 +840,9 @@ struct sweep_state {
 	int *w, *b, *g, pol[NPOLICIES];
 	json_t *doc;
 	struct dataset ds;
+	char epochs_arg[24];       /* --epochs chosen by the plan */
+	char epochs_why[1024];     /* what the plan said of it */
+	double estimate_s;         /* the plan's estimate of the whole sweep (NaN: none) */
 	char pipeline[PATH_MAX];   /* the runs' --pipeline */
 	char fused[PATH_MAX];      /* the fused what-if's pipeline, "" none */
 };
@@ -1052,7 +1056,6 @@ static int sweep_resolve_fused(struct sweep_state *t)
 	return 0;
 }
 
-#define SWEEP_WHATIF_ROUNDS 6   /* 6: the least that gives a 95 % interval */
 
 /* The fused what-if on the sweep's dataset, into sweep.json's
  * "fused_whatif" (whatif.h): seconds, before any run. A failure is warned
@@ -1121,6 +1124,14 @@ static json_t *sweep_new_doc(const struct sweep_state *t)
 	json_object_set_new(doc, "policy", pa);
 	json_object_set_new(doc, "repeat", json_integer(c->repeat));
 	json_object_set_new(doc, "run_args", ra);
+	/* what the plan decided before the runs (sweep_plan) */
+	json_t *plan = json_object();
+	json_object_set_new(plan, "epochs_chosen", t->epochs_arg[0] ? json_integer(atol(t->epochs_arg))
+			    : json_null());
+	json_object_set_new(plan, "epochs_note", json_string(t->epochs_why));
+	json_object_set_new(plan, "estimate_s", isfinite(t->estimate_s) ? json_real(t->estimate_s)
+			    : json_null());
+	json_object_set_new(doc, "plan", plan);
 	json_object_set_new(doc, "machine", machine_json());
 	json_object_set_new(doc, "runs", make_plan(t->w, t->nw, t->tied, t->b, t->nb, t->g, t->ng,
 						   t->pol, t->np, c->repeat));
@@ -1155,7 +1166,7 @@ static int sweep_new(struct sweep_state *t)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	if (sweep_base_alloc(t, t->npass))
+	if (sweep_base_alloc(t, t->npass + 2))
 		return EXIT_FAIL;
 	for (size_t i = 0; i < t->npass; i++)
 		t->base[t->nbase++] = t->pass[i];
@@ -1167,10 +1178,25 @@ static int sweep_new(struct sweep_state *t)
 	/* every configuration's memory, before anything runs */
 	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
 				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
-				 .pol_name = policy_names, .repeat = c->repeat };
-	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, stdout);
+				 .pol_name = policy_names, .repeat = c->repeat,
+				 .whatif_images = t->fused[0] ? (size_t)c->fused_images : 0,
+				 .drop_cache = !c->warm };
+	struct sweep_plan_out po;
+	/* the plan: on stdout for a dry run, else at the start of the sweep's output */
+	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, c->dry_run ? stdout : stderr, &po);
 	if (pl < 0 || pl > 0 || c->dry_run)
 		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
+	if (po.epochs > 0) {
+		/* the epochs the plan chose: every run gets them, and sweep.json's
+		 * run_args say so (a resume runs the same) */
+		snprintf(t->epochs_arg, sizeof(t->epochs_arg), "%ld", po.epochs);
+		t->pass[t->npass++] = "--epochs";
+		t->pass[t->npass++] = t->epochs_arg;
+		t->base[t->nbase++] = "--epochs";
+		t->base[t->nbase++] = t->epochs_arg;
+	}
+	t->estimate_s = po.estimate_s;
+	snprintf(t->epochs_why, sizeof(t->epochs_why), "%s", po.epochs_why);
 	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;

@@ -187,6 +187,10 @@ static void test_verdicts(void **state)
 		{ "ooo_few_batches.csv", OOO, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
 		{ "ooo_few_batches.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
 		{ "ooo_few_batches.csv", KNEE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
+		/* the advice names the option that works */
+		{ "ooo_few_batches.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "(raise --epochs, or use a "
+		  "larger dataset; --max-batches only caps the batches of a run, it cannot add any)", 0,
+		  __LINE__ },
 		/* oversubscribed runs are shown apart, or said to be all there is */
 		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "1 configuration without oversubscription, 2 oversubscribed", 0, __LINE__ },
 		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "(out of order 2.0-3.0 %", 0, __LINE__ },
