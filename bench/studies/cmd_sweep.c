@@ -67,8 +67,10 @@ static const struct opt sweep_opts[] = {
 	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
 	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
 	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
-	  "print the plan (memory needed and whether it fits, images, estimated time per "
-	  "configuration, the total) and run nothing", .choices = NULL },
+	  "print the plan (per configuration the memory it needs and whether it fits, its "
+	  "batches and images, an estimated time and the findings it counts for; what each "
+	  "finding of the report can judge; the total and its time) and run nothing; every "
+	  "sweep prints it first", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "fused", 0, OPT_STR, O(fused), "on", "NAME|FILE|on|off",
@@ -97,6 +99,10 @@ static const char description[] =
 	"from the page cache before each run unless --warm. Any other option is passed\n"
 	"to every run (see ppbench run --help): --pipeline, --max-batches, --epochs,\n"
 	"--seed, --gpu-step, ...\n"
+	"Without --epochs or --max-batches, every run gets the fewest epochs that give\n"
+	"each configuration 8 batches (the least a finding of the report rests on),\n"
+	"unless that stops a configuration fitting in memory or the sweep would take\n"
+	"over an hour; the plan says what it chose and why.\n"
 	"Leaves OUT/<UTC time>-sweep[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
@@ -1184,6 +1190,8 @@ static int sweep_new(struct sweep_state *t)
 	struct sweep_plan_out po;
 	/* the plan: on stdout for a dry run, else at the start of the sweep's output */
 	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, c->dry_run ? stdout : stderr, &po);
+	if (po.stopped)
+		return po.stopped;
 	if (pl < 0 || pl > 0 || c->dry_run)
 		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
 	if (po.epochs > 0) {

@@ -53,6 +53,7 @@ struct sweep_plan_out {
 	long epochs;          /* --epochs the sweep chose for every run (0: none: the runs' own) */
 	char epochs_why[1024]; /* what the plan said of the epochs ("" nothing) */
 	double estimate_s;    /* the whole sweep's estimated time (NaN: no probe) */
+	int stopped;          /* 128 + the signal that stopped the plan (its probe); 0 */
 };
 
 /* Plan every configuration of g with the run options run_args ("--data

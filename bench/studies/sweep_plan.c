@@ -6,6 +6,7 @@
  * measurement. */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <stdio.h>
@@ -95,6 +96,7 @@ static void run_size(const struct run_opts *o, size_t n, uint64_t *batches, uint
 /* What a short run of 1 worker over up to 32 images (no trace, no pin, no
  * GPU step) says of this machine now. */
 struct probe {
+	int stopped;       /* 128 + the signal that stopped it (SIGINT, SIGTERM, SIGHUP); 0 */
 	double wall;       /* seconds per image of the worker, wall (<= 0: no probe) */
 	double cpu;        /* its CPU seconds per image */
 	double left;       /* the CPUs other processes left (usable CPUs less their share) */
@@ -118,6 +120,9 @@ static void probe_run(const struct run_opts *o, const struct pipeline *pipe,
 	t.trace = 0;
 	t.checksum = 0;
 	t.policy = 0;
+	/* a thread: no process of the sweep's but its runs (a signal sent to
+	 * the sweep's children reaches a run, never the probe) */
+	t.backend = BACKEND_THREAD;
 	struct loader_cfg lc = run_loader_cfg(&t, pipe, ds, 0);
 	struct loader_plan pl;
 	struct loader_result r;
@@ -127,7 +132,9 @@ static void probe_run(const struct run_opts *o, const struct pipeline *pipe,
 		return;
 	noise_read(&n1, &cp);
 	noise_between(&n0, &n1, &cp, &nz);
-	if (r.images) {
+	if (r.exit_code > 128)
+		pr->stopped = r.exit_code;
+	else if (r.images) {
 		pr->wall = (double)(r.end_ns - r.start_ns) / 1e9 / (double)r.images;
 		pr->cpu = r.worker_cpu_s ? r.worker_cpu_s[0] / (double)r.images : pr->wall;
 		if (isfinite(nz.others_cpu_pct))
@@ -558,6 +565,17 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 	cpus_read(&cpus);
 	ps->ncpu = cpus_usable_int(&cpus);
 	probe_run(&ps->o, &ps->pipe, &ps->ds, ps->ncpu, &ps->pr);
+	if (ps->pr.stopped) {
+		/* stopped by a signal while it measured: so is the sweep */
+		int sig = ps->pr.stopped - 128;
+		error_msg("interrupted by %s while planning the sweep: nothing ran",
+			  sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "SIGTERM");
+		out->stopped = ps->pr.stopped;
+		dataset_release(&ps->ds);
+		pipeline_release(&ps->pipe);
+		free(ps->argv);
+		return -1;
+	}
 	ps->touch = touch_s_per_byte();
 	if (g->drop_cache) {
 		/* the sweep's pass over the dataset's files before each run (what
