@@ -643,13 +643,13 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 		static const char *const cols[] = { "batch", "gpus", "workers", "ooo_pct", "stall_pct",
 						    "wait_gt_500ms_pct", "delay_gt_500ms_pct" };
 		static const char *const tit[] = { "batch", "GPUs", "workers", "out of order (%)",
-						   "stall (%)", "wait over 500 ms (%)",
-						   "delay over 500 ms (%)" };
+						   "stall (%)", "wait > 500 ms (%)",
+						   "delay > 500 ms (%)" };
 		doc_ref_table(d, x->top, "lotus_ic_batch_gpu_sweep.csv", cols, tit, 7, NULL, NULL);
 	}
 	{
 		static const char *const tit[] = { "configuration", "out of order (%)", "stall (%)",
-						   "wait over 500 ms (%)", "delay over 500 ms (%)",
+						   "wait > 500 ms (%)", "delay > 500 ms (%)",
 						   "GPU util (%)" };
 		doc_p(d, "This machine (%s):", spread_words(a, na));
 		doc_row(d, tit, 6, 1);

@@ -82,7 +82,7 @@ static void doc_metric_table(struct doc *d, const struct combined *c, const char
 static void doc_run_ops(struct doc *d, const struct sweep_row *r)
 {
 	static const char *const hdr[] = { "op", "count", "mean ms", "p50 ms", "p90 ms", "p99 ms",
-					   "max ms", "span s", "under 10 ms %", "under 100 us %" };
+					   "max ms", "span s", "< 10 ms %", "< 100 us %" };
 	static const char *const col[] = { "count", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
 					   "max_ms", "span_s", "under_10ms_pct", "under_100us_pct" };
 	char c[10][48];
@@ -212,10 +212,8 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 	}
 	errf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	errf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
-	if (mkdir_p(datadir, 0777)) {
-		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+	if (report_fig_dirs(s->dir, 0, err, errlen))
 		goto out;
-	}
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;
