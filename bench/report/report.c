@@ -126,7 +126,7 @@ static void json_compact(json_t *v, char *out, size_t n)
 /* The last non-empty line of a file (a failed run's error) */
 static void last_line(const char *path, char *out, size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char line[1024];
 
 	out[0] = 0;
@@ -417,10 +417,11 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		 * a plain string in older summaries */
 		json_array_foreach(files, k, v) {
 			const char *p = json_is_string(v) ? json_string_value(v) : jstr(v, "path", "?");
-			const char *why = jstr(v, "reason", NULL);
+			const char *reason = jstr(v, "reason", NULL);
 			if (listed++ >= 20)
 				break;
-			doc_li(d, "%s%s%s (run %s)", p, why ? ": " : "", why ? why : "", s->rows[i].tag);
+			doc_li(d, "%s%s%s (run %s)", p, reason ? ": " : "", reason ? reason : "",
+			       s->rows[i].tag);
 		}
 		json_decref(sum);
 	}

@@ -351,19 +351,19 @@ int report_write(const struct sweep *s, char *err, size_t errlen);
  * be read is marked (struct sweep_row's problem, status RUN_UNREADABLE),
  * never shown as ok with every figure unknown. */
 
-/* A results file's JSON (sweep.json, summary.json): a regular file of at
- * most 64 MiB holding a JSON object. New reference, or NULL with why ("not
- * a JSON object", "not JSON (line 3: ...)", "not a regular file (a FIFO)"). */
-struct json_t *results_json_read(const char *path, char *why, size_t whylen);
-/* A run's summary.json: results_json_read, and the object has "complete". */
+/* A run's summary.json: json_load_regular (fsutil.h: a regular file of at
+ * most FILE_MAX_DOC), and a JSON object with "complete". New reference, or
+ * NULL with why ("not a JSON object", "line 3: ...", "not a regular file
+ * (a FIFO)") and errno as json_load_regular sets it (ENOENT: no file; 0:
+ * read but not a run's summary). */
 struct json_t *summary_read(const char *path, char *why, size_t whylen);
 /* A run's batches.csv: a regular file with batches.csv's columns, every
  * row whole with a batch number, and `batches` rows (NaN: not checked). 0,
  * or -1 with why ("row 5 has 3 of 14 fields"). */
 int batches_csv_check(const char *path, double batches, char *why, size_t whylen);
 /* A run entry of sweep.json whose values will reach paths: its tag a plain
- * name (results_name_ok), its run_dir "" or runs/<plain name>, its workers,
- * batch size and GPUs numbers. 0, or -1 with why. */
+ * name (results_tag_check, not empty), its run_dir "" or runs/<plain name>,
+ * its workers, batch size and GPUs numbers. 0, or -1 with why. */
 int sweep_entry_check(struct json_t *e, char *why, size_t whylen);
 
 /* path exists (stat succeeds) */

@@ -262,11 +262,12 @@ out:
  * summary.json when it is the first. */
 static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, size_t errlen)
 {
-	char path[4096], real[PATH_MAX], why[200];
+	char path[4096], real[PATH_MAX];
+	char why[512];
 	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = summary_read(path, why, sizeof(why));
 	if (!j) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a run or sweep folder: no summary.json nor "
 			     "sweep.json", dir);
 		else

@@ -222,45 +222,14 @@ void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char
 
 /* ---- reading a run's files, checked ----------------------------------------*/
 
-#define RESULTS_JSON_MAX_BYTES (64u << 20)
-
-json_t *results_json_read(const char *path, char *why, size_t whylen)
-{
-	struct stat st;
-	json_error_t je;
-	int fd = open_regular(path, &st, why, whylen);
-	if (fd < 0)
-		return NULL;
-	if (st.st_size > (off_t)RESULTS_JSON_MAX_BYTES) {
-		snprintf(why, whylen, "%lld bytes, over the %u MiB a results file may have",
-			 (long long)st.st_size, RESULTS_JSON_MAX_BYTES >> 20);
-		close(fd);
-		return NULL;
-	}
-	FILE *f = fdopen(fd, "r");
-	if (!f) {
-		snprintf(why, whylen, "cannot read: %s", strerror(errno));
-		close(fd);
-		return NULL;
-	}
-	json_t *j = json_loadf(f, 0, &je);
-	fclose(f);
-	if (!j)
-		snprintf(why, whylen, "not JSON (line %d: %s)", je.line, je.text);
-	else if (!json_is_object(j)) {
-		snprintf(why, whylen, "not a JSON object");
-		json_decref(j);
-		j = NULL;
-	}
-	return j;
-}
-
 json_t *summary_read(const char *path, char *why, size_t whylen)
 {
-	json_t *j = results_json_read(path, why, whylen);
-	if (j && !json_is_boolean(json_object_get(j, "complete"))) {
-		snprintf(why, whylen, "not a run's summary (no \"complete\")");
+	json_t *j = json_load_regular(path, why, whylen);
+	if (j && (!json_is_object(j) || !json_is_boolean(json_object_get(j, "complete")))) {
+		snprintf(why, whylen, "%s", json_is_object(j) ? "not a run's summary (no \"complete\")"
+			 : "not a JSON object");
 		json_decref(j);
+		errno = 0;
 		j = NULL;
 	}
 	return j;
@@ -270,13 +239,9 @@ int batches_csv_check(const char *path, double batches, char *why, size_t whylen
 {
 	static const char *const need[] = { "id", "worker", "preproc_ns", "wait_ns", "delay_ns",
 					    "out_of_order" };
-	struct stat st;
 	struct table t;
 	char err[512];
-	int fd = open_regular(path, &st, why, whylen);
-	if (fd < 0)
-		return -1;
-	close(fd);
+	/* table_read opens it through fopen_regular: type and size checked */
 	if (table_read(&t, path, err, sizeof(err))) {
 		snprintf(why, whylen, "%s", err);
 		return -1;
@@ -324,16 +289,19 @@ int sweep_entry_check(json_t *e, char *why, size_t whylen)
 		snprintf(why, whylen, "not a JSON object");
 		return -1;
 	}
-	if (!json_is_string(tag) || !results_name_ok(json_string_value(tag))) {
+	char bad[256];
+	if (!json_is_string(tag) || !json_string_value(tag)[0] ||
+	    results_tag_check(json_string_value(tag), bad, sizeof(bad))) {
 		char esc[160];
 		bytes_escape(json_is_string(tag) ? json_string_value(tag) : "", esc, sizeof(esc));
-		snprintf(why, whylen, "tag '%s' is not a plain name (no '/', not starting with '.')",
-			 json_is_string(tag) ? esc : "(none)");
+		snprintf(why, whylen, "tag '%s' is not a plain name (no '/', not starting with '.', no "
+			 "control character)", json_is_string(tag) ? esc : "(none)");
 		return -1;
 	}
 	if (rd && !json_is_null(rd)) {
 		const char *v = json_string_value(rd);
-		if (!v || (v[0] && (strncmp(v, "runs/", 5) || !results_name_ok(v + 5)))) {
+		if (!v || (v[0] && (strncmp(v, "runs/", 5) || !v[5] ||
+				    results_tag_check(v + 5, bad, sizeof(bad))))) {
 			char esc[160];
 			bytes_escape(v ? v : "", esc, sizeof(esc));
 			snprintf(why, whylen, "run_dir '%s' is not a folder of the sweep's runs/", esc);
@@ -380,6 +348,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 {
 	struct sweep_part *pt;
 	char path[4096];
+	char why[512];
 	json_t *runs;
 	size_t n, base = s->nrows;
 	int config0 = 0;
@@ -396,10 +365,9 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
 	}
 	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
-	char why[200];
-	pt->doc = results_json_read(path, why, sizeof(why));
+	pt->doc = json_load_regular(path, why, sizeof(why));
 	if (!pt->doc) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
 		else
 			errf(err, errlen, "cannot read '%s': %s", path, why);
@@ -450,10 +418,10 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		s->nrows++;
 		/* nothing read from sweep.json reaches a path unchecked */
 		if (sweep_entry_check(e, why, sizeof(why))) {
-			snprintf(r->problem, sizeof(r->problem), "sweep.json: run %zu: %s", i + 1, why);
+			snprintf(r->problem, sizeof(r->problem), "sweep.json: run %zu: %.200s", i + 1, why);
 			snprintf(r->status, sizeof(r->status), "%s", RUN_UNREADABLE);
 			r->run_dir[0] = 0;
-			if (!results_name_ok(r->tag))
+			if (!r->tag[0] || results_tag_check(r->tag, why, sizeof(why)))
 				snprintf(r->tag, sizeof(r->tag), "run-%zu", i + 1);
 			continue;
 		}

@@ -19,15 +19,15 @@
 #define RESULTS_STAMP_FMT "%Y%m%d-%H%M%S"
 #define RESULTS_STAMP_LEN 15
 
-/* name can name one folder or file inside another, and nothing else: not
- * empty, no '/', not starting with '.' (so neither "." nor ".."). The rule
- * of every --tag, and of every name read back from a results file before
- * it becomes part of a path (sweep.json's tags and run folders). 1 or 0. */
-int results_name_ok(const char *name);
-
 /* out = "<UTC now>[-kind][-tag]" (kind, tag: NULL or "" for none; the tag
  * is cut at 200 bytes). */
 void results_dir_name(char *out, size_t n, const char *kind, const char *tag);
+
+/* A tag names a folder and is printed on terminals: one without '/', not
+ * starting with '.', and without a control character (ESC, newline, tab:
+ * bytes below 0x20 and 0x7f). 0, or -1 with err ("--tag 'a\x1bb': ...",
+ * the tag escaped). */
+int results_tag_check(const char *tag, char *err, size_t errlen);
 
 /* What a folder's name says: its time (UTC), its kind ("" for a run or
  * unknown) and its tag (after the time and kind; may be ""). Accepts the

@@ -60,8 +60,8 @@ S=$(fresh truncated)
 f=$(run1 "$S")/summary.json
 head -c 300 "$f" >"$f.cut" && mv "$f.cut" "$f"
 "$PPBENCH" report "$S" >/dev/null 2>&1
-check "report: a truncated summary.json is named, not JSON" \
-	grep -q 'summary.json: not JSON (line' "$S/report.md"
+check "report: a truncated summary.json is named, with the parser's line" \
+	grep -Eq '^- w1-b8-g1-r1: unreadable: runs/.*/summary.json: line [0-9]+: ' "$S/report.md"
 S=$(fresh batches)
 b=$(run1 "$S")/batches.csv
 printf '0,0,1\ngarbage\n' >>"$b"
@@ -84,7 +84,7 @@ check "and is named" grep -q 'summary.json: not a regular file' "$S/report.md"
 	echo "not ok - generate the tiny dataset"
 S=$(fresh escape)
 edit "$S/sweep.json" '.data = "'"$TMP/hs-ds"'" | .runs[3].tag = "../../../X-escaped" | .runs[3].status = "pending"'
-check_cli "sweep --resume refuses a tag that leaves the folder (exit 2)" 2 \
+check_cli "sweep --resume refuses a tag that leaves the folder (exit 1, as any sweep.json it cannot use)" 1 \
 	"sweep.json: run 4: tag '../../../X-escaped' is not a plain name.*nothing ran" -- sweep --resume "$S" --no-report
 check "nothing was made outside the sweep folder" \
 	sh -c "! ls '$TMP'/X-escaped* '$S'/../X-escaped* '$S'/../../X-escaped* >/dev/null 2>&1 && test ! -e '$S/logs/../../../X-escaped.log'"
@@ -99,7 +99,7 @@ check "report: a run_dir outside runs/ is not read" \
 	grep -q "run_dir '../../../etc' is not a folder of the sweep's runs/" "$S/report.md"
 S=$(fresh runargs)
 edit "$S/sweep.json" '.run_args = ["--out=/tmp"]'
-check_cli "sweep --resume refuses run_args that set --out" 2 "run_args\[0\] .* is '--out=/tmp', which the sweep sets itself" \
+check_cli "sweep --resume refuses run_args that set --out" 1 "run_args\[0\] .* is '--out=/tmp', which the sweep sets itself" \
 	-- sweep --resume "$S" --no-report
 
 # ---- item 16: concurrent reports of one sweep all succeed (before: about half
