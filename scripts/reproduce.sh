@@ -254,8 +254,8 @@ else
 		runs=$((runs + ${all:-0}))
 	done
 	est=$(awk -v s="$total" 'BEGIN { if (s < 90) printf "%.0f s", s; else if (s < 5400) printf "%.0f min", s / 60; else printf "%.1f h", s / 3600 }')
-	echo "make reproduce: $runs runs in 2 sweeps, about $est in all (the sweeps' estimates;" \
-		"the report adds about a minute)" >>"$plan"
+	echo "make reproduce: $runs runs in 2 sweeps, about $est in all (the two sweeps' estimates" \
+		"added up)" >>"$plan"
 	cat "$plan"
 	if [ -z "$dir" ]; then
 		dir=$out/$(date -u +%Y%m%d-%H%M%S)-reproduce${tag:+-$tag}
