@@ -33,7 +33,8 @@ check "and says how to finish" grep -q "finish it with: make reproduce RESUME=.*
 check "one resume hint" test "$(grep -c 'RESUME=' "$TMP/r1.log")" -eq 1
 check "the plan and its time come first" sh -c "grep -n 'runs in 2 sweeps, about [0-9]' '$TMP/r1.log' | cut -d: -f1 |
 	{ read a; b=\$(grep -n 'experiment 1 of 2 (Figs. 4-5) into' '$TMP/r1.log' | cut -d: -f1); [ \"\$a\" -lt \"\$b\" ]; }"
-check "the plan: each experiment's sweep plan" sh -c "[ \$(grep -c '^sweep plan: ' '$TMP/r1.log') -eq 2 ]"
+check "the plan: each experiment's sweep plan" sh -c "[ \$(sed -n '/^make reproduce: the plan/,/runs in 2 sweeps/p' '$TMP/r1.log' |
+	grep -c '^sweep plan: ') -eq 2 ]"
 d=$(ls -d "$out"/*-reproduce 2>/dev/null | head -1)
 check "experiment 1 finished before the interruption" test -f "$(ls -d "$d"/*-sweep-grid | head -1)/sweep.json"
 check "no report yet" test ! -f "$d/report.md"
