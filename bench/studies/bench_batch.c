@@ -59,7 +59,9 @@ static void run_figures(json_t *j, double *v)
 static int parse_sizes(const char *list, long *b)
 {
 	int n = 0;
-	for (const char *p = list; *p && n < MAX_SIZES;) {
+	for (const char *p = list; *p;) {
+		if (n == MAX_SIZES)
+			return 0;
 		char *end;
 		long v = strtol(p, &end, 10);
 		if (end == p || v < 1 || v > 65536 || (*end && *end != ','))
@@ -79,15 +81,22 @@ static size_t same_images(size_t have, long bmax)
 	return (k ? k : 1) * (size_t)bmax;
 }
 
+int bench_batch_check(const char *sizes, char *err, size_t errlen)
+{
+	long b[MAX_SIZES];
+	if (parse_sizes(sizes, b))
+		return 0;
+	errf(err, errlen, "--batch-sizes: '%s' is not a list of up to %d batch sizes (1..65536) "
+	     "separated by commas, such as 32,128,512", sizes, MAX_SIZES);
+	return -1;
+}
+
 int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out)
 {
 	long b[MAX_SIZES];
 	int nb = parse_sizes(c->sizes, b);
-	if (!nb) {
-		error_msg("--batch-sizes: '%s' is not a list of batch sizes (1..65536), e.g. 32,128,512",
-			  c->sizes);
-		return -1;
-	}
+	if (!nb)
+		return -1;   /* bench_batch_check said why */
 	long bmin = b[0], bmax = b[0];
 	int imin = 0, imax = 0;
 	for (int i = 1; i < nb; i++) {

@@ -80,6 +80,8 @@ struct bench_chain_in {
 	double tree_ms[BENCH_CHAIN_MAX];   /* the process tree's CPU ms per image, per round */
 };
 struct dataset;
+/* 0, or -1 with err: --batch-sizes is not a list of batch sizes. */
+int bench_batch_check(const char *sizes, char *err, size_t errlen);
 /* 0, or -1 (said on stderr); out (may be NULL) gets the B = 128 runs. */
 int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out);
 int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,

@@ -662,7 +662,8 @@ int cmd_bench(int argc, char **argv)
 			  NULL);
 	if (rc >= 0)
 		return rc;
-	if (npos || check_sections(c.sections, err, sizeof(err))) {
+	if (npos || check_sections(c.sections, err, sizeof(err)) ||
+	    bench_batch_check(c.batch_sizes, err, sizeof(err))) {
 		error_msg("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
