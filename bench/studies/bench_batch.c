@@ -343,7 +343,7 @@ int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t
 	bench_print_target(stdout, bench_figure(res, "chain", "ppbench / the chain's lower bound", "ratio",
 						&V(P_RATIO, 0), R, 1, 1.25, 1), "%.3f");
 	if (bad)
-		printf("(%zu decode failures)\n", bad);
+		printf("(%zu of the decodes ended with a TurboJPEG warning or error)\n", bad);
 #undef V
 	for (size_t i = 0; i < n; i++)
 		free(f[i].p);
