@@ -334,7 +334,6 @@ struct loader_state {
 
 	int64_t epoch_first, epoch_end, send, rcvd, yielded;
 	int64_t outstanding;
-	int64_t arr_low;           /* policies: lowest batch id not arrived yet */
 	struct gpu_sim gpu;
 	/* the harness's time: the main loop's since `mark` (the end of its last
 	 * wait or GPU step) is added up to the next one; the pin thread's own */
@@ -567,12 +566,8 @@ static void arrived(struct loader_state *R, const struct result_msg *m, uint64_t
 	b->nskipped = m->nskipped;
 	b->status = m->status;
 	b->moved = m->moved;
-	if (L->cfg->policy != POLICY_TORCH) {
+	if (L->cfg->policy != POLICY_TORCH)
 		b->worker = m->worker;
-		b->out_of_order = m->batch > R->arr_low;
-		while (R->arr_low < (int64_t)L->sched.nbatches && R->r->b[R->arr_low].arrived)
-			R->arr_low++;
-	}
 	b->checksum = m->checksum;
 	b->bytes = m->bytes;
 	R->outstanding--;
@@ -599,7 +594,6 @@ static int next_inorder(struct loader_state *R, uint64_t entry, int64_t *id)
 		if (m.batch != want) {
 			trace_add(&R->main_tp, EV_BATCH_WAIT, 0, m.batch, UINT32_MAX, now + off,
 				  TRACE_MARKER_NS);
-			R->r->b[m.batch].out_of_order = 1;
 			R->have[m.batch] = 1;
 			continue;
 		}

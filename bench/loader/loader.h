@@ -169,7 +169,6 @@ struct loader_batch {
 	uint64_t bytes;            /* collated bytes */
 	uint64_t queued, started, finished, arrived, consumed;
 	uint64_t wait_ns;          /* in-order wait for it (0: served from the reorder buffer) */
-	int out_of_order;          /* arrived while an earlier batch was awaited */
 	uint32_t moved;            /* policies: its samples that the schedule put in another batch */
 	uint32_t inflight;         /* dispatched - handed over, right after its dispatch */
 	int64_t yield_pos;         /* position in the order batches were handed over, -1 */

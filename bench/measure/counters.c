@@ -11,6 +11,7 @@
 #include <perfmon/pfmlib_perf_event.h>
 #include "clock.h"
 #include "counters.h"
+#include "escape.h"
 #include "stats.h"
 
 struct preset_member {
@@ -949,8 +950,11 @@ json_t *counters_op_json(const struct counter_spec *spec, const struct counter_a
 
 void counters_csv_header(const struct counter_spec *spec, FILE *f)
 {
-	for (int i = 0; i < spec->n; i++)
-		fprintf(f, ",%s%s", spec->ev[i].name, spec->ev[i].is_time ? "_ns" : "");
+	for (int i = 0; i < spec->n; i++) {
+		char h[160];
+		snprintf(h, sizeof(h), "%s%s", spec->ev[i].name, spec->ev[i].is_time ? "_ns" : "");
+		csv_put_next(f, h);
+	}
 }
 
 /* ",value" with 15 significant digits (METRIC_NUM_FMT), "," for NAN */

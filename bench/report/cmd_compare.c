@@ -23,6 +23,7 @@
 #include "generate.h"
 #include "plot.h"
 #include "emit.h"
+#include "escape.h"
 #include "log.h"
 #include "subprocess.h"
 #include "machine.h"
@@ -241,10 +242,9 @@ static void write_csv_rows(FILE *f, const struct row_rep *x, size_t nrows)
 			fmt_csv(v[k][1], sizeof(v[k][1]), s[k]->lo);
 			fmt_csv(v[k][2], sizeof(v[k][2]), s[k]->hi);
 		}
-		/* metric names hold no comma or quote; quote them if one ever does */
-		int quote = strpbrk(x[i].r->metric, ",\"") != NULL;
-		fprintf(f, "%s%s%s,%s,%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", quote ? "\"" : "",
-			x[i].r->metric, quote ? "\"" : "", x[i].r->unit, v[0][0], v[1][0], v[2][0],
+		csv_put(f, x[i].r->metric);
+		csv_put_next(f, x[i].r->unit);
+		fprintf(f, ",%s,%s,%s,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", v[0][0], v[1][0], v[2][0],
 			x[i].sq.n, v[0][1], v[0][2], v[1][1], v[1][2], v[2][1], v[2][2],
 			x[i].sq.has_ci ? "ci95" : "min-max", compare_ratio_verdict(&x[i].sq));
 	}
@@ -403,7 +403,8 @@ static int write_ops_data(const char *path, const struct compare_side *a,
 		const struct op_metrics *x = &a->m.ops[i], *y = find_op(&b->m, x->name);
 		if (op_per_batch(x->lotus_name))
 			continue;   /* per batch: another scale */
-		fprintf(f, "%s,%.6f,%.6f,", x->name, x->st.mean / 1e6, x->st.p90 / 1e6);
+		csv_put(f, x->name);
+		fprintf(f, ",%.6f,%.6f,", x->st.mean / 1e6, x->st.p90 / 1e6);
 		if (y)
 			fprintf(f, "%.6f,%.6f\n", y->st.mean / 1e6, y->st.p90 / 1e6);
 		else

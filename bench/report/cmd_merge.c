@@ -15,30 +15,27 @@
 #include <jansson.h>
 #include "commands.h"
 #include "doc.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "generate.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
+#include "model.h"
 #include "plot.h"
 #include "report.h"
 #include "resdir.h"
 
-#define MAX_OPS (2 * SWEEP_MAX_OPS)
+#define MAX_OPS MERGE_MAX_OPS
+#define MAX_SERIES 64             /* (batch, GPUs) pairs of the compared configurations */
 
 static const char usage_line[] =
-	"ppbench merge DIR... [--price NAME=USD_PER_HOUR ...] [--by host|cpu] [--out DIR]";
+	"ppbench merge DIR... [--price NAME=USD_PER_HOUR ...] [--by host|cpu] [--model on|off] "
+	"[--out DIR]";
 
 /* one configuration: workers, batch size, GPUs */
 struct conf {
 	int w, b, g;
-};
-
-/* one machine at one configuration, repeats (and folders) averaged */
-struct point {
-	int runs;
-	double e2e_s, e2e_min_s, e2e_max_s, images_per_s, cpu_ms_per_image, gpu_util_pct;
-	double op_ms[MAX_OPS];        /* CPU ms per image of each op (NaN: not run) */
 };
 
 /* one sweep folder */
@@ -47,11 +44,13 @@ struct folder {
 	char name[256];
 	struct sweep sw;
 	char host[256], cpu[256];
-	/* what, besides the host, makes a machine: the CPUs the runs could use,
-	 * SMT, the governor, the kernel, and the sweep's --label */
-	char cpulist[64], smt[8], gov[32], kernel[96];
+	/* what, besides the host, makes a machine: the CPUs the runs could use
+	 * (their list, and how many a cgroup quota left usable), SMT, the
+	 * governor, the kernel, and the sweep's --label */
+	char cpulist[64], usable[32], smt[8], gov[32], kernel[96];
 	char ident[256], label[128];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* machine.cpus_usable as recorded (a quota may make it 0.5); NaN: not recorded */
 	char version[64];
 	char ds_fp[128], ds_path[1024];
 	char ds_origin[160];          /* profile, generator version, seed; "" if not recorded */
@@ -59,24 +58,38 @@ struct folder {
 	char pipeline[512], run_args[1024], cache[16];
 	char slurm[256];              /* "job 12_3, partition p, constraint c" */
 	int nruns, nok;
+	int running;                  /* a sweep still holds its .lock */
+	char pending[512];            /* the tags of its runs not finished yet */
+	int npending;
 	int compared;
 	char why[1536];               /* not compared: what differed */
 	int machine;                  /* index into the machines, -1: not compared */
+};
+
+/* the model at one configuration (--model on) */
+struct model_point {
+	double e2e_s, images_per_s, gpu_util_pct;   /* NaN: not modelled */
+	int src_workers;              /* the workers of the run it was modelled from */
 };
 
 /* one machine: the compared folders that share a host name (or a CPU model) */
 struct machine {
 	char key[384], label[320], hosts[512], cpu[256];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* as in struct folder */
 	double price;                 /* USD per hour, NaN: not given */
 	size_t nrows;
 	struct sweep_row *rows;       /* the runs of its folders */
 	size_t nown;
 	struct conf *own;             /* configurations with an ok run */
-	struct point *ownpt;          /* [nown] */
-	struct point *pt;             /* [noverlap] */
-	long best, own_best;          /* in pt / ownpt; -1: none */
-	struct finding knee;
+	struct merge_point *ownpt;    /* [nown] */
+	struct merge_point *pt;       /* [noverlap] */
+	long best, own_best;          /* in pt / ownpt (best: among the clean ones when
+					 there are any); -1: none */
+	int best_clean;               /* best is clean (merge_point_clean) */
+	struct finding knee[MAX_SERIES];   /* the knee of each series (struct merge.bg) */
+	struct model_point *mod;      /* [noverlap], --model on */
+	char model_why[512];          /* a series that could not be modelled: why */
 };
 
 struct fig {
@@ -95,6 +108,9 @@ struct merge {
 	struct machine *mach;
 	size_t noverlap;
 	struct conf *overlap;
+	size_t nbg;
+	struct conf bg[MAX_SERIES];   /* the (batch, GPUs) series of the overlap (w = 0) */
+	int model;                    /* --model on: the model's lines beside the measured ones */
 	size_t nops;
 	char ops[MAX_OPS][40];
 	long op_conf;                 /* overlap index the per-op figure shows, -1: none */
@@ -202,11 +218,12 @@ static int jcount(json_t *o, const char *path)
 	return v >= 1 && v < 1e9 ? (int)v : 0;
 }
 
-/* commas and line ends would break a CSV field or a table cell */
+/* line ends and other control characters would break a line of the report
+ * (CSV fields are quoted and escaped by csv_put, table cells by doc.c) */
 static void clean(char *s)
 {
 	for (; *s; s++)
-		if (*s == ',' || *s == '\n' || *s == '\r' || *s == '|')
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			*s = ' ';
 }
 
@@ -353,12 +370,18 @@ static void describe(struct folder *f)
 		const char *gov = jtext(mach, "governor");
 		const char *kern = jtext(mach, "kernel.release");
 		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		double usable = metric_json_get(mach, "cpus_usable");
+		f->usable_cpus = usable;
+		if (isnan(usable))
+			errf(f->usable, sizeof(f->usable), "?");
+		else
+			errf(f->usable, sizeof(f->usable), "%g", usable);
 		errf(f->smt, sizeof(f->smt), "%s",
 		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
 		errf(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
 		errf(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
-		errf(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
-		    f->smt, f->gov, f->kernel);
+		errf(f->ident, sizeof(f->ident), "CPUs %s; usable CPUs %s; SMT %s; governor %s; kernel %s",
+		    f->cpulist, f->usable, f->smt, f->gov, f->kernel);
 		clean(f->ident);
 		s = jtext(doc, "label");
 		errf(f->label, sizeof(f->label), "%s", s ? s : "");
@@ -408,9 +431,17 @@ static void describe(struct folder *f)
 	errf(f->cache, sizeof(f->cache), "%s", s ? s : "");
 
 	for (i = 0; i < f->sw.nrows; i++) {
+		const struct sweep_row *r = &f->sw.rows[i];
 		f->nruns++;
-		f->nok += ok_row(&f->sw.rows[i]);
+		f->nok += ok_row(r);
+		if (!strcmp(r->status, RUN_PENDING)) {
+			f->npending++;
+			cat(f->pending, sizeof(f->pending), "%s%s", f->pending[0] ? ", " : "", r->tag);
+		}
 	}
+	/* a sweep still running holds its .lock (ppbench sweep, ls) */
+	errf(p, sizeof(p), "%s/.lock", f->dir);
+	f->running = results_dir_held(p) == 1;
 	read_slurm_env(f);
 	json_decref(sum);
 }
@@ -583,7 +614,7 @@ static long choose_compared(struct merge *m)
  * the parts of its identity that differ ("CPUs 0; SMT off"), "" if none. */
 static void ident_diff(const struct merge *m, const struct folder *f, char *out, size_t n)
 {
-	int d[4] = { 0 };
+	int d[5] = { 0 };
 	out[0] = 0;
 	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *g = &m->folders[i];
@@ -594,9 +625,13 @@ static void ident_diff(const struct merge *m, const struct folder *f, char *out,
 		d[1] |= strcmp(g->smt, f->smt) != 0;
 		d[2] |= strcmp(g->gov, f->gov) != 0;
 		d[3] |= strcmp(g->kernel, f->kernel) != 0;
+		/* the same CPUs, another quota */
+		d[4] |= !strcmp(g->cpulist, f->cpulist) && strcmp(g->usable, f->usable);
 	}
 	if (d[0])
 		cat(out, n, "%sCPUs %s", out[0] ? "; " : "", f->cpulist);
+	if (d[4])
+		cat(out, n, "%susable CPUs %s", out[0] ? "; " : "", f->usable);
 	if (d[1])
 		cat(out, n, "%sSMT %s", out[0] ? "; " : "", f->smt);
 	if (d[2])
@@ -620,9 +655,9 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			continue;
 		/* sweeps whose identities differ are never one machine */
 		if (m->by_cpu)
-			errf(key, sizeof(key), "%s|%d|%s|%s", f->cpu, f->cpus, f->ident, f->label);
+			errf(key, sizeof(key), "%s\x1f%d\x1f%s\x1f%s", f->cpu, f->cpus, f->ident, f->label);
 		else
-			errf(key, sizeof(key), "%s|%s|%s", f->host, f->ident, f->label);
+			errf(key, sizeof(key), "%s\x1f%s\x1f%s", f->host, f->ident, f->label);
 		for (k = 0; k < m->nmach; k++)
 			if (!strcmp(m->mach[k].key, key))
 				break;
@@ -643,6 +678,7 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			mc->cpus = f->cpus;
 			mc->cores = f->cores;
 			mc->cores_known = f->cores_known;
+			mc->usable_cpus = f->usable_cpus;
 			mc->price = NAN;
 			mc->best = mc->own_best = -1;
 		}
@@ -675,60 +711,28 @@ oom:
 	return -1;
 }
 
-static void point_of(const struct merge *m, const struct machine *mc, const struct conf *c,
-		     struct point *p)
+static int point_of(const struct merge *m, const struct machine *mc, const struct conf *c,
+		    struct merge_point *p)
 {
-	double e2e = 0, ips = 0, cpu = 0, gpu = 0, op[MAX_OPS] = { 0 };
-	int ncpu = 0, ngpu = 0, nop[MAX_OPS] = { 0 };
-
-	memset(p, 0, sizeof(*p));
-	p->e2e_min_s = INFINITY;
-	p->e2e_max_s = -INFINITY;
-	for (size_t i = 0; i < mc->nrows; i++) {
-		const struct sweep_row *r = &mc->rows[i];
-		double tot;
-		if (!ok_row(r) || r->workers != c->w || r->batch != c->b || r->gpus != c->g)
-			continue;
-		p->runs++;
-		e2e += r->e2e_s;
-		p->e2e_min_s = fmin(p->e2e_min_s, r->e2e_s);
-		p->e2e_max_s = fmax(p->e2e_max_s, r->e2e_s);
-		ips += isfinite(r->images_per_s) ? r->images_per_s : r->images / r->e2e_s;
-		tot = r->workers_cpu_s + (isfinite(r->main_cpu_s) ? r->main_cpu_s : 0);
-		if (isfinite(tot) && r->images > 0) {
-			cpu += 1e3 * tot / r->images;
-			ncpu++;
-		}
-		if (isfinite(r->gpu_util_pct)) {
-			gpu += r->gpu_util_pct;
-			ngpu++;
-		}
-		for (size_t k = 0; k < m->nops; k++) {
-			const struct sweep_op *o = sweep_row_op(r, m->ops[k]);
-			if (o && isfinite(o->span_s) && r->images > 0) {
-				op[k] += 1e3 * o->span_s / r->images;
-				nop[k]++;
-			}
-		}
-	}
-	if (!p->runs) {
-		p->e2e_s = p->e2e_min_s = p->e2e_max_s = p->images_per_s = NAN;
-		p->cpu_ms_per_image = p->gpu_util_pct = NAN;
-		for (size_t k = 0; k < MAX_OPS; k++)
-			p->op_ms[k] = NAN;
-		return;
-	}
-	p->e2e_s = e2e / p->runs;
-	p->images_per_s = ips / p->runs;
-	p->cpu_ms_per_image = ncpu ? cpu / ncpu : NAN;
-	p->gpu_util_pct = ngpu ? gpu / ngpu : NAN;
-	for (size_t k = 0; k < MAX_OPS; k++)
-		p->op_ms[k] = k < m->nops && nop[k] ? op[k] / nop[k] : NAN;
+	return merge_point_of(mc->rows, mc->nrows, c->w, c->b, c->g, mc->cpus,
+			      (const char (*)[40])m->ops, m->nops, p);
 }
 
-static double per_core(const struct machine *mc, double ips)
+/* is point a better than point b (by its median images/s; b NULL: yes) */
+static int better(const struct merge_point *a, const struct merge_point *b)
 {
-	return mc->cores > 0 ? ips / mc->cores : NAN;
+	return !b || a->images_per_s.median > b->images_per_s.median;
+}
+
+/* images/s per core of a point's images/s (NaN figures when the cores are unknown) */
+static struct stats_summary per_core(const struct machine *mc, const struct merge_point *p)
+{
+	struct stats_summary s = p->images_per_s;
+	double cores = mc->cores;
+	if (mc->usable_cpus > 0 && mc->usable_cpus < cores)
+		cores = mc->usable_cpus;  /* a quota of half a CPU: half a core's worth */
+	merge_scale(&s, cores > 0 ? 1.0 / cores : NAN);
+	return s;
 }
 
 static int analyse(struct merge *m, char *err, size_t errlen)
@@ -764,9 +768,9 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 		if (!mc->ownpt)
 			goto oom;
 		for (size_t k = 0; k < mc->nown; k++) {
-			point_of(m, mc, &mc->own[k], &mc->ownpt[k]);
-			if (mc->own_best < 0 ||
-			    mc->ownpt[k].images_per_s > mc->ownpt[mc->own_best].images_per_s)
+			if (point_of(m, mc, &mc->own[k], &mc->ownpt[k]))
+				goto oom;
+			if (better(&mc->ownpt[k], mc->own_best < 0 ? NULL : &mc->ownpt[mc->own_best]))
 				mc->own_best = (long)k;
 		}
 	}
@@ -788,7 +792,10 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 	m->op_conf = -1;
 	for (size_t k = 0; k < m->noverlap; k++) {
 		const struct conf *c = &m->overlap[k], *o;
+		struct conf bg = { 0, c->b, c->g };
 		int wc = 0;
+		if (conf_find(m->bg, m->nbg, &bg) < 0 && m->nbg < MAX_SERIES)
+			m->bg[m->nbg++] = bg;
 		if (m->op_conf < 0) {
 			m->op_conf = (long)k;
 		} else {
@@ -804,7 +811,7 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 	for (size_t i = 0; i < m->nmach; i++) {
 		struct machine *mc = &m->mach[i];
 		struct sweep_row *kr;
-		size_t nk = 0;
+		long best_any = -1;
 
 		mc->pt = calloc(m->noverlap + 1, sizeof(*mc->pt));
 		kr = calloc(mc->nrows + 1, sizeof(*kr));
@@ -812,25 +819,38 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 			free(kr);
 			goto oom;
 		}
+		/* the best configuration: the most images/s among the clean ones,
+		 * else among all (and said) */
 		for (size_t k = 0; k < m->noverlap; k++) {
-			point_of(m, mc, &m->overlap[k], &mc->pt[k]);
-			if (mc->best < 0 || mc->pt[k].images_per_s > mc->pt[mc->best].images_per_s)
+			struct merge_point *p = &mc->pt[k];
+			if (point_of(m, mc, &m->overlap[k], p)) {
+				free(kr);
+				goto oom;
+			}
+			if (better(p, best_any < 0 ? NULL : &mc->pt[best_any]))
+				best_any = (long)k;
+			if (merge_point_clean(p) && better(p, mc->best < 0 ? NULL : &mc->pt[mc->best]))
 				mc->best = (long)k;
 		}
-		/* the knee by the report's rule, on the compared configurations only */
-		for (size_t r = 0; r < mc->nrows; r++) {
-			struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
-			long k = conf_find(m->overlap, m->noverlap, &c);
-			if (k < 0 || !ok_row(&mc->rows[r]))
-				continue;
-			kr[nk] = mc->rows[r];
-			kr[nk].part = 0;
-			kr[nk].config = (int)k + 1;
-			nk++;
-		}
-		{
+		mc->best_clean = mc->best >= 0;
+		if (mc->best < 0)
+			mc->best = best_any;
+		/* the knee of each (batch, GPUs) series by the report's rule, on
+		 * the compared configurations only */
+		for (size_t s = 0; s < m->nbg; s++) {
+			size_t nk = 0;
+			for (size_t r = 0; r < mc->nrows; r++) {
+				struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
+				long k = conf_find(m->overlap, m->noverlap, &c);
+				if (k < 0 || !ok_row(&mc->rows[r]) || c.b != m->bg[s].b || c.g != m->bg[s].g)
+					continue;
+				kr[nk] = mc->rows[r];
+				kr[nk].part = 0;
+				kr[nk].config = (int)k + 1;
+				nk++;
+			}
 			struct judge_ctx cx = { .cpus = mc->cpus, .paper = NULL };
-			finding_diminishing(kr, nk, &cx, &mc->knee);
+			finding_diminishing(kr, nk, &cx, &mc->knee[s]);
 		}
 		free(kr);
 	}
@@ -882,6 +902,29 @@ static void put_num(FILE *f, double v)
 		fprintf(f, "%.10g", v);
 }
 
+/* ",median,lo,hi" of s (empty when not known) */
+static void put_spread(FILE *f, const struct stats_summary *s)
+{
+	put_num(f, s ? s->median : NAN);
+	put_num(f, s ? s->lo : NAN);
+	put_num(f, s ? s->hi : NAN);
+}
+
+/* "ci95" or "min-max": what lo and hi are */
+static const char *interval_name(const struct stats_summary *s)
+{
+	return !s || !s->n ? "" : s->has_ci ? "ci95" : "min-max";
+}
+
+/* the series (index in m->bg) of configuration c, -1 if none */
+static long series_of(const struct merge *m, const struct conf *c)
+{
+	for (size_t s = 0; s < m->nbg; s++)
+		if (m->bg[s].b == c->b && m->bg[s].g == c->g)
+			return (long)s;
+	return -1;
+}
+
 /* summary.csv: the sweep's columns (sweep_write_csv) after host columns */
 static int write_summary(const struct merge *m, const char *path, char *err, size_t errlen)
 {
@@ -922,16 +965,37 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 			continue;
 		}
 		if (row == 0) {
-			fprintf(out, "host,cpu_model,cpus_online,cores,machine,sweep,compared,in_overlap,%s",
-				line);
+			fprintf(out, "host,cpu_model,cpus_online,cores,machine,sweep,compared,in_overlap,"
+				"noisy,oversubscribed,config_runs,config_images_per_s,"
+				"config_images_per_s_lo,config_images_per_s_hi,config_e2e_s,"
+				"config_e2e_s_lo,config_e2e_s_hi,config_interval,%s", line);
 		} else if (row - 1 < all.nrows) {
 			const struct sweep_row *r = &all.rows[row - 1];
 			const struct folder *f = &m->folders[r->part];
+			const struct machine *mc = f->machine >= 0 ? &m->mach[f->machine] : NULL;
 			struct conf c = { r->workers, r->batch, r->gpus };
 			int in_ov = f->compared && conf_find(m->overlap, m->noverlap, &c) >= 0;
-			fprintf(out, "%s,%s,%d,%d,%s,%s,%d,%d,%s", f->host, f->cpu, f->cpus, f->cores,
-				f->machine >= 0 ? m->mach[f->machine].label : "", f->name, f->compared,
-				in_ov, line);
+			long k = mc && ok_row(r) ? conf_find(mc->own, mc->nown, &c) : -1;
+			const struct merge_point *p = k >= 0 ? &mc->ownpt[k] : NULL;
+			csv_put(out, f->host);
+			csv_put_next(out, f->cpu);
+			fprintf(out, ",%d,%d", f->cpus, f->cores);
+			csv_put_next(out, mc ? mc->label : "");
+			csv_put_next(out, f->name);
+			fprintf(out, ",%d,%d", f->compared, in_ov);
+			if (ok_row(r))
+				fprintf(out, ",%d,%d", merge_row_noisy(r),
+					report_oversubscribed(r, f->cpus));
+			else
+				fputs(",,", out);
+			if (p)
+				fprintf(out, ",%zu", p->runs);
+			else
+				fputc(',', out);
+			put_spread(out, p ? &p->images_per_s : NULL);
+			put_spread(out, p ? &p->e2e_s : NULL);
+			csv_put_next(out, interval_name(p ? &p->images_per_s : NULL));
+			fprintf(out, ",%s", line);
 		}
 		row++;
 	}
@@ -959,39 +1023,101 @@ out:
 	return rc;
 }
 
+/* The machine with the highest median images/s at its best configuration
+ * among those whose best is clean (none: among all); -1 if none. */
+static long fastest(const struct merge *m, int need_clean)
+{
+	long f = -1;
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		if (mc->best < 0 || (need_clean && !mc->best_clean))
+			continue;
+		if (better(&mc->pt[mc->best], f < 0 ? NULL : &m->mach[f].pt[m->mach[f].best]))
+			f = (long)i;
+	}
+	return f;
+}
+
+/* USD per million images at a point: from the median, and lo/hi from the
+ * images/s interval (the cost falls as images/s rise) */
+static void cost_of(const struct machine *mc, const struct merge_point *p, double *med,
+		    double *lo, double *hi)
+{
+	*med = merge_cost_per_million(mc->price, p->images_per_s.median);
+	*lo = merge_cost_per_million(mc->price, p->images_per_s.hi);
+	*hi = merge_cost_per_million(mc->price, p->images_per_s.lo);
+}
+
 static int write_comparison(const struct merge *m, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "w");
+	long fast = fastest(m, 1);
 
 	if (!f) {
 		errf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
 		return -1;
 	}
+	if (fast < 0)
+		fast = fastest(m, 0);
 	fprintf(f, "machine,hosts,cpu_model,cpus_online,cores,compared_configs,best_workers,"
-		   "best_batch,best_gpus,best_runs,best_e2e_s,best_images_per_s,"
-		   "images_per_s_per_core,cpu_ms_per_image,gpu_util_pct,knee_workers,knee_verdict,"
-		   "usd_per_hour,usd_per_million_images\n");
+		   "best_batch,best_gpus,best_runs,best_clean,best_noisy_runs,"
+		   "best_oversubscribed_runs,interval,best_e2e_s,best_e2e_s_lo,best_e2e_s_hi,"
+		   "best_images_per_s,best_images_per_s_lo,best_images_per_s_hi,"
+		   "images_per_s_per_core,images_per_s_per_core_lo,images_per_s_per_core_hi,"
+		   "cpu_ms_per_image,cpu_ms_per_image_lo,cpu_ms_per_image_hi,gpu_util_pct,"
+		   "gpu_util_pct_lo,gpu_util_pct_hi,knee_batch,knee_gpus,knee_workers,knee_verdict,"
+		   "fastest_over_this,fastest_over_this_lo,fastest_over_this_hi,"
+		   "fastest_over_this_verdict,usd_per_hour,usd_per_million_images,"
+		   "usd_per_million_images_lo,usd_per_million_images_hi\n");
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
-		const struct point *p = mc->best >= 0 ? &mc->pt[mc->best] : NULL;
+		const struct merge_point *p = mc->best >= 0 ? &mc->pt[mc->best] : NULL;
 		const struct conf *c = mc->best >= 0 ? &m->overlap[mc->best] : NULL;
-		fprintf(f, "%s,%s,%s,%d,%d,%zu,", mc->label, mc->hosts, mc->cpu, mc->cpus, mc->cores,
-			m->noverlap);
+		long s = c ? series_of(m, c) : -1;
+		struct stats_summary pc;
+		double cost[3] = { NAN, NAN, NAN };
+
+		csv_put(f, mc->label);
+		csv_put_next(f, mc->hosts);
+		csv_put_next(f, mc->cpu);
+		fprintf(f, ",%d,%d,%zu,", mc->cpus, mc->cores, m->noverlap);
 		if (c)
-			fprintf(f, "%d,%d,%d,%d", c->w, c->b, c->g, p->runs);
+			fprintf(f, "%d,%d,%d,%zu,%d,%zu,%zu", c->w, c->b, c->g, p->runs, mc->best_clean,
+				p->noisy, p->oversubscribed);
 		else
-			fprintf(f, ",,,");
-		put_num(f, p ? p->e2e_s : NAN);
-		put_num(f, p ? p->images_per_s : NAN);
-		put_num(f, p ? per_core(mc, p->images_per_s) : NAN);
-		put_num(f, p ? p->cpu_ms_per_image : NAN);
-		put_num(f, p ? p->gpu_util_pct : NAN);
-		fputc(',', f);
-		if (mc->knee.knee_workers)
-			fprintf(f, "%d", mc->knee.knee_workers);
-		fprintf(f, ",%s", m->noverlap ? verdict_name(mc->knee.v) : "");
+			fprintf(f, ",,,,,,");
+		csv_put_next(f, interval_name(p ? &p->images_per_s : NULL));
+		put_spread(f, p ? &p->e2e_s : NULL);
+		put_spread(f, p ? &p->images_per_s : NULL);
+		if (p)
+			pc = per_core(mc, p);
+		put_spread(f, p ? &pc : NULL);
+		put_spread(f, p ? &p->cpu_ms_per_image : NULL);
+		put_spread(f, p ? &p->gpu_util_pct : NULL);
+		if (s >= 0) {
+			fprintf(f, ",%d,%d,", c->b, c->g);
+			if (mc->knee[s].knee_workers)
+				fprintf(f, "%d", mc->knee[s].knee_workers);
+			csv_put_next(f, verdict_name(mc->knee[s].v));
+		} else {
+			fputs(",,,,", f);
+		}
+		if (p && fast >= 0 && (long)i != fast) {
+			const struct machine *fm = &m->mach[fast];
+			struct merge_ratio r;
+			merge_ratio_of(&fm->pt[fm->best].images_per_s, &p->images_per_s, &r);
+			put_num(f, r.r);
+			put_num(f, r.lo);
+			put_num(f, r.hi);
+			csv_put_next(f, isfinite(r.r) ? merge_judgement_name(r.v) : "");
+		} else {
+			fputs(",,,,", f);
+		}
 		put_num(f, mc->price);
-		put_num(f, p ? merge_cost_per_million(mc->price, p->images_per_s) : NAN);
+		if (p)
+			cost_of(mc, p, &cost[0], &cost[1], &cost[2]);
+		for (int k = 0; k < 3; k++)
+			put_num(f, cost[k]);
 		fputc('\n', f);
 	}
 	if (ferror(f) | fclose(f)) {
@@ -1012,51 +1138,123 @@ static void series_label(const struct merge *m, size_t i, int b, int g, int seve
 		cat(out, n, " b%d / %d GPU%s", b, g, g == 1 ? "" : "s");
 }
 
+/* The run a machine's series (batch b, g GPUs) is modelled from: its ok
+ * run with the fewest workers (the first repeat); NULL if none. */
+static const struct sweep_row *model_source(const struct machine *mc, int b, int g)
+{
+	const struct sweep_row *src = NULL;
+	for (size_t r = 0; r < mc->nrows; r++) {
+		const struct sweep_row *x = &mc->rows[r];
+		if (ok_row(x) && x->run_dir[0] && x->batch == b && x->gpus == g &&
+		    (!src || x->workers < src->workers))
+			src = x;
+	}
+	return src;
+}
+
+/* --model on: each machine at each compared configuration, modelled
+ * (ppbench model) from its series' run with the fewest workers: its costs,
+ * settings and machine (model_like_run). Fills mc->mod; a series that
+ * cannot be modelled says why in mc->model_why. */
+static int model_machines(struct merge *m, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < m->nmach; i++) {
+		struct machine *mc = &m->mach[i];
+		mc->mod = calloc(m->noverlap + 1, sizeof(*mc->mod));
+		if (!mc->mod) {
+			errf(err, errlen, "out of memory");
+			return -1;
+		}
+		for (size_t k = 0; k < m->noverlap; k++) {
+			const struct conf *c = &m->overlap[k];
+			const struct sweep_row *src = model_source(mc, c->b, c->g);
+			struct run_metrics rm;
+			char dir[4096], why[512];
+			mc->mod[k].e2e_s = mc->mod[k].images_per_s = mc->mod[k].gpu_util_pct = NAN;
+			if (!src)
+				continue;
+			sweep_run_path(&m->folders[src->part].sw, src, "", dir, sizeof(dir));
+			if (model_like_run(dir, c->w, &rm, why, sizeof(why))) {
+				if (!mc->model_why[0])
+					errf(mc->model_why, sizeof(mc->model_why), "%s", why);
+				continue;
+			}
+			mc->mod[k].e2e_s = rm.e2e_s;
+			mc->mod[k].images_per_s = rm.images_per_s;
+			mc->mod[k].gpu_util_pct = rm.gpu_util_pct;
+			mc->mod[k].src_workers = src->workers;
+			analysis_free(&rm);
+		}
+	}
+	return 0;
+}
+
 static int write_fig_data(const struct merge *m, const char *dir, char *err, size_t errlen)
 {
 	char p[4096];
-	struct conf *bg = calloc(m->noverlap + 1, sizeof(*bg));
-	size_t nbg = 0;
 	int series = 0;
 	FILE *f;
 
-	if (!bg) {
-		errf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (size_t k = 0; k < m->noverlap; k++) {
-		struct conf c = { 0, m->overlap[k].b, m->overlap[k].g };
-		if (conf_find(bg, nbg, &c) < 0)
-			bg[nbg++] = c;
-	}
 	errf(p, sizeof(p), "%s/machines_vs_workers.csv", dir);
 	f = fopen(p, "w");
 	if (!f)
 		goto fail;
-	fprintf(f, "series,series_label,machine,workers,batch,gpus,runs,e2e_s,e2e_s_min,e2e_s_max,"
-		   "images_per_s,images_per_s_per_core,cpu_ms_per_image,gpu_util_pct\n");
-	for (size_t i = 0; i < m->nmach; i++)
-		for (size_t s = 0; s < nbg; s++) {
-			char label[400];
-			series++;
-			series_label(m, i, bg[s].b, bg[s].g, nbg > 1, label, sizeof(label));
-			/* the overlap is in batch, GPUs, workers order: workers ascend */
-			for (size_t k = 0; k < m->noverlap; k++) {
-				const struct point *pt = &m->mach[i].pt[k];
-				if (m->overlap[k].b != bg[s].b || m->overlap[k].g != bg[s].g)
+	fprintf(f, "series,series_label,machine,kind,workers,batch,gpus,runs,interval,e2e_s,e2e_s_lo,"
+		   "e2e_s_hi,images_per_s,images_per_s_lo,images_per_s_hi,images_per_s_per_core,"
+		   "images_per_s_per_core_lo,images_per_s_per_core_hi,cpu_ms_per_image,"
+		   "cpu_ms_per_image_lo,cpu_ms_per_image_hi,gpu_util_pct,gpu_util_pct_lo,"
+		   "gpu_util_pct_hi,noisy_runs,oversubscribed_runs\n");
+	/* the measured series, then (--model on) the model's */
+	for (int model = 0; model <= m->model; model++)
+		for (size_t i = 0; i < m->nmach; i++)
+			for (size_t s = 0; s < m->nbg; s++) {
+				const struct machine *mc = &m->mach[i];
+				char label[400], ml[420];
+				int any = 0;
+				for (size_t k = 0; model && k < m->noverlap; k++)
+					any |= m->overlap[k].b == m->bg[s].b && m->overlap[k].g == m->bg[s].g &&
+					       isfinite(mc->mod[k].e2e_s);
+				if (model && !any)
 					continue;
-				fprintf(f, "%d,%s,%s,%d,%d,%d,%d", series, label, m->mach[i].label,
-					m->overlap[k].w, m->overlap[k].b, m->overlap[k].g, pt->runs);
-				put_num(f, pt->e2e_s);
-				put_num(f, pt->e2e_min_s);
-				put_num(f, pt->e2e_max_s);
-				put_num(f, pt->images_per_s);
-				put_num(f, per_core(&m->mach[i], pt->images_per_s));
-				put_num(f, pt->cpu_ms_per_image);
-				put_num(f, pt->gpu_util_pct);
-				fputc('\n', f);
+				series++;
+				series_label(m, i, m->bg[s].b, m->bg[s].g, m->nbg > 1, label, sizeof(label));
+				errf(ml, sizeof(ml), "model: %s", label);
+				/* the overlap is in batch, GPUs, workers order: workers ascend */
+				for (size_t k = 0; k < m->noverlap; k++) {
+					const struct conf *c = &m->overlap[k];
+					const struct merge_point *pt = &mc->pt[k];
+					if (c->b != m->bg[s].b || c->g != m->bg[s].g)
+						continue;
+					fprintf(f, "%d", series);
+					csv_put_next(f, model ? ml : label);
+					csv_put_next(f, mc->label);
+					fprintf(f, ",%s,%d,%d,%d", model ? "model" : "measured", c->w, c->b,
+						c->g);
+					if (model) {
+						const struct model_point *q = &mc->mod[k];
+						double pc = mc->cores > 0 ? q->images_per_s / mc->cores : NAN;
+						fputs(",,", f);
+						put_num(f, q->e2e_s);
+						fputs(",,", f);
+						put_num(f, q->images_per_s);
+						fputs(",,", f);
+						put_num(f, pc);
+						fputs(",,,,,", f);
+						put_num(f, q->gpu_util_pct);
+						fputs(",,,,\n", f);
+						continue;
+					}
+					struct stats_summary pc = per_core(mc, pt);
+					fprintf(f, ",%zu", pt->runs);
+					csv_put_next(f, interval_name(&pt->images_per_s));
+					put_spread(f, &pt->e2e_s);
+					put_spread(f, &pt->images_per_s);
+					put_spread(f, &pc);
+					put_spread(f, &pt->cpu_ms_per_image);
+					put_spread(f, &pt->gpu_util_pct);
+					fprintf(f, ",%zu,%zu\n", pt->noisy, pt->oversubscribed);
+				}
 			}
-		}
 	if (ferror(f) | fclose(f))
 		goto fail;
 
@@ -1066,7 +1264,7 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 		goto fail;
 	fprintf(f, "op");
 	for (size_t i = 0; i < m->nmach; i++)
-		fprintf(f, ",%s", m->mach[i].label);
+		csv_put_next(f, m->mach[i].label);
 	fputc('\n', f);
 	for (size_t k = 0; m->op_conf >= 0 && k < m->nops; k++) {
 		int any = 0;
@@ -1074,18 +1272,16 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 			any |= isfinite(m->mach[i].pt[m->op_conf].op_ms[k]);
 		if (!any)
 			continue;
-		fprintf(f, "%s", m->ops[k]);
+		csv_put(f, m->ops[k]);
 		for (size_t i = 0; i < m->nmach; i++)
 			put_num(f, m->mach[i].pt[m->op_conf].op_ms[k]);
 		fputc('\n', f);
 	}
 	if (ferror(f) | fclose(f))
 		goto fail;
-	free(bg);
 	return 0;
 fail:
 	errf(err, errlen, "cannot write '%s': %s", p, strerror(errno ? errno : EIO));
-	free(bg);
 	return -1;
 }
 
@@ -1275,13 +1471,33 @@ static void write_overlap(struct doc *d, const struct merge *m)
 	doc_list_end(d);
 }
 
+/* "b32 / 2 GPUs: knee at 3 workers (holds)": the knee of series s */
+static void knee_text(const struct merge *m, const struct machine *mc, long s, char *out, size_t n)
+{
+	const struct finding *k;
+
+	if (s < 0) {
+		errf(out, n, "-");
+		return;
+	}
+	k = &mc->knee[s];
+	errf(out, n, "b%d / %d GPU%s: ", m->bg[s].b, m->bg[s].g, m->bg[s].g == 1 ? "" : "s");
+	if (k->knee_workers)
+		cat(out, n, "knee at %d workers (%s)", k->knee_workers, verdict_name(k->v));
+	else if (k->v == VERDICT_CANNOT_JUDGE)
+		cat(out, n, "%s", verdict_name(k->v));
+	else
+		cat(out, n, "no knee in range (%s)", verdict_name(k->v));
+}
+
 static void write_table(struct doc *d, const struct merge *m)
 {
 	static const char *const hdr[] = {
 		"machine", "CPU", "CPUs / cores", "best configuration", "images/s",
-		"images/s per core", "CPU ms per image", "knee (workers)", "USD per hour",
-		"USD per million images",
+		"images/s per core", "CPU ms per image", "knee of the best configuration's series",
+		"noise", "USD per hour", "USD per million images",
 	};
+	enum { NC = sizeof(hdr) / sizeof(hdr[0]) };
 	int priced = 0;
 
 	doc_h(d, 2, "Machines");
@@ -1289,139 +1505,296 @@ static void write_table(struct doc *d, const struct merge *m)
 		doc_p(d, "No configuration ran on every machine: no comparison.");
 		return;
 	}
-	doc_row(d, hdr, sizeof(hdr) / sizeof(hdr[0]), 1);
+	doc_row(d, hdr, NC, 1);
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
-		const struct point *p = &mc->pt[mc->best];
-		char c[10][128], cn[64];
-		const char *cells[10];
+		const struct merge_point *p = &mc->pt[mc->best];
+		struct stats_summary pc = per_core(mc, p);
+		char c[NC][256], cn[64];
+		double cost[3];
 		conf_name(&m->overlap[mc->best], cn, sizeof(cn));
 		errf(c[0], sizeof(c[0]), "%s", mc->label);
 		errf(c[1], sizeof(c[1]), "%s", mc->cpu);
 		errf(c[2], sizeof(c[2]), "%d / %d%s", mc->cpus, mc->cores, mc->cores_known ? "" : "*");
 		errf(c[3], sizeof(c[3]), "%s", cn);
-		num(c[4], sizeof(c[4]), p->images_per_s, "%.1f");
-		num(c[5], sizeof(c[5]), per_core(mc, p->images_per_s), "%.2f");
-		num(c[6], sizeof(c[6]), p->cpu_ms_per_image, "%.2f");
-		if (mc->knee.knee_workers)
-			errf(c[7], sizeof(c[7]), "%d (%s)", mc->knee.knee_workers,
-			    verdict_name(mc->knee.v));
-		else if (m->max_wcounts < 3)
-			errf(c[7], sizeof(c[7]), "needs 3 worker counts");
+		merge_format(c[4], sizeof(c[4]), &p->images_per_s, "%.1f");
+		merge_format(c[5], sizeof(c[5]), &pc, "%.2f");
+		merge_format(c[6], sizeof(c[6]), &p->cpu_ms_per_image, "%.2f");
+		knee_text(m, mc, series_of(m, &m->overlap[mc->best]), c[7], sizeof(c[7]));
+		merge_marks(p, c[8], sizeof(c[8]));
+		if (!c[8][0])
+			errf(c[8], sizeof(c[8]), "clean");
+		else if (!mc->best_clean)
+			cat(c[8], sizeof(c[8]), "; no clean configuration on this machine");
+		num(c[9], sizeof(c[9]), mc->price, "%.4g");
+		cost_of(mc, p, &cost[0], &cost[1], &cost[2]);
+		if (isfinite(cost[0]) && p->runs > 1)
+			errf(c[10], sizeof(c[10]), "%.4g [%.4g, %.4g]", cost[0], cost[1], cost[2]);
 		else
-			errf(c[7], sizeof(c[7]), "none in range");
-		num(c[8], sizeof(c[8]), mc->price, "%.4g");
-		num(c[9], sizeof(c[9]), merge_cost_per_million(mc->price, p->images_per_s), "%.4g");
+			num(c[10], sizeof(c[10]), cost[0], "%.4g");
 		priced |= isfinite(mc->price);
-		for (size_t k = 0; k < 10; k++)
-			cells[k] = c[k];
-		doc_row(d, cells, 10, 0);
+		doc_row_cells(d, c[0], sizeof(c[0]), NC);
 	}
 	doc_table_end(d);
-	doc_p(d, "Best configuration: the compared configuration with the most images/s on that "
-		"machine (repeats averaged). Images/s per core: at that configuration, over the "
-		"physical cores of the machine's hwloc topology (* : no topology.xml, the online CPUs "
-		"are counted instead). CPU ms per image: the CPU time of the workers and the main "
-		"process (rusage) over the images of the run.");
+	doc_p(d, "Best configuration: the compared configuration with the highest median images/s "
+		"on that machine among its clean ones (no run noisy, none oversubscribed), else among "
+		"all (the noise column then says so). Each figure is the median over the machine's "
+		"runs at that configuration (its repeats, and the runs of several sweep folders of "
+		"one machine), with its spread: (min, max, n) below 6 runs, [the 95 %% "
+		"distribution-free interval of the median] from 6 on, (n=1) for a single run. "
+		"Images/s per core: at that configuration, over the physical cores of the machine's "
+		"hwloc topology (* : no topology.xml, the online CPUs are counted instead). CPU ms per "
+		"image: the CPU time of the workers and the main process (rusage) over the images of "
+		"the run. Noise: runs in which other processes took over %.0f %% of the CPUs "
+		"(NOISY), or with more busy threads than CPUs (oversubscribed).", REPORT_BUSY_PCT);
 	if (priced)
 		doc_p(d, "USD per million images = USD per hour / 3600 / (images/s at the best "
 			"configuration) x 10^6: what a million images cost on that machine at its best "
-			"throughput, with the machine to itself.");
+			"throughput, with the machine to itself; in brackets from the images/s interval.");
 	else
 		doc_p(d, "No --price NAME=USD_PER_HOUR was given: no cost per million images.");
 
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
 		if (mc->own_best >= 0 && conf_find(m->overlap, m->noverlap, &mc->own[mc->own_best]) < 0) {
-			char cn[64], a[32], b[32];
+			char cn[64], a[160], b[160];
 			conf_name(&mc->own[mc->own_best], cn, sizeof(cn));
+			merge_format(a, sizeof(a), &mc->ownpt[mc->own_best].images_per_s, "%.1f");
+			merge_format(b, sizeof(b), &mc->pt[mc->best].images_per_s, "%.1f");
 			doc_p(d, "%s: its best run overall, %s at %s images/s, is outside the compared "
-				"configurations (%s images/s at its best compared one).", mc->label, cn,
-			     num(a, sizeof(a), mc->ownpt[mc->own_best].images_per_s, "%.1f"),
-			     num(b, sizeof(b), mc->pt[mc->best].images_per_s, "%.1f"));
+				"configurations (%s images/s at its best compared one).", mc->label, cn, a, b);
 		}
 	}
 }
 
-/* the fastest, the most per core and the cheapest machine, in one paragraph */
+/* "A / B: 1.16x [0.98, 1.35], within noise" for one pair, into out */
+static void ratio_sentence(const char *what, const struct machine *a, const struct machine *b,
+			   const struct stats_summary *sa, const struct stats_summary *sb,
+			   char *out, size_t n)
+{
+	struct merge_ratio r;
+	char t[160];
+
+	merge_ratio_of(sa, sb, &r);
+	merge_ratio_format(t, sizeof(t), &r);
+	cat(out, n, "%s%s / %s, %s: %s", out[0] ? "; " : "", a->label, b->label, what, t);
+	if (r.v == MERGE_HIGHER)
+		cat(out, n, " (%s is faster beyond noise)", a->label);
+	else if (r.v == MERGE_WITHIN_NOISE)
+		cat(out, n, " (no faster machine: the difference is noise)");
+	else if (r.v == MERGE_NOT_JUDGED)
+		cat(out, n, " (sweep --repeat 3 or more judges it)");
+}
+
+/* The machine with the highest median images/s per core at its clean best; -1 if none. */
+static long most_per_core(const struct merge *m)
+{
+	long best = -1;
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		struct stats_summary a, b;
+		if (!mc->best_clean || mc->cores <= 0)
+			continue;
+		a = per_core(mc, &mc->pt[mc->best]);
+		if (best >= 0)
+			b = per_core(&m->mach[best], &m->mach[best].pt[m->mach[best].best]);
+		if (best < 0 || a.median > b.median)
+			best = (long)i;
+	}
+	return best;
+}
+
+/* the fastest, the most per core and the cheapest machine, each ratio
+ * judged on the intervals, from the clean configurations only */
 static void write_short(struct doc *d, const struct merge *m)
 {
-	long fast = -1, core = -1, cheap = -1;
-	char text[2048] = "", a[32], b[32];
+	long fast = fastest(m, 1), core = most_per_core(m), cheap = -1;
+	char text[4096] = "", a[160], b[160], none[1024] = "";
+	size_t nclean = 0;
 
 	if (m->nmach < 2 || !m->noverlap)
 		return;
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
-		double ips = mc->pt[mc->best].images_per_s;
-		double cost = merge_cost_per_million(mc->price, ips);
-		if (fast < 0 || ips > m->mach[fast].pt[m->mach[fast].best].images_per_s)
-			fast = (long)i;
-		if (core < 0 || per_core(mc, ips) >
-				per_core(&m->mach[core], m->mach[core].pt[m->mach[core].best].images_per_s))
-			core = (long)i;
-		if (isfinite(cost) && (cheap < 0 || cost < merge_cost_per_million(m->mach[cheap].price,
-				m->mach[cheap].pt[m->mach[cheap].best].images_per_s)))
+		double cost[3], cc[3];
+		if (!mc->best_clean) {
+			cat(none, sizeof(none), "%s%s", none[0] ? ", " : "", mc->label);
+			continue;
+		}
+		nclean++;
+		cost_of(mc, &mc->pt[mc->best], &cost[0], &cost[1], &cost[2]);
+		if (cheap >= 0)
+			cost_of(&m->mach[cheap], &m->mach[cheap].pt[m->mach[cheap].best], &cc[0], &cc[1],
+				&cc[2]);
+		if (isfinite(cost[0]) && (cheap < 0 || cost[0] < cc[0]))
 			cheap = (long)i;
 	}
+	if (none[0])
+		doc_p(d, "No clean configuration (every compared one had a noisy or oversubscribed "
+			"run) on: %s. No headline ratio rests on %s; the tables below mark each "
+			"configuration. To judge %s, sweep again with --require-idle, no more workers "
+			"than CPUs, and --repeat 3 or more.", none, !nclean ? "any machine" :
+			"those machines", !nclean ? "them" : "those");
+	if (nclean < 2 || fast < 0) {
+		doc_p(d, "In short: fewer than two machines have a clean compared configuration, so "
+			"there is no headline ratio; the table of each configuration below gives the "
+			"ratios with their marks.");
+		return;
+	}
+	const struct machine *fm = &m->mach[fast];
 	for (size_t i = 0; i < m->nmach; i++) {
 		const struct machine *mc = &m->mach[i];
-		if ((long)i == fast)
+		if ((long)i == fast || !mc->best_clean)
 			continue;
-		cat(text, sizeof(text), "%s%.2fx %s's", text[0] ? ", " : "",
-		    m->mach[fast].pt[m->mach[fast].best].images_per_s / mc->pt[mc->best].images_per_s,
-		    mc->label);
+		ratio_sentence("images/s", fm, mc, &fm->pt[fm->best].images_per_s,
+			       &mc->pt[mc->best].images_per_s, text, sizeof(text));
 	}
-	doc_p(d, "In short: the most images/s at its best compared configuration: %s (%s images/s; "
-		"%s). The most images/s per core: %s (%s).", m->mach[fast].label,
-	     num(a, sizeof(a), m->mach[fast].pt[m->mach[fast].best].images_per_s, "%.1f"), text,
-	     m->mach[core].label,
-	     num(b, sizeof(b), per_core(&m->mach[core],
-					m->mach[core].pt[m->mach[core].best].images_per_s), "%.2f"));
-	if (cheap >= 0)
-		doc_p(d, "The cheapest per million images (of the machines with a --price): %s "
-			"(%s USD).", m->mach[cheap].label,
-		     num(a, sizeof(a), merge_cost_per_million(m->mach[cheap].price,
-				m->mach[cheap].pt[m->mach[cheap].best].images_per_s), "%.4g"));
+	merge_format(a, sizeof(a), &fm->pt[fm->best].images_per_s, "%.1f");
+	{
+		char cn[64];
+		conf_name(&m->overlap[fm->best], cn, sizeof(cn));
+		doc_p(d, "In short (each machine at its best clean compared configuration; ratios of "
+			"the medians, with the interval lo_a / hi_b .. hi_a / lo_b of the two sides' "
+			"intervals, within noise when it holds 1): the highest median images/s: %s, %s "
+			"at %s. %s.", fm->label, a, cn, text);
+	}
+	if (core >= 0) {
+		const struct machine *cm = &m->mach[core];
+		struct stats_summary pc = per_core(cm, &cm->pt[cm->best]);
+		text[0] = 0;
+		for (size_t i = 0; i < m->nmach; i++) {
+			const struct machine *mc = &m->mach[i];
+			struct stats_summary x;
+			if ((long)i == core || !mc->best_clean || mc->cores <= 0)
+				continue;
+			x = per_core(mc, &mc->pt[mc->best]);
+			ratio_sentence("images/s per core", cm, mc, &pc, &x, text, sizeof(text));
+		}
+		merge_format(b, sizeof(b), &pc, "%.2f");
+		doc_p(d, "The highest median images/s per core: %s, %s%s%s.", cm->label, b,
+		      text[0] ? ". " : "", text);
+	}
+	if (cheap >= 0) {
+		const struct machine *xm = &m->mach[cheap];
+		double cost[3];
+		cost_of(xm, &xm->pt[xm->best], &cost[0], &cost[1], &cost[2]);
+		if (xm->pt[xm->best].runs > 1)
+			errf(a, sizeof(a), "%.4g [%.4g, %.4g]", cost[0], cost[1], cost[2]);
+		else
+			errf(a, sizeof(a), "%.4g, one run", cost[0]);
+		doc_p(d, "The lowest median cost per million images (of the machines with a --price): "
+			"%s (%s USD).", xm->label, a);
+	}
 }
 
 static void write_configs(struct doc *d, const struct merge *m)
 {
-	const char **cells = calloc(m->nmach + 1, sizeof(*cells));
-	char (*c)[64] = calloc(m->nmach + 1, sizeof(*c));
+	size_t nc = 2 * m->nmach + 1;
+	const char **hdr = calloc(nc + 1, sizeof(*hdr));
+	char (*c)[256] = calloc(nc + 1, sizeof(*c));
+	char (*h)[400] = calloc(nc + 1, sizeof(*h));
 
-	if (!cells || !c || !m->noverlap || m->nmach < 1)
+	if (!hdr || !c || !h || !m->noverlap || m->nmach < 1)
 		goto out;
 	doc_h(d, 2, "Images/s at each compared configuration");
-	cells[0] = "configuration";
+	hdr[0] = "configuration";
 	for (size_t i = 0; i < m->nmach; i++)
-		cells[i + 1] = m->mach[i].label;
-	doc_row(d, cells, m->nmach + 1, 1);
+		hdr[i + 1] = m->mach[i].label;
+	for (size_t i = 1; i < m->nmach; i++) {
+		errf(h[i], sizeof(h[i]), "%s / %s", m->mach[i].label, m->mach[0].label);
+		hdr[m->nmach + i] = h[i];
+	}
+	hdr[2 * m->nmach] = "noise";
+	doc_row(d, hdr, nc, 1);
 	for (size_t k = 0; k < m->noverlap; k++) {
+		char marks[400];
 		conf_name(&m->overlap[k], c[0], sizeof(c[0]));
-		cells[0] = c[0];
+		c[2 * m->nmach][0] = 0;
 		for (size_t i = 0; i < m->nmach; i++) {
-			num(c[i + 1], sizeof(c[i + 1]), m->mach[i].pt[k].images_per_s, "%.1f");
-			cells[i + 1] = c[i + 1];
+			const struct merge_point *p = &m->mach[i].pt[k];
+			merge_format(c[i + 1], sizeof(c[i + 1]), &p->images_per_s, "%.1f");
+			if (i) {
+				struct merge_ratio r;
+				merge_ratio_of(&p->images_per_s, &m->mach[0].pt[k].images_per_s, &r);
+				merge_ratio_format(c[m->nmach + i], sizeof(c[m->nmach + i]), &r);
+			}
+			merge_marks(p, marks, sizeof(marks));
+			if (marks[0])
+				cat(c[2 * m->nmach], sizeof(c[2 * m->nmach]), "%s%s: %s",
+				    c[2 * m->nmach][0] ? "; " : "", m->mach[i].label, marks);
 		}
-		doc_row(d, cells, m->nmach + 1, 0);
+		if (!c[2 * m->nmach][0])
+			errf(c[2 * m->nmach], sizeof(c[2 * m->nmach]), "clean");
+		doc_row_cells(d, c[0], sizeof(c[0]), nc);
 	}
 	doc_table_end(d);
+	if (m->nmach > 1)
+		doc_p(d, "Each ratio is of the medians, with the interval lo_a / hi_b .. hi_a / lo_b "
+			"of the two sides' intervals; within noise when it holds 1; not judged when a "
+			"side has a single run (one run shows no spread). A configuration marked NOISY or "
+			"oversubscribed on any machine is no basis for a ratio.");
 out:
-	free(cells);
+	free(hdr);
 	free(c);
+	free(h);
 }
 
 static void write_knees(struct doc *d, const struct merge *m)
 {
 	doc_h(d, 2, "Where adding workers stops helping");
 	doc_p(d, "The rule (the same as ppbench report's diminishing-returns finding): %s. It is "
-		"applied to each machine's compared configurations only.", REPORT_RULE_DIMINISHING);
-	for (size_t i = 0; i < m->nmach; i++)
-		doc_li(d, "%s: %s (%s)", m->mach[i].label,
-		       m->noverlap ? m->mach[i].knee.why : "no compared configuration",
-		       m->noverlap ? verdict_name(m->mach[i].knee.v) : "-");
+		"applied to each machine's compared configurations of each batch size and GPU count "
+		"(series) on its own.", REPORT_RULE_DIMINISHING);
+	for (size_t i = 0; i < m->nmach; i++) {
+		if (!m->noverlap)
+			doc_li(d, "%s: no compared configuration (-)", m->mach[i].label);
+		for (size_t s = 0; s < m->nbg; s++)
+			doc_li(d, "%s, b%d / %d GPU%s: %s (%s)", m->mach[i].label, m->bg[s].b, m->bg[s].g,
+			       m->bg[s].g == 1 ? "" : "s", m->mach[i].knee[s].why,
+			       verdict_name(m->mach[i].knee[s].v));
+	}
 	doc_list_end(d);
+}
+
+/* --model on: the model beside each machine's measurement */
+static void write_model(struct doc *d, const struct merge *m)
+{
+	static const char *const hdr[] = {
+		"machine", "configuration", "measured images/s", "model images/s (a model)",
+		"model / measured", "modelled from",
+	};
+
+	if (!m->model || !m->noverlap)
+		return;
+	doc_h(d, 2, "The model beside the measurement");
+	doc_p(d, "--model on: ppbench model's figures for each machine at each compared "
+		"configuration, from the costs, settings and machine of that machine's run with the "
+		"fewest workers in the same batch size and GPU count (the model of ppbench model "
+		"--validate's validation 2). A model, not a measurement: the figures draw it as the "
+		"series \"model: <machine>\".");
+	doc_row(d, hdr, 6, 1);
+	for (size_t i = 0; i < m->nmach; i++) {
+		const struct machine *mc = &m->mach[i];
+		for (size_t k = 0; k < m->noverlap; k++) {
+			const struct model_point *q = &mc->mod[k];
+			char c[6][256];
+			errf(c[0], sizeof(c[0]), "%s", mc->label);
+			conf_name(&m->overlap[k], c[1], sizeof(c[1]));
+			merge_format(c[2], sizeof(c[2]), &mc->pt[k].images_per_s, "%.1f");
+			num(c[3], sizeof(c[3]), q->images_per_s, "%.1f");
+			num(c[4], sizeof(c[4]), q->images_per_s / mc->pt[k].images_per_s.median, "%.2f");
+			if (isfinite(q->images_per_s))
+				errf(c[5], sizeof(c[5]), "its w%d run", q->src_workers);
+			else
+				errf(c[5], sizeof(c[5]), "not modelled");
+			doc_row_cells(d, c[0], sizeof(c[0]), 6);
+		}
+	}
+	doc_table_end(d);
+	for (size_t i = 0; i < m->nmach; i++)
+		if (m->mach[i].model_why[0])
+			doc_p(d, "%s: not every configuration could be modelled: %s.", m->mach[i].label,
+			      m->mach[i].model_why);
 }
 
 /* ---- the fused what-if, per machine ------------------------------------------*/
@@ -1605,6 +1978,14 @@ static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 		      m->nfolders == 1 ? "" : "s", m->by_cpu ? " (one per CPU model, --by cpu)" : "",
 		      names[0] ? names : "none");
 	}
+	for (size_t i = 0; i < m->nfolders; i++) {
+		const struct folder *f = &m->folders[i];
+		if (f->running)
+			doc_lead(&d, "warn", "In progress:", "%s is a sweep still running (it holds its "
+				 ".lock); %d of its %d runs are not finished yet (%s) and are missing "
+				 "from this merge. Merge again when it ends.", f->name, f->npending,
+				 f->nruns, f->npending ? f->pending : "none pending");
+	}
 	if (ref >= 0) {
 		write_compat(&d, m, ref);
 		write_overlap(&d, m);
@@ -1612,6 +1993,7 @@ static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 		write_short(&d, m);
 		write_configs(&d, m);
 		write_knees(&d, m);
+		write_model(&d, m);
 		write_whatif(&d, m);
 		doc_h(&d, 2, "Figures");
 		for (size_t i = 0; i < m->nfigs; i++)
@@ -1621,8 +2003,11 @@ static int write_report(struct merge *m, long ref, char *err, size_t errlen)
 	}
 	write_folders(&d, m);
 	doc_p(&d, "Files: summary.csv (every run, with host and CPU columns; compared and in_overlap "
-		"say which runs the comparison used), comparison.csv (one row per machine), "
-		"figures/data/ (the data of the figures, drawn by plots/merge_*.gp).");
+		"say which runs the comparison used; noisy and oversubscribed mark the run; config_* "
+		"give its configuration's median, lo, hi and runs on its machine), comparison.csv "
+		"(one row per machine, each figure with its lo, hi and the runs), figures/data/ (the "
+		"data of the figures, drawn by plots/merge_*.gp). Text fields are quoted as RFC 4180 "
+		"says, and a field starting with = + - @ is prefixed with ' (README, \"CSV files\").");
 	return doc_end(&d, 1, err, errlen);
 }
 
@@ -1638,6 +2023,7 @@ static void merge_free(struct merge *m)
 		free(m->mach[i].own);
 		free(m->mach[i].ownpt);
 		free(m->mach[i].pt);
+		free(m->mach[i].mod);
 	}
 	free(m->mach);
 	free(m->overlap);
@@ -1656,12 +2042,21 @@ static void help(void)
 	       "figures/ (one line per machine: E2E, images/s, images/s per core and CPU time\n"
 	       "per image against workers, CPU time per image by op, GPU utilization),\n"
 	       "report.md and a self-contained report.html; when the sweeps measured the fused\n"
-	       "crop-decode what-if (sweep --fused), the report shows it per machine.\n\n"
+	       "crop-decode what-if (on by default for imagenet_train), the report shows it\n"
+	       "per machine.\n"
+	       "Every figure is the median over a machine's runs of a configuration with its\n"
+	       "spread (min-max and n below 6 runs, a 95 %% interval from 6 on); every ratio\n"
+	       "between machines has its interval and says \"within noise\" when it holds 1;\n"
+	       "noisy and oversubscribed configurations are marked and no headline rests on\n"
+	       "them. A sweep still running is named, with its runs missing.\n\n"
 	       "options:\n"
 	       "      --price NAME=USD  price per hour of a machine (host name, or CPU model with\n"
 	       "                        --by cpu), repeatable: adds the cost per million images\n"
 	       "      --by host|cpu     one machine per host name (default), or per CPU model and\n"
 	       "                        CPU count (array tasks of one node type on several nodes)\n"
+	       "      --model on|off    on: the model's lines (ppbench model, from each machine's\n"
+	       "                        run with the fewest workers) beside the measured ones,\n"
+	       "                        labelled a model (default off)\n"
 	       "  -o, --out DIR         where the merge goes (default: results/<UTC time>-merge)\n"
 	       "  -h, --help            show this help\n", usage_line);
 	exit_codes_help(stdout);
@@ -1686,14 +2081,14 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 			return EXIT_OK;
 		}
 		if (!strcmp(arg, "--out") || !strcmp(arg, "-o") || !strcmp(arg, "--price") ||
-		    !strcmp(arg, "--by")) {
+		    !strcmp(arg, "--by") || !strcmp(arg, "--model")) {
 			if (i + 1 >= argc) {
 				error_msg("%s needs a value", arg);
 				return EXIT_USAGE;
 			}
 			v = argv[++i];
 		} else if (!strncmp(arg, "--out=", 6) || !strncmp(arg, "--by=", 5) ||
-			   !strncmp(arg, "--price=", 8)) {
+			   !strncmp(arg, "--price=", 8) || !strncmp(arg, "--model=", 8)) {
 			v = strchr(arg, '=') + 1;
 		} else if (arg[0] == '-' && arg[1]) {
 			error_msg("unknown option '%s' (see ppbench merge --help)", arg);
@@ -1704,6 +2099,12 @@ static int merge_args(int argc, char **argv, struct merge_args *a, struct merge 
 		}
 		if (!strncmp(arg, "--out", 5) || !strcmp(arg, "-o")) {
 			m->out = v;
+		} else if (!strncmp(arg, "--model", 7)) {
+			if (strcmp(v, "on") && strcmp(v, "off")) {
+				error_msg("--model: '%s' is not on or off", v);
+				return EXIT_USAGE;
+			}
+			m->model = !strcmp(v, "on");
 		} else if (!strncmp(arg, "--by", 4)) {
 			if (strcmp(v, "host") && strcmp(v, "cpu")) {
 				error_msg("--by: '%s' is not host or cpu", v);
@@ -1754,6 +2155,8 @@ static int merge_write(struct merge *m, long ref, char *outbuf, size_t outlen)
 		goto fail;
 	errf(path, sizeof(path), "%s/comparison.csv", m->out);
 	if (write_comparison(m, path, err, sizeof(err)))
+		goto fail;
+	if (m->model && model_machines(m, err, sizeof(err)))
 		goto fail;
 	errf(path, sizeof(path), "%s/figures/data", m->out);
 	if (write_fig_data(m, path, err, sizeof(err)))
@@ -1813,9 +2216,19 @@ int cmd_merge(int argc, char **argv)
 	for (size_t i = 0; i < m.nfigs; i++)
 		if (!m.figs[i].drawn && m.nmach)
 			info("%s: not drawn: %s", m.figs[i].name, m.figs[i].why);
-	for (size_t i = 0; i < m.nfolders; i++)
-		if (!m.folders[i].compared)
-			warn_msg("'%s' is not compared: %s", m.folders[i].name, m.folders[i].why);
+	for (size_t i = 0; i < m.nfolders; i++) {
+		const struct folder *f = &m.folders[i];
+		if (f->running)
+			warn_msg("'%s' is a sweep still running (it holds %s/.lock): %d of its %d runs "
+				 "are not finished and are missing from this merge%s%s%s; merge again when "
+				 "it ends", f->name, f->dir, f->npending, f->nruns,
+				 f->npending ? " (" : "", f->pending, f->npending ? ")" : "");
+		if (!f->compared)
+			warn_msg("'%s' is not compared: %s", f->name, f->why);
+	}
+	for (size_t i = 0; m.model && i < m.nmach; i++)
+		if (m.mach[i].model_why[0])
+			warn_msg("--model: %s: %s", m.mach[i].label, m.mach[i].model_why);
 	printf("%s/report.md\n%s/report.html\n", m.out, m.out);
 	if (ref < 0) {
 		error_msg("no run of any sweep folder succeeded: nothing to compare");

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "compare.h"
+#include "escape.h"
 #include "log.h"
 #include "metrics.h"
 #include "stats.h"
@@ -182,7 +183,9 @@ static int write_fused_csv(const char *path, const struct ffig *x, char *err, si
 	}
 	fprintf(f, "figure,unit,median,lo,hi,repeats,interval,verdict\n");
 	for (int i = 0; i < F_N; i++) {
-		fprintf(f, "%s,%s,", x[i].key, x[i].unit);
+		csv_put(f, x[i].key);
+		csv_put_next(f, x[i].unit);
+		fputc(',', f);
 		metric_put_num(f, x[i].s.median);
 		fputc(',', f);
 		metric_put_num(f, x[i].s.lo);

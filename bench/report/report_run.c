@@ -212,10 +212,8 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 	}
 	errf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	errf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
-	if (mkdir_p(datadir, 0777)) {
-		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+	if (report_fig_dirs(s->dir, 0, err, errlen))
 		goto out;
-	}
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;

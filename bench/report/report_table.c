@@ -19,6 +19,7 @@
 #include "analysis.h"
 #include "commands.h"
 #include "emit.h"
+#include "escape.h"
 #include "csv.h"
 #include "doc.h"
 #include "log.h"
@@ -327,13 +328,6 @@ size_t op_union(const struct sweep_row *r, size_t n, char (*names)[40], size_t m
 	return k;
 }
 
-/* CSV-safe text: commas and newlines become spaces */
-static void put_text(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == ',' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
 int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t errlen)
 {
 	char names[2 * SWEEP_MAX_OPS][40];
@@ -352,8 +346,11 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 	for (size_t c = 0; c < metric_count; c++)
 		fprintf(f, ",%s", metric_table[c].name);
 	for (size_t k = 0; k < nn; k++)
-		for (size_t c = 0; c < op_metric_count; c++)
-			fprintf(f, ",op_%s_%s", names[k], op_metric_table[c].name);
+		for (size_t c = 0; c < op_metric_count; c++) {
+			char h[128];
+			snprintf(h, sizeof(h), "op_%.39s_%.64s", names[k], op_metric_table[c].name);
+			csv_put_next(f, h);
+		}
 	fputc('\n', f);
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
@@ -370,7 +367,7 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 					fprintf(f, "%d", *FIELD(r, rc->off, const int));
 				break;
 			case CT_STR:
-				put_text(f, FIELD(r, rc->off, const char));
+				csv_put(f, FIELD(r, rc->off, const char));
 				break;
 			}
 		}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "csv.h"
+#include "escape.h"
 #include "log.h"
 
 void table_free(struct table *t)
@@ -13,24 +14,6 @@ void table_free(struct table *t)
 	free(t->hdr);
 	free(t->cell);
 	memset(t, 0, sizeof(*t));
-}
-
-static size_t split_fields(char *line, char **out, size_t max)
-{
-	size_t n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *c = strchr(p, ',');
-		if (n < max)
-			out[n] = p;
-		n++;
-		if (!c)
-			break;
-		*c = 0;
-		p = c + 1;
-	}
-	return n;
 }
 
 /* The line at *p, its "\n" (and a "\r" before it) cut off, *p moved past
@@ -97,17 +80,17 @@ int table_read(struct table *t, const char *path, char *err, size_t errlen)
 	}
 	t->ncols = 1;
 	for (const char *q = line; *q; q++)
-		t->ncols += *q == ',';
+		t->ncols += *q == ',';      /* at least the fields: quoted commas count too */
 	t->hdr = calloc(t->ncols, sizeof(*t->hdr));
 	t->cell = calloc(lines * t->ncols + 1, sizeof(*t->cell));
 	if (!t->hdr || !t->cell)
 		goto oom;
-	split_fields(line, t->hdr, t->ncols);
+	t->ncols = csv_split(line, t->hdr, t->ncols);
 	char *cur;
 	while ((cur = next_line(&p))) {
 		if (!cur[0])
 			continue;
-		split_fields(cur, t->cell + t->nrows * t->ncols, t->ncols);
+		csv_split(cur, t->cell + t->nrows * t->ncols, t->ncols);
 		t->nrows++;
 	}
 	return 0;

@@ -1,5 +1,6 @@
-/* A small CSV reader: comma-separated, no quoting (every file ppbench reads
- * this way is written without), '#' lines before the header are comments.
+/* A small CSV reader: comma-separated, one row a line, text fields quoted
+ * and escaped as ppbench writes them (csv_split, bench/util/escape.h), '#'
+ * lines before the header are comments.
  * For summary.csv, the Lotus reference tables and figure data. */
 #ifndef PPBENCH_CSV_H
 #define PPBENCH_CSV_H

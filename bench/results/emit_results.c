@@ -196,7 +196,8 @@ int results_write_ops_csv(const struct results_in *in, const char *path, char *e
 	fputc('\n', f);
 	for (size_t i = 0; i < m->nops; i++) {
 		const struct op_metrics *om = &m->ops[i];
-		fprintf(f, "%s,%s", om->name, om->lotus_name);
+		csv_put(f, om->name);
+		csv_put_next(f, om->lotus_name);
 		for (size_t j = 0; j < op_metric_count; j++) {
 			fputc(',', f);
 			metric_put_num(f, op_metric_of(&op_metric_table[j], om));

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "bench_result.h"
+#include "escape.h"
 #include "log.h"
 #include "metrics.h"
 
@@ -98,7 +99,10 @@ static int write_csv(const struct bench_result *r, const char *path, char *err, 
 	fprintf(fp, "section,figure,unit,n,median,lo,hi,interval,target,direction,verdict\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct bench_fig *f = &r->fig[i];
-		fprintf(fp, "%s,%s,%s,%zu,", f->section, f->name, f->unit, f->s.n);
+		csv_put(fp, f->section);
+		csv_put_next(fp, f->name);
+		csv_put_next(fp, f->unit);
+		fprintf(fp, ",%zu,", f->s.n);
 		csv_num(fp, f->s.median);
 		fputc(',', fp);
 		csv_num(fp, f->s.lo);

@@ -1,6 +1,7 @@
 /* ppbench bench: the speed and overhead benchmark behind `make bench`.
  * Everything it compares is measured side by side in the same run; it
  * prints ratios, never absolute targets from another run. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -734,10 +735,8 @@ int cmd_bench(int argc, char **argv)
 			bench_batch(&bc, &res, &chain);
 		if (has_section(c.sections, "chain"))
 			bench_chain(&bc, &d, (size_t)c.repeats, &res, &chain);
-		char cmd[256];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		if (system(cmd))
-			warn_msg("cannot remove %s", tmp);
+		if (remove_tree(tmp))
+			warn_msg("cannot remove %s: %s", tmp, strerror(errno));
 	}
 	if (has_section(c.sections, "model"))
 		model_bench(stdout);

@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <sys/stat.h>
+#include "escape.h"
 #include "fsutil.h"
 #include "bottleneck.h"
 #include "emit.h"
@@ -297,7 +298,9 @@ static int write_ladder(const char *dir, const struct ladder *l, const struct op
 		"slowdown_lo,slowdown_hi,interval,vs_prev,bottleneck\n");
 	for (int i = 0; i < NSTEPS; i++) {
 		const struct stats_summary *a = &l->sp[i], *s = &l->slow[i];
-		fprintf(f, "%d,\"%s\",%zu,", i + 1, step_name[i], a->n);   /* names hold commas */
+		fprintf(f, "%d,", i + 1);
+		csv_put(f, step_name[i]);   /* names hold commas */
+		fprintf(f, ",%zu,", a->n);
 		if (a->n)
 			fprintf(f, "%.3f,%.3f,%.3f,", a->median, a->lo, a->hi);
 		else

@@ -35,7 +35,9 @@
 #include <turbojpeg.h>
 #include "clock.h"
 #include "commands.h"
+#include "kernels.h"
 #include "counters.h"
+#include "escape.h"
 #include "log.h"
 #include "options.h"
 #include "pipeline.h"
@@ -181,21 +183,6 @@ static void md_escape(FILE *f, const char *s)
 	}
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 struct shared_fn {
 	const char *lib, *fn;
 	int nops;
@@ -213,10 +200,10 @@ static int write_map_csv(const char *path, const struct op_map *maps, int nmaps,
 	for (int i = 0; i < nmaps; i++)
 		for (size_t k = 0; k < maps[i].n; k++) {
 			const struct fn_cost *e = &maps[i].f[k];
-			fprintf(f, "%s,%d,", maps[i].op, maps[i].index);
-			csv_field(f, e->lib);
-			fputc(',', f);
-			csv_field(f, e->fn);
+			csv_put(f, maps[i].op);
+			fprintf(f, ",%d", maps[i].index);
+			csv_put_next(f, e->lib);
+			csv_put_next(f, e->fn);
 			fprintf(f, ",%.0f,%.4f\n", e->count, e->share);
 		}
 	return fclose(f) ? -1 : 0;
@@ -230,18 +217,20 @@ static int write_ops_csv(const char *path, const struct op_map *maps, int nmaps,
 	if (!f)
 		return -1;
 	fprintf(f, "op,op_index,tool,calls,%s,%s_per_call,d1_misses_per_call,ll_misses_per_call,"
-		"marked_ms_per_call\n", unit, unit);
+		"marked_ms_per_call,kernels\n", unit, unit);
 	for (int i = 0; i < nmaps; i++) {
 		const struct op_map *m = &maps[i];
 		if (!m->ok)
 			continue;
-		fprintf(f, "%s,%d,%s,%llu,%.0f,%.1f,", m->op, m->index, tool,
-			(unsigned long long)m->calls, m->total, m->calls ? m->total / (double)m->calls : 0);
+		csv_put(f, m->op);
+		fprintf(f, ",%d", m->index);
+		csv_put_next(f, tool);
+		fprintf(f, ",%llu,%.0f,%.1f,", (unsigned long long)m->calls, m->total, m->calls ? m->total / (double)m->calls : 0);
 		if (m->has_cache)
 			fprintf(f, "%.1f,%.1f,", m->d1_miss / (double)m->calls, m->ll_miss / (double)m->calls);
 		else
 			fputs(",,", f);
-		fprintf(f, "%.4f\n", m->calls ? m->op_ns / 1e6 / (double)m->calls : 0);
+		fprintf(f, "%.4f,%s\n", m->calls ? m->op_ns / 1e6 / (double)m->calls : 0, m->kernels);
 	}
 	return fclose(f) ? -1 : 0;
 }
@@ -567,6 +556,33 @@ static int map_report(struct map_cmd *x)
 	return failed ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Which kernel set the ops ran, beside the one runs use here (map.md's
+ * notes): a profiler's virtual CPU may lack what this one has (valgrind
+ * has no AVX-512), and then the map is of the narrower kernels. */
+static void kernels_note(struct map_cmd *x)
+{
+	const char *runs = kernels_active()->name, *mapped = "";
+	char kd[256];
+
+	for (int k = 0; k < x->p.nops && !mapped[0]; k++)
+		if (x->maps[k].ok)
+			mapped = x->maps[k].kernels;
+	if (!mapped[0] || x->nnotes >= 16)
+		return;
+	kernels_describe(kd, sizeof(kd));
+	if (!strcmp(mapped, runs))
+		errf(x->notes[x->nnotes++], 512, "Kernels mapped: %s, the set runs use here (%s).",
+		     mapped, kd);
+	else
+		errf(x->notes[x->nnotes++], 512, "Kernels mapped: %s, not the %s that runs use here "
+		     "(%s): under %s the ops see %s's virtual CPU, which lacks %s, so their "
+		     "inner loops are the %s kernels; `ppbench map --tool perf` maps the %s ones "
+		     "(from samples; the functions differ only in their vector width).", mapped, runs,
+		     kd, x->run.tool_name, x->run.tool == TOOL_CALLGRIND ? "valgrind" : "the profiler",
+		     runs, mapped, runs);
+	info("map: %s", x->notes[x->nnotes - 1]);
+}
+
 /* Profile every op, then the stand-ins' pass; write the results. */
 static int map_all(struct map_cmd *x, int npos, const char *arg)
 {
@@ -597,6 +613,7 @@ static int map_all(struct map_cmd *x, int npos, const char *arg)
 		map_op(&x->run, &x->maps[k], k, 0);
 	if (x->cfg.standins)
 		standins_pass(x);
+	kernels_note(x);
 	return map_report(x);
 }
 

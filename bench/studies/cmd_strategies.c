@@ -38,6 +38,7 @@
 #include "commands.h"
 #include "decode.h"
 #include "emit.h"
+#include "escape.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -301,9 +302,11 @@ static int write_csv(const struct ctx *c, const char *path, char *err, size_t er
 		const struct strategy *s = &c->st[i];
 		if (!s->ran)
 			continue;
-		fprintf(f, "%s,%s,%d,%s,%d,%.6f,%" PRIu64 ",%.6f", s->name,
-			c->split[s->split].name, c->split[s->split].k,
-			store_format_name((enum store_format)s->format), s->cache, s->offline_s,
+		csv_put(f, s->name);
+		csv_put_next(f, c->split[s->split].name);
+		fprintf(f, ",%d", c->split[s->split].k);
+		csv_put_next(f, store_format_name((enum store_format)s->format));
+		fprintf(f, ",%d,%.6f,%" PRIu64 ",%.6f", s->cache, s->offline_s,
 			s->storage_bytes, c->orig_bytes ? (double)s->storage_bytes /
 			(double)c->orig_bytes : 0.0);
 		for (int e = 0; e < E; e++) {
@@ -321,7 +324,8 @@ static int write_csv(const struct ctx *c, const char *path, char *err, size_t er
 			s->tensors > 0 ? "same" : s->tensors == 0 ? "different" : "");
 		if (c->o->checksum)
 			fprintf(f, "%016" PRIx64, s->sum[0]);
-		fprintf(f, ",%.6f,%d,%d,%s", s->score, s->rank, series_of(s), series_label(s));
+		fprintf(f, ",%.6f,%d,%d", s->score, s->rank, series_of(s));
+		csv_put_next(f, series_label(s));
 		fprintf(f, ",%zu,%.3f,%.3f,%.6f,%.6f,%s,%d,", s->sp_steady.n, s->sp_steady.lo,
 			s->sp_steady.hi, s->sp_score.lo, s->sp_score.hi,
 			s->sp_steady.has_ci ? "ci95" : "min-max", s->tied);

@@ -124,3 +124,123 @@ const char *json_bytes_value(const json_t *v, char *out, size_t n)
 		return NULL;
 	return out;
 }
+
+/* ---- CSV text fields ------------------------------------------------------ */
+
+/* in escaped (bytes_escape) into *buf (small, or allocated: free it when
+ * it is not small); NULL on out of memory */
+static char *escaped(const char *in, char *small, size_t n, size_t *len)
+{
+	char *e = small;
+	*len = bytes_escape(in, NULL, 0);
+	if (*len >= n && !(e = malloc(*len + 1)))
+		return NULL;
+	bytes_escape(in, e, *len + 1);
+	return e;
+}
+
+size_t csv_field(const char *in, char *out, size_t n)
+{
+	char small[512];
+	size_t len, k = 0;
+	char *e = escaped(in ? in : "", small, sizeof(small), &len);
+#define PUT(ch) do { if (k + 1 < n) out[k] = (ch); k++; } while (0)
+	if (e) {
+		int prefix = e[0] && strchr("=+-@'", e[0]);
+		int quote = prefix || e[0] == ' ' || (len && e[len - 1] == ' ') || strpbrk(e, ",\"");
+		if (quote)
+			PUT('"');
+		if (prefix)
+			PUT('\'');
+		for (const char *s = e; *s; s++) {
+			if (*s == '"')
+				PUT('"');
+			PUT(*s);
+		}
+		if (quote)
+			PUT('"');
+		if (e != small)
+			free(e);
+	}
+#undef PUT
+	if (n)
+		out[k < n ? k : n - 1] = 0;
+	return k;
+}
+
+void csv_put(FILE *f, const char *in)
+{
+	char small[512];
+	size_t need = csv_field(in, small, sizeof(small));
+	char *big;
+
+	if (need < sizeof(small)) {
+		fputs(small, f);
+	} else if ((big = malloc(need + 1))) {
+		csv_field(in, big, need + 1);
+		fputs(big, f);
+		free(big);
+	}
+}
+
+void csv_put_next(FILE *f, const char *in)
+{
+	fputc(',', f);
+	csv_put(f, in);
+}
+
+/* A field's escapes undone in place (kept as it is if it has none, or is
+ * not a valid escaped text). */
+static void csv_unescape(char *s)
+{
+	size_t len = strlen(s);
+	char *b;
+
+	if (!strchr(s, '\\') || !(b = malloc(len + 1)))
+		return;
+	if (!bytes_unescape(s, b, len + 1))
+		memcpy(s, b, strlen(b) + 1);
+	free(b);
+}
+
+size_t csv_split(char *line, char **out, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	for (;;) {
+		char *start = p, *w;
+		int quoted = *p == '"', more;
+		if (quoted) {
+			w = p++;
+			while (*p) {
+				if (*p == '"' && p[1] != '"') {
+					p++;
+					break;
+				}
+				if (*p == '"')
+					p++;   /* a doubled quote: one */
+				*w++ = *p++;
+			}
+			while (*p && *p != ',')
+				*w++ = *p++;   /* after the closing quote (not RFC 4180): kept */
+		} else {
+			while (*p && *p != ',')
+				p++;
+			w = p;
+		}
+		more = *p == ',';
+		if (more)
+			p++;
+		*w = 0;
+		if (quoted && start[0] == '\'')
+			memmove(start, start + 1, strlen(start));
+		csv_unescape(start);
+		if (n < max)
+			out[n] = start;
+		n++;
+		if (!more)
+			break;
+	}
+	return n;
+}

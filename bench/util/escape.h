@@ -9,6 +9,7 @@
 #define PPBENCH_ESCAPE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct json_t;
 
@@ -23,5 +24,30 @@ struct json_t *json_bytes(const char *s);
 /* The unescaped bytes of v (a string made by json_bytes) into out; NULL if
  * v is not such a string or does not fit. */
 const char *json_bytes_value(const struct json_t *v, char *out, size_t n);
+
+/* ---- CSV text fields (RFC 4180) -------------------------------------------
+ *
+ * Every text field of every CSV file ppbench writes (a host, a tag, a label,
+ * a path, an op or metric name) goes through csv_field: its bytes escaped as
+ * above (so a row stays one line, valid UTF-8), then quoted as RFC 4180 says
+ * ("...", a quote inside doubled) when it holds a comma or a quote, or when
+ * it starts with a space or with one of = + - @ ' (a spreadsheet would take
+ * the first four for a formula): such a field is prefixed with ' inside the
+ * quotes, so a spreadsheet shows it as text. Numbers are written bare.
+ * csv_split reads it back (bench/results/csv.c); README "CSV files"
+ * documents it. */
+
+/* The CSV field of text in, into out (always terminated, cut at n - 1).
+ * Returns the length it needs (as snprintf). */
+size_t csv_field(const char *in, char *out, size_t n);
+/* csv_field of in, written to f. */
+void csv_put(FILE *f, const char *in);
+/* ",", then csv_field of in, written to f (the next field of a row). */
+void csv_put_next(FILE *f, const char *in);
+/* Split one CSV line (no line end) in place into its fields: out[i] points
+ * at field i's text, unquoted, its ' prefix dropped and its escapes undone
+ * (a field that is not a valid escaped text is kept as it is). At most max
+ * pointers are stored; returns the number of fields (1 for ""). */
+size_t csv_split(char *line, char **out, size_t max);
 
 #endif

@@ -218,3 +218,225 @@ check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" 
 check_cli "a folder with no sweep" 1 "not a sweep folder" -- merge "$TMP/ds/sweep-node-icx/runs"
 check_cli "no folder" 2 "usage" -- merge
 check_cli "--by something else" 2 "not host or cpu" -- merge "$F" --by disk
+
+# ---- figures with their spread (issue 20, section 2) ----------------------
+# synth OUT HOST LABEL "W B G IPS OTHERS OVER BATCHES" ...: a sweep folder
+# made from node-skx's, one run per spec (a run's repeat numbered by its
+# configuration), with the figures given: images/s (E2E = 16 images over it),
+# the share others took, oversubscribed, the batches.
+synth() {
+	/usr/bin/python3 - "$F/sweep-node-skx" "$@" <<'PY'
+import json, os, shutil, sys
+src, out, host, label = sys.argv[1:5]
+specs = [s.split() for s in sys.argv[5:]]
+doc = json.load(open(src + "/sweep.json"))
+tmpl_dir = src + "/runs/" + sorted(os.listdir(src + "/runs"))[0]
+tmpl = json.load(open(tmpl_dir + "/summary.json"))
+os.makedirs(out + "/runs")
+doc["machine"]["hostname"] = host
+doc["label"] = label
+confs, runs = [], []
+for s in specs:
+    w, b, g = int(s[0]), int(s[1]), int(s[2])
+    ips, others, over, batches = float(s[3]), float(s[4]), int(s[5]), int(s[6])
+    if (w, b, g) not in confs:
+        confs.append((w, b, g))
+    rep = sum(1 for r in runs if (r["workers"], r["batch_size"], r["gpus"]) == (w, b, g)) + 1
+    tag = "w%d-b%d-g%d-r%d" % (w, b, g, rep)
+    d = "runs/20270101-000000-" + tag
+    os.makedirs(out + "/" + d)
+    shutil.copy(tmpl_dir + "/topology.xml", out + "/" + d)
+    j = json.loads(json.dumps(tmpl))
+    j["workers"], j["batch_size"], j["gpus"] = w, b, g
+    j["options"].update(workers=w, batch=b, gpus=g)
+    j["machine"]["hostname"] = host
+    j["images"], j["batches"], j["images_per_s"], j["e2e_s"] = 16 * batches, batches, ips, 16 * batches / ips
+    j["noise"]["others_cpu_pct"], j["noise"]["steal_pct"] = others, 0.0
+    j["cpu"]["oversubscribed"] = over
+    json.dump(j, open(out + "/" + d + "/summary.json", "w"), indent=1)
+    runs.append({"config": confs.index((w, b, g)) + 1, "repeat": rep, "tag": tag, "workers": w,
+                 "batch_size": b, "gpus": g, "policy": "torch", "status": "ok",
+                 "page_cache": "dropped", "run_dir": d, "images_per_s": ips, "exit_code": 0})
+doc["runs"] = runs
+doc["workers"] = sorted({c[0] for c in confs})
+doc["batch_size"] = sorted({c[1] for c in confs})
+doc["gpus"] = sorted({c[2] for c in confs})
+doc["repeat"] = max(r["repeat"] for r in runs)
+json.dump(doc, open(out + "/sweep.json", "w"), indent=1)
+PY
+}
+S=$TMP/spread
+# A: three repeats of w1 and w2 (median 444.8 of 440.8, 466.9, 444.8; the
+# mean would be 450.8); B: within noise of A at w2; C: clearly slower, and
+# its fastest configuration (w2) noisy
+synth "$S/a" node-a "" "1 8 1 300 1 0 10" "1 8 1 310 1 0 10" "1 8 1 305 1 0 10" \
+	"2 8 1 440.8 1 0 10" "2 8 1 466.9 1 0 10" "2 8 1 444.8 1 0 10"
+synth "$S/b" node-b "" "1 8 1 290 1 0 10" "1 8 1 300 1 0 10" "1 8 1 320 1 0 10" \
+	"2 8 1 430 1 0 10" "2 8 1 450 1 0 10" "2 8 1 440 1 0 10"
+synth "$S/c" node-c "" "1 8 1 150 1 0 10" "1 8 1 155 1 0 10" "1 8 1 160 1 0 10" \
+	"2 8 1 500 68 0 10" "2 8 1 510 1 0 10" "2 8 1 505 1 1 10"
+check_cli "merge three synthetic machines with repeats" 0 "" -- merge "$S/a" "$S/b" "$S/c" \
+	--price node-a=2 --out "$O-sp"
+C=$O-sp/comparison.csv
+check "comparison.csv: the median of the repeats (444.8), not the mean, with min-max and n" \
+	test "$(cell best_images_per_s node-a "$C"),$(cell best_images_per_s_lo node-a "$C"),$(cell best_images_per_s_hi node-a "$C"),$(cell best_runs node-a "$C"),$(cell interval node-a "$C")" = "444.8,440.8,466.9,3,min-max"
+check "comparison.csv: lo/hi of E2E, per core, CPU, GPU and the cost" sh -c "
+	for c in best_e2e_s images_per_s_per_core cpu_ms_per_image gpu_util_pct usd_per_million_images; do
+		head -1 '$C' | tr , '\n' | grep -qx \"\$c\" && head -1 '$C' | tr , '\n' | grep -qx \"\${c}_lo\" &&
+		head -1 '$C' | tr , '\n' | grep -qx \"\${c}_hi\" || exit 1
+	done"
+check "report: the Machines table gives the median with min, max and n" \
+	grep -q '^| node-a | .* | w2-b8-g1 | 444\.8 (min 440\.8, max 466\.9, n=3) | ' "$O-sp/report.md"
+check "report: the cost with its interval" grep -Eq '^\| node-a \|.*\| 2 \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|$' "$O-sp/report.md"
+check "C's noisy and oversubscribed w2 is marked and not its best: w1, clean" \
+	test "$(cell best_workers node-c "$C"),$(cell best_clean node-c "$C")" = "1,1"
+check "the per-configuration table marks C's w2" \
+	grep -q '^| w2-b8-g1 | .*| node-c: NOISY in 1 of 3 runs (others up to 68 %); oversubscribed in 1 of 3 runs |$' "$O-sp/report.md"
+check "A over B: within noise in comparison.csv" \
+	test "$(cell fastest_over_this_verdict node-b "$C")" = "within noise"
+check "A over C: higher, its interval above 1" sh -c "
+	[ '$(cell fastest_over_this_verdict node-c "$C")' = higher ] &&
+	awk 'BEGIN { exit !($(cell fastest_over_this_lo node-c "$C") > 1) }'"
+short=$(grep '^In short' "$O-sp/report.md")
+check "In short: B within noise of A, with its interval, and no 'faster' for it" sh -c "
+	printf '%s' \"\$1\" | grep -Eq 'node-a / node-b, images/s: [0-9.]+x \[[0-9.]+, [0-9.]+\], within noise \(no faster machine' &&
+	! printf '%s' \"\$1\" | grep -q 'node-a is faster beyond noise.*node-b'" _ "$short"
+check "In short: C slower beyond noise, said so" \
+	sh -c "printf '%s' \"\$1\" | grep -Eq 'node-a / node-c, images/s: [0-9.]+x \[[0-9.]+, [0-9.]+\], higher \(node-a is faster beyond noise\)'" _ "$short"
+check "In short: the figure of the fastest with its spread" \
+	sh -c "printf '%s' \"\$1\" | grep -q 'node-a, 444.8 (min 440.8, max 466.9, n=3) at w2-b8-g1'" _ "$short"
+check "the per-configuration table: each ratio to the first machine judged" \
+	grep -Eq '^\| w2-b8-g1 \| 444\.8 \(min 440\.8, max 466\.9, n=3\) \| 440\.0 \(min 430\.0, max 450\.0, n=3\) \| 505\.0 .*\| [0-9.]+x \[[0-9.]+, [0-9.]+\], within noise \| ' "$O-sp/report.md"
+S2=$O-sp/summary.csv
+check "summary.csv: each run's configuration with median, lo, hi, n on its machine, and its marks" \
+	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["host"] == "node-c" && $h["workers"] == 2 { print $h["noisy"] $h["oversubscribed"] "," $h["config_runs"] "," $h["config_images_per_s"] "," $h["config_images_per_s_lo"] "," $h["config_images_per_s_hi"] "," $h["config_interval"] }' "$S2" | sort | tr '\n' ' ')" = \
+	"00,3,505,500,510,min-max 01,3,505,500,510,min-max 10,3,505,500,510,min-max "
+check "figure data: images/s with lo and hi" \
+	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["machine"] == "node-a" && $h["workers"] == 2 { print $h["images_per_s"] "," $h["images_per_s_lo"] "," $h["images_per_s_hi"] "," $h["runs"] }' "$O-sp/figures/data/machines_vs_workers.csv")" = "444.8,440.8,466.9,3"
+# the knee beside the best configuration is its own series' (issue 20: the
+# column showed b128's knee beside a b32 best): b8 has its knee at 2
+# workers, b16 none; the best is b8's w3
+synth "$S/k" node-k "" "1 8 1 100 1 0 10" "2 8 1 200 1 0 10" "3 8 1 205 1 0 10" \
+	"1 16 1 50 1 0 10" "2 16 1 100 1 0 10" "3 16 1 150 1 0 10"
+check_cli "merge a machine with two series" 0 "" -- merge "$S/k" --out "$O-knee"
+check "comparison.csv: the knee of b8's series beside the b8 best" \
+	test "$(cell best_batch node-k "$O-knee/comparison.csv"),$(cell knee_batch node-k "$O-knee/comparison.csv"),$(cell knee_workers node-k "$O-knee/comparison.csv")" = "8,8,2"
+check "report: the knee column names its series" \
+	grep -Eq '^\| node-k \| .* \| w3-b8-g1 \| .* \| b8 / 1 GPU: knee at 2 workers \(' "$O-knee/report.md"
+check "report: each series' knee listed" sh -c "
+	grep -q '^- node-k, b8 / 1 GPU: at b8 and 1 GPU the knee is at 2 workers' '$O-knee/report.md' &&
+	grep -q '^- node-k, b16 / 1 GPU: at b16 and 1 GPU, E2E still falls' '$O-knee/report.md'"
+
+# ---- CSV text fields (issue 21, item 3) -----------------------------------
+# hostile names: a folder named with a comma and a formula, one with a
+# newline and a quote, a host starting with '=', a label with a comma
+mkdir -p "$S/q"
+synth "$S/q/sweep-a,=2+3" "=HYPERLINK(\"http://x\")" 'l,"q"' "1 8 1 100 1 0 10" "2 8 1 150 1 0 10"
+synth "$S/q/sweep-nl
+x\"y" "@host" "" "1 8 1 110 1 0 10" "2 8 1 140 1 0 10"
+check_cli "merge folders with hostile names" 0 "" -- merge "$S/q" --out "$O-q"
+# every CSV: one row a line, each row as many fields as the header, no field
+# that a spreadsheet takes for a formula
+csv_ok() {
+	/usr/bin/python3 - "$@" <<'PY'
+import csv, sys
+def number(f):
+    try:
+        float(f)
+        return True
+    except ValueError:
+        return False
+bad = []
+for p in sys.argv[1:]:
+    lines = open(p, newline="").read().split("\n")
+    rows = list(csv.reader([l for l in lines if l and not l.startswith("#")]))
+    if len(rows) < 2 or any(len(r) != len(rows[0]) for r in rows):
+        bad.append("%s: fields %s" % (p, sorted({len(r) for r in rows})))
+    for r in rows:
+        for f in r:
+            if f[:1] in ("=", "+", "-", "@") and not number(f):
+                bad.append("%s: live formula %r" % (p, f))
+print("; ".join(bad[:5]))
+sys.exit(1 if bad else 0)
+PY
+}
+check "summary.csv, comparison.csv, figure data: one row a line, the header's field count, no live formula" \
+	csv_ok "$O-q/summary.csv" "$O-q/comparison.csv" "$O-q/figures/data/machines_vs_workers.csv" \
+	"$O-q/figures/data/machines_op_cpu.csv"
+check "the host starting with = is written quoted, neutralised with '" \
+	grep -q '^"'"'"'=HYPERLINK(""http://x"")",' "$O-q/summary.csv"
+check "the folder name with a comma and a formula is one quoted field" \
+	grep -q ',"sweep-a,=2+3",' "$O-q/summary.csv"
+check "the folder name with a newline is escaped, its quote doubled" \
+	grep -q ',"sweep-nl\\x0ax""y",' "$O-q/summary.csv"
+check "the label with a comma and quotes is one field" \
+	grep -q '^"'"'"'=HYPERLINK(""http://x"") \[l,""q""\]",' "$O-q/comparison.csv"
+check "figures drawn from the quoted data" test "$(ls "$O-q"/figures/*.png 2>/dev/null | wc -l)" -eq 6
+
+# ---- a sweep still running (issue 21, item 15) ----------------------------
+mkdir -p "$TMP/live"
+cp -r "$F/sweep-node-skx" "$TMP/live/"
+L=$TMP/live/sweep-node-skx
+/usr/bin/python3 - "$L/sweep.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["runs"][2:]:
+    r["status"] = "pending"
+    r.pop("run_dir", None)
+json.dump(j, open(sys.argv[1], "w"), indent=1)
+PY
+need flock || exit 1
+out=$(flock "$L/.lock" "$PPBENCH" merge "$L" --out "$O-live" 2>&1)
+rc=$?
+check "merge of a sweep holding its .lock: exit 0" test "$rc" -eq 0
+check "it warns that the sweep is in progress, naming it and the runs missing" sh -c \
+	"printf '%s' \"\$1\" | grep -q \"warning: 'sweep-node-skx' is a sweep still running .*2 of its 4 runs are not finished and are missing from this merge (w3-b8-g1-r1, w4-b8-g1-r1)\"" _ "$out"
+check "the report says so at the top" grep -q '^\*\*In progress:\*\* sweep-node-skx is a sweep still running' "$O-live/report.md"
+out=$("$PPBENCH" merge "$L" --out "$O-live2" 2>&1)
+check "an interrupted sweep (no lock held) is not called running" sh -c \
+	"! printf '%s' \"\$1\" | grep -q 'still running'" _ "$out"
+
+# ---- A/A: two sweeps of the same configurations on the same CPUs ------------
+# Four real sweeps, A B A B (labels aa and bb: two "machines" of one host),
+# 3 repeats each, so each side has 6 runs of each configuration, interleaved
+# in time: whatever the load, they come from one distribution, and their
+# ratio must be within noise (the min-max of 6 against 6 lie apart by chance
+# in 2 of 924 cases). One A sweep is tagged 'a,=2+3': its folder name goes to
+# the CSVs quoted. Then --model on.
+AA=$TMP/aa
+"$PPBENCH" dataset generate --out "$AA/ds" --images 16 --classes 2 --quiet >/dev/null 2>&1
+for s in aa1 bb1 aa2 bb2; do
+	lab=${s%?}
+	tag=$s
+	[ "$s" = aa1 ] && tag='a,=2+3'
+	"$PPBENCH" sweep --data "$AA/ds" --pipeline null --workers "1 2" --batch 4 --gpus 1 \
+		--gpu-step 2ms --repeat 3 --fused off --no-report --label "$lab" --tag "$tag" \
+		--out "$AA/$s" >"$AA/$s.log" 2>&1 || echo "not ok - A/A sweep $s: exit $?"
+done
+check_cli "merge the A/A sweeps with --model on" 0 "" -- merge "$AA"/aa1/* "$AA"/bb1/* \
+	"$AA"/aa2/* "$AA"/bb2/* --model on --out "$O-aa"
+check "A/A: two machines, each with 6 runs at its best" \
+	test "$(col best_runs "$O-aa/comparison.csv" | tr '\n' ' ')" = "6 6 "
+aa_ok=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["fastest_over_this_verdict"] }' "$O-aa/comparison.csv" | grep -c 'within noise')
+best_clean=$(col best_clean "$O-aa/comparison.csv" | tr -d '\n')
+if [ "$best_clean" = 11 ]; then
+	check "A/A: the fastest over the other, within noise" test "$aa_ok" -eq 1
+else
+	skip "A/A: the headline ratio" "the runs were noisy or oversubscribed (best_clean $best_clean): no headline"
+fi
+check "A/A: within noise at every configuration" test "$(grep -Ec '^\| w[12]-b4-g1 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\], within noise \| ' "$O-aa/report.md")" -eq 2
+check "A/A: no machine called faster" sh -c "! grep -q 'faster beyond noise' '$O-aa/report.md'"
+check "A/A: the tagged sweep's folder is one quoted field" grep -q ',"[0-9-]*-sweep-a,=2+3",' "$O-aa/summary.csv"
+check "A/A: the CSVs parse with the header's field count and no live formula" \
+	csv_ok "$O-aa/summary.csv" "$O-aa/comparison.csv" "$O-aa/figures/data/machines_vs_workers.csv"
+# --model on: a "model: <machine>" series beside each measured one
+check "--model on: a model series beside each machine's measured one" \
+	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } { print $h["kind"] ":" $h["series_label"] }' "$O-aa/figures/data/machines_vs_workers.csv" | sort -u | tr '\n' ' ')" = \
+	"measured:$(hostname) [aa] measured:$(hostname) [bb] model:model: $(hostname) [aa] model:model: $(hostname) [bb] "
+check "--model on: the modelled images/s at both worker counts" \
+	test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next } $h["kind"] == "model" && $h["images_per_s"] > 0 { n++ } END { print n }' "$O-aa/figures/data/machines_vs_workers.csv")" -eq 4
+check "--model on: the report's table, labelled a model" sh -c \
+	"grep -q '^## The model beside the measurement' '$O-aa/report.md' && grep -Eq '^\| .* \[aa\] \| w2-b4-g1 \| [0-9.]+ .*\| [0-9.]+ \| [0-9.]+ \| its w1 run \|$' '$O-aa/report.md'"
+check "--model on: figures drawn" test "$(ls "$O-aa"/figures/*.png 2>/dev/null | wc -l)" -eq 6
+check "--model off (the default): no model series" sh -c "! grep -q ',model,' '$O/figures/data/machines_vs_workers.csv'"
+check_cli "--model with another word" 2 "not on or off" -- merge "$F" --model maybe
