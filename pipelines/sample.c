@@ -3,27 +3,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "sample.h"
 
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* A pool buffer of at least n bytes, *cap set: whole pages; from 2 MiB
- * on, whole huge pages the kernel may back as such (transparent huge
- * pages, "madvise" mode): a large image's buffer then costs a fault per
- * 2 MiB when it is first written, not one per 4 KiB. NULL: out of memory. */
+/* A pool buffer of at least n bytes, *cap set: whole pages. NULL: out of
+ * memory. (Transparent huge pages were tried for the large ones: fewer
+ * faults, but the kernel's compaction and 2 MiB clears cost this VM's
+ * workers three times the system time.) */
 static void *pool_alloc(size_t n, size_t *cap)
 {
-	if (n < HUGE_PAGE || n > SIZE_MAX - HUGE_PAGE) {
-		*cap = n > SIZE_MAX - 4095 ? n : (n + 4095) & ~(size_t)4095;
-		return malloc(*cap);
-	}
-	void *p;
-	*cap = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-	if (posix_memalign(&p, HUGE_PAGE, *cap))
-		return NULL;
-	madvise(p, *cap, MADV_HUGEPAGE);   /* a hint: without it, small pages */
-	return p;
+	*cap = n > SIZE_MAX - 4095 ? n : (n + 4095) & ~(size_t)4095;
+	return malloc(*cap);
 }
 
 /* b's storage to the pool's spares (freed if they are full); b is empty. */
@@ -54,63 +43,90 @@ static void pool_take(struct buf_pool *pl, size_t k, struct buf *b)
 	b->cap = t.cap;
 }
 
-/* buf_reserve of a pool's buffer (sample.h: struct buf_pool). */
-static int pool_reserve(struct buf *b, size_t n)
+/* b's storage becomes a new buffer of n bytes (twice that for the
+ * largest size asked for yet: a run of ever larger images grows it a few
+ * times only). 0, or -1 out of memory (b unchanged). */
+static int pool_new(struct buf_pool *pl, struct buf *b, size_t n, int record)
 {
-	struct buf_pool *pl = b->pool;
-	if (n > pl->hw)
-		pl->hw = n;
-	/* the smallest storage that fits: b's own (SIZE_MAX) or spare k's */
-	size_t k = SIZE_MAX, best = SIZE_MAX;
-	int fits = b->p && b->cap >= n;
-	if (fits)
-		best = b->cap;
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->v[i].cap >= n && pl->v[i].cap < best) {
-			best = pl->v[i].cap;
-			k = i;
-			fits = 1;
-		}
-	int room = pl->owned < pl->max;
-	if (fits && !(room && best - n > n / 2)) {
-		if (k != SIZE_MAX)
-			pool_take(pl, k, b);
-		return 0;
-	}
-	if (room) {
-		size_t cap;
-		void *p = pool_alloc(n, &cap);
-		if (!p)
-			return -1;
-		pool_put(pl, b);
-		b->p = p;
-		b->cap = cap;
-		pl->owned++;
-		pl->allocs++;
-		return 0;
-	}
-	/* every buffer exists and none fits: grow the largest to the largest
-	 * size asked for yet, so that it fits every image seen so far */
-	size_t big = SIZE_MAX, bigcap = b->p ? b->cap : 0;
-	for (size_t i = 0; i < pl->n; i++)
-		if (pl->v[i].cap > bigcap) {
-			bigcap = pl->v[i].cap;
-			big = i;
-		}
-	if (big != SIZE_MAX)
-		pool_take(pl, big, b);
+	size_t cap;
+	void *p = pool_alloc(record ? 2 * n : n, &cap);
+	if (!p)
+		return -1;
 	if (b->p) {
 		free(b->p);
 		pl->owned--;
 	}
-	b->p = pool_alloc(pl->hw, &b->cap);
-	if (!b->p) {
-		b->cap = 0;
-		return -1;
-	}
+	b->p = p;
+	b->cap = cap;
 	pl->owned++;
-	pl->regrows++;
 	return 0;
+}
+
+#define POOL_RESERVE 8
+
+/* buf_reserve of a pool's buffer (sample.h: struct buf_pool). */
+static int pool_reserve(struct buf *b, size_t n)
+{
+	struct buf_pool *pl = b->pool;
+	int record = n > pl->hw;
+	if (record)
+		pl->hw = n;
+	/* the smallest storage that fits (b's own: k = SIZE_MAX, or spare k's),
+	 * and the smallest that does not (s, likewise; b's own: SIZE_MAX) */
+	size_t k = SIZE_MAX, best = SIZE_MAX, sk = SIZE_MAX, small = SIZE_MAX;
+	int fits = 0, smalls = 0;
+	if (b->p && b->cap >= n) {
+		best = b->cap;
+		fits = 1;
+	} else if (b->p) {
+		small = b->cap;
+		smalls = 1;
+	}
+	for (size_t i = 0; i < pl->n; i++) {
+		size_t c = pl->v[i].cap;
+		if (c >= n && c < best) {
+			best = c;
+			k = i;
+			fits = 1;
+		} else if (c < n && c < small) {
+			small = c;
+			sk = i;
+			smalls = 1;
+		}
+	}
+	/* a fit more than 1.5 times the need is taken only when the pool
+	 * has made most of its buffers: the rest is kept for needs none fits */
+	if (fits && (best - n <= n / 2 || pl->owned + POOL_RESERVE >= pl->max)) {
+		if (k != SIZE_MAX)
+			pool_take(pl, k, b);
+		return 0;
+	}
+	if (pl->owned < pl->max) {
+		/* a new buffer; b's storage, if any, to the spares */
+		struct buf t = { 0 };
+		if (pool_new(pl, &t, n, record))
+			return -1;
+		pool_put(pl, b);
+		b->p = t.p;
+		b->cap = t.cap;
+		pl->allocs++;
+		return 0;
+	}
+	if (fits) {
+		/* every buffer exists: the best fit, however large */
+		if (k != SIZE_MAX)
+			pool_take(pl, k, b);
+		return 0;
+	}
+	if (smalls) {
+		/* none fits: the smallest one is made anew */
+		if (sk != SIZE_MAX)
+			pool_take(pl, sk, b);
+		pl->regrows++;
+		return pool_new(pl, b, n, record);
+	}
+	pl->allocs++;   /* no storage at all (the samples hold every buffer) */
+	return pool_new(pl, b, n, record);
 }
 
 int buf_reserve(struct buf *b, size_t n)
@@ -145,8 +161,8 @@ void buf_free(struct buf *b)
 int scratch_pool_init(struct scratch *scr, size_t samples)
 {
 	struct buf_pool *pl = &scr->pool;
-	/* the samples, tmp, and a few of the ops' sizes (decode, crop, flip) */
-	size_t max = samples + 8;
+	/* the samples, tmp, and the ops' other sizes (decode's, the crop's...) */
+	size_t max = samples + 16;
 	pl->v = calloc(max, sizeof(*pl->v));
 	if (!pl->v)
 		return -1;

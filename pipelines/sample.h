@@ -23,21 +23,24 @@ struct buf {
 /* The storage of a worker's sample buffers (its samples' data and the
  * scratch tmp of the ops): buffers come back when a sample is set up for
  * the next image (its data was collated) or when an op takes another, and
- * a reserve takes the smallest one that fits (a new one when none fits
- * or the best fit is more than 1.5 times the need, while fewer than `max`
- * exist; else the largest is grown, to the largest size asked for yet). So a buffer that grew for a large
- * decode stays with decode, samples keep buffers the size of their
- * tensors, and after the first batch nothing is allocated, freed or
- * faulted in again (glibc serves these sizes by mmap: a freed buffer's
- * pages go back to the kernel and a new one is faulted in anew). */
+ * a reserve takes the smallest one that fits, unless that one is more than
+ * 1.5 times the need and the pool has not made most of its `max` buffers:
+ * then a new one is made. When none fits, a new one is made while fewer
+ * than `max` exist, else the smallest one is made anew (twice the need
+ * when the need is the largest yet). So a buffer
+ * that grew for a large decode stays with decode, samples keep buffers the
+ * size of their tensors, and after the first batch little is allocated
+ * (at most `max` buffers in all) and nothing freed and faulted in again
+ * (glibc serves these sizes by mmap: a freed buffer's pages go back to the
+ * kernel and a new one is faulted in anew). */
 struct buf_pool {
 	struct buf_slot { void *p; size_t cap; } *v;   /* [max] spare storage */
 	size_t n;          /* spares held */
 	size_t max;        /* most buffers of the pool (held by samples, tmp or spare) */
 	size_t owned;      /* buffers of the pool that exist */
-	size_t hw;         /* the largest size asked for yet: a buffer regrows to it */
+	size_t hw;         /* the largest size asked for yet */
 	uint64_t allocs;   /* new buffers made */
-	uint64_t regrows;  /* buffers freed and made larger */
+	uint64_t regrows;  /* buffers freed and made anew at another size */
 };
 
 /* Make b hold at least n bytes (contents are not kept). 0, or -1 on ENOMEM. */
