@@ -62,7 +62,7 @@ static int pool_new(struct buf_pool *pl, struct buf *b, size_t n, int record)
 	return 0;
 }
 
-#define POOL_RESERVE 8
+#define POOL_RESERVE 16
 
 /* buf_reserve of a pool's buffer (sample.h: struct buf_pool). */
 static int pool_reserve(struct buf *b, size_t n)
@@ -74,6 +74,7 @@ static int pool_reserve(struct buf *b, size_t n)
 	/* the smallest storage that fits (b's own: k = SIZE_MAX, or spare k's),
 	 * and the smallest that does not (s, likewise; b's own: SIZE_MAX) */
 	size_t k = SIZE_MAX, best = SIZE_MAX, sk = SIZE_MAX, small = SIZE_MAX;
+	size_t largest = b->p ? b->cap : 0;
 	int fits = 0, smalls = 0;
 	if (b->p && b->cap >= n) {
 		best = b->cap;
@@ -84,6 +85,8 @@ static int pool_reserve(struct buf *b, size_t n)
 	}
 	for (size_t i = 0; i < pl->n; i++) {
 		size_t c = pl->v[i].cap;
+		if (c > largest)
+			largest = c;
 		if (c >= n && c < best) {
 			best = c;
 			k = i;
@@ -94,9 +97,14 @@ static int pool_reserve(struct buf *b, size_t n)
 			smalls = 1;
 		}
 	}
-	/* a fit more than 1.5 times the need is taken only when the pool
-	 * has made most of its buffers: the rest is kept for needs none fits */
-	if (fits && (best - n <= n / 2 || pl->owned + POOL_RESERVE >= pl->max)) {
+	/* a fit more than 1.5 times the need is taken only once the pool has
+	 * made a buffer per sample (the rest is kept for needs none fits), and
+	 * the largest buffer not for a need under half the largest yet while
+	 * another one can be made: a sample would keep it a batch long, and
+	 * the next large decode would find none */
+	int wasteful = fits && best - n > n / 2;
+	int keep = best == largest && n < pl->hw / 2 && (smalls || pl->owned < pl->max);
+	if (fits && (!wasteful || (pl->owned + POOL_RESERVE >= pl->max && !keep))) {
 		if (k != SIZE_MAX)
 			pool_take(pl, k, b);
 		return 0;
@@ -112,14 +120,9 @@ static int pool_reserve(struct buf *b, size_t n)
 		pl->allocs++;
 		return 0;
 	}
-	if (fits) {
-		/* every buffer exists: the best fit, however large */
-		if (k != SIZE_MAX)
-			pool_take(pl, k, b);
-		return 0;
-	}
 	if (smalls) {
-		/* none fits: the smallest one is made anew */
+		/* every buffer exists and none fits but the largest, or none
+		 * fits: the smallest one is made anew */
 		if (sk != SIZE_MAX)
 			pool_take(pl, sk, b);
 		pl->regrows++;
