@@ -471,15 +471,17 @@ static void compute_harness(const struct analysis_opts *o, struct run_metrics *m
 	m->gpu_overshoot_s = (double)over / 1e9;
 	double per = 1e6 / (double)o->images;   /* s -> us per sample */
 	double loop = u[USE_END].cpu_s - u[USE_START].cpu_s;
-	/* the ops' CPU: on-CPU time (counted: the reads inside their windows
-	 * are off it), else their spans */
-	double ops = isnan(m->ops_oncpu_s) ? (double)o->worker_ops_ns / 1e9 : m->ops_oncpu_s;
 	double counters = (double)o->counter_reads * o->counter_read_ns / 1e9;
 	/* the checksum's CPU: its wall time times the share of their loops'
 	 * wall time the workers spent on a CPU (a clock read of CPU time per
 	 * sample would cost more than a tenth of the hash) */
 	double share = o->worker_loop_ns ? loop / ((double)o->worker_loop_ns / 1e9) : 1;
-	double hash = (double)o->checksum_ns / 1e9 * (share < 1 ? share : 1);
+	if (share > 1)
+		share = 1;
+	double hash = (double)o->checksum_ns / 1e9 * share;
+	/* the ops' CPU: their on-CPU time (counted: the reads inside their
+	 * windows are off it), else their spans times the same share */
+	double ops = isnan(m->ops_oncpu_s) ? (double)o->worker_ops_ns / 1e9 * share : m->ops_oncpu_s;
 	double pin = (double)o->pin_copy_cpu_ns / 1e9;
 	m->harness_startup_us = (m->workers_cpu_s - loop) * per;
 	m->harness_counters_us = counters * per;

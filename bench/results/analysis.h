@@ -58,7 +58,9 @@
  *                  the pin copy (apart: PyTorch's pin thread copies too)
  *                  and the pipeline (the ops' CPU: their on-CPU time, of
  *                  which the counters take the reads inside their windows
- *                  off, or their spans where not counted). NaN when the loader did not read
+ *                  off, or, not counted, their spans times the share of
+ *                  the workers' task wall time spent on a CPU, as for the
+ *                  checksum). NaN when the loader did not read
  *                  its workers' usage (use_workers 0, a PyTorch trace).
  *   faults, sys    page faults (minor + major) and system time per image
  *                  handed over, per process (the workers' own reads; the

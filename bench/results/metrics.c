@@ -172,7 +172,7 @@ const struct metric metric_table[] = {
 	RUN(pin_copy_per_sample_us, "harness.pin_copy_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, pin_copy_us, 1, 1,
 	    "the pin thread's copies into page-locked memory per sample, CPU time (the thread's CPU clock around each copy): what PyTorch's pin thread does too, so not in harness_per_sample_us; 0 with --pin-memory off"),
 	RUN(pipeline_per_sample_us, "harness.pipeline_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, pipeline_us, 1, 1,
-	    "the pipeline's CPU per sample: the ops' on-CPU time (--counters, cpu.ops_oncpu_s: the counter reads inside their windows are off it), or their wall spans when not counted"),
+	    "the pipeline's CPU per sample: the ops' on-CPU time (--counters, cpu.ops_oncpu_s: the counter reads inside their windows are off it), or, not counted, their wall spans times the share of their tasks' wall time the workers were on a CPU"),
 	RUN(harness_to_pipeline_ratio, "harness.to_pipeline_ratio", "ratio", COMBINE_MEDIAN, MCT_DOUBLE, harness_ratio, 1, 1,
 	    "harness_per_sample_us / pipeline_per_sample_us; null when the pipeline took no time"),
 	RUN(inflight_max, "harness.inflight_max_batches", "count", COMBINE_MEDIAN, MCT_INT, inflight_max, 1, 0,
