@@ -189,6 +189,7 @@ void sample_setup(struct sample *s, const char *path, int64_t label, uint64_t in
 	s->h = s->w = 0;
 	s->scr = scr;
 	s->err[0] = 0;
+	s->oom = 0;
 	if (scr && scr->pool.max) {
 		s->data.pool = &scr->pool;
 		pool_put(&scr->pool, &s->data);
@@ -214,6 +215,7 @@ int sample_fail(struct sample *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->err, sizeof(s->err), fmt, ap);
 	va_end(ap);
+	s->oom = !strncmp(s->err, SAMPLE_OOM, sizeof(SAMPLE_OOM) - 1);
 	return -1;
 }
 

@@ -402,7 +402,7 @@ json_t *bench_run_child(const char *data, const char *const *args, const char *t
 			continue;
 		char path[4600];
 		snprintf(path, sizeof(path), "%s/%s/summary.json", out, e->d_name);
-		j = json_load_file(path, 0, NULL);
+		j = json_load_regular(path, NULL, 0);
 	}
 	if (d)
 		closedir(d);
