@@ -247,9 +247,8 @@ static void ws_release(struct bounds_ws *w)
 	free(w->pass_out);
 }
 
-/* the int16 multiply-adds per ns of the active kernel's widest vector: the
- * best of 5 short loops (a peak is what the CPU reaches uninterrupted) */
-static double peak_macs_per_ns(void)
+/* a peak is what the CPU reaches uninterrupted: the best of 5 short loops */
+double bench_peak_macs_per_ns(void)
 {
 	const struct kernels *k = kernels_active();
 	double best = 0;
@@ -316,7 +315,7 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 			if (w.op[it] < 0)
 				continue;
 			if (it >= B_RESAMPLE) {
-				double peak = peak_macs_per_ns();
+				double peak = bench_peak_macs_per_ns();
 				double t = it == B_RESAMPLE ? resample_ns(&w) : pass_ns(&w, it == B_HPASS);
 				uint64_t m = it == B_RESAMPLE ? w.macs : it == B_HPASS ? w.macs_h : w.macs_v;
 				double bound_ns = (double)m / peak;

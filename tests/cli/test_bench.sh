@@ -34,3 +34,23 @@ check "fused: identical tensors to the faithful pipeline, judged" \
 	bash -c "grep -q '^fused,fused tensors identical to faithful (1 yes 0 no),bool,1,1,' '$d/bench.csv' && grep -q '^fused,fused / faithful images/s,ratio,2,.*,1.6,at_least,' '$d/bench.csv'"
 check_cli "kernels: every kernel the CPU runs gives the same tensors" 0 'checksums: (identical with every kernel|one kernel only)' -- bench --data "$ds" --images 8 --batch 4 --rounds 1 --out "$out" --sections kernels
 check_cli "harness: the null pipeline's rate against 0.5 M samples/s" 0 'null pipeline samples/s \(2 workers\): [0-9]+ samples/s; target >= 500000: (met|NOT met|within noise)' -- bench --data "$ds" --repeats 1 --out "$out" --sections harness
+
+# issue 22: the batch sizes (the same images at each; is the harness's cost
+# per image flat?) and the chain against its lower bound from measured parts
+check_cli "bench: a bad --batch-sizes is refused before anything runs" 2 \
+	"--batch-sizes: '8,x' is not a list of up to 8 batch sizes" -- bench --batch-sizes 8,x
+log=$TMP/bench_batch.log
+"$PPBENCH" bench --data "$ds" --repeats 2 --batch-sizes 4,8 --sections batch,chain --out "$out" \
+	--tag batch >"$log" 2>&1
+check "batch: the whole tree's CPU per image, largest / smallest batch, judged against 1.10" \
+	grep -Eq '^process tree CPU per image, B=8 / B=4: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.100: (met|NOT met|within noise)$' "$log"
+check "batch: whether the harness's cost per image is flat, on its interval" \
+	grep -Eq '^harness per image, B=8 - B=4: -?[0-9.]+ \(min -?[0-9.]+, max -?[0-9.]+, n=2\) us: the harness.s cost per image is (flat \(its interval holds 0\)|NOT flat: it (grows|falls) with the batch)$' "$log"
+check "batch: the harness beyond the pin copy against 20 us, per batch size" \
+	grep -Eq '^B=4 harness us per image beyond the pin copy: .*; target <= 20.0: (met|NOT met|within noise)$' "$log"
+check "batch: the load the runs saw" grep -Eq '^load: other processes took [0-9]+ % of the CPUs during the runs' "$log"
+check "chain: ppbench against the chain's lower bound, judged against 1.25" \
+	grep -Eq '^ppbench / the chain.s lower bound: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.250: (met|NOT met|within noise)$' "$log"
+d=$(ls -d "$out"/*-batch 2>/dev/null | head -1)
+check "batch and chain: their figures in bench.csv" \
+	bash -c "grep -q '^batch,B=8 decode.s page faults per call after the first batch,count,2,.*,2,at_most,' '$d/bench.csv' && grep -q '^chain,lower bound: their sum,ms,2,' '$d/bench.csv' && grep -q '^chain,\"decode alone (TurboJPEG from memory, the same bytes)\",ms,2,' '$d/bench.csv'"
