@@ -1,13 +1,15 @@
 /* The inner loops of the ops after decode, in one table per instruction
  * set, chosen at run time from the CPU's features: SSE2 (the x86-64
- * baseline, always there), AVX2 (with FMA) and AVX-512 (F+BW+VL). Every kernel gives
- * the same bits (integer sums are exact in any order; float ops are
- * IEEE-correctly rounded per element and -ffp-contract=off keeps them
- * apart; to_tensor's one explicit fma sequence is exact for its 256
- * inputs), which the golden tests check once per kernel.
+ * baseline, always there), AVX2 (with FMA), AVX-512 (F+BW+VL) and AVX-512
+ * with VNNI and VBMI (avx512vnni: the resampler's sums through vpdpbusd).
+ * Every kernel gives the same bits (integer sums are exact in any order;
+ * float ops are IEEE-correctly rounded per element and -ffp-contract=off
+ * keeps them apart; to_tensor's one explicit fma sequence is exact for its
+ * 256 inputs), which the golden tests check once per kernel.
  *
- * PPBENCH_KERNEL=sse2|avx2|avx512|auto forces one (auto, the default: the
- * widest the CPU has); a kernel the CPU lacks is refused at start-up. */
+ * PPBENCH_KERNEL=sse2|avx2|avx512|avx512vnni|auto forces one (auto, the
+ * default: the widest the CPU has); a kernel the CPU lacks is refused at
+ * start-up. */
 #ifndef PPBENCH_KERNELS_H
 #define PPBENCH_KERNELS_H
 
@@ -31,8 +33,30 @@ struct hplan {
 	const uint32_t *lo4, *hi4;
 };
 
+/* The resampler's weights split in three bytes for vpdpbusd (resample.c,
+ * resample_split3): w = a 2^16 + b 2^8 + c with a, b, c int8. Taps go in
+ * groups of four: w3[3 g], w3[3 g + 1], w3[3 g + 2] hold the a, b and c of
+ * taps 4g .. 4g + 3 (tap 4g + t in byte t), zero past the last tap. */
+
+/* The horizontal pass's byte-gather plan (kernels with hrows8; resample.c
+ * builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
+ * group o / 16. Group g reads `win` bytes (64 or 128) of the input row
+ * from byte start[g] on, all inside the row's 3 in_w bytes; its tap group
+ * k (taps 4k .. 4k + 3) is four 64-byte vectors at tab + (g ntg + k) 256:
+ * each lane's four taps as byte indices into the window (byte 4 lane + t),
+ * then the a, b and c bytes of their weights (as w3; zero past an output's
+ * last tap, whose index is then any byte of the window). */
+struct hplan8 {
+	int out_bytes;         /* 3 out_w */
+	int groups;            /* (out_bytes + 15) / 16 */
+	int ntg;               /* tap groups: (the most taps of any output + 3) / 4 */
+	int win;               /* 64 (vpermb) or 128 (vpermi2b) */
+	const int32_t *start;  /* [groups] */
+	const uint8_t *tab;    /* [groups * ntg * 256] */
+};
+
 struct kernels {
-	const char *name;          /* "sse2", "avx2", "avx512" */
+	const char *name;          /* "sse2", "avx2", "avx512", "avx512vnni" */
 	/* HWC uint8 -> three float32 planes, x / 255.0f (bit for bit) */
 	void (*to_tensor)(const uint8_t *in, size_t hw, float *r, float *g, float *b);
 	/* p[i] = (p[i] - m) / sd */
@@ -48,15 +72,26 @@ struct kernels {
 	 * reading only the row's 3 in_w bytes (hp->nvec); NULL where the set
 	 * has no such kernel (the pass then uses `taps` over interleaved rows) */
 	void (*hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp);
-	/* the peak the resampler's sums can reach: `iters` rounds of 8
-	 * independent pmaddwd + add at the set's widest vector, in registers;
-	 * returns the int16 multiply-adds done (the bound of `make bench`) */
-	uint64_t (*madd_peak)(uint64_t iters);
+	/* `taps` with the weights split in three bytes (w3, above); NULL where
+	 * the set has no vpdpbusd */
+	void (*taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
+		      uint8_t *out);
+	/* the horizontal pass on `rows` rows (in_stride bytes apart in, out_stride
+	 * in out) by the byte-gather plan; NULL where the set has none */
+	void (*hrows8)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out,
+		       size_t out_stride, const struct hplan8 *hp);
+	/* the peak the resampler's exact sums can reach with this set: `iters`
+	 * rounds of its best exact instruction mix (exact_mix) at its widest
+	 * vector, in registers; returns the taps x channels summed (the unit of
+	 * resample_macs: one 8-bit pixel times one 22-bit weight), the bound of
+	 * `make bench` */
+	double (*exact_peak)(uint64_t iters);
+	const char *exact_mix;     /* "3 vpdpbusd per 64 taps x channels ..." */
 };
 
-enum kernel_id { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512, KERNEL_COUNT };
+enum kernel_id { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512, KERNEL_AVX512VNNI, KERNEL_COUNT };
 
-extern const struct kernels kernels_sse2, kernels_avx2, kernels_avx512;
+extern const struct kernels kernels_sse2, kernels_avx2, kernels_avx512, kernels_avx512vnni;
 
 /* The kernels in use (chosen on first call: PPBENCH_KERNEL, else auto). */
 const struct kernels *kernels_active(void);
@@ -64,7 +99,7 @@ const struct kernels *kernels_active(void);
 const struct kernels *kernels_of(enum kernel_id id);
 /* 1 if this CPU runs kernel id; else 0 and *why says what it lacks. */
 int kernels_supported(enum kernel_id id, const char **why);
-/* Use kernel `name` ("sse2", "avx2", "avx512", "auto") from now on. 0, or
+/* Use kernel `name` ("sse2", "avx2", "avx512", "avx512vnni", "auto") from now on. 0, or
  * -1 with err (unknown name, or the CPU lacks it). Not thread-safe: call
  * before starting workers (start-up, tests). */
 int kernels_use(const char *name, char *err, size_t errlen);

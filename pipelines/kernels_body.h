@@ -313,62 +313,229 @@ static void K(hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp)
 }
 #endif
 
-/* register-only pmaddwd throughput; the empty asm makes the inputs look
- * changed every round, so nothing is hoisted out of the loop or merged */
-static uint64_t K(madd_peak)(uint64_t iters)
+#if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
+#define KERNEL_VNNI 1
+/* 64 lanes of taps8 (fewer where tail: the loads and the store masked to
+ * them). Each group of four taps: the four rows' bytes interleaved (two
+ * rounds of in-lane unpacks) so that every int32 holds one lane's four
+ * taps, then one vpdpbusd per weight byte (a, b, c) into its own sums; the
+ * exact sum is (A << 16) + (B << 8) + C with wrapping 32-bit adds. The
+ * saturating packs (the clamp to [0, 255]) undo the unpacks' order. */
+static inline __attribute__((always_inline)) void
+K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask64 m, const int tail,
+	       uint8_t *out)
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
+	__m512i c0 = _mm512_set1_epi32(1 << 21), c1 = c0, c2 = c0, c3 = c0;
+#define T8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
+	for (int t = 0; t < n; t += 4, q += 4 * step, w3 += 3) {
+		__m512i r0 = T8_LOAD(q);
+		__m512i r1 = t + 1 < n ? T8_LOAD(q + step) : z;
+		__m512i r2 = t + 2 < n ? T8_LOAD(q + 2 * step) : z;
+		__m512i r3 = t + 3 < n ? T8_LOAD(q + 3 * step) : z;
+		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
+		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3);
+		__m512i d0 = _mm512_unpacklo_epi16(l01, l23), d1 = _mm512_unpackhi_epi16(l01, l23);
+		__m512i d2 = _mm512_unpacklo_epi16(h01, h23), d3 = _mm512_unpackhi_epi16(h01, h23);
+		const __m512i wa = _mm512_set1_epi32((int32_t)w3[0]);
+		const __m512i wb = _mm512_set1_epi32((int32_t)w3[1]);
+		const __m512i wc = _mm512_set1_epi32((int32_t)w3[2]);
+		a0 = _mm512_dpbusd_epi32(a0, d0, wa);
+		a1 = _mm512_dpbusd_epi32(a1, d1, wa);
+		a2 = _mm512_dpbusd_epi32(a2, d2, wa);
+		a3 = _mm512_dpbusd_epi32(a3, d3, wa);
+		b0 = _mm512_dpbusd_epi32(b0, d0, wb);
+		b1 = _mm512_dpbusd_epi32(b1, d1, wb);
+		b2 = _mm512_dpbusd_epi32(b2, d2, wb);
+		b3 = _mm512_dpbusd_epi32(b3, d3, wb);
+		c0 = _mm512_dpbusd_epi32(c0, d0, wc);
+		c1 = _mm512_dpbusd_epi32(c1, d1, wc);
+		c2 = _mm512_dpbusd_epi32(c2, d2, wc);
+		c3 = _mm512_dpbusd_epi32(c3, d3, wc);
+	}
+#undef T8_LOAD
+#define T8_FIN(a, b, c) \
+	_mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(a, 16), _mm512_slli_epi32(b, 8)), c), 22)
+	__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(T8_FIN(a0, b0, c0), T8_FIN(a1, b1, c1)),
+					_mm512_packs_epi32(T8_FIN(a2, b2, c2), T8_FIN(a3, b3, c3)));
+	if (tail)
+		_mm512_mask_storeu_epi8((void *)out, m, v);
+	else
+		_mm512_storeu_si512((void *)out, v);
+}
+
+static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
+		     uint8_t *out)
+{
+	size_t i = 0;
+	for (; i + 64 <= lanes; i += 64)
+		K(taps8_block)(p + i, step, n, w3, ~(__mmask64)0, 0, out + i);
+	if (i < lanes)
+		K(taps8_block)(p + i, step, n, w3, (((__mmask64)1 << (lanes - i)) - 1), 1, out + i);
+}
+
+/* Group g of the byte-gather plan on R rows (1 or 2) at once, the plan's
+ * vectors loaded once for both: per tap group, the window's bytes
+ * gathered into each lane's four taps (vpermb, or vpermi2b over a
+ * 128-byte window), then one vpdpbusd per weight byte; res[r] gets the
+ * clipped sums (int32, one per output byte). */
+static inline __attribute__((always_inline)) void
+K(hgroup8)(const uint8_t *in, size_t in_stride, const struct hplan8 *hp, int g, const int R,
+	   const int win, __m512i res[2])
+{
+	const uint8_t *row0 = in + hp->start[g], *row1 = row0 + in_stride;
+	__m512i x0 = _mm512_loadu_si512((const void *)row0), y0 = x0, x1 = x0, y1 = x0;
+	if (win == 128)
+		y0 = _mm512_loadu_si512((const void *)(row0 + 64));
+	if (R == 2) {
+		x1 = _mm512_loadu_si512((const void *)row1);
+		if (win == 128)
+			y1 = _mm512_loadu_si512((const void *)(row1 + 64));
+	}
+	const __m512i z = _mm512_setzero_si512();
+	__m512i a0 = z, b0 = z, c0 = _mm512_set1_epi32(1 << 21), a1 = z, b1 = z, c1 = c0;
+	const uint8_t *t = hp->tab + (size_t)g * hp->ntg * 256;
+	for (int k = 0; k < hp->ntg; k++, t += 256) {
+		const __m512i idx = _mm512_loadu_si512((const void *)t);
+		const __m512i wa = _mm512_loadu_si512((const void *)(t + 64));
+		const __m512i wb = _mm512_loadu_si512((const void *)(t + 128));
+		const __m512i wc = _mm512_loadu_si512((const void *)(t + 192));
+		__m512i d0 = win == 128 ? _mm512_permutex2var_epi8(x0, idx, y0) : _mm512_permutexvar_epi8(idx, x0);
+		a0 = _mm512_dpbusd_epi32(a0, d0, wa);
+		b0 = _mm512_dpbusd_epi32(b0, d0, wb);
+		c0 = _mm512_dpbusd_epi32(c0, d0, wc);
+		if (R == 2) {
+			__m512i d1 = win == 128 ? _mm512_permutex2var_epi8(x1, idx, y1)
+						: _mm512_permutexvar_epi8(idx, x1);
+			a1 = _mm512_dpbusd_epi32(a1, d1, wa);
+			b1 = _mm512_dpbusd_epi32(b1, d1, wb);
+			c1 = _mm512_dpbusd_epi32(c1, d1, wc);
+		}
+	}
+	res[0] = T8_FIN(a0, b0, c0);
+	if (R == 2)
+		res[1] = T8_FIN(a1, b1, c1);
+}
+
+/* R rows of the horizontal pass, four groups (64 output bytes) at a time:
+ * their sums packed with saturation (the clamp) and put back in order by
+ * one vpermd, the last store masked to the row */
+static inline __attribute__((always_inline)) void
+K(hrows8_r)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
+	    const struct hplan8 *hp, const int R, const int win)
+{
+	const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	const int G = hp->groups;
+	for (int g0 = 0; g0 < G; g0 += 4) {
+		__m512i res[4][2];
+		for (int j = 0; j < 4; j++) {
+			if (g0 + j < G)
+				K(hgroup8)(in, in_stride, hp, g0 + j, R, win, res[j]);
+			else
+				res[j][0] = res[j][1] = _mm512_setzero_si512();
+		}
+		const int left = hp->out_bytes - 16 * g0;
+		for (int r = 0; r < R; r++) {
+			__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(res[0][r], res[1][r]),
+							_mm512_packs_epi32(res[2][r], res[3][r]));
+			v = _mm512_permutexvar_epi32(order, v);
+			uint8_t *o = out + (size_t)r * out_stride + 16 * (size_t)g0;
+			if (left >= 64)
+				_mm512_storeu_si512((void *)o, v);
+			else
+				_mm512_mask_storeu_epi8((void *)o, (((__mmask64)1 << left) - 1), v);
+		}
+	}
+}
+
+static void K(hrows8)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out,
+		      size_t out_stride, const struct hplan8 *hp)
+{
+	int y = 0;
+	if (hp->win == 64) {
+		for (; y + 2 <= rows; y += 2)
+			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 2, 64);
+		if (y < rows)
+			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 1, 64);
+	} else {
+		for (; y + 2 <= rows; y += 2)
+			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 2, 128);
+		if (y < rows)
+			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 1, 128);
+	}
+}
+#undef T8_FIN
+#endif
+
+/* The peak of the set's best exact mix for the resampler's sums, in
+ * registers (kernels.h, exact_peak); the empty asm makes the inputs look
+ * changed every round, so nothing is hoisted out of the loop or merged.
+ * Named variables, not arrays: an array of accumulators is kept on the
+ * stack and each add waits for a store to be forwarded.
+ * - VNNI: 3 vpdpbusd per 64 taps x channels (weights in three int8 parts);
+ * - SSSE3 and up: the high byte of the weight (at most 64 for Pillow's
+ *   weights) through pmaddubsw + paddw, its low 16 bits through pmaddwd +
+ *   paddd: per vector of W bytes of pixels, 1 pmaddubsw and 2 pmaddwd;
+ * - SSE2: 2 pmaddwd per W / 2 taps x channels (15 + 8 bits). */
+static double K(exact_peak)(uint64_t iters)
 {
 #if defined(__AVX512BW__)
 #define PEAK_T __m512i
-#define PEAK_MADD _mm512_madd_epi16
-#define PEAK_ADD _mm512_add_epi32
-#define PEAK_SET1 _mm512_set1_epi16
+#define PEAK_(f) _mm512_##f
 #elif defined(__AVX2__)
 #define PEAK_T __m256i
-#define PEAK_MADD _mm256_madd_epi16
-#define PEAK_ADD _mm256_add_epi32
-#define PEAK_SET1 _mm256_set1_epi16
-#elif defined(__SSE2__)
+#define PEAK_(f) _mm256_##f
+#else
 #define PEAK_T __m128i
-#define PEAK_MADD _mm_madd_epi16
-#define PEAK_ADD _mm_add_epi32
-#define PEAK_SET1 _mm_set1_epi16
+#define PEAK_(f) _mm_##f
 #endif
-#ifdef PEAK_T
-	/* named variables, not arrays: an array of accumulators is kept on
-	 * the stack and each add waits for a store to be forwarded */
-	PEAK_T y = PEAK_SET1(5);
-	PEAK_T a0 = PEAK_SET1(0), a1 = PEAK_SET1(1), a2 = PEAK_SET1(2), a3 = PEAK_SET1(3);
-	PEAK_T a4 = PEAK_SET1(4), a5 = PEAK_SET1(5), a6 = PEAK_SET1(6), a7 = PEAK_SET1(7);
-	PEAK_T x0 = PEAK_SET1(3), x1 = PEAK_SET1(4), x2 = PEAK_SET1(5), x3 = PEAK_SET1(6);
-	PEAK_T x4 = PEAK_SET1(7), x5 = PEAK_SET1(8), x6 = PEAK_SET1(9), x7 = PEAK_SET1(10);
+	const double W = (double)sizeof(PEAK_T);
+	PEAK_T y = PEAK_(set1_epi16)(5);
+	PEAK_T a0 = PEAK_(set1_epi16)(0), a1 = PEAK_(set1_epi16)(1), a2 = PEAK_(set1_epi16)(2);
+	PEAK_T a3 = PEAK_(set1_epi16)(3), a4 = PEAK_(set1_epi16)(4), a5 = PEAK_(set1_epi16)(5);
+	PEAK_T a6 = PEAK_(set1_epi16)(6), a7 = PEAK_(set1_epi16)(7);
+	PEAK_T x0 = PEAK_(set1_epi16)(3), x1 = PEAK_(set1_epi16)(4), x2 = PEAK_(set1_epi16)(5);
+	PEAK_T x3 = PEAK_(set1_epi16)(6), x4 = PEAK_(set1_epi16)(7), x5 = PEAK_(set1_epi16)(8);
+	PEAK_T x6 = PEAK_(set1_epi16)(9), x7 = PEAK_(set1_epi16)(10);
+#if defined(KERNEL_VNNI)
+#define PEAK_OP(a, x, hi) a = PEAK_(dpbusd_epi32)(a, x, y)
+	const double per_round = 8 * W / 3;          /* 8 vpdpbusd, 3 per W taps */
+#elif defined(__SSSE3__)
+#define PEAK_OP(a, x, hi) a = (hi) ? PEAK_(add_epi16)(a, PEAK_(maddubs_epi16)(x, y)) \
+				   : PEAK_(add_epi32)(a, PEAK_(madd_epi16)(x, y))
+	/* per round 4 W taps: 4 pmaddubsw (high bytes), 8 pmaddwd (low halves) */
+	const double per_round = 4 * W;
+#else
+#define PEAK_OP(a, x, hi) a = PEAK_(add_epi32)(a, PEAK_(madd_epi16)(x, y))
+	const double per_round = 8 * W / 4;          /* 8 pmaddwd, 2 per W / 2 taps */
+#endif
 	for (uint64_t r = 0; r < iters; r++) {
-		/* eight distinct inputs, each "changed" every round */
 		__asm__ volatile("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), "+v"(x4),
 				 "+v"(x5), "+v"(x6), "+v"(x7), "+v"(y));
-		a0 = PEAK_ADD(a0, PEAK_MADD(x0, y));
-		a1 = PEAK_ADD(a1, PEAK_MADD(x1, y));
-		a2 = PEAK_ADD(a2, PEAK_MADD(x2, y));
-		a3 = PEAK_ADD(a3, PEAK_MADD(x3, y));
-		a4 = PEAK_ADD(a4, PEAK_MADD(x4, y));
-		a5 = PEAK_ADD(a5, PEAK_MADD(x5, y));
-		a6 = PEAK_ADD(a6, PEAK_MADD(x6, y));
-		a7 = PEAK_ADD(a7, PEAK_MADD(x7, y));
+		PEAK_OP(a0, x0, 0);
+		PEAK_OP(a1, x1, 0);
+		PEAK_OP(a2, x2, 0);
+		PEAK_OP(a3, x3, 0);
+		PEAK_OP(a4, x4, 0);
+		PEAK_OP(a5, x5, 0);
+		PEAK_OP(a6, x6, 0);
+		PEAK_OP(a7, x7, 0);
+#if !defined(KERNEL_VNNI) && defined(__SSSE3__)
+		PEAK_OP(a0, x1, 1);
+		PEAK_OP(a2, x3, 1);
+		PEAK_OP(a4, x5, 1);
+		PEAK_OP(a6, x7, 1);
+#endif
 	}
-	PEAK_T t = PEAK_ADD(PEAK_ADD(PEAK_ADD(a0, a1), PEAK_ADD(a2, a3)),
-			    PEAK_ADD(PEAK_ADD(a4, a5), PEAK_ADD(a6, a7)));
+	PEAK_T t = PEAK_(add_epi32)(PEAK_(add_epi32)(PEAK_(add_epi32)(a0, a1), PEAK_(add_epi32)(a2, a3)),
+				    PEAK_(add_epi32)(PEAK_(add_epi32)(a4, a5), PEAK_(add_epi32)(a6, a7)));
 	volatile PEAK_T sink = t;
 	(void)sink;
-	return iters * 8 * (sizeof(PEAK_T) / 2);
+	return (double)iters * per_round;
 #undef PEAK_T
-#undef PEAK_MADD
-#undef PEAK_ADD
-#undef PEAK_SET1
-#else
-	volatile int32_t acc = 0;
-	for (uint64_t r = 0; r < iters; r++)
-		acc += (int32_t)r * 3;
-	return iters;
-#endif
+#undef PEAK_
+#undef PEAK_OP
 }
 
 const struct kernels KCAT(kernels, KERNEL_NAME) = {
@@ -380,5 +547,15 @@ const struct kernels KCAT(kernels, KERNEL_NAME) = {
 #ifdef __AVX2__
 	.hrow = K(hrow),
 #endif
-	.madd_peak = K(madd_peak),
+#ifdef KERNEL_VNNI
+	.taps8 = K(taps8),
+	.hrows8 = K(hrows8),
+	.exact_mix = "3 vpdpbusd per 64 taps x channels (weights in three int8 parts)",
+#elif defined(__SSSE3__)
+	.exact_mix = "per W taps x channels: 1 pmaddubsw + paddw (the weights' high bytes), "
+		     "2 pmaddwd + paddd (their low 16 bits)",
+#else
+	.exact_mix = "2 pmaddwd + paddd per W / 2 taps x channels (weights in 15 + 8 bits)",
+#endif
+	.exact_peak = K(exact_peak),
 };

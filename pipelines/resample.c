@@ -6,15 +6,29 @@
  *
  * Every output byte is clip8(2^21 + sum of pixel * weight), with the
  * weights Pillow computes. The true sum fits in int32, so it can be formed
- * in any order, and even modulo 2^32: every kernel splits each weight
- * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
- * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum (kernels_body.h). The vertical pass runs the kernel's `taps` over "lanes"
- * that lie `step` bytes apart per tap (columns of consecutive rows). The
- * horizontal pass runs the kernel's row pass where it has one (AVX2 and
- * AVX-512: one output pixel per 128-bit lane, its taps gathered with
- * pshufb; kernels_body.h), else `taps` over 16 rows interleaved so that a
- * pixel's taps lie 48 bytes apart. */
+ * in any order, and even modulo 2^32: each weight is split into parts the
+ * multiply instructions take, each part's sum formed apart, and the parts'
+ * sums shifted and added with wrapping 32-bit adds, which gives the exact
+ * sum (kernels_body.h):
+ * - with VNNI (avx512vnni) in three int8 parts, w = a 2^16 + b 2^8 + c,
+ *   through vpdpbusd (8-bit pixel times int8, four taps per int32 sum).
+ *   Any |w| < 2^23 - 2^15 - 2^7 splits so (Pillow's weights are at most
+ *   2^22); an axis with a weight that does not is checked here, at plan
+ *   time, and runs the pmaddwd kernels instead;
+ * - otherwise in 15 low and 8 high bits (both fit pmaddwd's int16), adding
+ *   (high sum << 15) + low sum.
+ * The vertical pass runs the kernel's `taps` (or taps8) over "lanes" that
+ * lie `step` bytes apart per tap (columns of consecutive rows). The
+ * horizontal pass runs, by the first that applies:
+ * - the VNNI row kernel (hrows8): every output byte its own int32 lane,
+ *   its four taps gathered from a 64- or 128-byte window of the row by
+ *   vpermb / vpermi2b, two rows per load of the plan (struct hplan8; an
+ *   axis whose groups of 16 output bytes span more than 128 input bytes, a
+ *   huge downscale, or whose rows are shorter than the window, falls back);
+ * - the row kernel (AVX2 and AVX-512: one output pixel per 128-bit lane,
+ *   its taps gathered with pshufb);
+ * - `taps` over 16 rows interleaved so that a pixel's taps lie 48 bytes
+ *   apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -25,14 +39,33 @@
 
 /* One axis: for each output index, the first input index, the number of
  * taps, `ksize` int32 weights (only the first `count` used) and the same
- * weights packed in pairs for the kernel. */
+ * weights packed in pairs for the kernel, and (where the kernel has
+ * vpdpbusd) split in three bytes. */
 struct axis {
 	int ksize;          /* Pillow's ksize: ceil(support) * 2 + 1 */
 	int npairs;         /* (ksize + 1) / 2 */
+	int ngroups;        /* (ksize + 3) / 4 with w3, else 0 */
+	int split3;         /* every weight split in three bytes (w3 valid) */
 	int32_t *bounds;    /* [2 * out]: first, count */
 	int32_t *kk;        /* [out * ksize] */
 	uint32_t *lo, *hi;  /* [out * npairs]: taps 2m, 2m+1 as two int16 */
+	uint32_t *w3;       /* [out * 3 * ngroups]: kernels.h */
 };
+
+int resample_split3(int32_t w, int8_t part[3])
+{
+	if (w < -8421504 || w > 8355711)   /* -128 (2^16 + 2^8 + 1), 127 (2^16 + 2^8 + 1) */
+		return -1;
+	/* each part the remainder nearest zero: c in [-128, 127], then b, then a */
+	int32_t c = (int32_t)((uint32_t)(w + 128) & 255) - 128;
+	int32_t r = (w - c) / 256;
+	int32_t b = (int32_t)((uint32_t)(r + 128) & 255) - 128;
+	int32_t a = (r - b) / 256;
+	part[0] = (int8_t)a;
+	part[1] = (int8_t)b;
+	part[2] = (int8_t)c;
+	return 0;
+}
 
 static double bilinear_filter(double x)
 {
@@ -79,6 +112,7 @@ static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
 {
 	struct axis_geom g;
 	axis_geom(&g, in_size, out_size);
+	a->split3 = a->ngroups > 0;
 	for (int xx = 0; xx < out_size; xx++) {
 		double center, ww = 0.0, ss = 1.0 / g.filterscale;
 		int xmax, xmin = axis_span(&g, in_size, xx, &xmax, &center);
@@ -98,6 +132,18 @@ static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
 		}
 		a->bounds[2 * xx] = xmin;
 		a->bounds[2 * xx + 1] = xmax;
+		if (a->ngroups) {
+			/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h) */
+			uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
+			memset(w3, 0, (size_t)a->ngroups * 3 * sizeof(*w3));
+			for (int x = 0; x < xmax; x++) {
+				int8_t part[3];
+				if (resample_split3(kk[x], part))
+					a->split3 = 0;
+				for (int q = 0; q < 3; q++)
+					w3[3 * (x / 4) + q] |= (uint32_t)(uint8_t)part[q] << (8 * (x % 4));
+			}
+		}
 		/* w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
 		uint32_t *lo = a->lo + (size_t)xx * a->npairs, *hi = a->hi + (size_t)xx * a->npairs;
 		for (int m = 0; 2 * m < xmax; m++) {
@@ -122,8 +168,11 @@ static int axis_ksize(int in_size, int out_size)
 static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
 			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
 {
-	kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
-		 a->hi + j * a->npairs, lanes, out);
+	if (a->split3)
+		kn->taps8(p, step, a->bounds[2 * j + 1], a->w3 + j * 3 * a->ngroups, lanes, out);
+	else
+		kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
+			 a->hi + j * a->npairs, lanes, out);
 }
 
 #define HROWS 16                /* rows per horizontal block (48 lanes: 32 + 16, 3 x 16 or 6 x 8) */
@@ -160,6 +209,72 @@ static void hplan_groups(struct hplan *hp, int in_w)
 	while (hp->nvec + 4 <= hp->out_w &&
 	       3 * ((size_t)hp->bounds[2 * (hp->nvec + 3)] + (size_t)last) + 16 <= 3 * (size_t)in_w)
 		hp->nvec += 4;
+}
+
+/* Bytes of the byte-gather plan of an axis to out_w with taps of at most
+ * ksize (struct hplan8; start, then tab 64-byte aligned within) */
+static size_t hplan8_bytes(int out_w, int ksize)
+{
+	size_t groups = ((size_t)out_w * 3 + 15) / 16, ntg = ((size_t)ksize + 3) / 4;
+	return groups * 4 + 64 + groups * ntg * 256;
+}
+
+/* Axis a's byte-gather plan for rows of in_w pixels into mem (room for
+ * hplan8_bytes): 0, or -1 if it cannot run: a group of 16 output bytes
+ * reads more than 128 bytes of the row (a huge downscale), or the row is
+ * shorter than the window (its loads would pass the row's end) */
+static int hplan8_build(struct hplan8 *hp, const struct axis *a, int out_w, int in_w, char *mem)
+{
+	const int ob = 3 * out_w, G = (ob + 15) / 16;
+	const int32_t *bd = a->bounds;
+	int maxn = 0;
+	for (int xx = 0; xx < out_w; xx++)
+		maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
+	/* each group's first input byte, and the widest span of input bytes
+	 * any group reads */
+	int32_t *start = (int32_t *)mem;
+	int span = 0;
+	for (int g = 0; g < G; g++) {
+		int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1, lo = INT32_MAX, hi = 0;
+		for (int o = o0; o <= o1; o++) {
+			int xx = o / 3, b = 3 * bd[2 * xx] + o % 3, e = b + 3 * (bd[2 * xx + 1] - 1);
+			lo = b < lo ? b : lo;
+			hi = e > hi ? e : hi;
+		}
+		start[g] = lo;
+		span = hi - lo + 1 > span ? hi - lo + 1 : span;
+	}
+	const int win = span <= 64 ? 64 : 128;
+	if (span > 128 || 3 * (size_t)in_w < (size_t)win)
+		return -1;
+	uint8_t *tab = (uint8_t *)mem + (((uintptr_t)(mem + 4 * (size_t)G) + 63) & ~(uintptr_t)63) -
+		       (uintptr_t)mem;
+	hp->out_bytes = ob;
+	hp->groups = G;
+	hp->ntg = (maxn + 3) / 4;
+	hp->win = win;
+	hp->start = start;
+	hp->tab = tab;
+	for (int g = 0; g < G; g++) {
+		/* the window inside the row */
+		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;
+		for (int k = 0; k < hp->ntg; k++) {
+			uint8_t *t = tab + ((size_t)g * hp->ntg + k) * 256;
+			memset(t, 0, 256);
+			for (int j = 0; j < 16 && 16 * g + j < ob; j++) {
+				int o = 16 * g + j, xx = o / 3, c = o % 3;
+				int first = bd[2 * xx], n = bd[2 * xx + 1];
+				const uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups + 3 * k;
+				for (int u = 0; u < 4; u++) {
+					int tap = 4 * k + u < n ? 4 * k + u : 0;
+					t[4 * j + u] = (uint8_t)(3 * (first + tap) + c - start[g]);
+				}
+				for (int q = 0; q < 3; q++)
+					memcpy(t + 64 * (q + 1) + 4 * j, &w3[q], 4);
+			}
+		}
+	}
+	return 0;
 }
 
 /* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
@@ -245,8 +360,9 @@ static size_t axis_place(struct axis *a, int out, char *p)
 		a->kk = a->bounds + 2 * n;
 		a->lo = (uint32_t *)(a->kk + n * a->ksize);
 		a->hi = a->lo + n * a->npairs;
+		a->w3 = a->hi + n * a->npairs;
 	}
-	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs) * 4;
+	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs + 3 * (size_t)a->ngroups) * 4;
 }
 
 /* the taps of one axis: their sum over the outputs, and the input span read */
@@ -275,10 +391,14 @@ uint64_t resample_macs(int in_w, int in_h, int out_w, int out_h)
 	return 3 * (h * (uint64_t)(y1 - y0) + v * (uint64_t)out_w);
 }
 
-int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
-			 uint8_t *out, int out_w, int out_h,
-			 struct buf *scratch_coeffs, struct buf *scratch_tmp)
+int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_stride,
+			     uint8_t *out, int out_w, int out_h,
+			     struct buf *scratch_coeffs, struct buf *scratch_tmp, struct resample_how *how)
 {
+	struct resample_how dummy;
+	if (!how)
+		how = &dummy;
+	how->h = how->v = RESAMPLE_SKIPPED;
 	if (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0 ||
 	    in_stride < 3 * in_w)
 		return -1;
@@ -293,19 +413,26 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 
 	/* scratch_coeffs: ksize doubles, then the vertical and horizontal
-	 * tables (only those of the passes that run) */
+	 * tables (only those of the passes that run), then the horizontal
+	 * pass's plan */
+	const struct kernels *kn = kernels_active();
 	struct axis av = { 0 }, ah = { 0 };
 	av.ksize = need_v ? axis_ksize(in_h, out_h) : 0;
 	ah.ksize = need_h ? axis_ksize(in_w, out_w) : 0;
 	av.npairs = (av.ksize + 1) / 2;
 	ah.npairs = (ah.ksize + 1) / 2;
+	av.ngroups = kn->taps8 ? (av.ksize + 3) / 4 : 0;
+	ah.ngroups = kn->hrows8 ? (ah.ksize + 3) / 4 : 0;
 	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize;
 	size_t kbytes = (size_t)kmax * sizeof(double);
 	size_t vbytes = need_v ? axis_place(&av, out_h, NULL) : 0;
 	size_t hbytes = need_h ? axis_place(&ah, out_w, NULL) : 0;
-	/* the row pass's repeated weights (hplan's lo4, hi4) */
-	const struct kernels *kn = kernels_active();
+	/* the plans: hplan8's, or the row pass's repeated weights (hplan's
+	 * lo4, hi4), whichever is larger */
 	size_t ebytes = need_h && kn->hrow ? (size_t)ah.npairs * (size_t)out_w * 32 : 0;
+	size_t e8 = need_h && kn->hrows8 ? hplan8_bytes(out_w, ah.ksize) : 0;
+	if (e8 > ebytes)
+		ebytes = e8;
 	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes + ebytes))
 		return -1;
 	char *c = scratch_coeffs->p;
@@ -313,6 +440,7 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	if (need_v) {
 		axis_place(&av, out_h, c + kbytes);
 		axis_coeffs(&av, in_h, out_h, k);
+		how->v = av.split3 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 	}
 	if (!need_h) {
 		pass_vertical(in, stride, out_row, out, out_h, &av);
@@ -320,15 +448,19 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
 	axis_coeffs(&ah, in_w, out_w, k);
+	char *plan = c + kbytes + vbytes + hbytes;
+	struct hplan8 hp8;
+	int use8 = ah.split3 && !hplan8_build(&hp8, &ah, out_w, in_w, plan);
 	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
-	if (ebytes) {
+	if (!use8 && kn->hrow) {
 		hplan_groups(&hp, in_w);
-		uint32_t *lo4 = (uint32_t *)(c + kbytes + vbytes + hbytes);
+		uint32_t *lo4 = (uint32_t *)plan;
 		uint32_t *hi4 = lo4 + (size_t)hp.maxpairs * out_w * 4;
 		axis_expand(&ah, out_w, hp.maxpairs, lo4, hi4);
 		hp.lo4 = lo4;
 		hp.hi4 = hi4;
 	}
+	how->h = use8 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 
 	/* rows of the source the vertical pass reads (all if it is skipped) */
 	int y_first = 0, y_last = in_h;
@@ -342,12 +474,15 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	int x_hi = ah.bounds[2 * out_w - 2] + ah.bounds[2 * out_w - 1];
 	/* scratch_tmp: the horizontal pass's output, then (without a row
 	 * pass) the interleaved rows */
+	const int rowpass = use8 || kn->hrow;
 	size_t tmp_bytes = need_v ? mul_add((size_t)(y_last - y_first), out_row, 0) : 0;
-	size_t all = kn->hrow ? tmp_bytes : mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
-	if ((need_v && !tmp_bytes) || (all && buf_reserve(scratch_tmp, all)) || (!all && !kn->hrow))
+	size_t all = rowpass ? tmp_bytes : mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
+	if ((need_v && !tmp_bytes) || (all && buf_reserve(scratch_tmp, all)) || (!all && !rowpass))
 		return -1;
 	uint8_t *tmp = scratch_tmp->p, *hout = need_v ? tmp : out;
-	if (kn->hrow)
+	if (use8)
+		kn->hrows8(in + (size_t)y_first * stride, stride, y_last - y_first, hout, out_row, &hp8);
+	else if (kn->hrow)
 		pass_rows(kn, in, stride, y_first, y_last, hout, &hp);
 	else
 		pass_horizontal(in, stride, y_first, y_last, hout, out_w, &ah, x_lo, x_hi,
@@ -355,4 +490,12 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	if (need_v)
 		pass_vertical(tmp, out_row, out_row, out, out_h, &av);
 	return 0;
+}
+
+int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
+			 uint8_t *out, int out_w, int out_h,
+			 struct buf *scratch_coeffs, struct buf *scratch_tmp)
+{
+	return resample_bilinear_u8_how(in, in_w, in_h, in_stride, out, out_w, out_h, scratch_coeffs,
+					scratch_tmp, NULL);
 }
