@@ -42,13 +42,14 @@ struct hplan {
  * builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
  * group o / 16. Group g reads `win` bytes (64 or 128) of the input row
  * from byte start[g] on, all inside the row's 3 in_w bytes; its tap group
- * k (taps 4k .. 4k + 3) is four 64-byte vectors at tab + (g ntg + k) 256:
- * each lane's four taps as byte indices into the window (byte 4 lane + t),
- * then the a, b and c bytes of their weights (as w3; zero past an output's
- * last tap, whose index is then any byte of the window). */
+ * k (taps 4k .. 4k + 3) is four 64-byte vectors at tab + (g ntg + k) 256
+ * (64-byte aligned): each lane's four taps as byte indices into the
+ * window (byte 4 lane + t; the index modulo win is used), then the a, b
+ * and c bytes of their weights (as w3; zero past an output's last tap and
+ * in the lanes and groups past out_bytes). */
 struct hplan8 {
 	int out_bytes;         /* 3 out_w */
-	int groups;            /* (out_bytes + 15) / 16 */
+	int groups;            /* (out_bytes + 15) / 16 rounded up to a multiple of 4 */
 	int ntg;               /* tap groups: (the most taps of any output + 3) / 4 */
 	int win;               /* 64 (vpermb) or 128 (vpermi2b) */
 	const int32_t *start;  /* [groups] */

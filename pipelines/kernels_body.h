@@ -315,157 +315,219 @@ static void K(hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp)
 
 #if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
 #define KERNEL_VNNI 1
+/* The sums with the weights split in three bytes (resample.c): one
+ * vpdpbusd per byte (four 8-bit pixels times four int8 into an int32),
+ * the bytes of all taps in Horner's order into one sum per lane:
+ * ((2^5 + A) 2^8 + B) 2^8 + C = 2^21 + sum of p w, with wrapping 32-bit
+ * adds (exact: the true sum fits in int32), then >> 22. */
+#define T8_A(acc, d, w) acc = _mm512_dpbusd_epi32(acc, d, w)
+#define T8_SHL(acc) acc = _mm512_slli_epi32(acc, 8)
+#define T8_HALF _mm512_set1_epi32(1 << 5)
+
 /* 64 lanes of taps8 (fewer where tail: the loads and the store masked to
- * them). Each group of four taps: the four rows' bytes interleaved (two
+ * them), the taps in groups of four: the four rows' bytes interleaved (two
  * rounds of in-lane unpacks) so that every int32 holds one lane's four
- * taps, then one vpdpbusd per weight byte (a, b, c) into its own sums; the
- * exact sum is (A << 16) + (B << 8) + C with wrapping 32-bit adds. The
- * saturating packs (the clamp to [0, 255]) undo the unpacks' order. */
+ * taps; the saturating packs (the clamp to [0, 255]) undo the unpacks'
+ * order. NG (1 or 2) groups of taps, kept in registers for the three
+ * rounds; 0: any number, each round interleaving the rows again. */
 static inline __attribute__((always_inline)) void
 K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask64 m, const int tail,
-	       uint8_t *out)
+	       const int NG, uint8_t *out)
 {
 	const __m512i z = _mm512_setzero_si512();
-	__m512i a0 = z, a1 = z, a2 = z, a3 = z, b0 = z, b1 = z, b2 = z, b3 = z;
-	__m512i c0 = _mm512_set1_epi32(1 << 21), c1 = c0, c2 = c0, c3 = c0;
+	__m512i s0 = T8_HALF, s1 = s0, s2 = s0, s3 = s0;
+	__m512i d[2][4];
 #define T8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
-	for (int t = 0; t < n; t += 4, q += 4 * step, w3 += 3) {
-		__m512i r0 = T8_LOAD(q);
-		__m512i r1 = t + 1 < n ? T8_LOAD(q + step) : z;
-		__m512i r2 = t + 2 < n ? T8_LOAD(q + 2 * step) : z;
-		__m512i r3 = t + 3 < n ? T8_LOAD(q + 3 * step) : z;
-		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
-		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3);
-		__m512i d0 = _mm512_unpacklo_epi16(l01, l23), d1 = _mm512_unpackhi_epi16(l01, l23);
-		__m512i d2 = _mm512_unpacklo_epi16(h01, h23), d3 = _mm512_unpackhi_epi16(h01, h23);
-		const __m512i wa = _mm512_set1_epi32((int32_t)w3[0]);
-		const __m512i wb = _mm512_set1_epi32((int32_t)w3[1]);
-		const __m512i wc = _mm512_set1_epi32((int32_t)w3[2]);
-		a0 = _mm512_dpbusd_epi32(a0, d0, wa);
-		a1 = _mm512_dpbusd_epi32(a1, d1, wa);
-		a2 = _mm512_dpbusd_epi32(a2, d2, wa);
-		a3 = _mm512_dpbusd_epi32(a3, d3, wa);
-		b0 = _mm512_dpbusd_epi32(b0, d0, wb);
-		b1 = _mm512_dpbusd_epi32(b1, d1, wb);
-		b2 = _mm512_dpbusd_epi32(b2, d2, wb);
-		b3 = _mm512_dpbusd_epi32(b3, d3, wb);
-		c0 = _mm512_dpbusd_epi32(c0, d0, wc);
-		c1 = _mm512_dpbusd_epi32(c1, d1, wc);
-		c2 = _mm512_dpbusd_epi32(c2, d2, wc);
-		c3 = _mm512_dpbusd_epi32(c3, d3, wc);
+#define T8_ROWS(g, dd)                                                                          \
+	do {                                                                                    \
+		const uint8_t *q_ = q + 4 * (size_t)(g) * step;                                 \
+		const int t_ = 4 * (g);                                                         \
+		__m512i r0 = T8_LOAD(q_);                                                       \
+		__m512i r1 = t_ + 1 < n ? T8_LOAD(q_ + step) : z;                               \
+		__m512i r2 = t_ + 2 < n ? T8_LOAD(q_ + 2 * step) : z;                           \
+		__m512i r3 = t_ + 3 < n ? T8_LOAD(q_ + 3 * step) : z;                           \
+		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1); \
+		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3); \
+		dd[0] = _mm512_unpacklo_epi16(l01, l23);                                        \
+		dd[1] = _mm512_unpackhi_epi16(l01, l23);                                        \
+		dd[2] = _mm512_unpacklo_epi16(h01, h23);                                        \
+		dd[3] = _mm512_unpackhi_epi16(h01, h23);                                        \
+	} while (0)
+#define T8_ROUND(dd, b, g)                                                              \
+	do {                                                                            \
+		const __m512i w_ = _mm512_set1_epi32((int32_t)w3[3 * (g) + (b)]);     \
+		T8_A(s0, dd[0], w_);                                                    \
+		T8_A(s1, dd[1], w_);                                                    \
+		T8_A(s2, dd[2], w_);                                                    \
+		T8_A(s3, dd[3], w_);                                                    \
+	} while (0)
+	const int ng = (n + 3) / 4;
+	if (NG)
+		for (int g = 0; g < NG; g++)
+			T8_ROWS(g, d[g]);
+	for (int b = 0; b < 3; b++) {
+		if (b) {
+			T8_SHL(s0);
+			T8_SHL(s1);
+			T8_SHL(s2);
+			T8_SHL(s3);
+		}
+		if (NG)
+			for (int g = 0; g < NG; g++)
+				T8_ROUND(d[g], b, g);
+		else
+			for (int g = 0; g < ng; g++) {
+				T8_ROWS(g, d[0]);
+				T8_ROUND(d[0], b, g);
+			}
 	}
+#undef T8_ROWS
+#undef T8_ROUND
 #undef T8_LOAD
-#define T8_FIN(a, b, c) \
-	_mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32(_mm512_slli_epi32(a, 16), _mm512_slli_epi32(b, 8)), c), 22)
-	__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(T8_FIN(a0, b0, c0), T8_FIN(a1, b1, c1)),
-					_mm512_packs_epi32(T8_FIN(a2, b2, c2), T8_FIN(a3, b3, c3)));
+	s0 = _mm512_srai_epi32(s0, 22);
+	s1 = _mm512_srai_epi32(s1, 22);
+	s2 = _mm512_srai_epi32(s2, 22);
+	s3 = _mm512_srai_epi32(s3, 22);
+	__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), _mm512_packs_epi32(s2, s3));
 	if (tail)
 		_mm512_mask_storeu_epi8((void *)out, m, v);
 	else
 		_mm512_storeu_si512((void *)out, v);
 }
 
-static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
-		     uint8_t *out)
+static inline __attribute__((always_inline)) void
+K(taps8_ng)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes, uint8_t *out,
+	    const int NG)
 {
 	size_t i = 0;
 	for (; i + 64 <= lanes; i += 64)
-		K(taps8_block)(p + i, step, n, w3, ~(__mmask64)0, 0, out + i);
+		K(taps8_block)(p + i, step, n, w3, ~(__mmask64)0, 0, NG, out + i);
 	if (i < lanes)
-		K(taps8_block)(p + i, step, n, w3, (((__mmask64)1 << (lanes - i)) - 1), 1, out + i);
+		K(taps8_block)(p + i, step, n, w3, ((__mmask64)1 << (lanes - i)) - 1, 1, NG, out + i);
 }
 
-/* Group g of the byte-gather plan on R rows (1 or 2) at once, the plan's
- * vectors loaded once for both: per tap group, the window's bytes
- * gathered into each lane's four taps (vpermb, or vpermi2b over a
- * 128-byte window), then one vpdpbusd per weight byte; res[r] gets the
- * clipped sums (int32, one per output byte). */
-static inline __attribute__((always_inline)) void
-K(hgroup8)(const uint8_t *in, size_t in_stride, const struct hplan8 *hp, int g, const int R,
-	   const int win, __m512i res[2])
+static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
+		     uint8_t *out)
 {
-	const uint8_t *row0 = in + hp->start[g], *row1 = row0 + in_stride;
-	__m512i x0 = _mm512_loadu_si512((const void *)row0), y0 = x0, x1 = x0, y1 = x0;
-	if (win == 128)
-		y0 = _mm512_loadu_si512((const void *)(row0 + 64));
-	if (R == 2) {
-		x1 = _mm512_loadu_si512((const void *)row1);
+	if (n <= 4)
+		K(taps8_ng)(p, step, n, w3, lanes, out, 1);
+	else if (n <= 8)
+		K(taps8_ng)(p, step, n, w3, lanes, out, 2);
+	else
+		K(taps8_ng)(p, step, n, w3, lanes, out, 0);
+}
+
+/* Four groups (64 output bytes) of the byte-gather plan from group g0 on,
+ * on R rows (1 or 2) at once, the plan's vectors loaded once for both:
+ * per tap group, the window's bytes gathered into each lane's four taps
+ * (vpermb, or vpermi2b over a 128-byte window), then the three rounds of
+ * vpdpbusd; the four groups' sums packed with saturation (the clamp) and
+ * put back in order by one vpermd, the store masked to the row's end. NTG:
+ * the plan's tap groups where 1 or 2 (their gathered taps kept in
+ * registers for the three rounds), else 0 (gathered again each round). */
+static inline __attribute__((always_inline)) void
+K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
+	  const struct hplan8 *hp, int g0, const int R, const int win, const int NTG)
+{
+	__m512i res[2][4];
+	const int ntg = NTG ? NTG : hp->ntg;
+	for (int j = 0; j < 4; j++) {
+		const int g = g0 + j;
+		const uint8_t *row0 = in + hp->start[g], *row1 = row0 + in_stride;
+		__m512i x0 = _mm512_loadu_si512((const void *)row0), y0 = x0, x1 = x0, y1 = x0;
 		if (win == 128)
-			y1 = _mm512_loadu_si512((const void *)(row1 + 64));
-	}
-	const __m512i z = _mm512_setzero_si512();
-	__m512i a0 = z, b0 = z, c0 = _mm512_set1_epi32(1 << 21), a1 = z, b1 = z, c1 = c0;
-	const uint8_t *t = hp->tab + (size_t)g * hp->ntg * 256;
-	for (int k = 0; k < hp->ntg; k++, t += 256) {
-		const __m512i idx = _mm512_loadu_si512((const void *)t);
-		const __m512i wa = _mm512_loadu_si512((const void *)(t + 64));
-		const __m512i wb = _mm512_loadu_si512((const void *)(t + 128));
-		const __m512i wc = _mm512_loadu_si512((const void *)(t + 192));
-		__m512i d0 = win == 128 ? _mm512_permutex2var_epi8(x0, idx, y0) : _mm512_permutexvar_epi8(idx, x0);
-		a0 = _mm512_dpbusd_epi32(a0, d0, wa);
-		b0 = _mm512_dpbusd_epi32(b0, d0, wb);
-		c0 = _mm512_dpbusd_epi32(c0, d0, wc);
+			y0 = _mm512_loadu_si512((const void *)(row0 + 64));
 		if (R == 2) {
-			__m512i d1 = win == 128 ? _mm512_permutex2var_epi8(x1, idx, y1)
-						: _mm512_permutexvar_epi8(idx, x1);
-			a1 = _mm512_dpbusd_epi32(a1, d1, wa);
-			b1 = _mm512_dpbusd_epi32(b1, d1, wb);
-			c1 = _mm512_dpbusd_epi32(c1, d1, wc);
+			x1 = _mm512_loadu_si512((const void *)row1);
+			if (win == 128)
+				y1 = _mm512_loadu_si512((const void *)(row1 + 64));
 		}
+		const uint8_t *t = hp->tab + (size_t)g * ntg * 256;
+#define H8_GATHER(idx, x, y) (win == 128 ? _mm512_permutex2var_epi8(x, idx, y) : _mm512_permutexvar_epi8(idx, x))
+		__m512i s0 = T8_HALF, s1 = s0;
+		__m512i d0[2], d1[2];
+		if (NTG)
+			for (int k = 0; k < NTG; k++) {
+				const __m512i idx = _mm512_load_si512((const void *)(t + 256 * k));
+				d0[k] = H8_GATHER(idx, x0, y0);
+				if (R == 2)
+					d1[k] = H8_GATHER(idx, x1, y1);
+			}
+		for (int b = 0; b < 3; b++) {
+			if (b) {
+				T8_SHL(s0);
+				if (R == 2)
+					T8_SHL(s1);
+			}
+			for (int k = 0; k < ntg; k++) {
+				const __m512i w = _mm512_load_si512((const void *)(t + 256 * k + 64 * (b + 1)));
+				__m512i e0, e1 = w;
+				if (NTG) {
+					e0 = d0[k];
+					if (R == 2)
+						e1 = d1[k];
+				} else {
+					const __m512i idx = _mm512_load_si512((const void *)(t + 256 * k));
+					e0 = H8_GATHER(idx, x0, y0);
+					if (R == 2)
+						e1 = H8_GATHER(idx, x1, y1);
+				}
+				T8_A(s0, e0, w);
+				if (R == 2)
+					T8_A(s1, e1, w);
+			}
+		}
+#undef H8_GATHER
+		res[0][j] = _mm512_srai_epi32(s0, 22);
+		if (R == 2)
+			res[1][j] = _mm512_srai_epi32(s1, 22);
 	}
-	res[0] = T8_FIN(a0, b0, c0);
-	if (R == 2)
-		res[1] = T8_FIN(a1, b1, c1);
+	const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	const int left = hp->out_bytes - 16 * g0;
+	for (int r = 0; r < R; r++) {
+		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(res[r][0], res[r][1]),
+						_mm512_packs_epi32(res[r][2], res[r][3]));
+		v = _mm512_permutexvar_epi32(order, v);
+		uint8_t *o = out + (size_t)r * out_stride + 16 * (size_t)g0;
+		if (left >= 64)
+			_mm512_storeu_si512((void *)o, v);
+		else
+			_mm512_mask_storeu_epi8((void *)o, ((__mmask64)1 << left) - 1, v);
+	}
 }
 
-/* R rows of the horizontal pass, four groups (64 output bytes) at a time:
- * their sums packed with saturation (the clamp) and put back in order by
- * one vpermd, the last store masked to the row */
 static inline __attribute__((always_inline)) void
-K(hrows8_r)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-	    const struct hplan8 *hp, const int R, const int win)
+K(hrows8_w)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out, size_t out_stride,
+	    const struct hplan8 *hp, const int win, const int NTG)
 {
-	const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-	const int G = hp->groups;
-	for (int g0 = 0; g0 < G; g0 += 4) {
-		__m512i res[4][2];
-		for (int j = 0; j < 4; j++) {
-			if (g0 + j < G)
-				K(hgroup8)(in, in_stride, hp, g0 + j, R, win, res[j]);
-			else
-				res[j][0] = res[j][1] = _mm512_setzero_si512();
-		}
-		const int left = hp->out_bytes - 16 * g0;
-		for (int r = 0; r < R; r++) {
-			__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(res[0][r], res[1][r]),
-							_mm512_packs_epi32(res[2][r], res[3][r]));
-			v = _mm512_permutexvar_epi32(order, v);
-			uint8_t *o = out + (size_t)r * out_stride + 16 * (size_t)g0;
-			if (left >= 64)
-				_mm512_storeu_si512((void *)o, v);
-			else
-				_mm512_mask_storeu_epi8((void *)o, (((__mmask64)1 << left) - 1), v);
-		}
-	}
+	int y = 0;
+	for (; y + 2 <= rows; y += 2)
+		for (int g0 = 0; g0 < hp->groups; g0 += 4)
+			K(hquad8)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, g0, 2,
+				  win, NTG);
+	if (y < rows)
+		for (int g0 = 0; g0 < hp->groups; g0 += 4)
+			K(hquad8)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, g0, 1,
+				  win, NTG);
 }
 
 static void K(hrows8)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out,
 		      size_t out_stride, const struct hplan8 *hp)
 {
-	int y = 0;
-	if (hp->win == 64) {
-		for (; y + 2 <= rows; y += 2)
-			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 2, 64);
-		if (y < rows)
-			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 1, 64);
-	} else {
-		for (; y + 2 <= rows; y += 2)
-			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 2, 128);
-		if (y < rows)
-			K(hrows8_r)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, 1, 128);
-	}
+	if (hp->win == 64 && hp->ntg == 1)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 1);
+	else if (hp->win == 64 && hp->ntg == 2)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 2);
+	else if (hp->win == 64)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 0);
+	else if (hp->ntg == 2)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 2);
+	else
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 0);
 }
-#undef T8_FIN
+#undef T8_A
+#undef T8_SHL
+#undef T8_HALF
 #endif
 
 /* The peak of the set's best exact mix for the resampler's sums, in

@@ -52,18 +52,19 @@ struct axis {
 	uint32_t *w3;       /* [out * 3 * ngroups]: kernels.h */
 };
 
+/* the weights that split in three int8: -128 (2^16 + 2^8 + 1) .. 127 (2^16 + 2^8 + 1) */
+#define SPLIT3_MIN (-8421504)
+#define SPLIT3_MAX 8355711
+
 int resample_split3(int32_t w, int8_t part[3])
 {
-	if (w < -8421504 || w > 8355711)   /* -128 (2^16 + 2^8 + 1), 127 (2^16 + 2^8 + 1) */
+	if (w < SPLIT3_MIN || w > SPLIT3_MAX)
 		return -1;
-	/* each part the remainder nearest zero: c in [-128, 127], then b, then a */
-	int32_t c = (int32_t)((uint32_t)(w + 128) & 255) - 128;
-	int32_t r = (w - c) / 256;
-	int32_t b = (int32_t)((uint32_t)(r + 128) & 255) - 128;
-	int32_t a = (r - b) / 256;
-	part[0] = (int8_t)a;
-	part[1] = (int8_t)b;
-	part[2] = (int8_t)c;
+	/* c the low byte as int8; (w + 2^7) >> 8 = a 2^8 + b since c + 2^7 is
+	 * in [0, 255]; likewise (w + 2^7 + 2^15) >> 16 = a */
+	part[0] = (int8_t)((w + 0x8080) >> 16);
+	part[1] = (int8_t)(uint8_t)((w + 0x80) >> 8);
+	part[2] = (int8_t)(uint8_t)w;
 	return 0;
 }
 
@@ -133,15 +134,23 @@ static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
 		a->bounds[2 * xx] = xmin;
 		a->bounds[2 * xx + 1] = xmax;
 		if (a->ngroups) {
-			/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h) */
+			/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h;
+			 * the parts as resample_split3 makes them) */
 			uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
-			memset(w3, 0, (size_t)a->ngroups * 3 * sizeof(*w3));
-			for (int x = 0; x < xmax; x++) {
-				int8_t part[3];
-				if (resample_split3(kk[x], part))
-					a->split3 = 0;
-				for (int q = 0; q < 3; q++)
-					w3[3 * (x / 4) + q] |= (uint32_t)(uint8_t)part[q] << (8 * (x % 4));
+			for (int g = 0; g < a->ngroups; g++) {
+				uint32_t pa = 0, pb = 0, pc = 0;
+				for (int x = 4 * g; x < 4 * g + 4 && x < xmax; x++) {
+					int32_t w = kk[x];
+					if (w < SPLIT3_MIN || w > SPLIT3_MAX)
+						a->split3 = 0;
+					const int sh = 8 * (x - 4 * g);
+					pa |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << sh;
+					pb |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << sh;
+					pc |= (uint32_t)(uint8_t)w << sh;
+				}
+				w3[3 * g] = pa;
+				w3[3 * g + 1] = pb;
+				w3[3 * g + 2] = pc;
 			}
 		}
 		/* w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
@@ -211,35 +220,44 @@ static void hplan_groups(struct hplan *hp, int in_w)
 		hp->nvec += 4;
 }
 
+/* Groups of the byte-gather plan for out_w pixels (a multiple of 4) */
+static size_t hplan8_groups(int out_w)
+{
+	return ((size_t)out_w * 3 + 63) / 64 * 4;
+}
+
 /* Bytes of the byte-gather plan of an axis to out_w with taps of at most
- * ksize (struct hplan8; start, then tab 64-byte aligned within) */
+ * ksize (struct hplan8: start, then tab 64-byte aligned within) */
 static size_t hplan8_bytes(int out_w, int ksize)
 {
-	size_t groups = ((size_t)out_w * 3 + 15) / 16, ntg = ((size_t)ksize + 3) / 4;
+	size_t groups = hplan8_groups(out_w), ntg = ((size_t)ksize + 3) / 4;
 	return groups * 4 + 64 + groups * ntg * 256;
 }
 
 /* Axis a's byte-gather plan for rows of in_w pixels into mem (room for
  * hplan8_bytes): 0, or -1 if it cannot run: a group of 16 output bytes
  * reads more than 128 bytes of the row (a huge downscale), or the row is
- * shorter than the window (its loads would pass the row's end) */
+ * shorter than the window (its loads would pass the row's end). */
 static int hplan8_build(struct hplan8 *hp, const struct axis *a, int out_w, int in_w, char *mem)
 {
-	const int ob = 3 * out_w, G = (ob + 15) / 16;
+	const int ob = 3 * out_w, G = (int)hplan8_groups(out_w), used = (ob + 15) / 16;
 	const int32_t *bd = a->bounds;
-	int maxn = 0;
-	for (int xx = 0; xx < out_w; xx++)
-		maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
-	/* each group's first input byte, and the widest span of input bytes
-	 * any group reads */
 	int32_t *start = (int32_t *)mem;
-	int span = 0;
-	for (int g = 0; g < G; g++) {
-		int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1, lo = INT32_MAX, hi = 0;
-		for (int o = o0; o <= o1; o++) {
-			int xx = o / 3, b = 3 * bd[2 * xx] + o % 3, e = b + 3 * (bd[2 * xx + 1] - 1);
-			lo = b < lo ? b : lo;
+	int maxn = 0, span = 0;
+	/* each group's first input byte (the first taps rise with xx) and
+	 * the widest span of input bytes a group reads */
+	for (int g = 0; g < used; g++) {
+		int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1;
+		/* the group's first lane, or channel 0 of the next pixel */
+		int x0 = o0 / 3, lo = 3 * bd[2 * x0] + o0 % 3;
+		if (o0 % 3 && x0 + 1 <= o1 / 3 && 3 * bd[2 * x0 + 2] < lo)
+			lo = 3 * bd[2 * x0 + 2];
+		int hi = 0;
+		for (int xx = x0; xx <= o1 / 3; xx++) {
+			/* the pixel's last tap, at its last channel in the group */
+			int e = 3 * (bd[2 * xx] + bd[2 * xx + 1] - 1) + (xx == o1 / 3 ? o1 % 3 : 2);
 			hi = e > hi ? e : hi;
+			maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
 		}
 		start[g] = lo;
 		span = hi - lo + 1 > span ? hi - lo + 1 : span;
@@ -247,30 +265,35 @@ static int hplan8_build(struct hplan8 *hp, const struct axis *a, int out_w, int 
 	const int win = span <= 64 ? 64 : 128;
 	if (span > 128 || 3 * (size_t)in_w < (size_t)win)
 		return -1;
-	uint8_t *tab = (uint8_t *)mem + (((uintptr_t)(mem + 4 * (size_t)G) + 63) & ~(uintptr_t)63) -
-		       (uintptr_t)mem;
+	const int ntg = (maxn + 3) / 4;
+	uint8_t *tab = (uint8_t *)mem + ((((uintptr_t)mem + 4 * (size_t)G + 63) & ~(uintptr_t)63) -
+					 (uintptr_t)mem);
 	hp->out_bytes = ob;
 	hp->groups = G;
-	hp->ntg = (maxn + 3) / 4;
+	hp->ntg = ntg;
 	hp->win = win;
 	hp->start = start;
 	hp->tab = tab;
-	for (int g = 0; g < G; g++) {
-		/* the window inside the row */
-		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;
-		for (int k = 0; k < hp->ntg; k++) {
-			uint8_t *t = tab + ((size_t)g * hp->ntg + k) * 256;
-			memset(t, 0, 256);
-			for (int j = 0; j < 16 && 16 * g + j < ob; j++) {
-				int o = 16 * g + j, xx = o / 3, c = o % 3;
-				int first = bd[2 * xx], n = bd[2 * xx + 1];
-				const uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups + 3 * k;
-				for (int u = 0; u < 4; u++) {
-					int tap = 4 * k + u < n ? 4 * k + u : 0;
-					t[4 * j + u] = (uint8_t)(3 * (first + tap) + c - start[g]);
-				}
-				for (int q = 0; q < 3; q++)
-					memcpy(t + 64 * (q + 1) + 4 * j, &w3[q], 4);
+	for (int g = 0; g < used; g++)
+		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
+	for (int g = used; g < G; g++)
+		start[g] = 0;
+	/* lanes past the row's end, and whole groups past it: zero weights */
+	memset(tab + (size_t)(ob / 16) * ntg * 256, 0, (size_t)(G - ob / 16) * ntg * 256);
+	for (int xx = 0; xx < out_w; xx++) {
+		const uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
+		for (int c = 0; c < 3; c++) {
+			int o = 3 * xx + c, g = o >> 4, j = o & 15;
+			/* the four taps' indices; past the last tap any index
+			 * will do (its weight is zero), and a carry from one
+			 * goes only into a later tap's byte */
+			uint32_t base = (uint32_t)(3 * bd[2 * xx] + c - start[g]) * 0x01010101u + 0x09060300u;
+			uint8_t *t = tab + (size_t)g * ntg * 256 + 4 * (size_t)j;
+			for (int k = 0; k < ntg; k++, t += 256, base += 0x0c0c0c0cu) {
+				memcpy(t, &base, 4);
+				memcpy(t + 64, &w3[3 * k], 4);
+				memcpy(t + 128, &w3[3 * k + 1], 4);
+				memcpy(t + 192, &w3[3 * k + 2], 4);
 			}
 		}
 	}
