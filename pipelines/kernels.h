@@ -73,6 +73,13 @@ struct kernels {
 	 * reading only the row's 3 in_w bytes (hp->nvec); NULL where the set
 	 * has no such kernel (the pass then uses `taps` over interleaved rows) */
 	void (*hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp);
+	/* Pillow's bilinear weights for `out` outputs from in_size inputs
+	 * (precompute_coeffs on the box (0, in_size), normalize_coeffs_8bpc):
+	 * bounds[2 xx] = the first input, bounds[2 xx + 1] = the taps,
+	 * kk[xx * ksize + t] for t < taps; tmp: room for (2 ksize + 3) * out
+	 * doubles. Each double and int op per element as Pillow does it, at
+	 * the set's width (resample_geom.h) */
+	void (*coeffs)(int in_size, int out, int ksize, int32_t *bounds, int32_t *kk, double *tmp);
 	/* `taps` with the weights split in three bytes (w3, above); NULL where
 	 * the set has no vpdpbusd */
 	void (*taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,

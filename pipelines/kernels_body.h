@@ -8,6 +8,7 @@
 #include <immintrin.h>
 #endif
 #include "kernels.h"
+#include "resample_geom.h"
 
 #define KCAT2(a, b) a##_##b
 #define KCAT(a, b) KCAT2(a, b)
@@ -132,6 +133,62 @@ static void K(flip_row)(const uint8_t *restrict src, uint8_t *restrict dst, int 
 		dst[3 * x] = s[0];
 		dst[3 * x + 1] = s[1];
 		dst[3 * x + 2] = s[2];
+	}
+}
+
+/* Pillow's weights in passes over all outputs at once, each loop over
+ * the outputs (the inner one) plain enough to vectorize: the spans; per
+ * tap, the filter and the running sum ww (taps in Pillow's order, so the
+ * same rounding); per tap, the normalized fixed-point weight; then the
+ * weights moved to kk output by output. tmp: centers, sums, spans, then
+ * the weights tap-major as doubles, then as ints. */
+static void K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, int32_t *restrict kk,
+		      double *restrict tmp)
+{
+	struct rs_geom g;
+	rs_geom_init(&g, in_size, out);
+	const double scale = g.scale, support = g.support, ss = 1.0 / g.filterscale;
+	double *restrict center = tmp, *restrict ww = tmp + out, *restrict kd = tmp + 3 * (size_t)out;
+	int32_t *restrict first = (int32_t *)(tmp + 2 * (size_t)out), *restrict cnt = first + out;
+	for (int xx = 0; xx < out; xx++) {
+		double c = (xx + 0.5) * scale;
+		int xmin = (int)(c - support + 0.5);
+		int xmax = (int)(c + support + 0.5);
+		xmin = xmin < 0 ? 0 : xmin;
+		xmax = xmax > in_size ? in_size : xmax;
+		center[xx] = c;
+		first[xx] = xmin;
+		cnt[xx] = xmax - xmin;
+		ww[xx] = 0.0;
+	}
+	for (int t = 0; t < ksize; t++) {
+		double *restrict kt = kd + (size_t)t * out;
+		for (int xx = 0; xx < out; xx++) {
+			/* bilinear_filter((x + xmin - center + 0.5) * ss) */
+			double x = ((double)(t + first[xx]) - center[xx] + 0.5) * ss;
+			x = x < 0.0 ? -x : x;
+			double w = x < 1.0 ? 1.0 - x : 0.0;
+			w = t < cnt[xx] ? w : 0.0;
+			kt[xx] = w;
+			ww[xx] += w;    /* + 0.0 past the taps: ww is never -0.0 */
+		}
+	}
+	const double one = (double)(1 << RS_PRECISION_BITS);
+	int32_t *restrict ki = (int32_t *)(kd + (size_t)ksize * out);
+	for (int t = 0; t < ksize; t++) {
+		const double *restrict kt = kd + (size_t)t * out;
+		int32_t *restrict it = ki + (size_t)t * out;
+		for (int xx = 0; xx < out; xx++) {
+			double k = kt[xx];
+			k = ww[xx] != 0.0 ? k / ww[xx] : k;
+			it[xx] = k < 0 ? (int32_t)(-0.5 + k * one) : (int32_t)(0.5 + k * one);
+		}
+	}
+	for (int xx = 0; xx < out; xx++) {
+		bounds[2 * xx] = first[xx];
+		bounds[2 * xx + 1] = cnt[xx];
+		for (int t = 0; t < cnt[xx]; t++)
+			kk[(size_t)xx * ksize + t] = ki[(size_t)t * out + xx];
 	}
 }
 
@@ -606,6 +663,7 @@ const struct kernels KCAT(kernels, KERNEL_NAME) = {
 	.normalize = K(normalize),
 	.flip_row = K(flip_row),
 	.taps = K(taps),
+	.coeffs = K(coeffs),
 #ifdef __AVX2__
 	.hrow = K(hrow),
 #endif

@@ -34,8 +34,7 @@
 #include <string.h>
 #include "kernels.h"
 #include "resample.h"
-
-#define PRECISION_BITS (32 - 8 - 2)
+#include "resample_geom.h"
 
 /* One axis: for each output index, the first input index, the number of
  * taps, `ksize` int32 weights (only the first `count` used) and the same
@@ -68,95 +67,47 @@ int resample_split3(int32_t w, int8_t part[3])
 	return 0;
 }
 
-static double bilinear_filter(double x)
+/* Axis a's three-byte split (w3) of its weights for out outputs: 0, or
+ * -1 if some weight does not split (resample_split3) */
+static int axis_split3(struct axis *a, int out)
 {
-	if (x < 0.0)
-		x = -x;
-	if (x < 1.0)
-		return 1.0 - x;
-	return 0.0;
-}
-
-/* precompute_coeffs's geometry for the box (0, in_size): the scale and
- * the filter's support */
-struct axis_geom {
-	double scale, filterscale, support;
-};
-
-static void axis_geom(struct axis_geom *g, int in_size, int out_size)
-{
-	float in0 = 0.0f, in1 = (float)in_size;
-	g->filterscale = g->scale = (double)(in1 - in0) / out_size;
-	if (g->filterscale < 1.0)
-		g->filterscale = 1.0;
-	g->support = 1.0 * g->filterscale;
-}
-
-/* output index xx's first input index and tap count; *center gets the
- * filter's center */
-static int axis_span(const struct axis_geom *g, int in_size, int xx, int *count, double *center)
-{
-	*center = (xx + 0.5) * g->scale;
-	int xmin = (int)(*center - g->support + 0.5);
-	if (xmin < 0)
-		xmin = 0;
-	int xmax = (int)(*center + g->support + 0.5);
-	if (xmax > in_size)
-		xmax = in_size;
-	*count = xmax - xmin;
-	return xmin;
-}
-
-/* precompute_coeffs for the box (0, in_size), normalize_coeffs_8bpc, and
- * the pair packing; k has room for ksize doubles */
-static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
-{
-	struct axis_geom g;
-	axis_geom(&g, in_size, out_size);
-	a->split3 = a->ngroups > 0;
-	for (int xx = 0; xx < out_size; xx++) {
-		double center, ww = 0.0, ss = 1.0 / g.filterscale;
-		int xmax, xmin = axis_span(&g, in_size, xx, &xmax, &center);
-		for (int x = 0; x < xmax; x++) {
-			double w = bilinear_filter((x + xmin - center + 0.5) * ss);
-			k[x] = w;
-			ww += w;
-		}
-		int32_t *kk = a->kk + (size_t)xx * a->ksize;
-		for (int x = 0; x < xmax; x++) {
-			if (ww != 0.0)
-				k[x] /= ww;
-			if (k[x] < 0)
-				kk[x] = (int32_t)(-0.5 + k[x] * (1 << PRECISION_BITS));
-			else
-				kk[x] = (int32_t)(0.5 + k[x] * (1 << PRECISION_BITS));
-		}
-		a->bounds[2 * xx] = xmin;
-		a->bounds[2 * xx + 1] = xmax;
-		if (a->ngroups) {
-			/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h;
-			 * the parts as resample_split3 makes them) */
-			uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
-			for (int g = 0; g < a->ngroups; g++) {
-				uint32_t pa = 0, pb = 0, pc = 0;
-				for (int x = 4 * g; x < 4 * g + 4 && x < xmax; x++) {
-					int32_t w = kk[x];
-					if (w < SPLIT3_MIN || w > SPLIT3_MAX)
-						a->split3 = 0;
-					const int sh = 8 * (x - 4 * g);
-					pa |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << sh;
-					pb |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << sh;
-					pc |= (uint32_t)(uint8_t)w << sh;
-				}
-				w3[3 * g] = pa;
-				w3[3 * g + 1] = pb;
-				w3[3 * g + 2] = pc;
+	int ok = 1;
+	for (int xx = 0; xx < out; xx++) {
+		const int32_t *kk = a->kk + (size_t)xx * a->ksize;
+		const int n = a->bounds[2 * xx + 1];
+		/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h; the
+		 * parts as resample_split3 makes them) */
+		uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
+		for (int g = 0; g < a->ngroups; g++) {
+			uint32_t pa = 0, pb = 0, pc = 0;
+			for (int x = 4 * g; x < 4 * g + 4 && x < n; x++) {
+				int32_t w = kk[x];
+				ok &= w >= SPLIT3_MIN && w <= SPLIT3_MAX;
+				const int sh = 8 * (x - 4 * g);
+				pa |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << sh;
+				pb |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << sh;
+				pc |= (uint32_t)(uint8_t)w << sh;
 			}
+			w3[3 * g] = pa;
+			w3[3 * g + 1] = pb;
+			w3[3 * g + 2] = pc;
 		}
-		/* w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
+	}
+	a->split3 = ok;
+	return ok ? 0 : -1;
+}
+
+/* Axis a's weights packed in pairs for pmaddwd (lo, hi) for out outputs:
+ * w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
+static void axis_pairs(struct axis *a, int out)
+{
+	a->split3 = 0;
+	for (int xx = 0; xx < out; xx++) {
+		const int32_t *kk = a->kk + (size_t)xx * a->ksize;
+		const int n = a->bounds[2 * xx + 1];
 		uint32_t *lo = a->lo + (size_t)xx * a->npairs, *hi = a->hi + (size_t)xx * a->npairs;
-		for (int m = 0; 2 * m < xmax; m++) {
-			int32_t k0 = kk[2 * m], k1 = 2 * m + 1 < xmax ? kk[2 * m + 1] : 0;
+		for (int m = 0; 2 * m < n; m++) {
+			int32_t k0 = kk[2 * m], k1 = 2 * m + 1 < n ? kk[2 * m + 1] : 0;
 			lo[m] = (uint32_t)(k0 & 0x7fff) | (uint32_t)(k1 & 0x7fff) << 16;
 			hi[m] = (uint32_t)(uint16_t)(k0 >> 15) | (uint32_t)(uint16_t)(k1 >> 15) << 16;
 		}
@@ -391,12 +342,12 @@ static size_t axis_place(struct axis *a, int out, char *p)
 /* the taps of one axis: their sum over the outputs, and the input span read */
 static uint64_t axis_taps(int in_size, int out_size, int *first, int *end)
 {
-	struct axis_geom g;
-	axis_geom(&g, in_size, out_size);
+	struct rs_geom g;
+	rs_geom_init(&g, in_size, out_size);
 	uint64_t sum = 0;
 	for (int xx = 0; xx < out_size; xx++) {
 		double center;
-		int n, x0 = axis_span(&g, in_size, xx, &n, &center);
+		int n, x0 = rs_span(&g, in_size, xx, &n, &center);
 		sum += (uint64_t)n;
 		if (xx == 0)
 			*first = x0;
@@ -446,8 +397,8 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	ah.npairs = (ah.ksize + 1) / 2;
 	av.ngroups = kn->taps8 ? (av.ksize + 3) / 4 : 0;
 	ah.ngroups = kn->hrows8 ? (ah.ksize + 3) / 4 : 0;
-	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize;
-	size_t kbytes = (size_t)kmax * sizeof(double);
+	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize, omax = out_w > out_h ? out_w : out_h;
+	size_t kbytes = (2 * (size_t)kmax + 3) * (size_t)omax * sizeof(double);   /* coeffs' tmp */
 	size_t vbytes = need_v ? axis_place(&av, out_h, NULL) : 0;
 	size_t hbytes = need_h ? axis_place(&ah, out_w, NULL) : 0;
 	/* the plans: hplan8's, or the row pass's repeated weights (hplan's
@@ -462,7 +413,9 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	double *k = (double *)c;
 	if (need_v) {
 		axis_place(&av, out_h, c + kbytes);
-		axis_coeffs(&av, in_h, out_h, k);
+		kn->coeffs(in_h, out_h, av.ksize, av.bounds, av.kk, k);
+		if (!av.ngroups || axis_split3(&av, out_h))
+			axis_pairs(&av, out_h);
 		how->v = av.split3 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 	}
 	if (!need_h) {
@@ -470,10 +423,12 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 		return 0;
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
-	axis_coeffs(&ah, in_w, out_w, k);
+	kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, k);
 	char *plan = c + kbytes + vbytes + hbytes;
 	struct hplan8 hp8;
-	int use8 = ah.split3 && !hplan8_build(&hp8, &ah, out_w, in_w, plan);
+	int use8 = ah.ngroups && !axis_split3(&ah, out_w) && !hplan8_build(&hp8, &ah, out_w, in_w, plan);
+	if (!use8)
+		axis_pairs(&ah, out_w);
 	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
 	if (!use8 && kn->hrow) {
 		hplan_groups(&hp, in_w);
