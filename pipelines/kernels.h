@@ -34,9 +34,12 @@ struct hplan {
 };
 
 /* The resampler's weights split in three bytes for vpdpbusd (resample.c,
- * resample_split3): w = a 2^16 + b 2^8 + c with a, b, c int8. Taps go in
- * groups of four: w3[3 g], w3[3 g + 1], w3[3 g + 2] hold the a, b and c of
- * taps 4g .. 4g + 3 (tap 4g + t in byte t), zero past the last tap. */
+ * resample_split3): w = a 2^16 + b 2^8 + c with a, b, c int8, which every
+ * w in [W3_MIN, W3_MAX] has. Taps go in groups of four; for `out` outputs,
+ * w3[(3 g + q) out + xx] holds part q (a, b, c) of taps 4g .. 4g + 3 of
+ * output xx (tap 4g + t in byte t), zero past its last tap. */
+#define W3_MIN (-8421504)      /* -128 (2^16 + 2^8 + 1) */
+#define W3_MAX 8355711         /* 127 (2^16 + 2^8 + 1) */
 
 /* The horizontal pass's byte-gather plan (kernels with hrows8; resample.c
  * builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
@@ -55,6 +58,18 @@ struct hplan8 {
 	const int32_t *start;  /* [groups] */
 	const uint8_t *tab;    /* [groups * ntg * 256] */
 };
+
+/* The groups of the byte-gather plan to out_w pixels, and its bytes with
+ * taps of at most ksize (start, then tab 64-byte aligned) */
+static inline int hplan8_groups(int out_w)
+{
+	return (3 * out_w + 63) / 64 * 4;
+}
+static inline size_t hplan8_bytes(int out_w, int ksize)
+{
+	size_t groups = (size_t)hplan8_groups(out_w), ntg = ((size_t)ksize + 3) / 4;
+	return groups * 4 + 64 + groups * ntg * 256;
+}
 
 struct kernels {
 	const char *name;          /* "sse2", "avx2", "avx512", "avx512vnni" */
@@ -76,14 +91,25 @@ struct kernels {
 	/* Pillow's bilinear weights for `out` outputs from in_size inputs
 	 * (precompute_coeffs on the box (0, in_size), normalize_coeffs_8bpc):
 	 * bounds[2 xx] = the first input, bounds[2 xx + 1] = the taps,
-	 * kk[xx * ksize + t] for t < taps; tmp: room for (2 ksize + 3) * out
-	 * doubles. Each double and int op per element as Pillow does it, at
-	 * the set's width (resample_geom.h) */
-	void (*coeffs)(int in_size, int out, int ksize, int32_t *bounds, int32_t *kk, double *tmp);
+	 * kk[xx * ksize + t] for t < taps; with w3 (room for 3 (ksize + 3) / 4
+	 * * out), also split in three bytes (above). tmp: room for
+	 * (2 ksize + 3) * out doubles. Each double and int op per element as
+	 * Pillow does it, at the set's width (resample_geom.h). 0, or -1 if a
+	 * weight does not split (then w3 is not to be used). */
+	int (*coeffs)(int in_size, int out, int ksize, int32_t *bounds, int32_t *kk, uint32_t *w3,
+		      double *tmp);
 	/* `taps` with the weights split in three bytes (w3, above); NULL where
 	 * the set has no vpdpbusd */
 	void (*taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
 		      uint8_t *out);
+	/* the byte-gather plan (above) of the horizontal pass from in_w to
+	 * out_w pixels with the weights of `coeffs` (ksize, bounds, w3) into
+	 * mem (room for hplan8_bytes): 0, or -1 if it cannot run: a group of
+	 * 16 output bytes reads more than 128 bytes of the row (a huge
+	 * downscale), or the row is shorter than the window (its loads would
+	 * pass the row's end). NULL where the set has no hrows8. */
+	int (*hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const int32_t *bounds,
+		      const uint32_t *w3, void *mem);
 	/* the horizontal pass on `rows` rows (in_stride bytes apart in, out_stride
 	 * in out) by the byte-gather plan; NULL where the set has none */
 	void (*hrows8)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out,

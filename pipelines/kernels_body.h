@@ -142,8 +142,8 @@ static void K(flip_row)(const uint8_t *restrict src, uint8_t *restrict dst, int 
  * same rounding); per tap, the normalized fixed-point weight; then the
  * weights moved to kk output by output. tmp: centers, sums, spans, then
  * the weights tap-major as doubles, then as ints. */
-static void K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, int32_t *restrict kk,
-		      double *restrict tmp)
+static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, int32_t *restrict kk,
+		     uint32_t *restrict w3, double *restrict tmp)
 {
 	struct rs_geom g;
 	rs_geom_init(&g, in_size, out);
@@ -190,6 +190,27 @@ static void K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds,
 		for (int t = 0; t < cnt[xx]; t++)
 			kk[(size_t)xx * ksize + t] = ki[(size_t)t * out + xx];
 	}
+	if (!w3)
+		return 0;
+	/* the split (kernels.h), from the weights tap-major (zero past each
+	 * output's taps, whose parts are then zero) */
+	int ok = 1;
+	for (int g = 0; 4 * g < ksize; g++) {
+		uint32_t *restrict wa = w3 + 3 * (size_t)g * out, *restrict wb = wa + out, *restrict wc = wb + out;
+		for (int xx = 0; xx < out; xx++)
+			wa[xx] = wb[xx] = wc[xx] = 0;
+		for (int u = 0; u < 4 && 4 * g + u < ksize; u++) {
+			const int32_t *restrict it = ki + (size_t)(4 * g + u) * out;
+			for (int xx = 0; xx < out; xx++) {
+				int32_t w = it[xx];
+				ok &= (w >= W3_MIN) & (w <= W3_MAX);
+				wa[xx] |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << (8 * u);
+				wb[xx] |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << (8 * u);
+				wc[xx] |= (uint32_t)(uint8_t)w << (8 * u);
+			}
+		}
+	}
+	return ok ? 0 : -1;
 }
 
 static inline uint8_t K(clip8)(int32_t ss)
@@ -463,6 +484,71 @@ K(taps8_ng)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lan
 		K(taps8_block)(p + i, step, n, w3, ((__mmask64)1 << (lanes - i)) - 1, 1, NG, out + i);
 }
 
+/* The byte-gather plan (kernels.h): each group's window from its lowest
+ * and highest input byte (the first taps and the ends first + taps both
+ * rise with xx, so these are at the group's first or last lanes, or at
+ * the next or previous pixel's channel 0 or 2), then the table lane by
+ * lane. */
+static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const int32_t *restrict bd,
+		     const uint32_t *restrict w3, void *mem)
+{
+	const int ob = 3 * out_w, G = hplan8_groups(out_w), used = (ob + 15) / 16;
+	int32_t *restrict start = (int32_t *)mem;
+	int maxn = 0, span = 0;
+	for (int xx = 0; xx < out_w; xx++)
+		maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
+	for (int g = 0; g < used; g++) {
+		const int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1;
+		const int x0 = o0 / 3, x1 = o1 / 3;
+		int lo = 3 * bd[2 * x0] + o0 % 3, hi = 3 * (bd[2 * x1] + bd[2 * x1 + 1] - 1) + o1 % 3;
+		if (o0 % 3 && x0 < x1 && 3 * bd[2 * x0 + 2] < lo)
+			lo = 3 * bd[2 * x0 + 2];
+		if (o1 % 3 != 2 && x1 > x0) {
+			int e = 3 * (bd[2 * x1 - 2] + bd[2 * x1 - 1] - 1) + 2;
+			hi = e > hi ? e : hi;
+		}
+		start[g] = lo;
+		span = hi - lo + 1 > span ? hi - lo + 1 : span;
+	}
+	const int win = span <= 64 ? 64 : 128;
+	if (span > 128 || 3 * (size_t)in_w < (size_t)win)
+		return -1;
+	const int ntg = (maxn + 3) / 4;
+	uint8_t *tab = (uint8_t *)mem + ((((uintptr_t)mem + 4 * (size_t)G + 63) & ~(uintptr_t)63) -
+					 (uintptr_t)mem);
+	hp->out_bytes = ob;
+	hp->groups = G;
+	hp->ntg = ntg;
+	hp->win = win;
+	hp->start = start;
+	hp->tab = tab;
+	for (int g = 0; g < used; g++)
+		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
+	for (int g = used; g < G; g++)
+		start[g] = 0;
+	for (int g = 0; g < G; g++)
+		for (int k = 0; k < ntg; k++) {
+			uint32_t *restrict t = (uint32_t *)(tab + ((size_t)g * ntg + k) * 256);
+			const uint32_t *wa = w3 + 3 * (size_t)k * out_w, *wb = wa + out_w, *wc = wb + out_w;
+			const int s = start[g];
+			for (int j = 0; j < 16; j++) {
+				/* the lane's output pixel and channel (a lane past the
+				 * row: the last pixel's, with zero weights); its four
+				 * taps' indices (past its last tap any index will do:
+				 * the weight is zero; a carry from one goes only into
+				 * a later tap's byte) */
+				const int o = 16 * g + j, in = o < ob;
+				const int xx = in ? o / 3 : out_w - 1, c = o - 3 * (o / 3);
+				t[j] = (uint32_t)(3 * bd[2 * xx] + c - s + 12 * k) * 0x01010101u + 0x09060300u;
+				t[16 + j] = in ? wa[xx] : 0;
+				t[32 + j] = in ? wb[xx] : 0;
+				t[48 + j] = in ? wc[xx] : 0;
+			}
+		}
+	(void)ksize;
+	return 0;
+}
+
 static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
 		     uint8_t *out)
 {
@@ -669,6 +755,7 @@ const struct kernels KCAT(kernels, KERNEL_NAME) = {
 #endif
 #ifdef KERNEL_VNNI
 	.taps8 = K(taps8),
+	.hplan8 = K(hplan8),
 	.hrows8 = K(hrows8),
 	.exact_mix = "3 vpdpbusd per 64 taps x channels (weights in three int8 parts)",
 #elif defined(__SSSE3__)

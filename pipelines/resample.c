@@ -36,6 +36,9 @@
 #include "resample.h"
 #include "resample_geom.h"
 
+/* the most groups of four taps split in three bytes (more: the pmaddwd kernels) */
+#define SPLIT3_GROUPS 8
+
 /* One axis: for each output index, the first input index, the number of
  * taps, `ksize` int32 weights (only the first `count` used) and the same
  * weights packed in pairs for the kernel, and (where the kernel has
@@ -43,21 +46,17 @@
 struct axis {
 	int ksize;          /* Pillow's ksize: ceil(support) * 2 + 1 */
 	int npairs;         /* (ksize + 1) / 2 */
-	int ngroups;        /* (ksize + 3) / 4 with w3, else 0 */
+	int ngroups;        /* (ksize + 3) / 4 with w3 (at most SPLIT3_GROUPS), else 0 */
 	int split3;         /* every weight split in three bytes (w3 valid) */
 	int32_t *bounds;    /* [2 * out]: first, count */
 	int32_t *kk;        /* [out * ksize] */
 	uint32_t *lo, *hi;  /* [out * npairs]: taps 2m, 2m+1 as two int16 */
-	uint32_t *w3;       /* [out * 3 * ngroups]: kernels.h */
+	uint32_t *w3;       /* [3 * ngroups * out]: kernels.h */
 };
-
-/* the weights that split in three int8: -128 (2^16 + 2^8 + 1) .. 127 (2^16 + 2^8 + 1) */
-#define SPLIT3_MIN (-8421504)
-#define SPLIT3_MAX 8355711
 
 int resample_split3(int32_t w, int8_t part[3])
 {
-	if (w < SPLIT3_MIN || w > SPLIT3_MAX)
+	if (w < W3_MIN || w > W3_MAX)
 		return -1;
 	/* c the low byte as int8; (w + 2^7) >> 8 = a 2^8 + b since c + 2^7 is
 	 * in [0, 255]; likewise (w + 2^7 + 2^15) >> 16 = a */
@@ -65,36 +64,6 @@ int resample_split3(int32_t w, int8_t part[3])
 	part[1] = (int8_t)(uint8_t)((w + 0x80) >> 8);
 	part[2] = (int8_t)(uint8_t)w;
 	return 0;
-}
-
-/* Axis a's three-byte split (w3) of its weights for out outputs: 0, or
- * -1 if some weight does not split (resample_split3) */
-static int axis_split3(struct axis *a, int out)
-{
-	int ok = 1;
-	for (int xx = 0; xx < out; xx++) {
-		const int32_t *kk = a->kk + (size_t)xx * a->ksize;
-		const int n = a->bounds[2 * xx + 1];
-		/* taps 4g .. 4g + 3 of each part in one uint32 (kernels.h; the
-		 * parts as resample_split3 makes them) */
-		uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
-		for (int g = 0; g < a->ngroups; g++) {
-			uint32_t pa = 0, pb = 0, pc = 0;
-			for (int x = 4 * g; x < 4 * g + 4 && x < n; x++) {
-				int32_t w = kk[x];
-				ok &= w >= SPLIT3_MIN && w <= SPLIT3_MAX;
-				const int sh = 8 * (x - 4 * g);
-				pa |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << sh;
-				pb |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << sh;
-				pc |= (uint32_t)(uint8_t)w << sh;
-			}
-			w3[3 * g] = pa;
-			w3[3 * g + 1] = pb;
-			w3[3 * g + 2] = pc;
-		}
-	}
-	a->split3 = ok;
-	return ok ? 0 : -1;
 }
 
 /* Axis a's weights packed in pairs for pmaddwd (lo, hi) for out outputs:
@@ -126,11 +95,17 @@ static int axis_ksize(int in_size, int out_size)
  * `lanes` consecutive i; w is output index j's weights of axis a (the
  * kernel of the CPU: kernels.h) */
 static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
-			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
+			const struct axis *a, int out_n, size_t j, size_t lanes, uint8_t *out)
 {
-	if (a->split3)
-		kn->taps8(p, step, a->bounds[2 * j + 1], a->w3 + j * 3 * a->ngroups, lanes, out);
-	else
+	if (a->split3) {
+		/* output j's words of the split (kernels.h) */
+		uint32_t w[3 * SPLIT3_GROUPS];
+		const int n = a->bounds[2 * j + 1];
+		for (int q = 0; q < 3 * ((n + 3) / 4); q++)
+			w[q] = a->w3[(size_t)q * out_n + j];
+		kn->taps8(p, step, n, w, lanes, out);
+		return;
+	}
 		kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
 			 a->hi + j * a->npairs, lanes, out);
 }
@@ -169,86 +144,6 @@ static void hplan_groups(struct hplan *hp, int in_w)
 	while (hp->nvec + 4 <= hp->out_w &&
 	       3 * ((size_t)hp->bounds[2 * (hp->nvec + 3)] + (size_t)last) + 16 <= 3 * (size_t)in_w)
 		hp->nvec += 4;
-}
-
-/* Groups of the byte-gather plan for out_w pixels (a multiple of 4) */
-static size_t hplan8_groups(int out_w)
-{
-	return ((size_t)out_w * 3 + 63) / 64 * 4;
-}
-
-/* Bytes of the byte-gather plan of an axis to out_w with taps of at most
- * ksize (struct hplan8: start, then tab 64-byte aligned within) */
-static size_t hplan8_bytes(int out_w, int ksize)
-{
-	size_t groups = hplan8_groups(out_w), ntg = ((size_t)ksize + 3) / 4;
-	return groups * 4 + 64 + groups * ntg * 256;
-}
-
-/* Axis a's byte-gather plan for rows of in_w pixels into mem (room for
- * hplan8_bytes): 0, or -1 if it cannot run: a group of 16 output bytes
- * reads more than 128 bytes of the row (a huge downscale), or the row is
- * shorter than the window (its loads would pass the row's end). */
-static int hplan8_build(struct hplan8 *hp, const struct axis *a, int out_w, int in_w, char *mem)
-{
-	const int ob = 3 * out_w, G = (int)hplan8_groups(out_w), used = (ob + 15) / 16;
-	const int32_t *bd = a->bounds;
-	int32_t *start = (int32_t *)mem;
-	int maxn = 0, span = 0;
-	/* each group's first input byte (the first taps rise with xx) and
-	 * the widest span of input bytes a group reads */
-	for (int g = 0; g < used; g++) {
-		int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1;
-		/* the group's first lane, or channel 0 of the next pixel */
-		int x0 = o0 / 3, lo = 3 * bd[2 * x0] + o0 % 3;
-		if (o0 % 3 && x0 + 1 <= o1 / 3 && 3 * bd[2 * x0 + 2] < lo)
-			lo = 3 * bd[2 * x0 + 2];
-		int hi = 0;
-		for (int xx = x0; xx <= o1 / 3; xx++) {
-			/* the pixel's last tap, at its last channel in the group */
-			int e = 3 * (bd[2 * xx] + bd[2 * xx + 1] - 1) + (xx == o1 / 3 ? o1 % 3 : 2);
-			hi = e > hi ? e : hi;
-			maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
-		}
-		start[g] = lo;
-		span = hi - lo + 1 > span ? hi - lo + 1 : span;
-	}
-	const int win = span <= 64 ? 64 : 128;
-	if (span > 128 || 3 * (size_t)in_w < (size_t)win)
-		return -1;
-	const int ntg = (maxn + 3) / 4;
-	uint8_t *tab = (uint8_t *)mem + ((((uintptr_t)mem + 4 * (size_t)G + 63) & ~(uintptr_t)63) -
-					 (uintptr_t)mem);
-	hp->out_bytes = ob;
-	hp->groups = G;
-	hp->ntg = ntg;
-	hp->win = win;
-	hp->start = start;
-	hp->tab = tab;
-	for (int g = 0; g < used; g++)
-		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
-	for (int g = used; g < G; g++)
-		start[g] = 0;
-	/* lanes past the row's end, and whole groups past it: zero weights */
-	memset(tab + (size_t)(ob / 16) * ntg * 256, 0, (size_t)(G - ob / 16) * ntg * 256);
-	for (int xx = 0; xx < out_w; xx++) {
-		const uint32_t *w3 = a->w3 + (size_t)xx * 3 * a->ngroups;
-		for (int c = 0; c < 3; c++) {
-			int o = 3 * xx + c, g = o >> 4, j = o & 15;
-			/* the four taps' indices; past the last tap any index
-			 * will do (its weight is zero), and a carry from one
-			 * goes only into a later tap's byte */
-			uint32_t base = (uint32_t)(3 * bd[2 * xx] + c - start[g]) * 0x01010101u + 0x09060300u;
-			uint8_t *t = tab + (size_t)g * ntg * 256 + 4 * (size_t)j;
-			for (int k = 0; k < ntg; k++, t += 256, base += 0x0c0c0c0cu) {
-				memcpy(t, &base, 4);
-				memcpy(t + 64, &w3[3 * k], 4);
-				memcpy(t + 128, &w3[3 * k + 1], 4);
-				memcpy(t + 192, &w3[3 * k + 2], 4);
-			}
-		}
-	}
-	return 0;
 }
 
 /* Rows [y0, y1) of `in` resampled horizontally into rows 0.. of out
@@ -298,7 +193,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 		uint8_t *o = out + (size_t)(y - y0) * out_stride;
 		for (int xx = 0; xx < out_w; xx++) {
 			const uint8_t *p = t + (size_t)(a->bounds[2 * xx] - x_lo) * HLANES;
-			taps(kn, p, HLANES, a, (size_t)xx, HLANES, res);
+			taps(kn, p, HLANES, a, out_w, (size_t)xx, HLANES, res);
 			for (int r = 0; r < nr; r++)
 				memcpy(o + (size_t)r * out_stride + (size_t)xx * 3, res + 3 * r, 3);
 		}
@@ -311,7 +206,7 @@ static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
 {
 	const struct kernels *kn = kernels_active();
 	for (int yy = 0; yy < out_h; yy++)
-		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
+		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, out_h, (size_t)yy, width,
 		     out + (size_t)yy * width);
 }
 
@@ -395,7 +290,7 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	ah.ksize = need_h ? axis_ksize(in_w, out_w) : 0;
 	av.npairs = (av.ksize + 1) / 2;
 	ah.npairs = (ah.ksize + 1) / 2;
-	av.ngroups = kn->taps8 ? (av.ksize + 3) / 4 : 0;
+	av.ngroups = kn->taps8 && av.ksize <= 4 * SPLIT3_GROUPS ? (av.ksize + 3) / 4 : 0;
 	ah.ngroups = kn->hrows8 ? (ah.ksize + 3) / 4 : 0;
 	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize, omax = out_w > out_h ? out_w : out_h;
 	size_t kbytes = (2 * (size_t)kmax + 3) * (size_t)omax * sizeof(double);   /* coeffs' tmp */
@@ -404,7 +299,7 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	/* the plans: hplan8's, or the row pass's repeated weights (hplan's
 	 * lo4, hi4), whichever is larger */
 	size_t ebytes = need_h && kn->hrow ? (size_t)ah.npairs * (size_t)out_w * 32 : 0;
-	size_t e8 = need_h && kn->hrows8 ? hplan8_bytes(out_w, ah.ksize) : 0;
+	size_t e8 = need_h && ah.ngroups ? hplan8_bytes(out_w, ah.ksize) : 0;
 	if (e8 > ebytes)
 		ebytes = e8;
 	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes + ebytes))
@@ -413,8 +308,9 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	double *k = (double *)c;
 	if (need_v) {
 		axis_place(&av, out_h, c + kbytes);
-		kn->coeffs(in_h, out_h, av.ksize, av.bounds, av.kk, k);
-		if (!av.ngroups || axis_split3(&av, out_h))
+		av.split3 = !kn->coeffs(in_h, out_h, av.ksize, av.bounds, av.kk, av.ngroups ? av.w3 : NULL, k) &&
+			    av.ngroups;
+		if (!av.split3)
 			axis_pairs(&av, out_h);
 		how->v = av.split3 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 	}
@@ -423,10 +319,10 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 		return 0;
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
-	kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, k);
 	char *plan = c + kbytes + vbytes + hbytes;
 	struct hplan8 hp8;
-	int use8 = ah.ngroups && !axis_split3(&ah, out_w) && !hplan8_build(&hp8, &ah, out_w, in_w, plan);
+	int use8 = !kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, ah.ngroups ? ah.w3 : NULL, k) &&
+		   ah.ngroups && !kn->hplan8(&hp8, in_w, out_w, ah.ksize, ah.bounds, ah.w3, plan);
 	if (!use8)
 		axis_pairs(&ah, out_w);
 	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
