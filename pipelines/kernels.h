@@ -90,12 +90,13 @@ struct kernels {
 	void (*hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp);
 	/* Pillow's bilinear weights for `out` outputs from in_size inputs
 	 * (precompute_coeffs on the box (0, in_size), normalize_coeffs_8bpc):
-	 * bounds[2 xx] = the first input, bounds[2 xx + 1] = the taps,
-	 * kk[xx * ksize + t] for t < taps; with w3 (room for 3 (ksize + 3) / 4
-	 * * out), also split in three bytes (above). tmp: room for
-	 * (2 ksize + 3) * out doubles. Each double and int op per element as
-	 * Pillow does it, at the set's width (resample_geom.h). 0, or -1 if a
-	 * weight does not split (then w3 is not to be used). */
+	 * bounds[2 xx] = the first input, bounds[2 xx + 1] = the taps, and
+	 * the weights: with w3 (room for 3 (ksize + 3) / 4 * out) split in
+	 * three bytes (above), else (or if one does not split) in kk[xx *
+	 * ksize + t] for t < taps. tmp: room for (2 ksize + 3) * out doubles.
+	 * Each double and int op per element as Pillow does it, at the set's
+	 * width (resample_geom.h). 0, or -1 if a weight does not split (then
+	 * kk holds them, and w3 is not to be used). */
 	int (*coeffs)(int in_size, int out, int ksize, int32_t *bounds, int32_t *kk, uint32_t *w3,
 		      double *tmp);
 	/* `taps` with the weights split in three bytes (w3, above); NULL where

@@ -140,8 +140,8 @@ static void K(flip_row)(const uint8_t *restrict src, uint8_t *restrict dst, int 
  * the outputs (the inner one) plain enough to vectorize: the spans; per
  * tap, the filter and the running sum ww (taps in Pillow's order, so the
  * same rounding); per tap, the normalized fixed-point weight; then the
- * weights moved to kk output by output. tmp: centers, sums, spans, then
- * the weights tap-major as doubles, then as ints. */
+ * split, or the weights moved to kk output by output. tmp: centers, sums,
+ * spans, then the weights tap-major as doubles, then as ints. */
 static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, int32_t *restrict kk,
 		     uint32_t *restrict w3, double *restrict tmp)
 {
@@ -187,30 +187,35 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 	for (int xx = 0; xx < out; xx++) {
 		bounds[2 * xx] = first[xx];
 		bounds[2 * xx + 1] = cnt[xx];
-		for (int t = 0; t < cnt[xx]; t++)
-			kk[(size_t)xx * ksize + t] = ki[(size_t)t * out + xx];
 	}
-	if (!w3)
-		return 0;
-	/* the split (kernels.h), from the weights tap-major (zero past each
-	 * output's taps, whose parts are then zero) */
-	int ok = 1;
-	for (int g = 0; 4 * g < ksize; g++) {
-		uint32_t *restrict wa = w3 + 3 * (size_t)g * out, *restrict wb = wa + out, *restrict wc = wb + out;
-		for (int xx = 0; xx < out; xx++)
-			wa[xx] = wb[xx] = wc[xx] = 0;
-		for (int u = 0; u < 4 && 4 * g + u < ksize; u++) {
-			const int32_t *restrict it = ki + (size_t)(4 * g + u) * out;
-			for (int xx = 0; xx < out; xx++) {
-				int32_t w = it[xx];
-				ok &= (w >= W3_MIN) & (w <= W3_MAX);
-				wa[xx] |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << (8 * u);
-				wb[xx] |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << (8 * u);
-				wc[xx] |= (uint32_t)(uint8_t)w << (8 * u);
+	int ok = w3 != NULL;
+	if (w3) {
+		/* the split (kernels.h), from the weights tap-major (zero past
+		 * each output's taps, whose parts are then zero) */
+		for (int g = 0; 4 * g < ksize; g++) {
+			uint32_t *restrict wa = w3 + 3 * (size_t)g * out, *restrict wb = wa + out;
+			uint32_t *restrict wc = wb + out;
+			for (int xx = 0; xx < out; xx++)
+				wa[xx] = wb[xx] = wc[xx] = 0;
+			for (int u = 0; u < 4 && 4 * g + u < ksize; u++) {
+				const int32_t *restrict it = ki + (size_t)(4 * g + u) * out;
+				for (int xx = 0; xx < out; xx++) {
+					int32_t w = it[xx];
+					ok &= (w >= W3_MIN) & (w <= W3_MAX);
+					wa[xx] |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << (8 * u);
+					wb[xx] |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << (8 * u);
+					wc[xx] |= (uint32_t)(uint8_t)w << (8 * u);
+				}
 			}
 		}
 	}
-	return ok ? 0 : -1;
+	if (ok)
+		return 0;
+	/* kk, output by output */
+	for (int xx = 0; xx < out; xx++)
+		for (int t = 0; t < cnt[xx]; t++)
+			kk[(size_t)xx * ksize + t] = ki[(size_t)t * out + xx];
+	return w3 ? -1 : 0;
 }
 
 static inline uint8_t K(clip8)(int32_t ss)
@@ -526,25 +531,42 @@ static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const in
 		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
 	for (int g = used; g < G; g++)
 		start[g] = 0;
-	for (int g = 0; g < G; g++)
+	/* group g's lanes j: output pixel g16 / 3 + dx[r][j], channel c[r][j]
+	 * with r = g16 % 3; the group's 6 pixels' words spread over its lanes
+	 * by vpermd (loads masked to the arrays' ends; a lane past the row
+	 * gets zero weights, and an index that does not matter) */
+	static const int8_t dxr[3][16] = { { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5 },
+					   { 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5 },
+					   { 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5 } };
+	static const int8_t cr[3][16] = { { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0 },
+					  { 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1 },
+					  { 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2 } };
+	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	for (int g = 0; g < G; g++) {
+		const int o0 = 16 * g, x0 = o0 / 3, r = o0 % 3, left = out_w - x0;
+		const int n8 = left >= 8 ? 8 : left > 0 ? left : 0, xb = n8 ? x0 : 0;
+		const __mmask16 m8 = (__mmask16)((1u << n8) - 1), m16 = (__mmask16)((1u << (2 * n8)) - 1);
+		const __mmask16 in = (__mmask16)_mm512_cmplt_epi32_mask(_mm512_add_epi32(iota, _mm512_set1_epi32(o0)),
+									_mm512_set1_epi32(ob));
+		const __m512i dx = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)dxr[r]));
+		const __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)cr[r]));
+		/* the lanes' first taps: bounds[2 (x0 + dx)] */
+		const __m512i fb = _mm512_maskz_loadu_epi32(m16, bd + 2 * (size_t)xb);
+		const __m512i first = _mm512_permutexvar_epi32(_mm512_add_epi32(dx, dx), fb);
+		/* 3 first + c - start: the byte index of tap 0, in all four bytes */
+		__m512i base = _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(first, _mm512_add_epi32(first, first)), c),
+						_mm512_set1_epi32(start[g]));
+		base = _mm512_mullo_epi32(base, _mm512_set1_epi32(0x01010101));
 		for (int k = 0; k < ntg; k++) {
-			uint32_t *restrict t = (uint32_t *)(tab + ((size_t)g * ntg + k) * 256);
-			const uint32_t *wa = w3 + 3 * (size_t)k * out_w, *wb = wa + out_w, *wc = wb + out_w;
-			const int s = start[g];
-			for (int j = 0; j < 16; j++) {
-				/* the lane's output pixel and channel (a lane past the
-				 * row: the last pixel's, with zero weights); its four
-				 * taps' indices (past its last tap any index will do:
-				 * the weight is zero; a carry from one goes only into
-				 * a later tap's byte) */
-				const int o = 16 * g + j, in = o < ob;
-				const int xx = in ? o / 3 : out_w - 1, c = o - 3 * (o / 3);
-				t[j] = (uint32_t)(3 * bd[2 * xx] + c - s + 12 * k) * 0x01010101u + 0x09060300u;
-				t[16 + j] = in ? wa[xx] : 0;
-				t[32 + j] = in ? wb[xx] : 0;
-				t[48 + j] = in ? wc[xx] : 0;
+			uint8_t *t = tab + ((size_t)g * ntg + k) * 256;
+			const uint32_t *wk = w3 + 3 * (size_t)k * out_w + xb;
+			_mm512_store_si512((void *)t, _mm512_add_epi32(base, _mm512_set1_epi32(0x09060300 + 0x0c0c0c0c * k)));
+			for (int q = 0; q < 3; q++) {
+				__m512i w = _mm512_maskz_loadu_epi32(m8, wk + (size_t)q * out_w);
+				_mm512_store_si512((void *)(t + 64 * (q + 1)), _mm512_maskz_permutexvar_epi32(in, dx, w));
 			}
 		}
+	}
 	(void)ksize;
 	return 0;
 }

@@ -321,10 +321,14 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	axis_place(&ah, out_w, c + kbytes + vbytes);
 	char *plan = c + kbytes + vbytes + hbytes;
 	struct hplan8 hp8;
-	int use8 = !kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, ah.ngroups ? ah.w3 : NULL, k) &&
-		   ah.ngroups && !kn->hplan8(&hp8, in_w, out_w, ah.ksize, ah.bounds, ah.w3, plan);
-	if (!use8)
+	int split = !kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, ah.ngroups ? ah.w3 : NULL, k) &&
+		    ah.ngroups;
+	int use8 = split && !kn->hplan8(&hp8, in_w, out_w, ah.ksize, ah.bounds, ah.w3, plan);
+	if (!use8) {
+		if (split)   /* the weights as kk, for the pmaddwd kernels */
+			kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, NULL, k);
 		axis_pairs(&ah, out_w);
+	}
 	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
 	if (!use8 && kn->hrow) {
 		hplan_groups(&hp, in_w);
