@@ -49,12 +49,16 @@ struct hplan {
  * (64-byte aligned): each lane's four taps as byte indices into the
  * window (byte 4 lane + t; the index modulo win is used), then the a, b
  * and c bytes of their weights (as w3; zero past an output's last tap and
- * in the lanes and groups past out_bytes). */
+ * in the lanes past out_bytes). In words mode (no output has more than
+ * two taps; ntg 1) the lane's two taps are at bytes 4 lane and 4 lane + 2,
+ * and the weights are two vectors: a 2^8 + b of each tap as int16, and c
+ * at bytes 0 and 2. */
 struct hplan8 {
 	int out_bytes;         /* 3 out_w */
-	int groups;            /* (out_bytes + 15) / 16 rounded up to a multiple of 4 */
+	int groups;            /* (out_bytes + 15) / 16 */
 	int ntg;               /* tap groups: (the most taps of any output + 3) / 4 */
 	int win;               /* 64 (vpermb) or 128 (vpermi2b) */
+	int words;             /* words mode */
 	const int32_t *start;  /* [groups] */
 	const uint8_t *tab;    /* [groups * ntg * 256] */
 };
@@ -63,7 +67,7 @@ struct hplan8 {
  * taps of at most ksize (start, then tab 64-byte aligned) */
 static inline int hplan8_groups(int out_w)
 {
-	return (3 * out_w + 63) / 64 * 4;
+	return (3 * out_w + 15) / 16;
 }
 static inline size_t hplan8_bytes(int out_w, int ksize)
 {

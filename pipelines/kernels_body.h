@@ -398,29 +398,71 @@ static void K(hrow)(const uint8_t *in, uint8_t *out, const struct hplan *hp)
 
 #if defined(__AVX512VNNI__) && defined(__AVX512VBMI__)
 #define KERNEL_VNNI 1
-/* The sums with the weights split in three bytes (resample.c): one
- * vpdpbusd per byte (four 8-bit pixels times four int8 into an int32),
- * the bytes of all taps in Horner's order into one sum per lane:
- * ((2^5 + A) 2^8 + B) 2^8 + C = 2^21 + sum of p w, with wrapping 32-bit
- * adds (exact: the true sum fits in int32), then >> 22. */
+/* The sums with the weights split in three bytes (kernels.h, w3): the
+ * bytes of all taps in Horner's order into one int32 sum per lane,
+ * ((2^5 + A) 2^8 + B) 2^8 + C = 2^21 + sum of p w, A = sum of p a (and B,
+ * C) each by vpdpbusd (four 8-bit pixels times four int8 into an int32),
+ * with wrapping 32-bit adds (exact: the true sum fits in int32), then
+ * >> 22. With at most two taps, as words: (2^13 + H) 2^8 + C with H = sum
+ * of p (a 2^8 + b) by vpdpwssd on the pixels as int16 (a 2^8 + b =
+ * (w + 2^7) >> 8 fits int16), and C by vpdpbusd on the same lanes (each
+ * pixel's high byte zero): two multiplies and one shift instead of three
+ * and two. */
 #define T8_A(acc, d, w) acc = _mm512_dpbusd_epi32(acc, d, w)
 #define T8_SHL(acc) acc = _mm512_slli_epi32(acc, 8)
 #define T8_HALF _mm512_set1_epi32(1 << 5)
+#define T8_HALFW _mm512_set1_epi32(1 << 13)
+
+/* the words mode's weights of two taps from their w3 words: H as two
+ * int16 (a 2^8 + b of taps 0 and 1, b signed), C as bytes 0 and 2 */
+static inline uint32_t K(w3_h)(uint32_t wa, uint32_t wb)
+{
+	uint16_t h0 = (uint16_t)((wa & 0xffu) << 8) + (uint16_t)(int16_t)(int8_t)(uint8_t)wb;
+	uint16_t h1 = (uint16_t)(wa & 0xff00u) + (uint16_t)(int16_t)(int8_t)(uint8_t)(wb >> 8);
+	return h0 | (uint32_t)h1 << 16;
+}
+static inline uint32_t K(w3_c)(uint32_t wc)
+{
+	return (wc & 0xffu) | (wc & 0xff00u) << 8;
+}
 
 /* 64 lanes of taps8 (fewer where tail: the loads and the store masked to
- * them), the taps in groups of four: the four rows' bytes interleaved (two
- * rounds of in-lane unpacks) so that every int32 holds one lane's four
- * taps; the saturating packs (the clamp to [0, 255]) undo the unpacks'
- * order. NG (1 or 2) groups of taps, kept in registers for the three
- * rounds; 0: any number, each round interleaving the rows again. */
+ * them). Words mode (n <= 2, NG = -1): the two rows' bytes interleaved,
+ * then each zero-extended in place, so that every int32 holds one lane's
+ * two taps as int16. Else the taps in groups of four, the four rows'
+ * bytes interleaved (two rounds of in-lane unpacks) so that every int32
+ * holds one lane's four taps; NG (1 or 2) groups kept in registers for
+ * the three rounds, 0: any number, each round interleaving them again.
+ * The saturating packs (the clamp to [0, 255]) undo the unpacks' order. */
 static inline __attribute__((always_inline)) void
 K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask64 m, const int tail,
 	       const int NG, uint8_t *out)
 {
 	const __m512i z = _mm512_setzero_si512();
-	__m512i s0 = T8_HALF, s1 = s0, s2 = s0, s3 = s0;
+	__m512i s0, s1, s2, s3;
 	__m512i d[2][4];
 #define T8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
+	if (NG < 0) {
+		__m512i r0 = T8_LOAD(q), r1 = n > 1 ? T8_LOAD(q + step) : z;
+		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
+		__m512i e0 = _mm512_unpacklo_epi8(l01, z), e1 = _mm512_unpackhi_epi8(l01, z);
+		__m512i e2 = _mm512_unpacklo_epi8(h01, z), e3 = _mm512_unpackhi_epi8(h01, z);
+		const __m512i wh = _mm512_set1_epi32((int32_t)K(w3_h)(w3[0], w3[1]));
+		const __m512i wc = _mm512_set1_epi32((int32_t)K(w3_c)(w3[2]));
+		s0 = _mm512_dpwssd_epi32(T8_HALFW, e0, wh);
+		s1 = _mm512_dpwssd_epi32(T8_HALFW, e1, wh);
+		s2 = _mm512_dpwssd_epi32(T8_HALFW, e2, wh);
+		s3 = _mm512_dpwssd_epi32(T8_HALFW, e3, wh);
+		T8_SHL(s0);
+		T8_SHL(s1);
+		T8_SHL(s2);
+		T8_SHL(s3);
+		T8_A(s0, e0, wc);
+		T8_A(s1, e1, wc);
+		T8_A(s2, e2, wc);
+		T8_A(s3, e3, wc);
+	} else {
+		s0 = s1 = s2 = s3 = T8_HALF;
 #define T8_ROWS(g, dd)                                                                          \
 	do {                                                                                    \
 		const uint8_t *q_ = q + 4 * (size_t)(g) * step;                                 \
@@ -444,28 +486,29 @@ K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask
 		T8_A(s2, dd[2], w_);                                                    \
 		T8_A(s3, dd[3], w_);                                                    \
 	} while (0)
-	const int ng = (n + 3) / 4;
-	if (NG)
-		for (int g = 0; g < NG; g++)
-			T8_ROWS(g, d[g]);
-	for (int b = 0; b < 3; b++) {
-		if (b) {
-			T8_SHL(s0);
-			T8_SHL(s1);
-			T8_SHL(s2);
-			T8_SHL(s3);
-		}
+		const int ng = (n + 3) / 4;
 		if (NG)
 			for (int g = 0; g < NG; g++)
-				T8_ROUND(d[g], b, g);
-		else
-			for (int g = 0; g < ng; g++) {
-				T8_ROWS(g, d[0]);
-				T8_ROUND(d[0], b, g);
+				T8_ROWS(g, d[g]);
+		for (int b = 0; b < 3; b++) {
+			if (b) {
+				T8_SHL(s0);
+				T8_SHL(s1);
+				T8_SHL(s2);
+				T8_SHL(s3);
 			}
-	}
+			if (NG)
+				for (int g = 0; g < NG; g++)
+					T8_ROUND(d[g], b, g);
+			else
+				for (int g = 0; g < ng; g++) {
+					T8_ROWS(g, d[0]);
+					T8_ROUND(d[0], b, g);
+				}
+		}
 #undef T8_ROWS
 #undef T8_ROUND
+	}
 #undef T8_LOAD
 	s0 = _mm512_srai_epi32(s0, 22);
 	s1 = _mm512_srai_epi32(s1, 22);
@@ -489,20 +532,33 @@ K(taps8_ng)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lan
 		K(taps8_block)(p + i, step, n, w3, ((__mmask64)1 << (lanes - i)) - 1, 1, NG, out + i);
 }
 
+static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
+		     uint8_t *out)
+{
+	if (n <= 2)
+		K(taps8_ng)(p, step, n, w3, lanes, out, -1);
+	else if (n <= 4)
+		K(taps8_ng)(p, step, n, w3, lanes, out, 1);
+	else if (n <= 8)
+		K(taps8_ng)(p, step, n, w3, lanes, out, 2);
+	else
+		K(taps8_ng)(p, step, n, w3, lanes, out, 0);
+}
+
 /* The byte-gather plan (kernels.h): each group's window from its lowest
  * and highest input byte (the first taps and the ends first + taps both
  * rise with xx, so these are at the group's first or last lanes, or at
- * the next or previous pixel's channel 0 or 2), then the table lane by
- * lane. */
+ * the next or previous pixel's channel 0 or 2), then the table group by
+ * group, the lanes' words spread from the group's pixels by vpermd. */
 static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const int32_t *restrict bd,
 		     const uint32_t *restrict w3, void *mem)
 {
-	const int ob = 3 * out_w, G = hplan8_groups(out_w), used = (ob + 15) / 16;
+	const int ob = 3 * out_w, G = hplan8_groups(out_w);
 	int32_t *restrict start = (int32_t *)mem;
 	int maxn = 0, span = 0;
 	for (int xx = 0; xx < out_w; xx++)
 		maxn = bd[2 * xx + 1] > maxn ? bd[2 * xx + 1] : maxn;
-	for (int g = 0; g < used; g++) {
+	for (int g = 0; g < G; g++) {
 		const int o0 = 16 * g, o1 = o0 + 15 < ob ? o0 + 15 : ob - 1;
 		const int x0 = o0 / 3, x1 = o1 / 3;
 		int lo = 3 * bd[2 * x0] + o0 % 3, hi = 3 * (bd[2 * x1] + bd[2 * x1 + 1] - 1) + o1 % 3;
@@ -518,23 +574,20 @@ static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const in
 	const int win = span <= 64 ? 64 : 128;
 	if (span > 128 || 3 * (size_t)in_w < (size_t)win)
 		return -1;
-	const int ntg = (maxn + 3) / 4;
+	const int ntg = (maxn + 3) / 4, words = maxn <= 2 && win == 64;
 	uint8_t *tab = (uint8_t *)mem + ((((uintptr_t)mem + 4 * (size_t)G + 63) & ~(uintptr_t)63) -
 					 (uintptr_t)mem);
 	hp->out_bytes = ob;
 	hp->groups = G;
 	hp->ntg = ntg;
 	hp->win = win;
+	hp->words = words;
 	hp->start = start;
 	hp->tab = tab;
-	for (int g = 0; g < used; g++)
-		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
-	for (int g = used; g < G; g++)
-		start[g] = 0;
-	/* group g's lanes j: output pixel g16 / 3 + dx[r][j], channel c[r][j]
-	 * with r = g16 % 3; the group's 6 pixels' words spread over its lanes
-	 * by vpermd (loads masked to the arrays' ends; a lane past the row
-	 * gets zero weights, and an index that does not matter) */
+	/* group g's lanes j: output pixel 16 g / 3 + dx[r][j], channel c[r][j]
+	 * with r = 16 g % 3; the group's 6 pixels' words spread over its
+	 * lanes by vpermd (loads masked to the arrays' ends; a lane past the
+	 * row gets zero weights, and an index that does not matter) */
 	static const int8_t dxr[3][16] = { { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5 },
 					   { 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5 },
 					   { 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5 } };
@@ -542,28 +595,48 @@ static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const in
 					  { 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1 },
 					  { 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2 } };
 	const __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	const __m512i lo8 = _mm512_set1_epi32(0xff), hi8 = _mm512_set1_epi32(0xff00);
 	for (int g = 0; g < G; g++) {
-		const int o0 = 16 * g, x0 = o0 / 3, r = o0 % 3, left = out_w - x0;
-		const int n8 = left >= 8 ? 8 : left > 0 ? left : 0, xb = n8 ? x0 : 0;
+		start[g] = start[g] < 3 * in_w - win ? start[g] : 3 * in_w - win;   /* inside the row */
+		const int o0 = 16 * g, x0 = o0 / 3, r = o0 % 3, n8 = out_w - x0 < 8 ? out_w - x0 : 8;
 		const __mmask16 m8 = (__mmask16)((1u << n8) - 1), m16 = (__mmask16)((1u << (2 * n8)) - 1);
-		const __mmask16 in = (__mmask16)_mm512_cmplt_epi32_mask(_mm512_add_epi32(iota, _mm512_set1_epi32(o0)),
-									_mm512_set1_epi32(ob));
+		const __mmask16 in = _mm512_cmplt_epi32_mask(_mm512_add_epi32(iota, _mm512_set1_epi32(o0)),
+							     _mm512_set1_epi32(ob));
 		const __m512i dx = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)dxr[r]));
 		const __m512i c = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)cr[r]));
 		/* the lanes' first taps: bounds[2 (x0 + dx)] */
-		const __m512i fb = _mm512_maskz_loadu_epi32(m16, bd + 2 * (size_t)xb);
+		const __m512i fb = _mm512_maskz_loadu_epi32(m16, bd + 2 * (size_t)x0);
 		const __m512i first = _mm512_permutexvar_epi32(_mm512_add_epi32(dx, dx), fb);
-		/* 3 first + c - start: the byte index of tap 0, in all four bytes */
-		__m512i base = _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(first, _mm512_add_epi32(first, first)), c),
-						_mm512_set1_epi32(start[g]));
-		base = _mm512_mullo_epi32(base, _mm512_set1_epi32(0x01010101));
+		/* 3 first + c - start: the byte index of tap 0 */
+		const __m512i base = _mm512_sub_epi32(_mm512_add_epi32(_mm512_add_epi32(first, _mm512_add_epi32(first, first)), c),
+						      _mm512_set1_epi32(start[g]));
 		for (int k = 0; k < ntg; k++) {
 			uint8_t *t = tab + ((size_t)g * ntg + k) * 256;
-			const uint32_t *wk = w3 + 3 * (size_t)k * out_w + xb;
-			_mm512_store_si512((void *)t, _mm512_add_epi32(base, _mm512_set1_epi32(0x09060300 + 0x0c0c0c0c * k)));
-			for (int q = 0; q < 3; q++) {
-				__m512i w = _mm512_maskz_loadu_epi32(m8, wk + (size_t)q * out_w);
-				_mm512_store_si512((void *)(t + 64 * (q + 1)), _mm512_maskz_permutexvar_epi32(in, dx, w));
+			const uint32_t *wk = w3 + 3 * (size_t)k * out_w + x0;
+			__m512i w[3];
+			for (int q = 0; q < 3; q++)
+				w[q] = _mm512_maskz_permutexvar_epi32(in, dx, _mm512_maskz_loadu_epi32(m8, wk + (size_t)q * out_w));
+			if (words) {
+				/* taps 0 and 1 at bytes 0 and 2 (bytes 1 and 3 are
+				 * zeroed by the gather's mask); H and C (K(w3_h)) */
+				_mm512_store_si512((void *)t, _mm512_add_epi32(_mm512_mullo_epi32(base, _mm512_set1_epi32(0x00010001)),
+									      _mm512_set1_epi32(0x00030000)));
+				__m512i ha = _mm512_or_si512(_mm512_slli_epi32(_mm512_and_si512(w[0], lo8), 8),
+							     _mm512_slli_epi32(_mm512_and_si512(w[0], hi8), 16));
+				__m512i hb = _mm512_or_si512(_mm512_and_si512(w[1], lo8),
+							     _mm512_slli_epi32(_mm512_and_si512(w[1], hi8), 8));
+				__m512i h = _mm512_add_epi16(ha, _mm512_srai_epi16(_mm512_slli_epi16(hb, 8), 8));
+				_mm512_store_si512((void *)(t + 64), h);
+				_mm512_store_si512((void *)(t + 128), _mm512_or_si512(_mm512_and_si512(w[2], lo8),
+										 _mm512_slli_epi32(_mm512_and_si512(w[2], hi8), 8)));
+			} else {
+				/* the four taps' indices (past a lane's last tap any index
+				 * will do: its weight is zero; a carry from one goes only
+				 * into a later tap's byte), then a, b, c */
+				_mm512_store_si512((void *)t, _mm512_add_epi32(_mm512_mullo_epi32(base, _mm512_set1_epi32(0x01010101)),
+									      _mm512_set1_epi32(0x09060300 + 0x0c0c0c0c * k)));
+				for (int q = 0; q < 3; q++)
+					_mm512_store_si512((void *)(t + 64 * (q + 1)), w[q]);
 			}
 		}
 	}
@@ -571,32 +644,27 @@ static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const in
 	return 0;
 }
 
-static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
-		     uint8_t *out)
-{
-	if (n <= 4)
-		K(taps8_ng)(p, step, n, w3, lanes, out, 1);
-	else if (n <= 8)
-		K(taps8_ng)(p, step, n, w3, lanes, out, 2);
-	else
-		K(taps8_ng)(p, step, n, w3, lanes, out, 0);
-}
-
-/* Four groups (64 output bytes) of the byte-gather plan from group g0 on,
- * on R rows (1 or 2) at once, the plan's vectors loaded once for both:
- * per tap group, the window's bytes gathered into each lane's four taps
- * (vpermb, or vpermi2b over a 128-byte window), then the three rounds of
- * vpdpbusd; the four groups' sums packed with saturation (the clamp) and
- * put back in order by one vpermd, the store masked to the row's end. NTG:
+/* J (1 to 4) groups (up to 64 output bytes) of the byte-gather plan from
+ * group g0 on, on R rows (1 or 2) at once, the plan's vectors loaded once
+ * for both: per tap group, the window's bytes gathered into each lane's
+ * taps (vpermb, or vpermi2b over a 128-byte window; in words mode two
+ * taps as int16, the high bytes zeroed by the mask), then the rounds of
+ * multiplies; the groups' sums packed with saturation (the clamp) and put
+ * back in order by one vpermd, the store masked to the row's end. NTG:
  * the plan's tap groups where 1 or 2 (their gathered taps kept in
  * registers for the three rounds), else 0 (gathered again each round). */
 static inline __attribute__((always_inline)) void
 K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
-	  const struct hplan8 *hp, int g0, const int R, const int win, const int NTG)
+	  const struct hplan8 *hp, int g0, int J, const int R, const int win, const int NTG, const int WORDS)
 {
 	__m512i res[2][4];
 	const int ntg = NTG ? NTG : hp->ntg;
+#pragma GCC unroll 4
 	for (int j = 0; j < 4; j++) {
+		if (j >= J) {
+			res[0][j] = res[1][j] = _mm512_setzero_si512();
+			continue;
+		}
 		const int g = g0 + j;
 		const uint8_t *row0 = in + hp->start[g], *row1 = row0 + in_stride;
 		__m512i x0 = _mm512_loadu_si512((const void *)row0), y0 = x0, x1 = x0, y1 = x0;
@@ -608,41 +676,59 @@ K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
 				y1 = _mm512_loadu_si512((const void *)(row1 + 64));
 		}
 		const uint8_t *t = hp->tab + (size_t)g * ntg * 256;
+		__m512i s0, s1 = _mm512_setzero_si512();
+		if (WORDS) {
+			const __m512i idx = _mm512_load_si512((const void *)t);
+			const __m512i wh = _mm512_load_si512((const void *)(t + 64));
+			const __m512i wc = _mm512_load_si512((const void *)(t + 128));
+			const __mmask64 lo = 0x5555555555555555ull;
+			__m512i d0 = _mm512_maskz_permutexvar_epi8(lo, idx, x0);
+			s0 = _mm512_dpwssd_epi32(T8_HALFW, d0, wh);
+			T8_SHL(s0);
+			T8_A(s0, d0, wc);
+			if (R == 2) {
+				__m512i d1 = _mm512_maskz_permutexvar_epi8(lo, idx, x1);
+				s1 = _mm512_dpwssd_epi32(T8_HALFW, d1, wh);
+				T8_SHL(s1);
+				T8_A(s1, d1, wc);
+			}
+		} else {
 #define H8_GATHER(idx, x, y) (win == 128 ? _mm512_permutex2var_epi8(x, idx, y) : _mm512_permutexvar_epi8(idx, x))
-		__m512i s0 = T8_HALF, s1 = s0;
-		__m512i d0[2], d1[2];
-		if (NTG)
-			for (int k = 0; k < NTG; k++) {
-				const __m512i idx = _mm512_load_si512((const void *)(t + 256 * k));
-				d0[k] = H8_GATHER(idx, x0, y0);
-				if (R == 2)
-					d1[k] = H8_GATHER(idx, x1, y1);
-			}
-		for (int b = 0; b < 3; b++) {
-			if (b) {
-				T8_SHL(s0);
-				if (R == 2)
-					T8_SHL(s1);
-			}
-			for (int k = 0; k < ntg; k++) {
-				const __m512i w = _mm512_load_si512((const void *)(t + 256 * k + 64 * (b + 1)));
-				__m512i e0, e1 = w;
-				if (NTG) {
-					e0 = d0[k];
-					if (R == 2)
-						e1 = d1[k];
-				} else {
+			s0 = s1 = T8_HALF;
+			__m512i d0[2], d1[2];
+			if (NTG)
+				for (int k = 0; k < NTG; k++) {
 					const __m512i idx = _mm512_load_si512((const void *)(t + 256 * k));
-					e0 = H8_GATHER(idx, x0, y0);
+					d0[k] = H8_GATHER(idx, x0, y0);
 					if (R == 2)
-						e1 = H8_GATHER(idx, x1, y1);
+						d1[k] = H8_GATHER(idx, x1, y1);
 				}
-				T8_A(s0, e0, w);
-				if (R == 2)
-					T8_A(s1, e1, w);
+			for (int b = 0; b < 3; b++) {
+				if (b) {
+					T8_SHL(s0);
+					if (R == 2)
+						T8_SHL(s1);
+				}
+				for (int k = 0; k < ntg; k++) {
+					const __m512i w = _mm512_load_si512((const void *)(t + 256 * k + 64 * (b + 1)));
+					__m512i e0, e1 = w;
+					if (NTG) {
+						e0 = d0[k];
+						if (R == 2)
+							e1 = d1[k];
+					} else {
+						const __m512i idx = _mm512_load_si512((const void *)(t + 256 * k));
+						e0 = H8_GATHER(idx, x0, y0);
+						if (R == 2)
+							e1 = H8_GATHER(idx, x1, y1);
+					}
+					T8_A(s0, e0, w);
+					if (R == 2)
+						T8_A(s1, e1, w);
+				}
 			}
-		}
 #undef H8_GATHER
+		}
 		res[0][j] = _mm512_srai_epi32(s0, 22);
 		if (R == 2)
 			res[1][j] = _mm512_srai_epi32(s1, 22);
@@ -661,38 +747,48 @@ K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
 	}
 }
 
+/* the rows two at a time (the last alone), the groups four at a time
+ * (the last quad with the rest) */
 static inline __attribute__((always_inline)) void
 K(hrows8_w)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out, size_t out_stride,
-	    const struct hplan8 *hp, const int win, const int NTG)
+	    const struct hplan8 *hp, const int win, const int NTG, const int WORDS)
 {
+	const int G = hp->groups, G4 = G & ~3;
 	int y = 0;
-	for (; y + 2 <= rows; y += 2)
-		for (int g0 = 0; g0 < hp->groups; g0 += 4)
-			K(hquad8)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, g0, 2,
-				  win, NTG);
+	for (; y + 2 <= rows; y += 2) {
+		const uint8_t *i0 = in + y * in_stride;
+		uint8_t *o0 = out + y * out_stride;
+		for (int g0 = 0; g0 < G4; g0 += 4)
+			K(hquad8)(i0, in_stride, o0, out_stride, hp, g0, 4, 2, win, NTG, WORDS);
+		if (G4 < G)
+			K(hquad8)(i0, in_stride, o0, out_stride, hp, G4, G - G4, 2, win, NTG, WORDS);
+	}
 	if (y < rows)
-		for (int g0 = 0; g0 < hp->groups; g0 += 4)
-			K(hquad8)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, g0, 1,
-				  win, NTG);
+		for (int g0 = 0; g0 < G; g0 += 4)
+			K(hquad8)(in + y * in_stride, in_stride, out + y * out_stride, out_stride, hp, g0,
+				  G - g0 < 4 ? G - g0 : 4, 1, win, NTG, WORDS);
 }
 
 static void K(hrows8)(const uint8_t *in, size_t in_stride, int rows, uint8_t *out,
 		      size_t out_stride, const struct hplan8 *hp)
 {
-	if (hp->win == 64 && hp->ntg == 1)
-		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 1);
+	if (hp->words)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 1, 1);
+	else if (hp->win == 64 && hp->ntg == 1)
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 1, 0);
 	else if (hp->win == 64 && hp->ntg == 2)
-		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 2);
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 2, 0);
 	else if (hp->win == 64)
-		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 0);
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 64, 0, 0);
 	else if (hp->ntg == 2)
-		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 2);
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 2, 0);
 	else
-		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 0);
+		K(hrows8_w)(in, in_stride, rows, out, out_stride, hp, 128, 0, 0);
 }
 #undef T8_A
 #undef T8_SHL
 #undef T8_HALF
+#undef T8_HALFW
 #endif
 
 /* The peak of the set's best exact mix for the resampler's sums, in
