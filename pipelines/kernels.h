@@ -40,6 +40,7 @@ struct hplan {
  * output xx (tap 4g + t in byte t), zero past its last tap. */
 #define W3_MIN (-8421504)      /* -128 (2^16 + 2^8 + 1) */
 #define W3_MAX 8355711         /* 127 (2^16 + 2^8 + 1) */
+#define W3_MAX_GROUPS 8        /* vpass8 takes outputs of at most 4 W3_MAX_GROUPS taps */
 
 /* The horizontal pass's byte-gather plan (kernels with hrows8; resample.c
  * builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
@@ -103,10 +104,13 @@ struct kernels {
 	 * kk holds them, and w3 is not to be used). */
 	int (*coeffs)(int in_size, int out, int ksize, int32_t *bounds, int32_t *kk, uint32_t *w3,
 		      double *tmp);
-	/* `taps` with the weights split in three bytes (w3, above); NULL where
-	 * the set has no vpdpbusd */
-	void (*taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
-		      uint8_t *out);
+	/* the vertical pass with the weights split in three bytes (w3, above,
+	 * as coeffs made them for out_h outputs): out row yy (width bytes) =
+	 * clip8(2^21 + sum over its taps t of in row bounds[2 yy] + t times
+	 * the weight), rows in_stride bytes apart in `in`; NULL where the set
+	 * has no vpdpbusd */
+	void (*vpass8)(const uint8_t *in, size_t in_stride, size_t width, uint8_t *out, int out_h,
+		       const int32_t *bounds, const uint32_t *w3);
 	/* the byte-gather plan (above) of the horizontal pass from in_w to
 	 * out_w pixels with the weights of `coeffs` (ksize, bounds, w3) into
 	 * mem (room for hplan8_bytes): 0, or -1 if it cannot run: a group of

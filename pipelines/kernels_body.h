@@ -545,6 +545,130 @@ static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, s
 		K(taps8_ng)(p, step, n, w3, lanes, out, 0);
 }
 
+/* 64 lanes (fewer where tail) of one window of the vertical pass: `rows`
+ * rows (at most W: 2 in words mode, else 4; the rest zero) interleaved
+ * once as in taps8, then each of the nout outputs whose taps lie in them,
+ * with its weights moved to its taps' slots (wv: words mode H and C, else
+ * a, b, c), stored at outp[k] + i. */
+static inline __attribute__((always_inline)) void
+K(vwin8_block)(const uint8_t *q, size_t step, int rows, const uint32_t (*wv)[3], int nout,
+	       uint8_t *const *outp, size_t i, __mmask64 m, const int tail, const int W)
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i d0, d1, d2, d3;
+#define V8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
+	__m512i r0 = V8_LOAD(q), r1 = rows > 1 ? V8_LOAD(q + step) : z;
+	__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
+	if (W == 2) {
+		d0 = _mm512_unpacklo_epi8(l01, z);
+		d1 = _mm512_unpackhi_epi8(l01, z);
+		d2 = _mm512_unpacklo_epi8(h01, z);
+		d3 = _mm512_unpackhi_epi8(h01, z);
+	} else {
+		__m512i r2 = rows > 2 ? V8_LOAD(q + 2 * step) : z, r3 = rows > 3 ? V8_LOAD(q + 3 * step) : z;
+		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3);
+		d0 = _mm512_unpacklo_epi16(l01, l23);
+		d1 = _mm512_unpackhi_epi16(l01, l23);
+		d2 = _mm512_unpacklo_epi16(h01, h23);
+		d3 = _mm512_unpackhi_epi16(h01, h23);
+	}
+#undef V8_LOAD
+	for (int k = 0; k < nout; k++) {
+		__m512i s0, s1, s2, s3;
+		if (W == 2) {
+			const __m512i wh = _mm512_set1_epi32((int32_t)wv[k][0]);
+			const __m512i wc = _mm512_set1_epi32((int32_t)wv[k][1]);
+			s0 = _mm512_dpwssd_epi32(T8_HALFW, d0, wh);
+			s1 = _mm512_dpwssd_epi32(T8_HALFW, d1, wh);
+			s2 = _mm512_dpwssd_epi32(T8_HALFW, d2, wh);
+			s3 = _mm512_dpwssd_epi32(T8_HALFW, d3, wh);
+			T8_SHL(s0);
+			T8_SHL(s1);
+			T8_SHL(s2);
+			T8_SHL(s3);
+			T8_A(s0, d0, wc);
+			T8_A(s1, d1, wc);
+			T8_A(s2, d2, wc);
+			T8_A(s3, d3, wc);
+		} else {
+			s0 = s1 = s2 = s3 = T8_HALF;
+			for (int b = 0; b < 3; b++) {
+				const __m512i w = _mm512_set1_epi32((int32_t)wv[k][b]);
+				if (b) {
+					T8_SHL(s0);
+					T8_SHL(s1);
+					T8_SHL(s2);
+					T8_SHL(s3);
+				}
+				T8_A(s0, d0, w);
+				T8_A(s1, d1, w);
+				T8_A(s2, d2, w);
+				T8_A(s3, d3, w);
+			}
+		}
+		s0 = _mm512_srai_epi32(s0, 22);
+		s1 = _mm512_srai_epi32(s1, 22);
+		s2 = _mm512_srai_epi32(s2, 22);
+		s3 = _mm512_srai_epi32(s3, 22);
+		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), _mm512_packs_epi32(s2, s3));
+		if (tail)
+			_mm512_mask_storeu_epi8((void *)(outp[k] + i), m, v);
+		else
+			_mm512_storeu_si512((void *)(outp[k] + i), v);
+	}
+}
+
+static inline __attribute__((always_inline)) void
+K(vwin8)(const uint8_t *q, size_t step, size_t width, int rows, const uint32_t (*wv)[3], int nout,
+	 uint8_t *const *outp, const int W)
+{
+	size_t i = 0;
+	for (; i + 64 <= width; i += 64)
+		K(vwin8_block)(q + i, step, rows, wv, nout, outp, i, ~(__mmask64)0, 0, W);
+	if (i < width)
+		K(vwin8_block)(q + i, step, rows, wv, nout, outp, i, ((__mmask64)1 << (width - i)) - 1, 1, W);
+}
+
+/* The vertical pass with the split weights (kernels.h, vpass8): outputs
+ * of at most two taps in windows of consecutive ones whose taps lie in
+ * the same two rows, each window's rows interleaved once per 64 columns
+ * for all its outputs (upscaling: up to 1 / scale outputs each); the
+ * others one by one, by taps8 (a window of four rows shared by outputs of
+ * three or four taps measured slower: they rarely share one). */
+#define V8_MAXOUT 16
+static void K(vpass8)(const uint8_t *in, size_t in_stride, size_t width, uint8_t *out, int out_h,
+		      const int32_t *bd, const uint32_t *w3)
+{
+	int yy = 0;
+	while (yy < out_h) {
+		const int f = bd[2 * yy], n = bd[2 * yy + 1];
+		const uint8_t *q = in + (size_t)f * in_stride;
+		if (n > 2 || yy + 1 == out_h || bd[2 * yy + 2] != f) {
+			/* alone */
+			uint32_t w[3 * W3_MAX_GROUPS];
+			for (int k = 0; k < 3 * ((n + 3) / 4); k++)
+				w[k] = w3[(size_t)k * out_h + yy];
+			K(taps8)(q, in_stride, n, w, width, out + (size_t)yy * width);
+			yy++;
+			continue;
+		}
+		uint32_t wv[V8_MAXOUT][3];
+		uint8_t *outp[V8_MAXOUT];
+		int nout = 0, end = f + n;
+		for (; yy < out_h && nout < V8_MAXOUT; yy++, nout++) {
+			const int d = bd[2 * yy] - f, n2 = bd[2 * yy + 1];
+			if (d < 0 || d + n2 > 2)
+				break;
+			const int sh = 8 * d;
+			wv[nout][0] = K(w3_h)(w3[yy] << sh, w3[(size_t)out_h + yy] << sh);
+			wv[nout][1] = K(w3_c)(w3[2 * (size_t)out_h + yy] << sh);
+			outp[nout] = out + (size_t)yy * width;
+			end = d + f + n2 > end ? d + f + n2 : end;
+		}
+		K(vwin8)(q, in_stride, width, end - f, (const uint32_t (*)[3])wv, nout, outp, 2);
+	}
+}
+
 /* The byte-gather plan (kernels.h): each group's window from its lowest
  * and highest input byte (the first taps and the ends first + taps both
  * rise with xx, so these are at the group's first or last lanes, or at
@@ -872,7 +996,7 @@ const struct kernels KCAT(kernels, KERNEL_NAME) = {
 	.hrow = K(hrow),
 #endif
 #ifdef KERNEL_VNNI
-	.taps8 = K(taps8),
+	.vpass8 = K(vpass8),
 	.hplan8 = K(hplan8),
 	.hrows8 = K(hrows8),
 	.exact_mix = "3 vpdpbusd per 64 taps x channels (weights in three int8 parts)",

@@ -17,8 +17,10 @@
  *   time, and runs the pmaddwd kernels instead;
  * - otherwise in 15 low and 8 high bits (both fit pmaddwd's int16), adding
  *   (high sum << 15) + low sum.
- * The vertical pass runs the kernel's `taps` (or taps8) over "lanes" that
- * lie `step` bytes apart per tap (columns of consecutive rows). The
+ * The vertical pass runs the kernel's `taps` over "lanes" that lie `step`
+ * bytes apart per tap (columns of consecutive rows), or with VNNI its
+ * vpass8, which interleaves each window of 2 or 4 rows once for all the
+ * outputs whose taps lie in it. The
  * horizontal pass runs, by the first that applies:
  * - the VNNI row kernel (hrows8): every output byte its own int32 lane,
  *   its four taps gathered from a 64- or 128-byte window of the row by
@@ -36,9 +38,6 @@
 #include "resample.h"
 #include "resample_geom.h"
 
-/* the most groups of four taps split in three bytes (more: the pmaddwd kernels) */
-#define SPLIT3_GROUPS 8
-
 /* One axis: for each output index, the first input index, the number of
  * taps, `ksize` int32 weights (only the first `count` used) and the same
  * weights packed in pairs for the kernel, and (where the kernel has
@@ -46,7 +45,7 @@
 struct axis {
 	int ksize;          /* Pillow's ksize: ceil(support) * 2 + 1 */
 	int npairs;         /* (ksize + 1) / 2 */
-	int ngroups;        /* (ksize + 3) / 4 with w3 (at most SPLIT3_GROUPS), else 0 */
+	int ngroups;        /* (ksize + 3) / 4 with w3, else 0 */
 	int split3;         /* every weight split in three bytes (w3 valid) */
 	int32_t *bounds;    /* [2 * out]: first, count */
 	int32_t *kk;        /* [out * ksize] */
@@ -95,17 +94,8 @@ static int axis_ksize(int in_size, int out_size)
  * `lanes` consecutive i; w is output index j's weights of axis a (the
  * kernel of the CPU: kernels.h) */
 static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
-			const struct axis *a, int out_n, size_t j, size_t lanes, uint8_t *out)
+			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
 {
-	if (a->split3) {
-		/* output j's words of the split (kernels.h) */
-		uint32_t w[3 * SPLIT3_GROUPS];
-		const int n = a->bounds[2 * j + 1];
-		for (int q = 0; q < 3 * ((n + 3) / 4); q++)
-			w[q] = a->w3[(size_t)q * out_n + j];
-		kn->taps8(p, step, n, w, lanes, out);
-		return;
-	}
 		kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
 			 a->hi + j * a->npairs, lanes, out);
 }
@@ -193,7 +183,7 @@ static void pass_horizontal(const uint8_t *in, size_t in_stride, int y0, int y1,
 		uint8_t *o = out + (size_t)(y - y0) * out_stride;
 		for (int xx = 0; xx < out_w; xx++) {
 			const uint8_t *p = t + (size_t)(a->bounds[2 * xx] - x_lo) * HLANES;
-			taps(kn, p, HLANES, a, out_w, (size_t)xx, HLANES, res);
+			taps(kn, p, HLANES, a, (size_t)xx, HLANES, res);
 			for (int r = 0; r < nr; r++)
 				memcpy(o + (size_t)r * out_stride + (size_t)xx * 3, res + 3 * r, 3);
 		}
@@ -205,8 +195,12 @@ static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
 			  uint8_t *out, int out_h, const struct axis *a)
 {
 	const struct kernels *kn = kernels_active();
+	if (a->split3) {
+		kn->vpass8(in, in_stride, width, out, out_h, a->bounds, a->w3);
+		return;
+	}
 	for (int yy = 0; yy < out_h; yy++)
-		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, out_h, (size_t)yy, width,
+		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
 		     out + (size_t)yy * width);
 }
 
@@ -290,7 +284,7 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 	ah.ksize = need_h ? axis_ksize(in_w, out_w) : 0;
 	av.npairs = (av.ksize + 1) / 2;
 	ah.npairs = (ah.ksize + 1) / 2;
-	av.ngroups = kn->taps8 && av.ksize <= 4 * SPLIT3_GROUPS ? (av.ksize + 3) / 4 : 0;
+	av.ngroups = kn->vpass8 && av.ksize <= 4 * W3_MAX_GROUPS ? (av.ksize + 3) / 4 : 0;
 	ah.ngroups = kn->hrows8 ? (ah.ksize + 3) / 4 : 0;
 	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize, omax = out_w > out_h ? out_w : out_h;
 	size_t kbytes = (2 * (size_t)kmax + 3) * (size_t)omax * sizeof(double);   /* coeffs' tmp */
