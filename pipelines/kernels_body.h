@@ -161,7 +161,11 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 		cnt[xx] = xmax - xmin;
 		ww[xx] = 0.0;
 	}
-	for (int t = 0; t < ksize; t++) {
+	/* the taps of the widest output (ksize bounds them; often one less) */
+	int nt = 0;
+	for (int xx = 0; xx < out; xx++)
+		nt = cnt[xx] > nt ? cnt[xx] : nt;
+	for (int t = 0; t < nt; t++) {
 		double *restrict kt = kd + (size_t)t * out;
 		for (int xx = 0; xx < out; xx++) {
 			/* bilinear_filter((x + xmin - center + 0.5) * ss) */
@@ -175,7 +179,7 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 	}
 	const double one = (double)(1 << RS_PRECISION_BITS);
 	int32_t *restrict ki = (int32_t *)(kd + (size_t)ksize * out);
-	for (int t = 0; t < ksize; t++) {
+	for (int t = 0; t < nt; t++) {
 		const double *restrict kt = kd + (size_t)t * out;
 		int32_t *restrict it = ki + (size_t)t * out;
 		for (int xx = 0; xx < out; xx++) {
@@ -197,7 +201,7 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 			uint32_t *restrict wc = wb + out;
 			for (int xx = 0; xx < out; xx++)
 				wa[xx] = wb[xx] = wc[xx] = 0;
-			for (int u = 0; u < 4 && 4 * g + u < ksize; u++) {
+			for (int u = 0; u < 4 && 4 * g + u < nt; u++) {
 				const int32_t *restrict it = ki + (size_t)(4 * g + u) * out;
 				for (int xx = 0; xx < out; xx++) {
 					int32_t w = it[xx];
