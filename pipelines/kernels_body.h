@@ -807,8 +807,10 @@ K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
 		__m512i s0, s1 = _mm512_setzero_si512();
 		if (WORDS) {
 			const __m512i idx = _mm512_load_si512((const void *)t);
-			const __m512i wh = _mm512_load_si512((const void *)(t + 64));
-			const __m512i wc = _mm512_load_si512((const void *)(t + 128));
+			__m512i wh = _mm512_load_si512((const void *)(t + 64));
+			__m512i wc = _mm512_load_si512((const void *)(t + 128));
+			if (R == 2)
+				__asm__("" : "+v"(wh), "+v"(wc));   /* one load each (as below) */
 			const __mmask64 lo = 0x5555555555555555ull;
 			__m512i d0 = _mm512_maskz_permutexvar_epi8(lo, idx, x0);
 			s0 = _mm512_dpwssd_epi32(T8_HALFW, d0, wh);
@@ -838,7 +840,11 @@ K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
 						T8_SHL(s1);
 				}
 				for (int k = 0; k < ntg; k++) {
-					const __m512i w = _mm512_load_si512((const void *)(t + 256 * k + 64 * (b + 1)));
+					__m512i w = _mm512_load_si512((const void *)(t + 256 * k + 64 * (b + 1)));
+					/* one load for both rows (else the compiler folds it
+					 * into each row's vpdpbusd, and loads bound the loop) */
+					if (R == 2)
+						__asm__("" : "+v"(w));
 					__m512i e0, e1 = w;
 					if (NTG) {
 						e0 = d0[k];
