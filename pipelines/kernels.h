@@ -34,12 +34,21 @@ struct hplan {
 };
 
 /* The resampler's weights split in three bytes for vpdpbusd (resample.c,
- * resample_split3): w = a 2^16 + b 2^8 + c with a, b, c int8, which every
- * w in [W3_MIN, W3_MAX] has. Taps go in groups of four; for `out` outputs,
- * w3[(3 g + q) out + xx] holds part q (a, b, c) of taps 4g .. 4g + 3 of
- * output xx (tap 4g + t in byte t), zero past its last tap. */
-#define W3_MIN (-8421504)      /* -128 (2^16 + 2^8 + 1) */
-#define W3_MAX 8355711         /* 127 (2^16 + 2^8 + 1) */
+ * resample_split3): w = a 2^16 + b 2^8 + c with a, b, c int8 (c the low
+ * byte, then b), and a 2^8 + b = (w + 2^7) >> 8 in int16 (the kernels'
+ * words mode), which every w in [W3_MIN, W3_MAX] has. Taps go in groups
+ * of four; for `out` outputs, w3[(3 g + q) out + xx] holds part q (a, b,
+ * c) of taps 4g .. 4g + 3 of output xx (tap 4g + t in byte t), zero past
+ * its last tap. */
+#define W3_MIN (-8388736)      /* -(2^23 + 2^7): a 2^8 + b = -2^15 */
+#define W3_MAX 8355711         /* 127 (2^16 + 2^8 + 1): a = b = c = 127 */
+/* part q (0: a, 1: b, 2: c) of w as a byte: c the low byte as int8;
+ * (w + 2^7) >> 8 = a 2^8 + b since c + 2^7 is in [0, 255]; likewise
+ * (w + 2^7 + 2^15) >> 16 = a */
+static inline uint8_t w3_part(int32_t w, int q)
+{
+	return (uint8_t)(q == 0 ? (w + 0x8080) >> 16 : q == 1 ? (w + 0x80) >> 8 : w);
+}
 #define W3_MAX_GROUPS 8        /* vpass8 takes outputs of at most 4 W3_MAX_GROUPS taps */
 
 /* The horizontal pass's byte-gather plan (kernels with hrows8; resample.c

@@ -206,9 +206,9 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 				for (int xx = 0; xx < out; xx++) {
 					int32_t w = it[xx];
 					ok &= (w >= W3_MIN) & (w <= W3_MAX);
-					wa[xx] |= (uint32_t)(uint8_t)((w + 0x8080) >> 16) << (8 * u);
-					wb[xx] |= (uint32_t)(uint8_t)((w + 0x80) >> 8) << (8 * u);
-					wc[xx] |= (uint32_t)(uint8_t)w << (8 * u);
+					wa[xx] |= (uint32_t)w3_part(w, 0) << (8 * u);
+					wb[xx] |= (uint32_t)w3_part(w, 1) << (8 * u);
+					wc[xx] |= (uint32_t)w3_part(w, 2) << (8 * u);
 				}
 			}
 		}

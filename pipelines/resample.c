@@ -11,22 +11,24 @@
  * sums shifted and added with wrapping 32-bit adds, which gives the exact
  * sum (kernels_body.h):
  * - with VNNI (avx512vnni) in three int8 parts, w = a 2^16 + b 2^8 + c,
- *   through vpdpbusd (8-bit pixel times int8, four taps per int32 sum).
- *   Any |w| < 2^23 - 2^15 - 2^7 splits so (Pillow's weights are at most
- *   2^22); an axis with a weight that does not is checked here, at plan
- *   time, and runs the pmaddwd kernels instead;
+ *   through vpdpbusd (four 8-bit pixels times four int8 into an int32),
+ *   or for outputs of at most two taps as (a 2^8 + b) 2^8 + c through
+ *   vpdpwssd and vpdpbusd. Every w in [W3_MIN, W3_MAX] splits so
+ *   (kernels.h; Pillow's weights lie in [0, 2^22]); the kernel's coeffs
+ *   checks each axis at plan time, and an axis with a weight that does
+ *   not split runs the pmaddwd kernels instead;
  * - otherwise in 15 low and 8 high bits (both fit pmaddwd's int16), adding
  *   (high sum << 15) + low sum.
  * The vertical pass runs the kernel's `taps` over "lanes" that lie `step`
  * bytes apart per tap (columns of consecutive rows), or with VNNI its
- * vpass8, which interleaves each window of 2 or 4 rows once for all the
- * outputs whose taps lie in it. The
- * horizontal pass runs, by the first that applies:
+ * vpass8 (the same, and outputs that share their two rows, when
+ * upscaling, from one interleave of them). The horizontal pass runs, by
+ * the first that applies:
  * - the VNNI row kernel (hrows8): every output byte its own int32 lane,
- *   its four taps gathered from a 64- or 128-byte window of the row by
- *   vpermb / vpermi2b, two rows per load of the plan (struct hplan8; an
- *   axis whose groups of 16 output bytes span more than 128 input bytes, a
- *   huge downscale, or whose rows are shorter than the window, falls back);
+ *   its taps gathered from a 64- or 128-byte window of the row by vpermb /
+ *   vpermi2b, four rows per load of the plan (struct hplan8; an axis whose
+ *   groups of 16 output bytes span more than 128 input bytes, a huge
+ *   downscale, or whose rows are shorter than the window, falls back);
  * - the row kernel (AVX2 and AVX-512: one output pixel per 128-bit lane,
  *   its taps gathered with pshufb);
  * - `taps` over 16 rows interleaved so that a pixel's taps lie 48 bytes
@@ -57,11 +59,8 @@ int resample_split3(int32_t w, int8_t part[3])
 {
 	if (w < W3_MIN || w > W3_MAX)
 		return -1;
-	/* c the low byte as int8; (w + 2^7) >> 8 = a 2^8 + b since c + 2^7 is
-	 * in [0, 255]; likewise (w + 2^7 + 2^15) >> 16 = a */
-	part[0] = (int8_t)((w + 0x8080) >> 16);
-	part[1] = (int8_t)(uint8_t)((w + 0x80) >> 8);
-	part[2] = (int8_t)(uint8_t)w;
+	for (int q = 0; q < 3; q++)
+		part[q] = (int8_t)w3_part(w, q);
 	return 0;
 }
 

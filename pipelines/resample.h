@@ -31,8 +31,9 @@ int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_strid
 			     struct buf *scratch_coeffs, struct buf *scratch_tmp, struct resample_how *how);
 
 /* Split a weight for vpdpbusd: w = part[0] 2^16 + part[1] 2^8 + part[2],
- * each part in [-128, 127]. 0, or -1 if w is outside
- * [-128 (2^16 + 2^8 + 1), 127 (2^16 + 2^8 + 1)] (no such split). */
+ * each part in [-128, 127], with part[0] 2^8 + part[1] in int16 (kernels.h,
+ * w3). 0, or -1 if w is outside [W3_MIN, W3_MAX] = [-(2^23 + 2^7),
+ * 127 (2^16 + 2^8 + 1)] (then the pmaddwd kernels take the axis). */
 int resample_split3(int32_t w, int8_t part[3]);
 
 /* The multiply-adds resample_bilinear_u8 does for these sizes (taps x
