@@ -21,9 +21,9 @@ check "bench.csv has one row per figure" \
 	bash -c "head -1 '$d/bench.csv' | grep -qx 'section,figure,unit,n,median,lo,hi,interval,target,direction,verdict' && grep -q '^ops,to_tensor ms per image,ms,2,' '$d/bench.csv'"
 
 # the ops' kernels: chosen at start-up, forced with PPBENCH_KERNEL, recorded
-PPBENCH_KERNEL=avx3 check_cli "PPBENCH_KERNEL: an unknown kernel" 2 "PPBENCH_KERNEL: unknown kernel 'avx3' \(kernels: sse2, avx2, avx512, auto\)" -- info --counters none
+PPBENCH_KERNEL=avx3 check_cli "PPBENCH_KERNEL: an unknown kernel" 2 "PPBENCH_KERNEL: unknown kernel 'avx3' \(kernels: sse2, avx2, avx512, avx512vnni, auto\)" -- info --counters none
 PPBENCH_KERNEL=sse2 check_cli "PPBENCH_KERNEL=sse2 in info" 0 '^kernels +sse2 \(PPBENCH_KERNEL=sse2; sse2 yes' -- info --counters none
-check_cli "info names the kernels" 0 '^kernels +(sse2|avx2|avx512) \(auto: the widest this CPU runs' -- info --counters none
+check_cli "info names the kernels" 0 '^kernels +(sse2|avx2|avx512|avx512vnni) \(auto: the widest this CPU runs' -- info --counters none
 check "bench.json records the kernels" grep -q '"chosen_by": "auto"' "$d/bench.json"
 run_out=$TMP/bench_run
 PPBENCH_KERNEL=sse2 "$PPBENCH" run --data "$ds" --out "$run_out" --workers 1 --batch 4 --max-batches 2 --gpu-step 0 >/dev/null 2>&1
