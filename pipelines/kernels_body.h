@@ -430,77 +430,95 @@ static inline uint32_t K(w3_c)(uint32_t wc)
 	return (wc & 0xffu) | (wc & 0xff00u) << 8;
 }
 
-/* 64 lanes of taps8 (fewer where tail: the loads and the store masked to
- * them). Words mode (n <= 2, NG = -1): the two rows' bytes interleaved,
- * then each zero-extended in place, so that every int32 holds one lane's
- * two taps as int16. Else the taps in groups of four, the four rows'
- * bytes interleaved (two rounds of in-lane unpacks) so that every int32
- * holds one lane's four taps; NG (1 or 2) groups kept in registers for
- * the three rounds, 0: any number, each round interleaving them again.
- * The saturating packs (the clamp to [0, 255]) undo the unpacks' order. */
+/* The vertical pass's 64 lanes (columns) at a time. A block's loads are
+ * masked to its lanes where tail (the last block of a row). */
+#define V8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
+
+/* words mode: rows r0 and r1 interleaved, each byte then zero-extended in
+ * place, so that every int32 holds one column's two taps as int16; d[0]
+ * .. d[3] hold columns 0-3, 4-7, 8-11, 12-15 of each 128-bit lane */
+static inline void K(v8_rows2)(__m512i r0, __m512i r1, __m512i d[4])
+{
+	const __m512i z = _mm512_setzero_si512();
+	__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
+	d[0] = _mm512_unpacklo_epi8(l01, z);
+	d[1] = _mm512_unpackhi_epi8(l01, z);
+	d[2] = _mm512_unpacklo_epi8(h01, z);
+	d[3] = _mm512_unpackhi_epi8(h01, z);
+}
+
+/* rows r0 .. r3 interleaved (two rounds of in-lane unpacks) so that every
+ * int32 holds one column's four taps, in v8_rows2's column order */
+static inline void K(v8_rows4)(__m512i r0, __m512i r1, __m512i r2, __m512i r3, __m512i d[4])
+{
+	__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
+	__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3);
+	d[0] = _mm512_unpacklo_epi16(l01, l23);
+	d[1] = _mm512_unpackhi_epi16(l01, l23);
+	d[2] = _mm512_unpacklo_epi16(h01, h23);
+	d[3] = _mm512_unpackhi_epi16(h01, h23);
+}
+
+/* the output bytes of sums s[0..3] (>> 22, clamped to [0, 255] by the
+ * saturating packs, which also undo the unpacks' column order) */
+static inline __m512i K(v8_out)(const __m512i s[4])
+{
+	return _mm512_packus_epi16(_mm512_packs_epi32(_mm512_srai_epi32(s[0], 22), _mm512_srai_epi32(s[1], 22)),
+				   _mm512_packs_epi32(_mm512_srai_epi32(s[2], 22), _mm512_srai_epi32(s[3], 22)));
+}
+
+/* words mode's output bytes of v8_rows2's d with the weights wh, wc
+ * (K(w3_h), K(w3_c)) broadcast */
+static inline __m512i K(v8_words)(const __m512i d[4], uint32_t wh, uint32_t wc)
+{
+	const __m512i h = _mm512_set1_epi32((int32_t)wh), c = _mm512_set1_epi32((int32_t)wc);
+	__m512i s[4];
+	for (int k = 0; k < 4; k++) {
+		s[k] = _mm512_dpwssd_epi32(T8_HALFW, d[k], h);
+		T8_SHL(s[k]);
+		T8_A(s[k], d[k], c);
+	}
+	return K(v8_out)(s);
+}
+
+/* 64 lanes of taps8 (fewer where tail), n taps: words mode (n <= 2, NG =
+ * -1); else the taps in groups of four, NG (1 or 2) groups kept in
+ * registers for the three rounds, 0: any number, each round interleaving
+ * them again */
 static inline __attribute__((always_inline)) void
 K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask64 m, const int tail,
 	       const int NG, uint8_t *out)
 {
 	const __m512i z = _mm512_setzero_si512();
-	__m512i s0, s1, s2, s3;
-	__m512i d[2][4];
-#define T8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
+	__m512i v;
 	if (NG < 0) {
-		__m512i r0 = T8_LOAD(q), r1 = n > 1 ? T8_LOAD(q + step) : z;
-		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
-		__m512i e0 = _mm512_unpacklo_epi8(l01, z), e1 = _mm512_unpackhi_epi8(l01, z);
-		__m512i e2 = _mm512_unpacklo_epi8(h01, z), e3 = _mm512_unpackhi_epi8(h01, z);
-		const __m512i wh = _mm512_set1_epi32((int32_t)K(w3_h)(w3[0], w3[1]));
-		const __m512i wc = _mm512_set1_epi32((int32_t)K(w3_c)(w3[2]));
-		s0 = _mm512_dpwssd_epi32(T8_HALFW, e0, wh);
-		s1 = _mm512_dpwssd_epi32(T8_HALFW, e1, wh);
-		s2 = _mm512_dpwssd_epi32(T8_HALFW, e2, wh);
-		s3 = _mm512_dpwssd_epi32(T8_HALFW, e3, wh);
-		T8_SHL(s0);
-		T8_SHL(s1);
-		T8_SHL(s2);
-		T8_SHL(s3);
-		T8_A(s0, e0, wc);
-		T8_A(s1, e1, wc);
-		T8_A(s2, e2, wc);
-		T8_A(s3, e3, wc);
+		__m512i d[4];
+		K(v8_rows2)(V8_LOAD(q), n > 1 ? V8_LOAD(q + step) : z, d);
+		v = K(v8_words)(d, K(w3_h)(w3[0], w3[1]), K(w3_c)(w3[2]));
 	} else {
-		s0 = s1 = s2 = s3 = T8_HALF;
-#define T8_ROWS(g, dd)                                                                          \
-	do {                                                                                    \
-		const uint8_t *q_ = q + 4 * (size_t)(g) * step;                                 \
-		const int t_ = 4 * (g);                                                         \
-		__m512i r0 = T8_LOAD(q_);                                                       \
-		__m512i r1 = t_ + 1 < n ? T8_LOAD(q_ + step) : z;                               \
-		__m512i r2 = t_ + 2 < n ? T8_LOAD(q_ + 2 * step) : z;                           \
-		__m512i r3 = t_ + 3 < n ? T8_LOAD(q_ + 3 * step) : z;                           \
-		__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1); \
-		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3); \
-		dd[0] = _mm512_unpacklo_epi16(l01, l23);                                        \
-		dd[1] = _mm512_unpackhi_epi16(l01, l23);                                        \
-		dd[2] = _mm512_unpacklo_epi16(h01, h23);                                        \
-		dd[3] = _mm512_unpackhi_epi16(h01, h23);                                        \
+		__m512i s[4] = { T8_HALF, T8_HALF, T8_HALF, T8_HALF }, d[2][4];
+#define T8_ROWS(g, dd)                                                                  \
+	do {                                                                            \
+		const uint8_t *q_ = q + 4 * (size_t)(g) * step;                         \
+		const int t_ = 4 * (g);                                                 \
+		K(v8_rows4)(V8_LOAD(q_), t_ + 1 < n ? V8_LOAD(q_ + step) : z,           \
+			    t_ + 2 < n ? V8_LOAD(q_ + 2 * step) : z,                    \
+			    t_ + 3 < n ? V8_LOAD(q_ + 3 * step) : z, dd);               \
 	} while (0)
 #define T8_ROUND(dd, b, g)                                                              \
 	do {                                                                            \
 		const __m512i w_ = _mm512_set1_epi32((int32_t)w3[3 * (g) + (b)]);     \
-		T8_A(s0, dd[0], w_);                                                    \
-		T8_A(s1, dd[1], w_);                                                    \
-		T8_A(s2, dd[2], w_);                                                    \
-		T8_A(s3, dd[3], w_);                                                    \
+		for (int k_ = 0; k_ < 4; k_++)                                          \
+			T8_A(s[k_], dd[k_], w_);                                        \
 	} while (0)
 		const int ng = (n + 3) / 4;
 		if (NG)
 			for (int g = 0; g < NG; g++)
 				T8_ROWS(g, d[g]);
 		for (int b = 0; b < 3; b++) {
-			if (b) {
-				T8_SHL(s0);
-				T8_SHL(s1);
-				T8_SHL(s2);
-				T8_SHL(s3);
-			}
+			if (b)
+				for (int k = 0; k < 4; k++)
+					T8_SHL(s[k]);
 			if (NG)
 				for (int g = 0; g < NG; g++)
 					T8_ROUND(d[g], b, g);
@@ -512,13 +530,8 @@ K(taps8_block)(const uint8_t *q, size_t step, int n, const uint32_t *w3, __mmask
 		}
 #undef T8_ROWS
 #undef T8_ROUND
+		v = K(v8_out)(s);
 	}
-#undef T8_LOAD
-	s0 = _mm512_srai_epi32(s0, 22);
-	s1 = _mm512_srai_epi32(s1, 22);
-	s2 = _mm512_srai_epi32(s2, 22);
-	s3 = _mm512_srai_epi32(s3, 22);
-	__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), _mm512_packs_epi32(s2, s3));
 	if (tail)
 		_mm512_mask_storeu_epi8((void *)out, m, v);
 	else
@@ -536,6 +549,8 @@ K(taps8_ng)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lan
 		K(taps8_block)(p + i, step, n, w3, ((__mmask64)1 << (lanes - i)) - 1, 1, NG, out + i);
 }
 
+/* out[i] = clip8(2^21 + sum over taps t < n of p[t * step + i] * w_t) for
+ * i < lanes, the weights split as w3 (kernels.h) for one output */
 static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, size_t lanes,
 		     uint8_t *out)
 {
@@ -549,96 +564,32 @@ static void K(taps8)(const uint8_t *p, size_t step, int n, const uint32_t *w3, s
 		K(taps8_ng)(p, step, n, w3, lanes, out, 0);
 }
 
-/* 64 lanes (fewer where tail) of one window of the vertical pass: `rows`
- * rows (at most W: 2 in words mode, else 4; the rest zero) interleaved
- * once as in taps8, then each of the nout outputs whose taps lie in them,
- * with its weights moved to its taps' slots (wv: words mode H and C, else
- * a, b, c), stored at outp[k] + i. */
+/* 64 lanes (fewer where tail) of a window of the vertical pass: its two
+ * rows (the second zero if rows is 1) interleaved once in words mode for
+ * the nout outputs whose taps lie in them, each with its weights H and C
+ * moved to its taps' slots in wv, stored at outp[k] + i */
 static inline __attribute__((always_inline)) void
-K(vwin8_block)(const uint8_t *q, size_t step, int rows, const uint32_t (*wv)[3], int nout,
-	       uint8_t *const *outp, size_t i, __mmask64 m, const int tail, const int W)
+K(vwin8_block)(const uint8_t *q, size_t step, int rows, const uint32_t (*wv)[2], int nout,
+	       uint8_t *const *outp, size_t i, __mmask64 m, const int tail)
 {
-	const __m512i z = _mm512_setzero_si512();
-	__m512i d0, d1, d2, d3;
-#define V8_LOAD(ptr) (tail ? _mm512_maskz_loadu_epi8(m, (const void *)(ptr)) : _mm512_loadu_si512((const void *)(ptr)))
-	__m512i r0 = V8_LOAD(q), r1 = rows > 1 ? V8_LOAD(q + step) : z;
-	__m512i l01 = _mm512_unpacklo_epi8(r0, r1), h01 = _mm512_unpackhi_epi8(r0, r1);
-	if (W == 2) {
-		d0 = _mm512_unpacklo_epi8(l01, z);
-		d1 = _mm512_unpackhi_epi8(l01, z);
-		d2 = _mm512_unpacklo_epi8(h01, z);
-		d3 = _mm512_unpackhi_epi8(h01, z);
-	} else {
-		__m512i r2 = rows > 2 ? V8_LOAD(q + 2 * step) : z, r3 = rows > 3 ? V8_LOAD(q + 3 * step) : z;
-		__m512i l23 = _mm512_unpacklo_epi8(r2, r3), h23 = _mm512_unpackhi_epi8(r2, r3);
-		d0 = _mm512_unpacklo_epi16(l01, l23);
-		d1 = _mm512_unpackhi_epi16(l01, l23);
-		d2 = _mm512_unpacklo_epi16(h01, h23);
-		d3 = _mm512_unpackhi_epi16(h01, h23);
-	}
-#undef V8_LOAD
+	__m512i d[4];
+	K(v8_rows2)(V8_LOAD(q), rows > 1 ? V8_LOAD(q + step) : _mm512_setzero_si512(), d);
 	for (int k = 0; k < nout; k++) {
-		__m512i s0, s1, s2, s3;
-		if (W == 2) {
-			const __m512i wh = _mm512_set1_epi32((int32_t)wv[k][0]);
-			const __m512i wc = _mm512_set1_epi32((int32_t)wv[k][1]);
-			s0 = _mm512_dpwssd_epi32(T8_HALFW, d0, wh);
-			s1 = _mm512_dpwssd_epi32(T8_HALFW, d1, wh);
-			s2 = _mm512_dpwssd_epi32(T8_HALFW, d2, wh);
-			s3 = _mm512_dpwssd_epi32(T8_HALFW, d3, wh);
-			T8_SHL(s0);
-			T8_SHL(s1);
-			T8_SHL(s2);
-			T8_SHL(s3);
-			T8_A(s0, d0, wc);
-			T8_A(s1, d1, wc);
-			T8_A(s2, d2, wc);
-			T8_A(s3, d3, wc);
-		} else {
-			s0 = s1 = s2 = s3 = T8_HALF;
-			for (int b = 0; b < 3; b++) {
-				const __m512i w = _mm512_set1_epi32((int32_t)wv[k][b]);
-				if (b) {
-					T8_SHL(s0);
-					T8_SHL(s1);
-					T8_SHL(s2);
-					T8_SHL(s3);
-				}
-				T8_A(s0, d0, w);
-				T8_A(s1, d1, w);
-				T8_A(s2, d2, w);
-				T8_A(s3, d3, w);
-			}
-		}
-		s0 = _mm512_srai_epi32(s0, 22);
-		s1 = _mm512_srai_epi32(s1, 22);
-		s2 = _mm512_srai_epi32(s2, 22);
-		s3 = _mm512_srai_epi32(s3, 22);
-		__m512i v = _mm512_packus_epi16(_mm512_packs_epi32(s0, s1), _mm512_packs_epi32(s2, s3));
+		__m512i v = K(v8_words)(d, wv[k][0], wv[k][1]);
 		if (tail)
 			_mm512_mask_storeu_epi8((void *)(outp[k] + i), m, v);
 		else
 			_mm512_storeu_si512((void *)(outp[k] + i), v);
 	}
 }
-
-static inline __attribute__((always_inline)) void
-K(vwin8)(const uint8_t *q, size_t step, size_t width, int rows, const uint32_t (*wv)[3], int nout,
-	 uint8_t *const *outp, const int W)
-{
-	size_t i = 0;
-	for (; i + 64 <= width; i += 64)
-		K(vwin8_block)(q + i, step, rows, wv, nout, outp, i, ~(__mmask64)0, 0, W);
-	if (i < width)
-		K(vwin8_block)(q + i, step, rows, wv, nout, outp, i, ((__mmask64)1 << (width - i)) - 1, 1, W);
-}
+#undef V8_LOAD
 
 /* The vertical pass with the split weights (kernels.h, vpass8): outputs
- * of at most two taps in windows of consecutive ones whose taps lie in
- * the same two rows, each window's rows interleaved once per 64 columns
- * for all its outputs (upscaling: up to 1 / scale outputs each); the
- * others one by one, by taps8 (a window of four rows shared by outputs of
- * three or four taps measured slower: they rarely share one). */
+ * of at most two taps that share their rows (upscaling: up to 1 / scale
+ * outputs each) in windows, the two rows interleaved once per 64 columns
+ * for all of them; the others one by one, by taps8 (a window of four rows
+ * shared by outputs of three or four taps measured slower: they rarely
+ * share one). */
 #define V8_MAXOUT 16
 static void K(vpass8)(const uint8_t *in, size_t in_stride, size_t width, uint8_t *out, int out_h,
 		      const int32_t *bd, const uint32_t *w3)
@@ -656,7 +607,7 @@ static void K(vpass8)(const uint8_t *in, size_t in_stride, size_t width, uint8_t
 			yy++;
 			continue;
 		}
-		uint32_t wv[V8_MAXOUT][3];
+		uint32_t wv[V8_MAXOUT][2];
 		uint8_t *outp[V8_MAXOUT];
 		int nout = 0, end = f + n;
 		for (; yy < out_h && nout < V8_MAXOUT; yy++, nout++) {
@@ -669,7 +620,13 @@ static void K(vpass8)(const uint8_t *in, size_t in_stride, size_t width, uint8_t
 			outp[nout] = out + (size_t)yy * width;
 			end = d + f + n2 > end ? d + f + n2 : end;
 		}
-		K(vwin8)(q, in_stride, width, end - f, (const uint32_t (*)[3])wv, nout, outp, 2);
+		size_t i = 0;
+		for (; i + 64 <= width; i += 64)
+			K(vwin8_block)(q + i, in_stride, end - f, (const uint32_t (*)[2])wv, nout, outp, i,
+				       ~(__mmask64)0, 0);
+		if (i < width)
+			K(vwin8_block)(q + i, in_stride, end - f, (const uint32_t (*)[2])wv, nout, outp, i,
+				       ((__mmask64)1 << (width - i)) - 1, 1);
 	}
 }
 
