@@ -51,8 +51,8 @@ static inline uint8_t w3_part(int32_t w, int q)
 }
 #define W3_MAX_GROUPS 8        /* vpass8 takes outputs of at most 4 W3_MAX_GROUPS taps */
 
-/* The horizontal pass's byte-gather plan (kernels with hrows8; resample.c
- * builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
+/* The horizontal pass's byte-gather plan (kernels with hrows8, whose
+ * hplan8 builds it). Output byte o = 3 xx + c of a row is int32 lane o % 16 of
  * group o / 16. Group g reads `win` bytes (64 or 128) of the input row
  * from byte start[g] on, all inside the row's 3 in_w bytes; its tap group
  * k (taps 4k .. 4k + 3) is four 64-byte vectors at tab + (g ntg + k) 256
