@@ -122,11 +122,13 @@ sweep: bench/ppbench
 
 # make plots [RESULTS=results/<UTC>-sweep-...]: redraw a sweep's figures (default: the
 # newest; folders named sweep-<UTC>... by older versions are taken when there is no other)
+# (the folder reaches the shell through the environment, never pasted into
+# the command: a folder's name is only data)
+plots: export PPBENCH_PLOTS_DIR = $(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*)) \
+	$(sort $(wildcard results/*-sweep results/*-sweep-*))))
 plots: bench/ppbench
-	@d="$(or $(RESULTS),$(lastword $(sort $(wildcard results/sweep-*)) \
-		$(sort $(wildcard results/*-sweep results/*-sweep-*))))"; \
-	if [ -z "$$d" ]; then echo "make plots: no sweep folder in results/; give RESULTS=DIR" >&2; exit 2; fi; \
-	echo "bench/ppbench plots $$d"; bench/ppbench plots "$$d"
+	@if [ -z "$$PPBENCH_PLOTS_DIR" ]; then echo "make plots: no sweep folder in results/; give RESULTS=DIR" >&2; exit 2; fi; \
+	printf 'bench/ppbench plots %s\n' "$$PPBENCH_PLOTS_DIR"; bench/ppbench plots "$$PPBENCH_PLOTS_DIR"
 
 # make reproduce: the paper's two experiments on this machine, then one report.
 #   1. the batch x GPU grid with workers = GPUs (Figs. 4-5)

@@ -1412,7 +1412,7 @@ int dataset_info_read(const char *root, struct gen_info *gi)
 	memset(gi, 0, sizeof(*gi));
 	gi->version = -1;
 	snprintf(p, sizeof(p), "%.4000s/" INFO_FILE, root);
-	FILE *f = fopen(p, "r");
+	FILE *f = fopen_regular(p, FILE_MAX_DOC, NULL, 0);
 	if (!f)
 		return -1;
 	unsigned long long v;

@@ -1,6 +1,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "sample.h"
 
 int buf_reserve(struct buf *b, size_t n)
@@ -43,6 +44,7 @@ void sample_setup(struct sample *s, const char *path, int64_t label, uint64_t in
 	s->h = s->w = 0;
 	s->scr = scr;
 	s->err[0] = 0;
+	s->oom = 0;
 }
 
 size_t sample_bytes(const struct sample *s)
@@ -64,6 +66,7 @@ int sample_fail(struct sample *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(s->err, sizeof(s->err), fmt, ap);
 	va_end(ap);
+	s->oom = !strncmp(s->err, SAMPLE_OOM, sizeof(SAMPLE_OOM) - 1);
 	return -1;
 }
 

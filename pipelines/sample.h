@@ -64,6 +64,7 @@ struct sample {
 	struct scratch *scr;   /* the worker's scratch, not owned */
 
 	char err[256];         /* the reason of the last failed op */
+	int oom;               /* 1: it failed for want of memory (err begins SAMPLE_OOM) */
 };
 
 /* Bytes of the current data. */
@@ -84,7 +85,11 @@ static inline void sample_swap_tmp(struct sample *s)
 }
 
 /* Set s->err from a printf format; always returns -1 so ops can
- * `return sample_fail(s, ...)`. */
+ * `return sample_fail(s, ...)`. A reason that begins with SAMPLE_OOM
+ * ("out of memory ...", as every op and decoder words it) also sets s->oom:
+ * the machine, not the file, failed, so the run fails (as PyTorch's
+ * MemoryError ends a DataLoader) and the file is never counted skipped. */
+#define SAMPLE_OOM "out of memory"
 int sample_fail(struct sample *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -12,6 +12,8 @@ set datafile separator comma
 set datafile columnheaders
 set datafile missing ""
 set macros
+# the most columns a data file may have
+STATS_MAXCOLS = 256
 
 # Colours that stay apart in print and for colour-blind readers (tab10).
 set linetype 1 lc rgb "#1f77b4" lw 2 pt 7 ps 0.9
@@ -31,19 +33,36 @@ set output OUT.".png"
 set grid back lt 1 dt 1 lc rgb "#e4e4e4" lw 1
 set border 3 lc rgb "#444444"
 set tics nomirror out
-set key top right opaque box lc rgb "#cccccc" width 1 height 0.5
+# legends below the plot, never over its data (a script may put it outside elsewhere)
+set key below center horizontal height 1
 
 finish = "set terminal svg size 960,600 noenhanced font 'sans,12' background rgb 'white'; set output OUT.'.svg'; replot; set output"
 
-# header(): the header line of IN (first line not starting with '#')
-header = system("awk '!/^#/ {print; exit}' '".IN."'")
-# has(c): 1 if IN has a column named c
-has(c) = strstrt(",".header.",", ",".c.",") > 0
-# nseries: the largest value of the "series" column (0 without one)
-nseries = has("series") ? int(system("awk -F, '!/^#/ && !h {for (i = 1; i <= NF; i++) if ($i == \"series\") c = i; h = 1; next} h && $c > m {m = $c} END {print m + 0}' '".IN."'")) : 0
+# Everything below reads IN with gnuplot's own functions (stats, columnhead,
+# strcol): no script here runs a shell, so a path or a label that holds
+# quotes, "$(...)" or a newline is only ever data. IN, OUT and the script's
+# own path are passed by ppbench as absolute paths (a relative one is given
+# as ./path: gnuplot reads a name starting with '<' from a command and
+# writes one starting with '|' to one).
+
+# header: ",name1,name2,...," (the column names of IN); ncols: the number
+# of the last named column; has(c): 1 if IN has a column named c
+header = ","
+ncols = 0
+stats IN every ::0::0 using (sum [k = 1:STATS_MAXCOLS] (strlen(columnhead(k)) ? (header = header.columnhead(k).",", ncols = k, 0) : 0)) nooutput
+has(c) = strstrt(header, ",".c.",") > 0
+# nseries: the largest value of the "series" column (0 without one);
 # label(i): the series_label of series i
-label(i) = system(sprintf("awk -F, '!/^#/ && !h {for (j = 1; j <= NF; j++) {if ($j == \"series\") c = j; if ($j == \"series_label\") l = j}; h = 1; next} h && $c == %d {print $l; exit}' '%s'", i, IN))
-# integer_xtics(col): tics at every integer of column col when its range is small
+nseries = 0
+if (has("series")) {
+	stats IN using "series" nooutput
+	nseries = int(STATS_max)
+}
+array SERIES_LABEL[nseries > 0 ? nseries : 1]
+do for [i = 1:|SERIES_LABEL|] { SERIES_LABEL[i] = sprintf("series %d", i) }
+if (nseries > 0 && has("series_label")) {
+	stats IN using (cm_s = column("series"), cm_s >= 1 && cm_s <= nseries ? (SERIES_LABEL[int(cm_s)] = strcol("series_label"), 0) : 0) nooutput
+}
+label(i) = SERIES_LABEL[i]
+# integer_xtics (XCOL = the x column): tics at every integer when its range is small
 integer_xtics = "stats IN using XCOL nooutput; if (STATS_max - STATS_min <= 12) { set xtics 1 } else { set xtics autofreq }"
-# mingap(c): the smallest distance between two distinct values of column c (1 if one value)
-mingap(c) = real(system(sprintf("awk -F, '!/^#/ && !h {for (i = 1; i <= NF; i++) if ($i == \"%s\") k = i; h = 1; next} h && $k != \"\" {print $k}' '%s' | sort -g -u | awk 'NR > 1 && (g == \"\" || $1 - p < g) {g = $1 - p} {p = $1} END {print (g == \"\" ? 1 : g)}'", c, IN)))

@@ -4,7 +4,9 @@
 # usage: gnuplot -c compare_batches.gp batches.csv OUT_PREFIX [TITLE]
 # columns: series (1 ppbench, 2 PyTorch), series_label, batch, preproc_ms, wait_ms
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title (ARGC >= 3 && strlen(ARG3) ? ARG3 : "Batch preprocessing time per batch")
 set xlabel "batch id"

@@ -4,7 +4,9 @@
 # usage: gnuplot -c compare_ops.gp ops.csv OUT_PREFIX [TITLE]
 # columns: op, ppbench_mean_ms, ppbench_p90_ms, pytorch_mean_ms, pytorch_p90_ms
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title (ARGC >= 3 && strlen(ARG3) ? ARG3 : "Per-op time per image")
 set ylabel "time per image (ms, log scale)"

@@ -5,7 +5,9 @@
 # usage: gnuplot -c fig4_preproc_boxplot.gp preproc_box.csv OUT_PREFIX
 # columns: series, series_label, preproc_ms
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "Per-batch preprocessing time by configuration (Lotus Fig. 4)"
 set xlabel "configuration"

@@ -4,7 +4,9 @@
 # usage: gnuplot -c fig5a_wait_per_batch.gp batches.csv OUT_PREFIX
 # columns: series, series_label, id, wait_ms
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "Main-process wait per batch (Lotus Fig. 5a)\nbatches that arrived out of order (no wait) sit at the 1 us marker"
 set xlabel "batch id"

@@ -4,7 +4,9 @@
 # usage: gnuplot -c fig5b_delay_percentiles.gp percentiles.csv OUT_PREFIX
 # columns: series, series_label, pct, delay_ms
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "Delay of preprocessed batches by percentile (Lotus Fig. 5b)"
 set xlabel "percentile of batches (%)"

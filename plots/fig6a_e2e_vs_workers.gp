@@ -3,7 +3,9 @@
 # usage: gnuplot -c fig6a_e2e_vs_workers.gp vs_workers.csv OUT_PREFIX
 # columns: series, series_label, workers, e2e_s [, e2e_min_s, e2e_max_s]
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "End-to-end time against workers (Lotus Fig. 6a)"
 set xlabel "data-loader workers"

@@ -10,7 +10,9 @@
 #          workers, span_s, cum_span_s (this op and those below it); optional
 #          oncpu_s, descheduled_s, cum_oncpu_s (top of this op's on-CPU part)
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 split = has("cum_oncpu_s")
 set title "Sum of op spans by op against workers (Lotus Fig. 6b, its \"CPU seconds\")".(split ? ":\nsolid on a CPU, hatched descheduled" : "").(ARGC >= 3 && strlen(ARG3) ? "\n".ARG3 : "")
@@ -19,10 +21,18 @@ set ylabel "sum of op wall spans over workers (s)"
 set yrange [0:*]
 set offsets graph 0.05, graph 0.05, graph 0.08, 0
 XCOL = "workers"; @integer_xtics
-set key top left reverse Left
+# the legend outside, on the right, in the order of the stack
+set key outside right top vertical reverse Left
+# gap: the smallest step between two worker counts of an op (its rows are in
+# x order), 1 with one worker count
+gap = NaN; gp_x = NaN; gp_s = NaN
+stats IN using (gp_v = column("workers"), gp_t = column("series"), \
+	(gp_t == gp_s && gp_v > gp_x && !(gp_v - gp_x >= gap)) ? gap = gp_v - gp_x : 0, \
+	gp_x = gp_v, gp_s = gp_t, 0) nooutput
+gap = gap == gap ? gap : 1
 if (split) {
 	# each op two boxes: [below it, top of its on-CPU part] solid, [that, its top] hatched
-	bw = 0.3 * mingap("workers")
+	bw = 0.3 * gap
 	top(i) = column("series") == i ? column("cum_span_s") : NaN
 	on(i) = (c = column("cum_oncpu_s"), c == c ? c : column("cum_span_s"))
 	plot for [i=nseries:1:-1] IN using "workers":(top(i)):(column("workers") - bw):(column("workers") + bw):(column("cum_span_s") - column("span_s")):(on(i)) \
@@ -31,7 +41,7 @@ if (split) {
 		with boxxyerror lt i fill pattern 4 border rgb "#555555" notitle, \
 	     NaN with boxes lc rgb "#555555" fill pattern 4 title "descheduled"
 } else {
-	set boxwidth 0.6 * mingap("workers") absolute
+	set boxwidth 0.6 * gap absolute
 	set style fill solid 0.85 border rgb "#555555"
 	plot for [i=nseries:1:-1] IN using "workers":(column("series") == i ? column("cum_span_s") : NaN) \
 		with boxes lt i title label(i)

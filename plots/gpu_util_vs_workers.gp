@@ -2,7 +2,9 @@
 # usage: gnuplot -c gpu_util_vs_workers.gp vs_workers.csv OUT_PREFIX
 # columns: series, series_label, workers, gpu_util_pct
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "Simulated GPU utilization against workers"
 set xlabel "data-loader workers"

@@ -3,9 +3,10 @@
 # columns: op, then one column per machine (its label as the header), in ms
 #   of CPU per image
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
-ncols = int(system("awk -F, '!/^#/ { print NF; exit }' '".IN."'"))
 set title "CPU time per image, by op".(strlen(ARG3) ? " (".ARG3.")" : "")
 set xlabel "op"
 set ylabel "CPU time per image (ms)"

@@ -5,7 +5,9 @@
 #   (the _lo/_hi columns, when present, are the interval of the median over
 #   the runs: min-max, or the 95 % interval from 6 runs on)
 IN = ARG1; OUT = ARG2; YCOL = ARG3
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title ARG5
 set xlabel "data-loader workers"

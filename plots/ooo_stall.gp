@@ -5,7 +5,9 @@
 # columns: series, series_label, the x column, ooo_pct, stall_pct
 IN = ARG1; OUT = ARG2
 XCOL = (ARGC >= 3 && strlen(ARG3)) ? ARG3 : "workers"
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 if (XCOL eq "batch") {
 	set title "Out-of-order batches and stall against batch size"

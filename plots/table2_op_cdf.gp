@@ -4,7 +4,9 @@
 # usage: gnuplot -c table2_op_cdf.gp op_cdf.csv OUT_PREFIX [SUBTITLE]
 # columns: series, series_label (op), dur_us, cum_pct
 IN = ARG1; OUT = ARG2
-load system("dirname '".ARG0."'")."/common.gp"
+# this script's folder (no shell: a path is only ever data)
+dirname(p) = strlen(p) == 0 || p[strlen(p):strlen(p)] eq "/" ? p : dirname(p[1:strlen(p) - 1])
+load dirname(ARG0)."common.gp"
 
 set title "Per-op time distributions (Lotus Table II)".(ARGC >= 3 && strlen(ARG3) ? "\n".ARG3 : "")
 set xlabel "duration of one op call (us, log scale)"

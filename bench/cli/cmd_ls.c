@@ -74,6 +74,7 @@ struct ls_entry {
 	char status[640];
 	char noise[256];
 	int stale;                    /* a temporary folder no process holds */
+	int linked;                   /* reached through a symbolic link: --clean never removes it */
 	int absorbed;                 /* a repeat listed with its first */
 	/* a run with --repeat: */
 	int rep_k, rep_n;
@@ -278,20 +279,21 @@ static void fill_sweep(struct ls_entry *e)
 	sweep_free(&s);
 }
 
-static json_t *load(const char *dir, const char *file)
+/* why (may be NULL) gets the reason when it cannot be read */
+static json_t *load(const char *dir, const char *file, char *why, size_t whylen)
 {
 	char p[PATH_MAX + 64];
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	return json_load_file(p, 0, NULL);
+	return json_load_regular(p, why, whylen);
 }
 
 static void fill_compare(struct ls_entry *e)
 {
 	char p[PATH_MAX + 16];
 	snprintf(p, sizeof(p), "%s/ppbench", e->path);
-	json_t *a = load(p, "summary.json");
+	json_t *a = load(p, "summary.json", NULL, 0);
 	snprintf(p, sizeof(p), "%s/pytorch", e->path);
-	json_t *b = load(p, "summary.json");
+	json_t *b = load(p, "summary.json", NULL, 0);
 	if (a) {
 		fill_run(e, a);
 		free(e->row);
@@ -309,8 +311,9 @@ static void fill_compare(struct ls_entry *e)
 	json_decref(b);
 }
 
-/* What kind of results folder path is ("" when none): by its files. */
-static const char *kind_of(const char *path, json_t **summary)
+/* What kind of results folder path is ("" when none): by its files. why
+ * gets the reason when its summary.json cannot be read. */
+static const char *kind_of(const char *path, json_t **summary, char *why, size_t whylen)
 {
 	*summary = NULL;
 	if (is_file(path, "sweep.json"))
@@ -329,7 +332,7 @@ static const char *kind_of(const char *path, json_t **summary)
 		return "bench";
 	if (!is_file(path, "summary.json"))
 		return "";
-	*summary = load(path, "summary.json");
+	*summary = load(path, "summary.json", why, whylen);
 	/* a results folder of another command says so in "tool" ("ppbench bench") */
 	const char *tool = json_text(*summary, "tool", "ppbench");
 	static char k[16];
@@ -340,12 +343,21 @@ static const char *kind_of(const char *path, json_t **summary)
 	return "run";
 }
 
-static int collect(struct ls_list *l, const char *root, const char *prefix, int depth);
+/* linked: root was reached through a symbolic link (what is under it may
+ * be outside DIR) */
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth, int linked);
 static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
-		       int depth);
+		       int depth, int linked);
+
+/* Is path a symbolic link? */
+static int is_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
 
 /* Only the temporary folders of root (a sweep's runs/). */
-static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
+static int collect_tmp(struct ls_list *l, const char *root, const char *prefix, int linked)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -356,7 +368,7 @@ static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
 		return 0;
 	while (!rc && (de = readdir(d)))
 		if (de->d_name[0] == '.' && !results_name_parse(de->d_name, &rn) && rn.tmp)
-			rc = collect_one(l, root, prefix, de->d_name, 2);
+			rc = collect_one(l, root, prefix, de->d_name, 2, linked);
 	closedir(d);
 	return rc;
 }
@@ -364,7 +376,7 @@ static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
 /* One entry of root named name: a results folder, a temporary one, or a
  * folder of results (listed with its contents). */
 static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
-		       int depth)
+		       int depth, int linked)
 {
 	struct results_name rn;
 	struct stat st;
@@ -380,13 +392,14 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 	/* a temporary folder is ppbench's own, never a link to something else */
 	if (named && rn.tmp && (lstat(path, &st) || !S_ISDIR(st.st_mode)))
 		return 0;
-	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum);
+	char why[300] = "";
+	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum, why, sizeof(why));
 	if (!*kind) {
 		/* a folder of results (make reproduce, a Slurm job): its contents */
 		if (depth < 2) {
 			char pre[512];
 			snprintf(pre, sizeof(pre), "%s%s/", prefix, name);
-			return collect(l, path, pre, depth + 1);
+			return collect(l, path, pre, depth + 1, linked || is_link(path));
 		}
 		return 0;
 	}
@@ -403,16 +416,21 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 	if (rn.tmp) {
 		int held = results_dir_held(path);
 		e->stale = held == 0;
+		e->linked = linked;
 		e->complete = 0;
-		snprintf(e->status, sizeof(e->status), "%s", held == 1 ? "in progress" : held == 0 ?
-			 "stale: left by a killed run (ppbench ls --clean removes it)" :
-			 "temporary (cannot tell whether a process holds it)");
+		snprintf(e->status, sizeof(e->status), "%s", held == 1 ? "in progress" : held != 0 ?
+			 "temporary (cannot tell whether a process holds it)" : linked ?
+			 "stale, reached through a symbolic link (ls --clean removes nothing outside the "
+			 "folder listed)" : "stale: left by a killed run (ppbench ls --clean removes it)");
 	} else if (!strcmp(kind, "sweep")) {
 		fill_sweep(e);
 	} else if (!strcmp(kind, "compare")) {
 		fill_compare(e);
 	} else if (sum) {
 		fill_run(e, sum);
+	} else if (why[0]) {
+		e->complete = 0;
+		snprintf(e->status, sizeof(e->status), "unreadable summary.json: %s", why);
 	} else {
 		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
 			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
@@ -425,7 +443,7 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 		snprintf(runs, sizeof(runs), "%s/runs", path);
 		snprintf(pre, sizeof(pre), "%s%s/runs/", prefix, name);
 		json_decref(sum);
-		return collect_tmp(l, runs, pre);
+		return collect_tmp(l, runs, pre, linked || is_link(runs));
 	}
 	if (named && rn.partial) {
 		e->complete = 0;
@@ -442,7 +460,7 @@ static int by_name(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-static int collect(struct ls_list *l, const char *root, const char *prefix, int depth)
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth, int linked)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -469,7 +487,7 @@ static int collect(struct ls_list *l, const char *root, const char *prefix, int 
 	if (n)
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
-		if (!rc && collect_one(l, root, prefix, names[i], depth))
+		if (!rc && collect_one(l, root, prefix, names[i], depth, linked))
 			rc = -2;
 		free(names[i]);
 	}
@@ -580,12 +598,10 @@ static void print_text(const struct ls_list *l, FILE *f)
 			size_t k = strlen(ips);
 			snprintf(ips + k, sizeof(ips) - k, " (%s)", e->ips_note);
 		}
-		fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s", e->name, e->kind, t,
-			e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
-			ips, e->status);
-		if (e->noise[0])
-			fprintf(f, "; noise: %s", e->noise);
-		fputc('\n', f);
+		/* names and strings of results files: escaped (ESC, newlines) */
+		outf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s%s%s\n", e->name, e->kind, t,
+		     e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
+		     ips, e->status, e->noise[0] ? "; noise: " : "", e->noise);
 	}
 }
 
@@ -624,22 +640,30 @@ static json_t *entry_json(const struct ls_entry *e)
 	return o;
 }
 
-/* --clean: remove the stale temporary folders, each named on stdout. */
-static int clean(const struct ls_list *l, int dry_run)
+/* --clean: remove the stale temporary folders of dir, each named on
+ * stdout; never one reached through a symbolic link (nor, should a link
+ * be swapped in meanwhile, anything through one: remove_tree_in). */
+static int clean(const struct ls_list *l, const char *dir, int dry_run)
 {
 	size_t n = 0, failed = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ls_entry *e = &l->e[i];
 		if (!e->stale)
 			continue;
+		if (e->linked) {
+			outf(stdout, "not removed (reached through a symbolic link): %s\n", e->path);
+			continue;
+		}
 		n++;
 		if (dry_run) {
-			printf("would remove %s\n", e->path);
-		} else if (remove_tree(e->path)) {
-			error_msg("cannot remove '%s': %s", e->path, strerror(errno));
+			outf(stdout, "would remove %s\n", e->path);
+		} else if (remove_tree_in(dir, e->name)) {
+			error_msg("cannot remove '%s': %s", e->path, errno == ELOOP ?
+				  "a folder on its way is a symbolic link (nothing outside the folder "
+				  "listed is removed)" : strerror(errno));
 			failed++;
 		} else {
-			printf("removed %s\n", e->path);
+			outf(stdout, "removed %s\n", e->path);
 		}
 	}
 	if (!n)
@@ -680,7 +704,7 @@ int cmd_ls(int argc, char **argv)
 		error_msg("cannot list '%s': %s", dir, errno ? strerror(errno) : "not a folder");
 		return EXIT_FAIL;
 	}
-	int cr = collect(&l, dir, "", 0);
+	int cr = collect(&l, dir, "", 0, 0);
 	if (cr == -1) {
 		error_msg("cannot read '%s': %s", dir, strerror(errno));
 		return EXIT_FAIL;
@@ -704,7 +728,7 @@ int cmd_ls(int argc, char **argv)
 	}
 	l.n = k;
 	if (o.clean) {
-		rc = clean(&l, o.dry_run);
+		rc = clean(&l, dir, o.dry_run);
 	} else if (o.json) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < l.n; i++)
@@ -713,7 +737,7 @@ int cmd_ls(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(a);
 	} else if (!l.n) {
-		printf("no results in %s\n", dir);
+		outf(stdout, "no results in %s\n", dir);
 	} else {
 		print_text(&l, stdout);
 	}

@@ -53,7 +53,7 @@ const struct opt run_opts_table[] = {
 	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
 	  .unit = "ms", .lo = 0, .hi = 60e9 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
+	  "simulated host-to-device copy bandwidth (0: no copy); a batch's copy may last a minute at most, as --gpu-step", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
@@ -80,6 +80,12 @@ const struct opt run_opts_table[] = {
 	  .choices = RNG_CHOICES },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = ON_ERROR_CHOICES },
+	{ "timeout", 0, OPT_TIME, O(timeout), "0", "TIME",
+	  "fail the run when no batch comes from the workers for TIME (PyTorch's DataLoader "
+	  "timeout; 0: wait for ever, as PyTorch)", .unit = "s", .lo = 0, .hi = 86400e9 },
+	{ "stall-notice", 0, OPT_TIME, O(stall_notice), "30s", "TIME",
+	  "say so, naming any stopped worker, each TIME without a batch from the workers "
+	  "(0: never)", .unit = "s", .lo = 0, .hi = 86400e9 },
 	OPT_MAX_PIXELS(struct run_opts, max_pixels, OPT_MAX_PIXELS_HELP),
 	OPT_MAX_FILE_SIZE(struct run_opts, max_file_size),
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
@@ -484,7 +490,7 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	json_t *blocks = summary_blocks(o, r, step_ns, x);
 	char origin[160];
 	dataset_origin_text(json_object_get(blocks, "dataset"), origin, sizeof(origin));
-	printf("dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
+	outf(stdout, "dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
 	results_print_human(stdout, &m);
 	print_counters(stdout, x, r);
 	print_placement(stdout, x, r);
@@ -660,6 +666,8 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
+		.data_timeout_ns = o->timeout,
+		.stall_notice_ns = o->stall_notice,
 	};
 	return lc;
 }
@@ -725,7 +733,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 		error_msg("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
 	if (!wr)
-		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
+		outf(stdout, "results: %s%s\n", final, r.complete ? "" : " (incomplete)");
 	else
 		final[0] = 0;
 	int rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
@@ -767,7 +775,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 		if (r >= 128 || !final[0])
 			break;   /* interrupted, or nothing kept: no further repeat */
 		snprintf(path, sizeof(path), "%s/summary.json", final);
-		json_t *j = json_load_file(path, 0, NULL);
+		json_t *j = json_load_regular(path, NULL, 0);
 		if (j) {
 			sweep_row_init(&rows[ok]);
 			sweep_row_from_summary(&rows[ok], j);
@@ -879,7 +887,8 @@ int cmd_run(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
 	}
-	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err)) ||
+	    mkdir_out(o.out, err, sizeof(err))) {
 		error_msg("%s", err);
 		goto out;   /* EXIT_USAGE: nothing ran */
 	}

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "commands.h"
 #include "kernels.h"
+#include "plot.h"
 #include "version.h"
 
 
@@ -68,8 +69,14 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(c, commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(c, commands[i].name)) {
+			int rc = commands[i].fn(argc - 1, argv + 1);
+			/* the figures that could not be drawn, named in the last lines;
+			 * results that could not be written: exit 1 (README) */
+			if (plot_summary() && rc == EXIT_OK)
+				rc = EXIT_FAIL;
+			return rc;
+		}
 	const char *names[sizeof(commands) / sizeof(commands[0]) + 1];
 	size_t n = 0;
 	for (; n < sizeof(commands) / sizeof(commands[0]); n++)

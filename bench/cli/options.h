@@ -62,7 +62,7 @@ struct opt {
 #define OPT_OUT_HELP "where results folders are made"
 #define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
 					  DECODE_BOMB_PIXELS_STR, "N", why)
-#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow (0: no limit)"
+#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow, and any op's output of more (0: no limit)"
 #define OPT_MAX_FILE_SIZE(T, f) \
 	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
 	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \

@@ -13,6 +13,7 @@ struct run_opts {
 	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
 	long workers, batch, gpus, prefetch, epochs, repeat;
 	uint64_t gpu_step, max_batches, seed, max_pixels, max_file_size, trace_capacity, dump_batches;
+	uint64_t timeout, stall_notice;
 	double h2d, speedy_pct, require_idle;
 	int policy;
 	int pin, shuffle, drop_last, trace, backend, order, rng, on_error, checksum;

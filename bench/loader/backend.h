@@ -60,7 +60,7 @@ struct stage_meta {
 	uint64_t started, finished;/* wall-clock ns */
 	int64_t label;
 	int32_t kind, h, w;
-	int32_t ok;                /* 1: through every op; 0: failed (err) */
+	int32_t ok;                /* 1: through every op; 0: failed (err); -1: out of memory */
 	int32_t err;               /* error log entry, or -1 */
 	uint32_t moved;            /* 1: the schedule put it in another batch */
 };
@@ -75,6 +75,7 @@ struct err_rec {
 	int op;                    /* pipeline op index, -1: none */
 	int64_t batch;
 	int64_t index;             /* dataset index, -1 for a batch error */
+	int oom;                   /* 1: out of memory (sample.h SAMPLE_OOM): the run fails */
 	char reason[256];
 };
 

@@ -98,6 +98,12 @@ struct loader_cfg {
 	uint64_t max_file_bytes;       /* decode refuses larger files; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */
 	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
+	/* PyTorch's DataLoader(timeout=): the run fails when no batch comes
+	 * from the workers for this long (0: it waits for ever, as PyTorch) */
+	uint64_t data_timeout_ns;
+	/* a warning, naming any stopped worker, each this long without a
+	 * batch (0: none) */
+	uint64_t stall_notice_ns;
 	/* The first dump_batches batches handed over are written to dump_dir
 	 * as batch_<id>.npy (float32 [n, 3, h, w]) and labels_<id>.npy
 	 * (float32 [n]), after their step. For fidelity checks (compare): the
@@ -153,7 +159,6 @@ struct loader_batch {
 	uint64_t bytes;            /* collated bytes */
 	uint64_t queued, started, finished, arrived, consumed;
 	uint64_t wait_ns;          /* in-order wait for it (0: served from the reorder buffer) */
-	int out_of_order;          /* arrived while an earlier batch was awaited */
 	uint32_t moved;            /* policies: its samples that the schedule put in another batch */
 	uint32_t inflight;         /* dispatched - handed over, right after its dispatch */
 	int64_t yield_pos;         /* position in the order batches were handed over, -1 */

@@ -63,7 +63,7 @@ static int write_result(int fd, const struct result_msg *m)
 }
 
 static int log_error(struct shared *sh, int wid, int op, int64_t batch, int64_t index,
-		     const char *reason)
+		     const char *reason, int oom)
 {
 	uint32_t k = atomic_fetch_add(&sh->nerr, 1);
 	if (k >= ERR_LOG_CAP)
@@ -73,6 +73,7 @@ static int log_error(struct shared *sh, int wid, int op, int64_t batch, int64_t 
 	e->op = op;
 	e->batch = batch;
 	e->index = index;
+	e->oom = oom;
 	snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	atomic_store_explicit(&e->ready, 1, memory_order_release);
 	return (int)k;
@@ -221,10 +222,11 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 				keep_cached(st, s);
 			continue;
 		}
-		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err);
-		m->nskipped++;
-		if (c->on_error == ON_ERROR_FAIL) {
-			/* the exception ends the fetch of this batch */
+		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err, s->oom);
+		m->nskipped += !s->oom;
+		if (c->on_error == ON_ERROR_FAIL || s->oom) {
+			/* the exception ends the fetch of this batch (out of
+			 * memory always: the machine failed, not the file) */
 			m->status = RES_DATA_ERROR;
 			m->err = e;
 			break;
@@ -244,7 +246,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 				  ct.start_ns + off, ct.dur_ns);
 		if (rc) {
 			m->status = RES_BATCH_ERROR;
-			m->err = log_error(L->sh, st->wid, p->batch_op, tk->batch, -1, why);
+			m->err = log_error(L->sh, st->wid, p->batch_op, tk->batch, -1, why, 0);
 		} else {
 			m->bytes = out.image_bytes + nok * sizeof(int64_t);
 		}
@@ -344,9 +346,9 @@ static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 		if (mt->started < m.started)
 			m.started = mt->started;
 		m.moved += mt->moved;
-		if (!mt->ok) {
-			m.nskipped++;
-			if (c->on_error == ON_ERROR_FAIL && m.status == RES_OK) {
+		if (mt->ok != 1) {
+			m.nskipped += mt->ok == 0;
+			if ((c->on_error == ON_ERROR_FAIL || mt->ok < 0) && m.status == RES_OK) {
 				m.status = RES_DATA_ERROR;
 				m.err = mt->err;
 			}
@@ -377,7 +379,7 @@ static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 				  ct.start_ns + off, ct.dur_ns);
 		if (rc) {
 			m.status = RES_BATCH_ERROR;
-			m.err = log_error(L->sh, st->wid, p->batch_op, j, -1, why);
+			m.err = log_error(L->sh, st->wid, p->batch_op, j, -1, why, 0);
 		} else {
 			m.bytes = out.image_bytes + nok * sizeof(int64_t);
 		}
@@ -475,9 +477,11 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 			memcpy(L->stage + ((size_t)slot * B + k) * L->plan->stage_bytes, s->data.p, nb);
 		st->ws->samples++;
 	} else {
+		int oom = rc > 0 && s->oom;
+		mt->ok = oom ? -1 : 0;
 		mt->err = log_error(L->sh, st->wid, rc > 0 ? rc - 1 : p->batch_op, j, (int64_t)di,
-				    rc > 0 ? s->err : why);
-		st->ws->skipped++;
+				    rc > 0 ? s->err : why, oom);
+		st->ws->skipped += !oom;
 	}
 	if (atomic_fetch_add_explicit(&L->fill[j], 1, memory_order_acq_rel) + 1 == L->sched.b[j].n)
 		ops += complete_batch(st, j, slot);

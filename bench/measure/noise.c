@@ -1,5 +1,6 @@
 /* The noise guard (bench/measure/noise.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <sched.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <hwloc.h>
 #include <jansson.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -52,13 +54,54 @@ static int read_line(const char *path, char *buf, size_t n)
 	return 0;
 }
 
+/* ---- where the machine is read (tests may point elsewhere) ----------------*/
+
+static const char *test_env(const char *name, int *any)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return NULL;
+	*any = 1;
+	return v;
+}
+
+static void warn_test_sources(void)
+{
+	warn_msg("PPBENCH_TEST_* is set: the CPUs and their load are read from test fixtures, "
+		 "not from this machine (for tests only)");
+}
+
+const struct noise_src *noise_src_system(void)
+{
+	static pthread_once_t warned = PTHREAD_ONCE_INIT;
+	static __thread struct noise_src src;
+	int any = 0;
+	const char *v;
+
+	src.proc_stat = test_env("PPBENCH_TEST_PROC_STAT", &any);
+	src.proc_cgroup = test_env("PPBENCH_TEST_PROC_CGROUP", &any);
+	src.cgroup_root = test_env("PPBENCH_TEST_CGROUP_ROOT", &any);
+	src.allowed = test_env("PPBENCH_TEST_CPUS_ALLOWED", &any);
+	v = test_env("PPBENCH_TEST_CPUS_ONLINE", &any);
+	src.online = v ? atoi(v) : 0;
+	if (!src.proc_stat)
+		src.proc_stat = "/proc/stat";
+	if (!src.proc_cgroup)
+		src.proc_cgroup = "/proc/self/cgroup";
+	if (!src.cgroup_root)
+		src.cgroup_root = "/sys/fs/cgroup";
+	if (any)
+		pthread_once(&warned, warn_test_sources);
+	return &src;
+}
+
 /* The smallest CPU quota (quota / period) of this process's cgroup and its
  * ancestors (cgroup v2 cpu.max, or v1 cpu.cfs_quota_us), 0 when none. */
-static double cgroup_quota(void)
+static double cgroup_quota(const struct noise_src *src)
 {
-	char line[4096], path[4352], buf[128];
+	char line[4096], path[8448], buf[128];
 	double best = 0;
-	FILE *f = fopen("/proc/self/cgroup", "r");
+	FILE *f = fopen(src->proc_cgroup, "r");
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -75,20 +118,20 @@ static double cgroup_quota(void)
 		snprintf(cg, sizeof(cg), "%s", c2 + 1);
 		for (;;) {
 			double q = 0;
+			const char *sub = strcmp(cg, "/") ? cg : "";
 			if (v2) {
-				snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max",
-					 strcmp(cg, "/") ? cg : "");
+				snprintf(path, sizeof(path), "%s%s/cpu.max", src->cgroup_root, sub);
 				long long quota, period;
 				if (!read_line(path, buf, sizeof(buf)) &&
 				    sscanf(buf, "%lld %lld", &quota, &period) == 2 && period > 0)
 					q = (double)quota / (double)period;
 			} else {
-				char p2[4352];
+				char p2[8448];
 				long long quota = -1, period = 0;
-				snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu,cpuacct%s/cpu.cfs_quota_us",
-					 strcmp(cg, "/") ? cg : "");
-				snprintf(p2, sizeof(p2), "/sys/fs/cgroup/cpu,cpuacct%s/cpu.cfs_period_us",
-					 strcmp(cg, "/") ? cg : "");
+				snprintf(path, sizeof(path), "%s/cpu,cpuacct%s/cpu.cfs_quota_us",
+					 src->cgroup_root, sub);
+				snprintf(p2, sizeof(p2), "%s/cpu,cpuacct%s/cpu.cfs_period_us",
+					 src->cgroup_root, sub);
 				if (!read_line(path, buf, sizeof(buf)))
 					quota = atoll(buf);
 				if (!read_line(p2, buf, sizeof(buf)))
@@ -96,6 +139,7 @@ static double cgroup_quota(void)
 				if (quota > 0 && period > 0)
 					q = (double)quota / (double)period;
 			}
+			/* the tightest limit on the way up holds */
 			if (q > 0 && (best == 0 || q < best))
 				best = q;
 			char *slash = strrchr(cg, '/');
@@ -111,15 +155,24 @@ static double cgroup_quota(void)
 	return best;
 }
 
-void cpus_read(struct cpus *c)
+/* The affinity mask into c (the allowed CPUs): src's list, else the
+ * process's; c->allowed stays 0 when neither can be read. */
+static void read_allowed(struct cpus *c, const struct noise_src *src)
 {
-	char buf[64];
-	memset(c, 0, sizeof(*c));
-	long v = sysconf(_SC_NPROCESSORS_ONLN);
-	c->online = v > 0 ? (int)v : 1;
-	v = sysconf(_SC_NPROCESSORS_CONF);
-	c->configured = v > 0 ? (int)v : c->online;
-
+	if (src->allowed) {
+		hwloc_bitmap_t b = hwloc_bitmap_alloc();
+		if (b && hwloc_bitmap_list_sscanf(b, src->allowed) == 0 && hwloc_bitmap_weight(b) > 0) {
+			int i;
+			hwloc_bitmap_foreach_begin(i, b)
+				if (i < NOISE_MAX_CPUS) {
+					c->mask[i / 8] |= (unsigned char)(1u << (i % 8));
+					c->allowed++;
+				}
+			hwloc_bitmap_foreach_end();
+		}
+		hwloc_bitmap_free(b);
+		return;
+	}
 	size_t sz = CPU_ALLOC_SIZE(NOISE_MAX_CPUS);
 	cpu_set_t *set = CPU_ALLOC(NOISE_MAX_CPUS);
 	if (set && sched_getaffinity(0, sz, set) == 0) {
@@ -131,19 +184,38 @@ void cpus_read(struct cpus *c)
 	}
 	if (set)
 		CPU_FREE(set);
+}
+
+void cpus_read_from(struct cpus *c, const struct noise_src *src)
+{
+	char buf[64];
+	memset(c, 0, sizeof(*c));
+	long v = src->online > 0 ? src->online : sysconf(_SC_NPROCESSORS_ONLN);
+	c->online = v > 0 ? (int)v : 1;
+	v = src->online > 0 ? src->online : sysconf(_SC_NPROCESSORS_CONF);
+	c->configured = v > 0 ? (int)v : c->online;
+
+	read_allowed(c, src);
 	if (!c->allowed) {
 		for (int i = 0; i < c->online && i < NOISE_MAX_CPUS; i++)
 			c->mask[i / 8] |= (unsigned char)(1u << (i % 8));
 		c->allowed = c->online;
 	}
 	mask_list(c, c->allowed_list, sizeof(c->allowed_list));
-	c->quota = cgroup_quota();
+	/* a quota below the allowed CPUs is what the run can use; above
+	 * them, the allowed CPUs are */
+	c->quota = cgroup_quota(src);
 	c->usable = c->allowed;
 	if (c->quota > 0 && c->quota < c->usable)
 		c->usable = c->quota;
 	c->smt = -1;
 	if (!read_line("/sys/devices/system/cpu/smt/active", buf, sizeof(buf)))
 		c->smt = atoi(buf) != 0;
+}
+
+void cpus_read(struct cpus *c)
+{
+	cpus_read_from(c, noise_src_system());
 }
 
 int cpus_usable_int(const struct cpus *c)
@@ -174,7 +246,7 @@ static double rusage_s(int who)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-void noise_read(struct noise_snap *s, const struct cpus *c)
+void noise_read_from(struct noise_snap *s, const struct cpus *c, const struct noise_src *src)
 {
 	char line[512];
 	memset(s, 0, sizeof(*s));
@@ -183,7 +255,7 @@ void noise_read(struct noise_snap *s, const struct cpus *c)
 	double la[1];
 	if (getloadavg(la, 1) == 1)
 		s->load1 = la[0];
-	FILE *f = fopen("/proc/stat", "r");
+	FILE *f = fopen(src->proc_stat, "r");
 	if (f) {
 		while (fgets(line, sizeof(line), f)) {
 			unsigned long long v[8] = { 0 };
@@ -204,6 +276,11 @@ void noise_read(struct noise_snap *s, const struct cpus *c)
 		fclose(f);
 	}
 	s->t_ns = clock_now_ns();
+}
+
+void noise_read(struct noise_snap *s, const struct cpus *c)
+{
+	noise_read_from(s, c, noise_src_system());
 }
 
 void noise_between(const struct noise_snap *a, const struct noise_snap *b, const struct cpus *c,

@@ -9,9 +9,10 @@
  * it is smaller.
  *
  * Noise. Two readings (before and after a measured region) of /proc/stat on
- * the CPUs the run may use and of the CPU time of this process and its
- * waited-for children give the CPU time other processes took meanwhile, as
- * a share of those CPUs over the window (others_cpu_pct), and the time a
+ * the CPUs the run may use (its affinity mask) and of the CPU time of this
+ * process and its waited-for children give the CPU time other processes took
+ * meanwhile, as a share of those CPUs over the window (others_cpu_pct: the
+ * denominator is the allowed CPUs, never the online ones), and the time a
  * hypervisor took from them (steal_pct). A window where either exceeds
  * NOISE_BUSY_PCT is noisy: the run says so in one line and in its JSON, and
  * reports mark the figures it touches.
@@ -49,8 +50,29 @@ struct cpus {
 	unsigned char mask[NOISE_MAX_CPUS / 8];  /* the allowed CPUs */
 };
 
+/* Where the noise guard reads the machine. By default the system's files
+ * and calls; a test points them at fixtures, through cpus_read_from and
+ * noise_read_from (tests/unit/test_noise.c), or, for a whole command, through
+ * these environment variables (for tests only: a command under any of them
+ * says so in a warning, and records CPUs and loads the machine may not have):
+ *   PPBENCH_TEST_PROC_STAT     a file read instead of /proc/stat
+ *   PPBENCH_TEST_PROC_CGROUP   a file read instead of /proc/self/cgroup
+ *   PPBENCH_TEST_CGROUP_ROOT   a folder read instead of /sys/fs/cgroup
+ *   PPBENCH_TEST_CPUS_ONLINE   the CPUs online (and configured), a number
+ *   PPBENCH_TEST_CPUS_ALLOWED  the affinity mask, a CPU list ("0-3,8") */
+struct noise_src {
+	const char *proc_stat;      /* "/proc/stat" */
+	const char *proc_cgroup;    /* "/proc/self/cgroup" */
+	const char *cgroup_root;    /* "/sys/fs/cgroup" */
+	int online;                 /* > 0: the CPUs online; else sysconf's */
+	const char *allowed;        /* a CPU list; NULL: sched_getaffinity's mask */
+};
+/* The system's sources, with the PPBENCH_TEST_* variables above applied. */
+const struct noise_src *noise_src_system(void);
+
 /* Read them (never fails: unknown parts fall back to the online CPUs). */
 void cpus_read(struct cpus *c);
+void cpus_read_from(struct cpus *c, const struct noise_src *src);
 /* usable, rounded down, at least 1: for rules that count whole CPUs */
 int cpus_usable_int(const struct cpus *c);
 /* {"cpus_online", "cpus_configured", "cpus_allowed", "cpus_allowed_list",
@@ -66,6 +88,7 @@ struct noise_snap {
 	int ok;                     /* /proc/stat was read */
 };
 void noise_read(struct noise_snap *s, const struct cpus *c);
+void noise_read_from(struct noise_snap *s, const struct cpus *c, const struct noise_src *src);
 
 /* The state of the machine that changes timings. */
 struct machine_state {
@@ -79,7 +102,8 @@ void machine_state_read(struct machine_state *m);
 /* What happened between two readings. */
 struct noise {
 	double wall_s;
-	double others_cpu_pct;      /* other processes' CPU time, % of the usable CPUs x wall (NaN: unknown) */
+	double others_cpu_pct;      /* other processes' CPU time, % of the allowed CPUs x wall
+				       (/proc/stat is read on those CPUs only; NaN: unknown) */
 	double steal_pct;           /* stolen by the hypervisor, % (NaN: unknown) */
 	double load1;               /* load average at the end */
 	int noisy;                  /* others or steal above NOISE_BUSY_PCT */

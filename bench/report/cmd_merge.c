@@ -44,11 +44,13 @@ struct folder {
 	char name[256];
 	struct sweep sw;
 	char host[256], cpu[256];
-	/* what, besides the host, makes a machine: the CPUs the runs could use,
-	 * SMT, the governor, the kernel, and the sweep's --label */
-	char cpulist[64], smt[8], gov[32], kernel[96];
+	/* what, besides the host, makes a machine: the CPUs the runs could use
+	 * (their list, and how many a cgroup quota left usable), SMT, the
+	 * governor, the kernel, and the sweep's --label */
+	char cpulist[64], usable[32], smt[8], gov[32], kernel[96];
 	char ident[256], label[128];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* machine.cpus_usable as recorded (a quota may make it 0.5); NaN: not recorded */
 	char version[64];
 	char ds_fp[128], ds_path[1024];
 	char ds_origin[160];          /* profile, generator version, seed; "" if not recorded */
@@ -74,6 +76,7 @@ struct model_point {
 struct machine {
 	char key[384], label[320], hosts[512], cpu[256];
 	int cpus, cores, cores_known;
+	double usable_cpus;           /* as in struct folder */
 	double price;                 /* USD per hour, NaN: not given */
 	size_t nrows;
 	struct sweep_row *rows;       /* the runs of its folders */
@@ -275,7 +278,7 @@ static void read_slurm_env(struct folder *f)
 	FILE *fp;
 
 	errf(p, sizeof(p), "%s/slurm.env", f->dir);
-	fp = fopen(p, "r");
+	fp = fopen_regular(p, FILE_MAX_DOC, NULL, 0);
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp)) {
@@ -307,7 +310,7 @@ static void read_slurm_env(struct folder *f)
 static int count_cores(const char *path)
 {
 	static const char pat[] = "type=\"Core\"";
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char line[4096];
 	int n = 0;
 
@@ -335,7 +338,7 @@ static void describe(struct folder *f)
 			if (!r->run_dir[0] || (pass == 0 && !ok_row(r)))
 				continue;
 			sweep_run_path(&f->sw, r, "summary.json", p, sizeof(p));
-			sum = json_load_file(p, 0, NULL);
+			sum = json_load_regular(p, NULL, 0);
 			if (sum) {
 				sweep_run_path(&f->sw, r, "topology.xml", p, sizeof(p));
 				f->cores = count_cores(p);
@@ -367,12 +370,18 @@ static void describe(struct folder *f)
 		const char *gov = jtext(mach, "governor");
 		const char *kern = jtext(mach, "kernel.release");
 		errf(f->cpulist, sizeof(f->cpulist), "%s", list ? list : "?");
+		double usable = metric_json_get(mach, "cpus_usable");
+		f->usable_cpus = usable;
+		if (isnan(usable))
+			errf(f->usable, sizeof(f->usable), "?");
+		else
+			errf(f->usable, sizeof(f->usable), "%g", usable);
 		errf(f->smt, sizeof(f->smt), "%s",
 		    json_is_boolean(smt) ? (json_is_true(smt) ? "on" : "off") : "?");
 		errf(f->gov, sizeof(f->gov), "%s", gov ? gov : "?");
 		errf(f->kernel, sizeof(f->kernel), "%s", kern ? kern : "?");
-		errf(f->ident, sizeof(f->ident), "CPUs %s; SMT %s; governor %s; kernel %s", f->cpulist,
-		    f->smt, f->gov, f->kernel);
+		errf(f->ident, sizeof(f->ident), "CPUs %s; usable CPUs %s; SMT %s; governor %s; kernel %s",
+		    f->cpulist, f->usable, f->smt, f->gov, f->kernel);
 		clean(f->ident);
 		s = jtext(doc, "label");
 		errf(f->label, sizeof(f->label), "%s", s ? s : "");
@@ -605,7 +614,7 @@ static long choose_compared(struct merge *m)
  * the parts of its identity that differ ("CPUs 0; SMT off"), "" if none. */
 static void ident_diff(const struct merge *m, const struct folder *f, char *out, size_t n)
 {
-	int d[4] = { 0 };
+	int d[5] = { 0 };
 	out[0] = 0;
 	for (size_t i = 0; i < m->nfolders; i++) {
 		const struct folder *g = &m->folders[i];
@@ -616,9 +625,13 @@ static void ident_diff(const struct merge *m, const struct folder *f, char *out,
 		d[1] |= strcmp(g->smt, f->smt) != 0;
 		d[2] |= strcmp(g->gov, f->gov) != 0;
 		d[3] |= strcmp(g->kernel, f->kernel) != 0;
+		/* the same CPUs, another quota */
+		d[4] |= !strcmp(g->cpulist, f->cpulist) && strcmp(g->usable, f->usable);
 	}
 	if (d[0])
 		cat(out, n, "%sCPUs %s", out[0] ? "; " : "", f->cpulist);
+	if (d[4])
+		cat(out, n, "%susable CPUs %s", out[0] ? "; " : "", f->usable);
 	if (d[1])
 		cat(out, n, "%sSMT %s", out[0] ? "; " : "", f->smt);
 	if (d[2])
@@ -665,6 +678,7 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			mc->cpus = f->cpus;
 			mc->cores = f->cores;
 			mc->cores_known = f->cores_known;
+			mc->usable_cpus = f->usable_cpus;
 			mc->price = NAN;
 			mc->best = mc->own_best = -1;
 		}
@@ -714,7 +728,10 @@ static int better(const struct merge_point *a, const struct merge_point *b)
 static struct stats_summary per_core(const struct machine *mc, const struct merge_point *p)
 {
 	struct stats_summary s = p->images_per_s;
-	merge_scale(&s, mc->cores > 0 ? 1.0 / mc->cores : NAN);
+	double cores = mc->cores;
+	if (mc->usable_cpus > 0 && mc->usable_cpus < cores)
+		cores = mc->usable_cpus;  /* a quota of half a CPU: half a core's worth */
+	merge_scale(&s, cores > 0 ? 1.0 / cores : NAN);
 	return s;
 }
 

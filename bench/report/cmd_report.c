@@ -231,8 +231,8 @@ int cmd_plots(int argc, char **argv)
 		errf(figdir, sizeof(figdir), "%s/figures", s.dir);
 		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
 		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
-		if (mkdir_p(datadir, 0777)) {
-			error_msg("cannot create '%s': %s", datadir, strerror(errno));
+		if (report_fig_dirs(s.dir, 0, err, sizeof(err))) {
+			error_msg("%s", err);
 			rc = -1;
 		} else {
 			rc = draw_run_figures(&s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &n,
@@ -259,7 +259,8 @@ int cmd_plots(int argc, char **argv)
 		if (st[i].drawn) {
 			drawn++;
 			printf("%s/figures/%s.png\n", s.dir, st[i].name);
-		} else {
+		} else if (!st[i].failed) {
+			/* the failed ones: plot_summary() at the end */
 			info("%s: not drawn: %s", st[i].name, st[i].why);
 		}
 	}

@@ -11,6 +11,7 @@
 #include "doc.h"
 #include "log.h"
 #include "report.h"
+#include "fsutil.h"
 
 static void html_esc(FILE *f, const char *s)
 {
@@ -150,7 +151,7 @@ void doc_table_end(struct doc *d)
 
 void doc_svg(struct doc *d, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char *buf = NULL, *p, pre[16];
 	size_t cap = 0, len = 0, n;
 

@@ -249,14 +249,9 @@ int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
 	return 0;
 }
 
-/* Finding 4: the (part, batch, GPUs) group of the configurations with enough
- * batches that has the most worker counts (ties: the larger batch), sorted
- * by workers; its knee and what E2E and the op spans did. */
-static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs *d)
+long report_dim_config(const struct sweep_config *a, size_t na)
 {
 	size_t best = 0, bestn = 0;
-	memset(d, 0, sizeof(*d));
-	d->drop_pct = d->drop_all_pct = d->span_rise_pct = NAN;
 	for (size_t i = 0; i < na; i++) {
 		size_t c = 0;
 		if (!isfinite(a[i].c.r.e2e_s) || !report_enough_batches(&a[i].c.r))
@@ -270,8 +265,21 @@ static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs
 			best = i;
 		}
 	}
-	if (!bestn)
+	return bestn ? (long)best : -1;
+}
+
+/* Finding 4: the (part, batch, GPUs) group of the configurations with enough
+ * batches that has the most worker counts (ties: the larger batch:
+ * report_dim_config), sorted by workers; its knee and what E2E and the op
+ * spans did. */
+static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs *d)
+{
+	long bi = report_dim_config(a, na);
+	memset(d, 0, sizeof(*d));
+	d->drop_pct = d->drop_all_pct = d->span_rise_pct = NAN;
+	if (bi < 0)
 		return;
+	size_t best = (size_t)bi;
 	const struct sweep_config *g[DIM_MAX];
 	size_t k = 0;
 	for (size_t j = 0; j < na && k < DIM_MAX; j++)

@@ -101,7 +101,7 @@ static void json_compact(json_t *v, char *out, size_t n)
 /* The last non-empty line of a file (a failed run's error) */
 static void last_line(const char *path, char *out, size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char line[1024];
 
 	out[0] = 0;
@@ -241,7 +241,7 @@ static void write_resolved_options(struct doc *d, const struct sweep *s)
 		if (!s->rows[i].run_dir[0])
 			continue;
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = json_load_regular(path, NULL, 0);
 		o = json_object_get(sum, "options");
 		if (!o) {
 			json_decref(sum);
@@ -371,7 +371,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		if (!s->rows[i].run_dir[0] || !(s->rows[i].skipped_files > 0))
 			continue;
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = json_load_regular(path, NULL, 0);
 		files = json_object_get(json_object_get(sum, "skipped"), "files");
 		json_array_foreach(files, k, v) {
 			if (listed++ >= 20)

@@ -217,6 +217,12 @@ int report_oversubscribed(const struct sweep_row *r, int cpus);
  * judged on it). -1 if none. */
 long report_table2_row(const struct sweep_row *r, size_t n, int need_batches);
 
+/* Finding 4 (diminishing returns) is judged on the sweep part, batch size
+ * and GPU count with the most worker counts (finished, with enough
+ * batches), the largest batch among equals: one of its configurations
+ * (an index into a), or -1 if none. Fig. 6b is drawn there too. */
+long report_dim_config(const struct sweep_config *a, size_t na);
+
 /* The knee of e2e[] over increasing w[] (n points): the smallest w[i]
  * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
  * every step gains more (or n < 2). */
@@ -237,8 +243,16 @@ int report_find_top(char *out, size_t n);
 struct fig_status {
 	char name[64];        /* "fig6a_e2e_vs_workers", "paper/fig6a_e2e_vs_workers" */
 	int drawn;            /* figures/<name>.png and .svg were written */
+	int failed;           /* not drawn although its data was there (gnuplot
+	                       * failed or is missing: plot_summary() names it) */
 	char why[320];        /* not drawn: why (the report prints it) */
 };
+
+/* dir/figures and dir/figures/data (and figures/paper with paper), made
+ * when missing. A symbolic link or a file in their place is refused:
+ * ppbench never writes through a symbolic link into another folder. 0, or
+ * -1 with err. */
+int report_fig_dirs(const char *dir, int paper, char *err, size_t errlen);
 
 /* Write the data files under figures/data/, then draw figures/NAME.png and
  * .svg with gnuplot (and figures/paper/NAME: the paper's data with the same
@@ -302,7 +316,8 @@ const char *report_num(char *buf, size_t n, double v, int prec);
 /* Figs. 6e-h: a derived counter per op against workers. */
 #define NCOUNTER_FIGS 4
 struct counter_fig {
-	const char *fig, *col, *title, *ylabel, *needs;
+	const char *fig, *col, *title, *ylabel;
+	const char *events, *preset;   /* the hardware events it needs, the --counters preset */
 	size_t off;   /* in struct sweep_op */
 };
 extern const struct counter_fig counter_figs[NCOUNTER_FIGS];

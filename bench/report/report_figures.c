@@ -17,6 +17,7 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "commands.h"
+#include "counters.h"
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"
@@ -67,37 +68,54 @@ int report_find_top(char *out, size_t n)
 	return -1;
 }
 
-/* out.png is a PNG and out.svg an SVG */
-static int figure_ok(const char *out)
+/* A data file created anew (a file or a symbolic link there is replaced,
+ * never written through). NULL with errno. */
+static FILE *fig_create(const char *path)
 {
-	char p[4096];
-	errf(p, sizeof(p), "%s.png", out);
-	if (!file_has_magic(p, "\x89PNG\r\n\x1a\n", 8, 8))
-		return 0;
-	errf(p, sizeof(p), "%s.svg", out);
-	return file_has_magic(p, "<svg", 4, 1024);
+	if (unlink(path) && errno != ENOENT)
+		return NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }
 
-/* gnuplot -c script data out [arg3], output appended to log; then OUT.png
- * and OUT.svg must be valid. 0, or -1 with why. */
-static int gnuplot(const char *top, const char *script, const char *data, const char *out,
-		   const char *arg3, const char *log, char *why, size_t whylen)
+/* dir/sub: a folder, made when missing; a symbolic link or a file there is
+ * refused. 0, or -1 with err. */
+static int fig_dir(const char *dir, const char *sub, char *err, size_t errlen)
 {
 	char p[4096];
-	const char *args[] = { data, out, arg3 ? arg3 : "", NULL };
+	struct stat st;
 
-	errf(p, sizeof(p), "%s.png", out);
-	unlink(p);
-	errf(p, sizeof(p), "%s.svg", out);
-	unlink(p);
-	if (plot_run(top, script, args, log, why, whylen))
+	errf(p, sizeof(p), "%s/%s", dir, sub);
+	if (lstat(p, &st) && errno == ENOENT && mkdir(p, 0777) && errno != EEXIST) {
+		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 		return -1;
-	if (!figure_ok(out)) {
-		errf(why, whylen, "gnuplot wrote no valid PNG and SVG for plots/%s "
-			"(see figures/gnuplot.log)", script);
+	}
+	if (lstat(p, &st)) {
+		errf(err, errlen, "cannot read '%s': %s", p, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		errf(err, errlen, "'%s' is a symbolic link: ppbench never writes through one (its "
+		     "figures would overwrite the files where it points); remove the link and run "
+		     "the command again", p);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		errf(err, errlen, "'%s' is %s, not a folder: remove it and run the command again", p,
+		     file_kind(st.st_mode));
 		return -1;
 	}
 	return 0;
+}
+
+int report_fig_dirs(const char *dir, int paper, char *err, size_t errlen)
+{
+	if (fig_dir(dir, "figures", err, errlen) || fig_dir(dir, "figures/data", err, errlen))
+		return -1;
+	return paper ? fig_dir(dir, "figures/paper", err, errlen) : 0;
 }
 
 /* Series of configurations for a chart against workers (x = workers) or
@@ -265,8 +283,8 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		if (size[series] < 2)
 			continue;
 		series_label(z, &s[i], label, sizeof(label));
-		fprintf(f, "%d", out);
-		csv_put_next(f, label);
+		fprintf(f, "%d,", out);
+		plot_csv_text(f, label);
 		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch, s[i].gpus, s[i].n);
 		csv_real(f, s[i].c.r.e2e_s);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].min);
@@ -280,7 +298,8 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		csv_real(f, s[i].c.r.delay_gt_500ms_pct);
 		csv_real(f, s[i].c.r.preproc_avg_ms);
 		csv_real(f, s[i].c.r.preproc_std_pct);
-		csv_put_next(f, s[i].policy);
+		fputc(',', f);
+		plot_csv_text(f, s[i].policy);
 		fputc('\n', f);
 	}
 	free(size);
@@ -330,10 +349,8 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 					warn_msg("--model: %s", err);
 					break;
 				}
-				char ml[160];
-				snprintf(ml, sizeof(ml), "model: %s", label);
-				fprintf(f, "%d", out);
-				csv_put_next(f, ml);
+				fprintf(f, "%d,model: ", out);
+				plot_csv_text(f, label);
 				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch, s[j].gpus);
 				csv_real(f, m.e2e_s);
 				fputs(",,,", f);
@@ -413,8 +430,8 @@ static int write_policies(FILE *f, const struct sweep_config *a, size_t n, const
 			for (size_t i = 0; i < n; i++) {
 				if (!in_group(&a[i], g) || a[i].pol != p || a[i].workers != w[k])
 					continue;
-				fprintf(f, "%d", p + 1);
-				csv_put_next(f, a[i].policy);
+				fprintf(f, "%d,", p + 1);
+				plot_csv_text(f, a[i].policy);
 				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch, a[i].gpus,
 					a[i].n);
 				csv_real(f, a[i].c.r.e2e_s);
@@ -470,8 +487,8 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_c
 			double below = cum[i];
 			if (isfinite(c))
 				cum[i] += c;
-			fprintf(f, "%d", series);
-			csv_put_next(f, names[k]);
+			fprintf(f, "%d,", series);
+			plot_csv_text(f, names[k]);
 			fprintf(f, ",%d", s[i].workers);
 			csv_real(f, c);
 			csv_real(f, cum[i]);
@@ -494,20 +511,20 @@ static int write_cpu_by_op(FILE *f, const struct sweep *sw, const struct sweep_c
 /* The derived counter figures (Figs. 6e-h), drawn per op against workers. */
 const struct counter_fig counter_figs[NCOUNTER_FIGS] = {
 	{ "fig6e_ipc_vs_workers", "ipc", "Instructions per cycle by op against workers (Fig. 6e)",
-	  "instructions per cycle", "cycles and instructions (--counters basic)",
+	  "instructions per cycle", "cycles and instructions", "basic",
 	  offsetof(struct sweep_op, ipc) },
 	{ "fig6f_cache_mpki_vs_workers", "cache_mpki",
 	  "Cache misses per kilo-instruction by op against workers (Fig. 6f)",
 	  "cache misses per 1000 instructions",
-	  "cache-misses and instructions (--counters basic)",
+	  "cache-misses and instructions", "basic",
 	  offsetof(struct sweep_op, cache_mpki) },
 	{ "fig6g_frontend_stall_vs_workers", "frontend_stall_pct",
 	  "Front-end stall cycles by op against workers (Fig. 6g)", "front-end stall cycles (%)",
-	  "front-end stall cycles (--counters topdown)",
+	  "front-end stall cycles", "topdown",
 	  offsetof(struct sweep_op, frontend_stall_pct) },
 	{ "fig6h_backend_stall_vs_workers", "backend_stall_pct",
 	  "Back-end stall cycles by op against workers (Fig. 6h)", "back-end stall cycles (%)",
-	  "back-end stall cycles (--counters topdown)",
+	  "back-end stall cycles", "topdown",
 	  offsetof(struct sweep_op, backend_stall_pct) },
 };
 
@@ -536,8 +553,8 @@ static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct swe
 		for (size_t i = 0; i < n; i++) {
 			double v = agg_op(&s[i], names[k], counter_figs[fig].off);
 			vals += isfinite(v);
-			fprintf(f, "%d", series);
-			csv_put_next(f, names[k]);
+			fprintf(f, "%d,", series);
+			plot_csv_text(f, names[k]);
 			fprintf(f, ",%d", s[i].workers);
 			csv_real(f, v);
 			fputc('\n', f);
@@ -546,8 +563,24 @@ static int write_counter_by_op(FILE *f, const struct sweep *sw, const struct swe
 	return vals;
 }
 
+/* Hardware events open on this machine (counters_probe of "cycles"; it
+ * says no when PPBENCH_FORCE_NO_PMU=1): 1, 0, or -1 unknown. */
+static int have_pmu_here(void)
+{
+	struct counter_spec *spec = calloc(1, sizeof(*spec));
+	char err[256];
+	int r = -1;
+
+	if (spec && !counters_parse("cycles", spec, err, sizeof(err))) {
+		counters_probe(spec);
+		r = spec->have_pmu;
+	}
+	free(spec);
+	return r;
+}
+
 /* Why a derived counter figure has nothing to draw: what the ok runs say
- * of their hardware events. */
+ * of their hardware events, and whether a PMU here could count them. */
 static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t n)
 {
 	const struct sweep_row *unsup = NULL, *asked = NULL;
@@ -568,10 +601,16 @@ static void counter_fig_why(const struct sweep *s, size_t fig, char *why, size_t
 			 "fell back to software events, so there is no %s to draw",
 			 unsup->hw_events + (unsup->hw_events[13] == ':' ? 15 : 0),
 			 counter_figs[fig].ylabel);
+	else if (have_pmu_here() == 0)
+		snprintf(why, n, "this figure needs a hardware PMU to count %s, and this machine has "
+			 "none (hardware events do not open here: ppbench info; a virtual machine "
+			 "has one only with PMU passthrough)", counter_figs[fig].events);
 	else if (!known)
-		snprintf(why, n, "the runs did not count events (ppbench run --counters)");
+		snprintf(why, n, "the runs did not count events (sweep --counters %s)",
+			 counter_figs[fig].preset);
 	else
-		snprintf(why, n, "the runs did not count %s", counter_figs[fig].needs);
+		snprintf(why, n, "the runs did not count %s (sweep --counters %s)",
+			 counter_figs[fig].events, counter_figs[fig].preset);
 }
 
 static void config_label(const struct sweep *s, const struct sweep_row *r, char *out, size_t n)
@@ -585,9 +624,12 @@ static void config_label(const struct sweep *s, const struct sweep_row *r, char 
 }
 
 /* Per-configuration data from each configuration's first ok run:
- * batches.csv, preproc_box.csv, percentiles.csv. Returns the number of
- * configurations written, or -1 with err. */
-static int write_per_config(const struct sweep *s, const char *datadir, char *err, size_t errlen)
+ * batches.csv, preproc_box.csv, percentiles.csv; pts[] gets the points each
+ * of Figs. 4, 5a, 5b has to draw (full batches' preprocessing times, waits
+ * over 0, delays). Returns the number of configurations written, or -1
+ * with err. */
+static int write_per_config(const struct sweep *s, const char *datadir, size_t pts[3], char *err,
+			    size_t errlen)
 {
 	char p[4096], label[64];
 	FILE *fb = NULL, *fx = NULL, *fp = NULL;
@@ -596,11 +638,11 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 	int series = 0, rc = -1;
 
 	errf(p, sizeof(p), "%s/batches.csv", datadir);
-	fb = fopen(p, "w");
+	fb = fig_create(p);
 	errf(p, sizeof(p), "%s/preproc_box.csv", datadir);
-	fx = fopen(p, "w");
+	fx = fig_create(p);
 	errf(p, sizeof(p), "%s/percentiles.csv", datadir);
-	fp = fopen(p, "w");
+	fp = fig_create(p);
 	if (!fb || !fx || !fp) {
 		errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
 		goto out;
@@ -637,13 +679,14 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 			double w = table_num(&t, i, cw), d = table_num(&t, i, cd);
 			double pr = table_num(&t, i, cp), sm = table_num(&t, i, cs);
 			int ooo = (int)table_num(&t, i, co) == 1;
-			fprintf(fb, "%d", series);
-			csv_put_next(fb, label);
-			csv_put_next(fb, table_str(&t, i, cid));
+			fprintf(fb, "%d,", series);
+			plot_csv_text(fb, label);
+			fprintf(fb, ",%s", table_str(&t, i, cid));
 			csv_real(fb, w / 1e6);
 			csv_real(fb, d / 1e6);
 			csv_real(fb, pr / 1e6);
 			fprintf(fb, ",%d\n", ooo);
+			pts[1] += w > 0;
 			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch))
 				pre[npre++] = pr / 1e6;
 			if (isfinite(d))
@@ -652,17 +695,19 @@ static int write_per_config(const struct sweep *s, const char *datadir, char *er
 				wai[nwai++] = w / 1e6;
 		}
 		analysis_cut_low_tail(pre, npre, &first);
+		pts[0] += npre - first;
+		pts[2] += ndel;
 		for (size_t i = first; i < npre; i++) {
-			fprintf(fx, "%d", series);
-			csv_put_next(fx, label);
+			fprintf(fx, "%d,", series);
+			plot_csv_text(fx, label);
 			csv_real(fx, pre[i]);
 			fputc('\n', fx);
 		}
 		stats_sort(del, ndel);
 		stats_sort(wai, nwai);
 		for (int q = 0; q <= 100 && ndel; q++) {
-			fprintf(fp, "%d", series);
-			csv_put_next(fp, label);
+			fprintf(fp, "%d,", series);
+			plot_csv_text(fp, label);
 			fprintf(fp, ",%d", q);
 			csv_real(fp, stats_percentile_sorted(del, ndel, q));
 			csv_real(fp, nwai ? stats_percentile_sorted(wai, nwai, q) : NAN);
@@ -711,7 +756,7 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 		errf(why, whylen, "no LotusTrace files in run %s (--trace off?): %s", r->tag, err);
 		return 0;
 	}
-	f = fopen(path, "w");
+	f = fig_create(path);
 	if (!f) {
 		errf(why, whylen, "cannot create '%s': %s", path, strerror(errno));
 		goto out;
@@ -743,8 +788,8 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 		for (size_t i = 0; i < pts; i++) {
 			size_t idx = pts == 1 ? n - 1 : (size_t)llround((double)i * (double)(n - 1) / (double)(pts - 1));
 			double us = (double)v[idx] / 1e3;
-			fprintf(f, "%d", series);
-			csv_put_next(f, name);
+			fprintf(f, "%d,", series);
+			plot_csv_text(f, name);
 			csv_real(f, us < 0.01 ? 0.01 : us);
 			csv_real(f, 100.0 * (double)(idx + 1) / (double)n);
 			fputc('\n', f);
@@ -771,18 +816,18 @@ static struct fig_status *fig_add(struct fig_status *st, size_t max, size_t *n, 
 	return f;
 }
 
-/* draws figures/<name> from data with plots/<script>, recording the outcome */
+/* draws figures/<name> from data with plots/<script> (its 3rd to 5th
+ * arguments text, or NULL), recording the outcome */
 static void draw(const char *top, const char *figdir, const char *log, struct fig_status *f,
-		 const char *script, const char *data, const char *arg3)
+		 const char *script, const char *data, const char *arg3, const char *arg4,
+		 const char *arg5)
 {
 	char out[4096];
-	if (!top) {
-		snprintf(f->why, sizeof(f->why), "the plots/ folder was not found (run from the "
-			 "repository, or keep bench/ppbench in it)");
-		return;
-	}
-	snprintf(out, sizeof(out), "%s/%s", figdir, f->name);
-	f->drawn = gnuplot(top, script, data, out, arg3, log, f->why, sizeof(f->why)) == 0;
+	const char *args[] = { data, out, arg3 ? arg3 : "", arg4, arg5, NULL };
+
+	errf(out, sizeof(out), "%s/%s", figdir, f->name);
+	f->drawn = plot_run(top, script, args, log, f->why, sizeof(f->why)) == 0;
+	f->failed = !f->drawn;
 }
 
 /* The figures of single runs, a sweep's and a run report's: Table II's CDF
@@ -804,28 +849,34 @@ int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
 			snprintf(f->why, sizeof(f->why), "no run finished");
 		else if (write_op_cdf(s, &s->rows[i], p, f->why, sizeof(f->why)) > 0) {
 			snprintf(sub, sizeof(sub), "run %s", s->rows[i].tag);
-			draw(top, figdir, log, f, "table2_op_cdf.gp", p, sub);
+			draw(top, figdir, log, f, "table2_op_cdf.gp", p, sub, NULL, NULL);
 		}
 	}
 
 	/* per configuration: Figs. 4, 5a, 5b */
-	int ncfg = write_per_config(s, datadir, err, errlen);
+	size_t pts[3] = { 0, 0, 0 };
+	int ncfg = write_per_config(s, datadir, pts, err, errlen);
 	if (ncfg < 0)
 		return -1;
 	static const struct {
-		const char *name, *script, *data;
+		const char *name, *script, *data, *none;
 	} per_cfg[] = {
-		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv" },
-		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv" },
-		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv" },
+		{ "fig4_preproc_boxplot", "fig4_preproc_boxplot.gp", "preproc_box.csv",
+		  "no full batch has a preprocessing time (a batch that lost samples is left out)" },
+		{ "fig5a_wait_per_batch", "fig5a_wait_per_batch.gp", "batches.csv",
+		  "the main process never waited for a batch" },
+		{ "fig5b_delay_percentiles", "fig5b_delay_percentiles.gp", "percentiles.csv",
+		  "no batch has a delay" },
 	};
 	for (size_t k = 0; k < sizeof(per_cfg) / sizeof(per_cfg[0]); k++) {
 		f = fig_add(st, max, nst, per_cfg[k].name);
 		errf(p, sizeof(p), "%s/%s", datadir, per_cfg[k].data);
 		if (!ncfg)
 			snprintf(f->why, sizeof(f->why), "no finished run has a batches.csv");
+		else if (!pts[k])
+			snprintf(f->why, sizeof(f->why), "%s", per_cfg[k].none);
 		else
-			draw(top, figdir, log, f, per_cfg[k].script, p, NULL);
+			draw(top, figdir, log, f, per_cfg[k].script, p, NULL, NULL, NULL);
 	}
 	return 0;
 }
@@ -849,7 +900,7 @@ static struct fig_status *fig_next(const struct fig_ctx *c, const char *name)
 static void fig_draw(const struct fig_ctx *c, struct fig_status *f, const char *script,
 		     const char *data, const char *arg3)
 {
-	draw(c->top, c->figdir, c->log, f, script, data, arg3);
+	draw(c->top, c->figdir, c->log, f, script, data, arg3, NULL, NULL);
 }
 
 static const char no_w[] = "the sweep has one worker count per batch size and GPU count: "
@@ -870,7 +921,7 @@ static int figs_vs(const struct fig_ctx *c, struct sweep_config *a, size_t na,
 	FILE *fh;
 
 	errf(p, sizeof(p), "%s/vs_workers.csv", c->datadir);
-	fh = fopen(p, "w");
+	fh = fig_create(p);
 	if (!fh) {
 		errf(c->err, c->errlen, "cannot create '%s': %s", p, strerror(errno));
 		return -1;
@@ -883,7 +934,7 @@ static int figs_vs(const struct fig_ctx *c, struct sweep_config *a, size_t na,
 		return -1;
 	}
 	errf(p2, sizeof(p2), "%s/vs_batch.csv", c->datadir);
-	fh = fopen(p2, "w");
+	fh = fig_create(p2);
 	if (!fh) {
 		errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
 		return -1;
@@ -936,7 +987,7 @@ static int figs_policies(const struct fig_ctx *c, struct sweep_config *a, size_t
 		return 0;
 	}
 	errf(p2, sizeof(p2), "%s/policies.csv", c->datadir);
-	fh = fopen(p2, "w");
+	fh = fig_create(p2);
 	if (!fh) {
 		errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
 		return -1;
@@ -955,7 +1006,45 @@ static int figs_policies(const struct fig_ctx *c, struct sweep_config *a, size_t
 	return 0;
 }
 
-/* Per op against workers, for the series with the most worker counts: the
+/* The series of Figs. 6b and 6e-h (its first configuration in sw and its
+ * length): the one finding 4 is judged at, report_dim_config() among the
+ * configurations of the policy the findings judge (report_write: torch
+ * when it was swept, else the first). 1, or 0 when that is not a series of
+ * two or more worker counts. */
+static int fig6b_series(const struct seriesing *zw, const struct sweep_config *sw, size_t na,
+			size_t *from, size_t *cnt)
+{
+	struct sweep_config *j = malloc((na ? na : 1) * sizeof(*j));
+	size_t nj = 0;
+	int pol = 0, kt[NKEY], k[NKEY];
+	long bi;
+
+	if (!j)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (!strcmp(sw[i].policy, "torch"))
+			pol = sw[i].pol;
+	for (size_t i = 0; i < na; i++)
+		if (sw[i].pol == pol)
+			j[nj++] = sw[i];
+	bi = report_dim_config(j, nj);
+	if (bi >= 0)
+		series_key(zw, &j[bi], kt);
+	free(j);
+	if (bi < 0)
+		return 0;
+	*cnt = 0;
+	for (size_t i = 0; i < na; i++) {
+		series_key(zw, &sw[i], k);
+		if (memcmp(k, kt, (NKEY - 1) * sizeof(int)))
+			continue;
+		if (!(*cnt)++)
+			*from = i;
+	}
+	return *cnt >= 2;
+}
+
+/* Per op against workers, for the series finding 4 is judged at: the
  * sum of op spans (Fig. 6b, cpu_by_op.csv) and the derived counters (Figs.
  * 6e-h, counter_*.csv). 0, or -1 with err. */
 static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
@@ -969,18 +1058,22 @@ static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
 	if (ptw < 2) {
 		snprintf(f->why, sizeof(f->why), "%s", no_w);
 	} else {
-		/* the series with the most worker counts */
-		int series = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
-		for (size_t i = 0; i < na; i++) {
-			int k[NKEY];
-			series_key(zw, &sw[i], k);
-			if (new_series(k, prev))
-				series++;
-			if (series == best_w && !cnt++)
-				from = i;
+		int judged = fig6b_series(zw, sw, na, &from, &cnt);
+		if (!judged) {
+			/* the series with the most worker counts */
+			int series = 0, prev[NKEY] = { -1, -1, -1, -1, -1 };
+			from = cnt = 0;
+			for (size_t i = 0; i < na; i++) {
+				int k[NKEY];
+				series_key(zw, &sw[i], k);
+				if (new_series(k, prev))
+					series++;
+				if (series == best_w && !cnt++)
+					from = i;
+			}
 		}
 		errf(p2, sizeof(p2), "%s/cpu_by_op.csv", c->datadir);
-		fh = fopen(p2, "w");
+		fh = fig_create(p2);
 		if (!fh) {
 			errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
 			return -1;
@@ -991,6 +1084,10 @@ static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
 			return -1;
 		}
 		series_label(zw, &sw[from], sub, sizeof(sub));
+		if (judged) {
+			size_t l = strlen(sub);
+			snprintf(sub + l, sizeof(sub) - l, ", where finding 4 is judged");
+		}
 		if (!nops)
 			snprintf(f->why, sizeof(f->why), "the runs have no per-op CPU times");
 		else
@@ -1004,7 +1101,7 @@ static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
 			continue;
 		}
 		errf(p2, sizeof(p2), "%s/counter_%s.csv", c->datadir, counter_figs[k].col);
-		fh = fopen(p2, "w");
+		fh = fig_create(p2);
 		if (!fh) {
 			errf(c->err, c->errlen, "cannot create '%s': %s", p2, strerror(errno));
 			return -1;
@@ -1017,7 +1114,8 @@ static int figs_by_op(const struct fig_ctx *c, const struct seriesing *zw,
 		if (!nv)
 			counter_fig_why(c->s, k, f->why, sizeof(f->why));
 		else
-			fig_draw(c, f, "fig6e_h_counter_vs_workers.gp", p2, sub);
+			draw(c->top, c->figdir, c->log, f, "fig6e_h_counter_vs_workers.gp", p2, sub,
+			     counter_figs[k].title, counter_figs[k].ylabel);
 	}
 	return 0;
 }
@@ -1040,12 +1138,8 @@ static void figs_paper(const struct fig_ctx *c)
 
 	for (size_t k = 0; k < sizeof(paper) / sizeof(paper[0]); k++) {
 		struct fig_status *f = fig_next(c, paper[k].name);
-		if (!c->top) {
-			snprintf(f->why, sizeof(f->why), "the repository (plots/, datasets/reference/) "
-				 "was not found");
-			continue;
-		}
-		errf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", c->top, paper[k].data);
+		errf(p, sizeof(p), "%s/datasets/reference/lotus/figures/%s", c->top ? c->top : "",
+		     paper[k].data);
 		fig_draw(c, f, paper[k].script, p, paper[k].arg3);
 	}
 }
@@ -1053,7 +1147,7 @@ static void figs_paper(const struct fig_ctx *c)
 int report_figures(const struct sweep *s, struct fig_status *st, size_t max, size_t *nst,
 		   char *err, size_t errlen)
 {
-	char topbuf[4096], figdir[4096], datadir[4096], log[4096], p[4096];
+	char topbuf[4096], figdir[4096], datadir[4096], log[4096];
 	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct sweep_config *a = NULL, *sw = NULL, *sb = NULL;
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
@@ -1068,13 +1162,10 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 	*nst = 0;
 	snprintf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	snprintf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
-	snprintf(p, sizeof(p), "%s/figures/paper", s->dir);
-	if (mkdir_p(datadir, 0777) || mkdir_p(p, 0777)) {
-		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+	if (report_fig_dirs(s->dir, 1, err, errlen))
 		goto out;
-	}
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
-	fh = fopen(log, "w");
+	fh = fig_create(log);
 	if (fh)
 		fclose(fh);
 

@@ -212,10 +212,8 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 	}
 	errf(figdir, sizeof(figdir), "%s/figures", s->dir);
 	errf(datadir, sizeof(datadir), "%s/figures/data", s->dir);
-	if (mkdir_p(datadir, 0777)) {
-		errf(err, errlen, "cannot create '%s': %s", datadir, strerror(errno));
+	if (report_fig_dirs(s->dir, 0, err, errlen))
 		goto out;
-	}
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
 	if (draw_run_figures(s, top, figdir, datadir, log, st, REPORT_MAX_FIGS, &nst, err, errlen))
 		goto out;
@@ -265,15 +263,15 @@ out:
 static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, size_t errlen)
 {
 	char path[4096], real[PATH_MAX];
-	json_error_t je;
+	char why[512];
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_file(path, 0, &je);
+	json_t *j = json_load_regular(path, why, sizeof(why));
 	if (!j) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a run or sweep folder: no summary.json nor "
 			     "sweep.json", dir);
 		else
-			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+			errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	struct sweep_row *rows = realloc(s->rows, (s->nrows + 1) * sizeof(*rows));
@@ -330,7 +328,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 		return out;
 	*n = 1;
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = json_load_regular(path, NULL, 0);
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
 	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
 	json_decref(j);

@@ -201,7 +201,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 {
 	struct sweep_part *pt;
 	char path[4096];
-	json_error_t je;
+	char why[512];
 	json_t *runs;
 	size_t n, base = s->nrows;
 	int config0 = 0;
@@ -218,12 +218,12 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
 	}
 	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
-	pt->doc = json_load_file(path, 0, &je);
+	pt->doc = json_load_regular(path, why, sizeof(why));
 	if (!pt->doc) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
 		else
-			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+			errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	s->nparts++;
@@ -272,7 +272,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		if (!r->run_dir[0])
 			continue;
 		sweep_run_path(s, r, "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, &je);
+		sum = json_load_regular(path, NULL, 0);
 		if (!sum)
 			continue;
 		sweep_row_from_summary(r, sum);

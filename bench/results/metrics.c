@@ -8,9 +8,13 @@
 #include <string.h>
 #include <jansson.h>
 #include "analysis.h"
+#include "backend.h"
 #include "log.h"
 #include "metrics.h"
 #include "sweep_row.h"
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 #define RUN(n, j, u, c, t, f, s, o, d) \
 	{ #n, j, u, c, d, MSRC_RUN, t, offsetof(struct run_metrics, f), s, \
@@ -272,7 +276,7 @@ const struct summary_key summary_keys[] = {
 	{ "trace", "object", "the trace" },
 	{ "trace.chrome", "object.*", "what trace.json.gz (the Chrome trace, gzip'd) keeps: file, sampled, op_events_every_nth_batch (past max_events the per-sample op events of every Nth batch only; every batch event is kept), op_events, op_events_kept, max_events" },
 	{ "skipped", "object", "files left out" },
-	{ "skipped.files", "array", "the files left out (up to the first 1,000): {path, reason}" },
+	{ "skipped.files", "array", "the files left out (up to the first " XSTR(ERR_LOG_CAP) ", what the workers' shared error log holds): {path, reason}" },
 	{ "noise", "object", "what else used the machine while the run measured (the noise guard)" },
 	{ "noise.noisy", "bool", "others_cpu_pct or steal_pct above noise.threshold_pct: the run's timings are not this machine's alone" },
 	{ "noise.threshold_pct", "number", "the share above which a run is noisy" },

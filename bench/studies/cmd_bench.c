@@ -1,6 +1,7 @@
 /* ppbench bench: the speed and overhead benchmark behind `make bench`.
  * Everything it compares is measured side by side in the same run; it
  * prints ratios, never absolute targets from another run. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,7 +402,7 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 			continue;
 		char path[4600];
 		snprintf(path, sizeof(path), "%s/%s/summary.json", out, e->d_name);
-		j = json_load_file(path, 0, NULL);
+		j = json_load_regular(path, NULL, 0);
 	}
 	if (d)
 		closedir(d);
@@ -725,10 +726,8 @@ int cmd_bench(int argc, char **argv)
 			bench_pool(&c, c.data, tmp, &res);
 		if (has_section(c.sections, "harness"))
 			bench_harness(&c, c.data, tmp, &res);
-		char cmd[256];
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-		if (system(cmd))
-			warn_msg("cannot remove %s", tmp);
+		if (remove_tree(tmp))
+			warn_msg("cannot remove %s: %s", tmp, strerror(errno));
 	}
 	if (has_section(c.sections, "model"))
 		model_bench(stdout);

@@ -35,6 +35,7 @@
 #include <turbojpeg.h>
 #include "clock.h"
 #include "commands.h"
+#include "kernels.h"
 #include "counters.h"
 #include "escape.h"
 #include "log.h"
@@ -44,6 +45,7 @@
 #include "valgrind_marks.h"
 #include "resdir.h"
 #include "map.h"
+#include "fsutil.h"
 
 #define O(f) offsetof(struct map_cfg, f)
 static const struct opt map_opts[] = {
@@ -216,7 +218,7 @@ static int write_ops_csv(const char *path, const struct op_map *maps, int nmaps,
 	if (!f)
 		return -1;
 	fprintf(f, "op,op_index,tool,calls,%s,%s_per_call,d1_misses_per_call,ll_misses_per_call,"
-		"marked_ms_per_call\n", unit, unit);
+		"marked_ms_per_call,kernels\n", unit, unit);
 	for (int i = 0; i < nmaps; i++) {
 		const struct op_map *m = &maps[i];
 		if (!m->ok)
@@ -229,7 +231,7 @@ static int write_ops_csv(const char *path, const struct op_map *maps, int nmaps,
 			fprintf(f, "%.1f,%.1f,", m->d1_miss / (double)m->calls, m->ll_miss / (double)m->calls);
 		else
 			fputs(",,", f);
-		fprintf(f, "%.4f\n", m->calls ? m->op_ns / 1e6 / (double)m->calls : 0);
+		fprintf(f, "%.4f,%s\n", m->calls ? m->op_ns / 1e6 / (double)m->calls : 0, m->kernels);
 	}
 	return fclose(f) ? -1 : 0;
 }
@@ -472,7 +474,7 @@ static int prepare_image(struct map_cmd *x, int npos, const char *arg)
 		return -1;
 	}
 	tjhandle tj = tjInitDecompress();
-	FILE *f = fopen(x->image, "rb");
+	FILE *f = fopen_regular(x->image, FILE_MAX_TABLE, NULL, 0);
 	if (tj && f) {
 		static unsigned char head[1 << 16];
 		size_t got = fread(head, 1, sizeof(head), f);
@@ -555,6 +557,33 @@ static int map_report(struct map_cmd *x)
 	return failed ? EXIT_FAIL : EXIT_OK;
 }
 
+/* Which kernel set the ops ran, beside the one runs use here (map.md's
+ * notes): a profiler's virtual CPU may lack what this one has (valgrind
+ * has no AVX-512), and then the map is of the narrower kernels. */
+static void kernels_note(struct map_cmd *x)
+{
+	const char *runs = kernels_active()->name, *mapped = "";
+	char kd[256];
+
+	for (int k = 0; k < x->p.nops && !mapped[0]; k++)
+		if (x->maps[k].ok)
+			mapped = x->maps[k].kernels;
+	if (!mapped[0] || x->nnotes >= 16)
+		return;
+	kernels_describe(kd, sizeof(kd));
+	if (!strcmp(mapped, runs))
+		errf(x->notes[x->nnotes++], 512, "Kernels mapped: %s, the set runs use here (%s).",
+		     mapped, kd);
+	else
+		errf(x->notes[x->nnotes++], 512, "Kernels mapped: %s, not the %s that runs use here "
+		     "(%s): under %s the ops see %s's virtual CPU, which lacks %s, so their "
+		     "inner loops are the %s kernels; `ppbench map --tool perf` maps the %s ones "
+		     "(from samples; the functions differ only in their vector width).", mapped, runs,
+		     kd, x->run.tool_name, x->run.tool == TOOL_CALLGRIND ? "valgrind" : "the profiler",
+		     runs, mapped, runs);
+	info("map: %s", x->notes[x->nnotes - 1]);
+}
+
 /* Profile every op, then the stand-ins' pass; write the results. */
 static int map_all(struct map_cmd *x, int npos, const char *arg)
 {
@@ -585,6 +614,7 @@ static int map_all(struct map_cmd *x, int npos, const char *arg)
 		map_op(&x->run, &x->maps[k], k, 0);
 	if (x->cfg.standins)
 		standins_pass(x);
+	kernels_note(x);
 	return map_report(x);
 }
 

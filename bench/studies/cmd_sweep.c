@@ -319,30 +319,10 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 {
 	char name[256], base[PATH_MAX];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
-		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
+	if (results_tag_check(tag, err, errlen))
 		return -1;
-	}
-	{
-		/* mkdir -p */
-		char p[PATH_MAX];
-		size_t n = strlen(out);
-		if (n >= sizeof(p)) {
-			snprintf(err, errlen, "--out: the path is too long");
-			return -1;
-		}
-		memcpy(p, out, n + 1);
-		for (size_t i = 1; i <= n; i++) {
-			if (p[i] != '/' && p[i])
-				continue;
-			p[i] = 0;
-			if (mkdir(p, 0777) && errno != EEXIST) {
-				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
-				return -1;
-			}
-			p[i] = out[i];
-		}
-	}
+	if (mkdir_out(out, err, errlen))
+		return -1;
 	results_dir_name(name, sizeof(name), "sweep", tag);
 	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
@@ -602,7 +582,7 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
 		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
-		json_t *sum = json_load_file(sp, 0, NULL);
+		json_t *sum = json_load_regular(sp, NULL, 0);
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
 			int complete = json_is_true(json_object_get(sum, "complete"));
@@ -628,7 +608,7 @@ static void report_run_line(const struct progress *pr, size_t index, json_t *e, 
 	fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
 	fmt_dur(rem, sizeof(rem), rest);
 	if (strcmp(status, RUN_OK)) {
-		FILE *f = fopen(log, "r");
+		FILE *f = fopen_regular(log, FILE_MAX_DOC, NULL, 0);
 		char line[512];
 		while (f && fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\r\n")] = 0;
@@ -889,7 +869,7 @@ static int sweep_base_alloc(struct sweep_state *t, size_t more)
 static int sweep_resume(struct sweep_state *t)
 {
 	char path[PATH_MAX + 64];
-	json_error_t je;
+	char why[512];
 
 	/* only --report/--no-report go with --resume: the plan is in the folder */
 	for (int i = 1; i < t->nmine; i++)
@@ -906,17 +886,33 @@ static int sweep_resume(struct sweep_state *t)
 	}
 	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
 	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
-	t->doc = json_load_file(path, 0, &je);
+	t->doc = json_load_regular(path, why, sizeof(why));
 	if (!t->doc) {
-		if (access(path, F_OK))
+		if (errno == ENOENT)
 			error_msg("cannot resume '%s': it has no sweep.json", t->dir);
 		else
-			error_msg("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
+			error_msg("cannot resume '%s': '%s': %s", t->dir, path, why);
 		return EXIT_FAIL;
 	}
+	/* what a sweep.json holds, before any of it is used ([] held nothing) */
+	json_t *runs = json_object_get(t->doc, "runs"), *e;
+	size_t r;
+	if (!json_is_array(runs)) {
+		error_msg("cannot resume '%s': '%s' holds no list of runs (not a sweep's, or "
+			  "hand-edited)", t->dir, path);
+		return EXIT_FAIL;
+	}
+	json_array_foreach(runs, r, e)
+		if (!json_is_string(json_object_get(e, "tag"))) {
+			error_msg("cannot resume '%s': run %zu of '%s' has no tag", t->dir, r + 1, path);
+			return EXIT_FAIL;
+		}
 	/* paths in sweep.json are escaped (escape.h) */
-	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
-		t->data[0] = 0;
+	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)) ||
+	    !t->data[0]) {
+		error_msg("cannot resume '%s': '%s' names no dataset (\"data\")", t->dir, path);
+		return EXIT_FAIL;
+	}
 	const char *cache = json_string_value(json_object_get(t->doc, "page_cache"));
 	t->c.warm = !strcmp(cache ? cache : "", "warm");
 	json_t *ra = json_object_get(t->doc, "run_args"), *v;
@@ -1136,7 +1132,7 @@ static int sweep_new(struct sweep_state *t)
 		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
 	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
 		error_msg("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;   /* nothing ran: a bad --tag or --out */
 	}
 	t->doc = sweep_new_doc(t);
 	return STEP_GO;

@@ -50,6 +50,7 @@ struct op_map {
 	double total;          /* instructions (callgrind) or samples (perf) */
 	double d1_miss, ll_miss;
 	int has_cache;
+	char kernels[16];      /* the kernel set the op ran ("avx2"; "" unknown) */
 	size_t n, cap;
 	struct fn_cost *f;
 };

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "counters.h"
+#include "kernels.h"
 #include "log.h"
 #include "subprocess.h"
 #include "options.h"
@@ -182,8 +183,8 @@ int map_child(const struct map_cfg *c, const char *image)
 		    (op_ns >= budget || t1 - started >= 3 * budget))
 			break;
 	}
-	printf("ppbench-map: op=%s calls=%llu op_ns=%llu\n", po->ops->name,
-	       (unsigned long long)calls, (unsigned long long)op_ns);
+	printf("ppbench-map: op=%s calls=%llu op_ns=%llu kernels=%s\n", po->ops->name,
+	       (unsigned long long)calls, (unsigned long long)op_ns, kernels_active()->name);
 	status = EXIT_OK;
 	goto out;
 ctlfail:
@@ -391,7 +392,7 @@ static char **child_env(const struct map_run *r, int standins)
 	return envp;
 }
 
-/* The child's "ppbench-map: calls=N op_ns=T" line of its log into m. */
+/* The child's "ppbench-map: calls=N op_ns=T kernels=K" line of its log into m. */
 static void read_calls(const char *log, struct op_map *m)
 {
 	FILE *lf = fopen(log, "r");
@@ -403,6 +404,9 @@ static void read_calls(const char *log, struct op_map *m)
 		if (q && sscanf(q, "calls=%llu op_ns=%llu", &calls, &ns) == 2) {
 			m->calls = calls;
 			m->op_ns = (double)ns;
+			q = strstr(q, "kernels=");
+			if (!q || sscanf(q, "kernels=%15s", m->kernels) != 1)
+				m->kernels[0] = 0;
 		}
 	}
 	if (lf)

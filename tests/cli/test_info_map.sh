@@ -64,5 +64,15 @@ check "the decode op runs libjpeg-turbo's decoder" grep -Eq \
 	"$TMP/map/map.csv"
 check "every op of the pipeline has a row in ops.csv" test "$(grep -c ',callgrind,' "$TMP/map/ops.csv")" -eq 6
 check "normalize runs ppbench's own code" grep -Eq '^normalize,4,[^,]+,[a-z_]+,' "$TMP/map/map.csv"
+# the kernel set the ops ran, against the one runs use (valgrind has no AVX-512)
+runs_k=$("$PPBENCH" info 2>/dev/null | sed -n 's/^kernels  *\([a-z0-9]*\).*/\1/p' | head -1)
+mapped_k=$(awk -F, 'NR == 2 { print $NF }' "$TMP/map/ops.csv")
+check "ops.csv names the kernel set each op ran" grep -Eq '^to_tensor,3,callgrind,.*,(sse2|avx2|avx512)$' "$TMP/map/ops.csv"
+if [ -n "$mapped_k" ] && [ "$mapped_k" = "$runs_k" ]; then
+	check "map.md: the kernels mapped are those runs use" grep -q "^- Kernels mapped: $mapped_k, the set runs use here" "$TMP/map/map.md"
+else
+	check "map.md: the kernels mapped are not those runs use, and says so" \
+		grep -q "^- Kernels mapped: $mapped_k, not the $runs_k that runs use here" "$TMP/map/map.md"
+fi
 check_cli "map never overwrites a map"           1 'never overwritten'               -- \
 	map --tool callgrind --size 160x120 --out "$TMP/map"

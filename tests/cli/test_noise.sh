@@ -63,3 +63,29 @@ fi
 
 check_cli "info: is this machine fit to benchmark" 0 'fit to benchmark\?' -- info
 check_cli "info: the CPUs this process may use" 0 'CPUs this process may use: ' -- info
+
+# A cgroup CPU quota, from a fixture tree (PPBENCH_TEST_*, bench/measure/noise.h),
+# in both directions: 0.5 of the 2 allowed CPUs is what the run may use (2
+# workers on it are oversubscribed); 4 over 2 CPUs leaves the 2 CPUs.
+cg=$TMP/noise_cg
+mkdir -p "$cg/root/job/step"
+echo "0::/job/step" >"$cg/self"
+echo "max 100000" >"$cg/root/job/step/cpu.max"
+quota_run() {   # quota_run TAG CPU.MAX
+	echo "$2" >"$cg/root/job/cpu.max"
+	PPBENCH_TEST_PROC_CGROUP=$cg/self PPBENCH_TEST_CGROUP_ROOT=$cg/root PPBENCH_TEST_CPUS_ONLINE=2 \
+		PPBENCH_TEST_CPUS_ALLOWED=0-1 "$PPBENCH" run "${base[@]}" --workers 2 --tag "$1" \
+		>"$TMP/$1.out" 2>"$TMP/$1.err"
+	ls -d "$out"/*-"$1" 2>/dev/null | head -1
+}
+res=$(quota_run quota-half "50000 100000")
+check "a command under PPBENCH_TEST_* says so" grep -q 'PPBENCH_TEST_\* is set' "$TMP/quota-half.err"
+expect "quota 0.5 of 2 CPUs: the quota recorded" "$(json "$res/summary.json" machine.cpu_quota)" 0.5
+expect "quota 0.5 of 2 CPUs: the CPUs allowed" "$(json "$res/summary.json" machine.cpus_allowed)" 2
+expect "quota 0.5 of 2 CPUs: figures use 0.5 CPU" "$(json "$res/summary.json" cpu.cpus_usable)" 0.5
+expect "quota 0.5 of 2 CPUs: 2 workers are oversubscribed" "$(json "$res/summary.json" cpu.oversubscribed)" 1.0
+res=$(quota_run quota-four "400000 100000")
+expect "quota 4 over 2 CPUs: the quota recorded" "$(json "$res/summary.json" machine.cpu_quota)" 4.0
+expect "quota 4 over 2 CPUs: figures use the 2 CPUs" "$(json "$res/summary.json" cpu.cpus_usable)" 2.0
+expect "quota 4 over 2 CPUs: 2 workers are not oversubscribed" \
+	"$(json "$res/summary.json" cpu.oversubscribed)" 0.0

@@ -214,7 +214,17 @@ start_long() {
 		--gpu-step 5ms --tag "$1" "${@:2}" >"$TMP/$1.out" 2>&1 &
 	PID=$!
 	WPIDS= THREADS=0
-	case " $* " in *" thread "*) THREADS=1; sleep 0.3; return ;; esac
+	# threads: wait for the 2 worker threads (the signal handlers are set
+	# right after they start; a fixed sleep lost that race on a loaded machine)
+	case " $* " in *" thread "*)
+		THREADS=1
+		for _ in $(seq 200); do
+			[ "$(ls "/proc/$PID/task" 2>/dev/null | wc -l)" -ge 3 ] && break
+			sleep 0.05
+		done
+		sleep 0.2
+		return ;;
+	esac
 	for _ in $(seq 100); do
 		WPIDS=$(pgrep -P "$PID" | tr '\n' ' ')
 		[ "$(echo "$WPIDS" | wc -w)" -ge 2 ] && break

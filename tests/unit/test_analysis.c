@@ -216,6 +216,98 @@ static void test_collate_merge_and_opts(void **state)
 	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), -1);
 }
 
+/* ops_oncpu_s is the sum of the counted ops' on-CPU time (two counted ops
+ * of 30 ms and 2 ms: 32 ms, not the last op's 2 ms nor the first's 30 ms);
+ * an op not counted adds nothing; none counted: unknown (NaN), never 0 */
+static void test_ops_oncpu_sum(void **state)
+{
+	static struct fx f;
+	struct analysis_opts o;
+	struct run_metrics m;
+	struct counter_derived d[2];
+	uint64_t regions[2] = { 8, 8 };
+	char err[256];
+	(void)state;
+
+	memset(d, 0, sizeof(d));
+	d[0].oncpu_ns = 30e6;
+	d[0].wall_ns = 36e6;
+	d[1].oncpu_ns = 2e6;
+	d[1].wall_ns = 3e6;
+	for (int i = 0; i < 2; i++) {
+		d[i].descheduled_ns = d[i].wall_ns - d[i].oncpu_ns;
+		d[i].oncpu_pct = 100.0 * d[i].oncpu_ns / d[i].wall_ns;
+		d[i].ipc = d[i].cache_mpki = d[i].branch_mpki = NAN;
+		d[i].frontend_stall_pct = d[i].backend_stall_pct = NAN;
+	}
+	fx_build(&f);
+	o = fx_opts();
+	o.op_counted = d;
+	o.op_regions = regions;
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_near(find_op(&m, "SLoader")->oncpu_s, 0.030);
+	assert_near(find_op(&m, "SRandomHorizontalFlip")->oncpu_s, 0.002);
+	if (fabs(m.ops_oncpu_s - 0.032) > 1e-12)
+		fail_msg("ops_oncpu_s %.9f, expected 0.032 (30 ms + 2 ms)", m.ops_oncpu_s);
+	analysis_free(&m);
+
+	/* only the second op counted */
+	regions[0] = 0;
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_true(isnan(find_op(&m, "SLoader")->oncpu_s));
+	assert_near(m.ops_oncpu_s, 0.002);
+	analysis_free(&m);
+
+	/* only the first */
+	regions[0] = 8;
+	regions[1] = 0;
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_near(m.ops_oncpu_s, 0.030);
+	analysis_free(&m);
+
+	/* none */
+	regions[0] = 0;
+	assert_int_equal(analysis_compute(&f.t, &o, &m, err, sizeof(err)), 0);
+	assert_true(isnan(m.ops_oncpu_s));
+	analysis_free(&m);
+}
+
+/* Out of order from arrivals: a batch is out of order when it arrived
+ * before some batch with a smaller id, the latest of all smaller ids, not
+ * only the previous one. Arrivals (ms): b0 100, b1 10, b2 50, b3 120,
+ * b4 110, b5 130.
+ *   b1: before b0 (100)                       out of order
+ *   b2: after b1 (10) but before b0 (100)     out of order (the previous id
+ *                                             alone would say in order)
+ *   b3: after every smaller id                in order
+ *   b4: before b3 (120)                       out of order
+ *   b5: after all                             in order
+ * => 3 of 6 (50 %); the previous-id rule would give 2 of 6. */
+static void test_ooo_from_arrivals(void **state)
+{
+	static struct trace_ev ev[16];
+	struct trace_proc p = { ROLE_MAIN, 0, 1000, 0, 16, ev, 0 };
+	struct trace t = { 1, &p, 0, { { 0 } }, { { 0 } } };
+	struct analysis_opts o = fx_opts();
+	struct run_metrics m;
+	char err[256];
+	static const double arr_ms[6] = { 100, 10, 50, 120, 110, 130 };
+	static const int ooo[6] = { 0, 1, 1, 0, 1, 0 };
+	(void)state;
+
+	for (int b = 0; b < 6; b++)
+		trace_add(&p, EV_BATCH_ARRIVED, 0, b, UINT32_MAX, T0 + MS(arr_ms[b]), TRACE_MARKER_NS);
+	assert_int_equal(analysis_compute(&t, &o, &m, err, sizeof(err)), 0);
+	assert_int_equal(m.nbatches, 6);
+	for (int b = 0; b < 6; b++)
+		if (m.rows[b].out_of_order != ooo[b])
+			fail_msg("batch %d (arrived %.0f ms): out_of_order %d, expected %d", b, arr_ms[b],
+				 m.rows[b].out_of_order, ooo[b]);
+	assert_int_equal(m.ooo_batches, 3);
+	assert_near(m.ooo_pct, 50.0);
+	analysis_free(&m);
+}
+
 static void test_empty(void **state)
 {
 	struct trace t;
@@ -241,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_low_tail_cut),
 		cmocka_unit_test(test_preproc_tail_in_trace),
 		cmocka_unit_test(test_collate_merge_and_opts),
+		cmocka_unit_test(test_ops_oncpu_sum),
+		cmocka_unit_test(test_ooo_from_arrivals),
 		cmocka_unit_test(test_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <zlib.h>
 #include "analysis.h"
 #include "emit.h"
+#include "fsutil.h"
 #include "machine.h"
 #include "tracebuild.h"
 
@@ -30,10 +31,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[512];
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return remove_tree(tmpdir) == 0 ? 0 : -1;
 }
 
 static void subdir(char *out, size_t n, const char *name)

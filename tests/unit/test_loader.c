@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "analysis.h"
 #include "checksum.h"
 #include "clock.h"
 #include "imagefolder.h"
@@ -188,6 +190,19 @@ static size_t count_events(const struct trace *t, enum proc_role role, uint16_t 
 	return n;
 }
 
+/* batch k has the main process's SBatchWait marker (it arrived while an
+ * earlier batch was awaited) */
+static int marked_out_of_order(const struct trace *t, int64_t k)
+{
+	for (size_t p = 0; p < t->nprocs; p++)
+		for (size_t i = 0; t->procs[p].role == ROLE_MAIN && i < t->procs[p].n; i++) {
+			const struct trace_ev *e = &t->procs[p].ev[i];
+			if (e->kind == EV_BATCH_WAIT && e->batch == k && e->dur_ns == TRACE_MARKER_NS)
+				return 1;
+		}
+	return 0;
+}
+
 static void assert_near_ms(const char *what, int64_t got_ns, double want_ms, double tol_ms)
 {
 	double got = (double)got_ns / 1e6;
@@ -251,11 +266,26 @@ static void hol_inorder(enum loader_backend be, int pin)
 		assert_int_equal(r.yield_order[k], k);
 		assert_int_equal(r.b[k].n, 2);
 	}
-	/* out of order: exactly 3, 5, 6, 8, 9 */
+	/* out of order: exactly 3, 5, 6, 8, 9, in the trace the figures come
+	 * from: an SBatchWait marker each, and the analysis's rows (from the
+	 * arrival events) */
 	static const int ooo[10] = { 0, 0, 0, 1, 0, 1, 1, 0, 1, 1 };
-	for (int k = 0; k < 10; k++)
-		if (r.b[k].out_of_order != ooo[k])
-			fail_msg("batch %d: out_of_order %d, expected %d", k, r.b[k].out_of_order, ooo[k]);
+	struct analysis_opts ao = { .start_ns = r.start_ns, .end_ns = r.end_ns, .batch_size = 2,
+				    .workers = 3, .gpus = 1, .images = r.images, .complete = 1 };
+	struct run_metrics am;
+	char aerr[256];
+	assert_int_equal(analysis_compute(&r.trace, &ao, &am, aerr, sizeof(aerr)), 0);
+	assert_int_equal(am.nbatches, 10);
+	for (int k = 0; k < 10; k++) {
+		if (marked_out_of_order(&r.trace, k) != ooo[k])
+			fail_msg("batch %d: SBatchWait marker %d, expected %d", k,
+				 marked_out_of_order(&r.trace, k), ooo[k]);
+		if (am.rows[k].out_of_order != ooo[k])
+			fail_msg("batch %d: out of order %d in the analysis, expected %d", k,
+				 am.rows[k].out_of_order, ooo[k]);
+	}
+	assert_int_equal(am.ooo_batches, 5);
+	analysis_free(&am);
 	assert_int_equal(count_events(&r.trace, ROLE_MAIN, EV_BATCH_WAIT, 1000), 5);
 	assert_int_equal(count_events(&r.trace, ROLE_MAIN, EV_BATCH_WAIT, 0), 5 + 5);
 	/* task k >= P x W is sent when batch k - P x W is handed over (the
@@ -344,8 +374,6 @@ static void test_hol_arrival(void **state)
 	assert_int_equal(r.yield_order[0], 0);
 	assert_int_equal(r.yield_order[8], 4);
 	assert_int_equal(r.yield_order[9], 7);
-	for (int k = 0; k < 10; k++)
-		assert_int_equal(r.b[k].out_of_order, 0);
 	/* nothing waits for batch 4 except the main process */
 	assert_near_ms("delay of batch 5", (int64_t)(r.b[5].consumed - r.b[5].finished), 0, 20);
 	loader_result_free(&r);
@@ -678,6 +706,50 @@ static void test_plan(void **state)
 	free_dataset(&d);
 }
 
+/* ulimit -v: a plan that cannot be mapped under RLIMIT_AS is refused with
+ * the figures (it was "cannot map ... shared memory", exit 1, once running).
+ * The limit is set from this process's own size (under ASan, terabytes of
+ * shadow), 200 MB above it, so the test means the same in every build. */
+static void test_plan_ulimit(void **state)
+{
+	(void)state;
+	struct pipeline p;
+	struct dataset d;
+	struct loader_cfg c;
+	struct loader_plan pl;
+	struct rlimit old, lim;
+	unsigned long long pages = 0;
+	char err[1024];
+	FILE *f = fopen("/proc/self/statm", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu", &pages), 1);
+	fclose(f);
+	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
+	fake_dataset(&d, 1000);
+	base_cfg(&c, &p, &d);
+	c.batch = 256;
+	c.workers = 2;
+	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + (200ull << 20));
+	if (old.rlim_max != RLIM_INFINITY && lim.rlim_cur > old.rlim_max)
+		skip();
+	assert_int_equal(setrlimit(RLIMIT_AS, &lim), 0);
+	int big = loader_plan(&c, &pl, err, sizeof(err));
+	c.batch = 4;
+	char err2[1024] = "";
+	int small = loader_plan(&c, &pl, err2, sizeof(err2));
+	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+	assert_int_equal(big, -1);
+	if (!strstr(err, "of address space in each worker but ulimit -v leaves") ||
+	    !strstr(err, "lower --batch"))
+		fail_msg("refusal: %s", err);
+	if (small)
+		fail_msg("a small plan under the limit: %s", err2);
+	pipeline_release(&p);
+	free_dataset(&d);
+}
+
 /* ---- the torch random stream ------------------------------------------- */
 
 /* The worker of each batch and the random choices of each sample against
@@ -790,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_sigint_thread),
 		cmocka_unit_test(test_gpu),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_ulimit),
 		cmocka_unit_test(test_torch_rng_process),
 		cmocka_unit_test(test_torch_rng_thread),
 		cmocka_unit_test(test_torch_rng_w3),
