@@ -251,9 +251,10 @@ static void ws_release(struct bounds_ws *w)
 /* The resampler's exact bound: taps x channels (resample_macs) per ns at
  * the best exact instruction mix of the kernels this CPU runs (each
  * kernel's exact_peak in registers; a peak is what the CPU reaches
- * uninterrupted: the best of 5 short loops each); *by gets the kernel
- * whose mix it is. */
-static double resample_peak_per_ns(const struct kernels **by)
+ * uninterrupted: the best of 5 short loops each). per[id] keeps the best
+ * each kernel's mix has reached (0 where the CPU lacks the kernel); *by
+ * gets the kernel whose mix the bound is. */
+static double resample_peak_per_ns(double per[KERNEL_COUNT], const struct kernels **by)
 {
 	double best = 0;
 	*by = kernels_of(KERNEL_SSE2);
@@ -261,15 +262,18 @@ static double resample_peak_per_ns(const struct kernels **by)
 		if (!kernels_supported((enum kernel_id)id, NULL))
 			continue;
 		const struct kernels *k = kernels_of((enum kernel_id)id);
+		double mine = 0;
 		for (int i = 0; i < 5; i++) {
 			uint64_t t0 = clock_now_ns();
 			double m = k->exact_peak(400000);
 			uint64_t t1 = clock_now_ns();
 			double r = m / (double)(t1 - t0);
-			if (r > best) {
-				best = r;
-				*by = k;
-			}
+			mine = r > mine ? r : mine;
+		}
+		per[id] = mine > per[id] ? mine : per[id];
+		if (mine > best) {
+			best = mine;
+			*by = k;
 		}
 	}
 	return best;
@@ -322,13 +326,14 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 		die("out of memory");
 	/* v[(item * 3 + 0) * R + r]: achieved rate; + 1: bound rate; + 2: time / bound */
 	const struct kernels *mix = kernels_of(KERNEL_SSE2);
+	double mixes[KERNEL_COUNT] = { 0 };   /* each kernel's exact mix, best of the rounds */
 #define V(item, k, r) v[((size_t)(item) * 3 + (k)) * R + (r)]
 	for (size_t r = 0; r < R; r++) {
 		for (int it = 0; it < B_ITEMS; it++) {
 			if (w.op[it] < 0)
 				continue;
 			if (it >= B_RESAMPLE) {
-				double peak = resample_peak_per_ns(&mix);
+				double peak = resample_peak_per_ns(mixes, &mix);
 				double t = it == B_RESAMPLE ? resample_ns(&w) : pass_ns(&w, it == B_HPASS);
 				uint64_t m = it == B_RESAMPLE ? w.macs : it == B_HPASS ? w.macs_h : w.macs_v;
 				double bound_ns = (double)m / peak;
@@ -371,6 +376,14 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 		 * ops' 2x memcpy */
 		bench_print_target(stdout, bench_figure(res, "bounds", name, "ratio", &V(it, 2, 0), R,
 							it < B_HPASS, it == B_RESAMPLE ? 3.0 : 2.0, 1), "%.2f");
+	}
+	if (w.op[B_RESAMPLE] >= 0) {
+		printf("\nthe exact mixes of the kernels this CPU runs (G taps x channels / s, the best of "
+		       "the rounds; the bound is the best of them):\n\n| kernel | mix | peak |\n|---|---|---:|\n");
+		for (int id = 0; id < KERNEL_COUNT; id++)
+			if (mixes[id] > 0)
+				printf("| %s | %s | %.1f |\n", kernels_of((enum kernel_id)id)->name,
+				       kernels_of((enum kernel_id)id)->exact_mix, mixes[id]);
 	}
 #undef V
 	free(v);
