@@ -195,21 +195,30 @@ static int K(coeffs)(int in_size, int out, int ksize, int32_t *restrict bounds, 
 	int ok = w3 != NULL;
 	if (w3) {
 		/* the split (kernels.h), from the weights tap-major (zero past
-		 * each output's taps, whose parts are then zero) */
+		 * each output's taps, whose parts are then zero; a tap past the
+		 * widest output reads a row of zeros: ww, no longer needed) */
+		int32_t *restrict zero = (int32_t *)ww;
+		for (int xx = 0; xx < out; xx++)
+			zero[xx] = 0;
 		for (int g = 0; 4 * g < ksize; g++) {
 			uint32_t *restrict wa = w3 + 3 * (size_t)g * out, *restrict wb = wa + out;
 			uint32_t *restrict wc = wb + out;
-			for (int xx = 0; xx < out; xx++)
-				wa[xx] = wb[xx] = wc[xx] = 0;
-			for (int u = 0; u < 4 && 4 * g + u < nt; u++) {
-				const int32_t *restrict it = ki + (size_t)(4 * g + u) * out;
-				for (int xx = 0; xx < out; xx++) {
-					int32_t w = it[xx];
-					ok &= (w >= W3_MIN) & (w <= W3_MAX);
-					wa[xx] |= (uint32_t)w3_part(w, 0) << (8 * u);
-					wb[xx] |= (uint32_t)w3_part(w, 1) << (8 * u);
-					wc[xx] |= (uint32_t)w3_part(w, 2) << (8 * u);
+			const int32_t *restrict t0 = 4 * g < nt ? ki + (size_t)(4 * g) * out : zero;
+			const int32_t *restrict t1 = 4 * g + 1 < nt ? ki + (size_t)(4 * g + 1) * out : zero;
+			const int32_t *restrict t2 = 4 * g + 2 < nt ? ki + (size_t)(4 * g + 2) * out : zero;
+			const int32_t *restrict t3 = 4 * g + 3 < nt ? ki + (size_t)(4 * g + 3) * out : zero;
+			for (int xx = 0; xx < out; xx++) {
+				const int32_t w[4] = { t0[xx], t1[xx], t2[xx], t3[xx] };
+				uint32_t pa = 0, pb = 0, pc = 0;
+				for (int u = 0; u < 4; u++) {
+					ok &= (w[u] >= W3_MIN) & (w[u] <= W3_MAX);
+					pa |= (uint32_t)w3_part(w[u], 0) << (8 * u);
+					pb |= (uint32_t)w3_part(w[u], 1) << (8 * u);
+					pc |= (uint32_t)w3_part(w[u], 2) << (8 * u);
 				}
+				wa[xx] = pa;
+				wb[xx] = pb;
+				wc[xx] = pc;
 			}
 		}
 	}
