@@ -327,6 +327,14 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 	/* v[(item * 3 + 0) * R + r]: achieved rate; + 1: bound rate; + 2: time / bound */
 	const struct kernels *mix = kernels_of(KERNEL_SSE2);
 	double mixes[KERNEL_COUNT] = { 0 };   /* each kernel's exact mix, best of the rounds */
+	/* kv[id * R + r]: the resampler's time / bound with kernel id (0: the
+	 * CPU lacks it), each round, beside the active kernel's */
+	double *kv = calloc((size_t)KERNEL_COUNT * R, sizeof(double));
+	if (!kv)
+		die("out of memory");
+	const struct kernels *was = kernels_active();
+	char was_by[64];
+	snprintf(was_by, sizeof(was_by), "%s", kernels_chosen_by());
 #define V(item, k, r) v[((size_t)(item) * 3 + (k)) * R + (r)]
 	for (size_t r = 0; r < R; r++) {
 		for (int it = 0; it < B_ITEMS; it++) {
@@ -340,6 +348,15 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 				V(it, 0, r) = (double)m / t;   /* G multiply-adds / s */
 				V(it, 1, r) = peak;
 				V(it, 2, r) = t / bound_ns;
+				if (it == B_RESAMPLE)
+					for (int id = 0; id < KERNEL_COUNT; id++) {
+						char kerr[256];
+						if (!kernels_supported((enum kernel_id)id, NULL) ||
+						    kernels_use(kernels_of((enum kernel_id)id)->name, kerr, sizeof(kerr)))
+							continue;
+						kv[(size_t)id * R + r] = resample_ns(&w) / bound_ns;
+						kernels_restore(was, was_by);
+					}
 				continue;
 			}
 			size_t bytes = item_bytes(it, B);
@@ -378,6 +395,16 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 							it < B_HPASS, it == B_RESAMPLE ? 3.0 : 2.0, 1), "%.2f");
 	}
 	if (w.op[B_RESAMPLE] >= 0) {
+		printf("\nthe resampler with each kernel, side by side in each round (time / the bound above):\n\n");
+		for (int id = 0; id < KERNEL_COUNT; id++) {
+			if (!kv[(size_t)id * R])
+				continue;
+			char name[128];
+			snprintf(name, sizeof(name), "random_resized_crop (resample) with %s time / bound",
+				 kernels_of((enum kernel_id)id)->name);
+			bench_print_target(stdout, bench_figure(res, "bounds", name, "ratio", &kv[(size_t)id * R], R,
+								0, 0, 1), "%.2f");
+		}
 		printf("\nthe exact mixes of the kernels this CPU runs (G taps x channels / s, the best of "
 		       "the rounds; the bound is the best of them):\n\n| kernel | mix | peak |\n|---|---|---:|\n");
 		for (int id = 0; id < KERNEL_COUNT; id++)
@@ -387,6 +414,7 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 	}
 #undef V
 	free(v);
+	free(kv);
 	ws_release(&w);
 	pipeline_release(&p);
 	return 0;
