@@ -468,12 +468,25 @@ static inline void K(v8_rows4)(__m512i r0, __m512i r1, __m512i r2, __m512i r3, _
 	d[3] = _mm512_unpackhi_epi16(h01, h23);
 }
 
-/* the output bytes of sums s[0..3] (>> 22, clamped to [0, 255] by the
- * saturating packs, which also undo the unpacks' column order) */
+/* s >> 22 as int16 for the int32 sums of a and b: their high words (s >>
+ * 16, which int16 holds for any int32 s) picked by idx from the two, then
+ * >> 6; a saturating pack of two such then clamps to [0, 255] (two word
+ * permutes and two word shifts for the four dword shifts and two packs) */
+static inline __m512i K(t8_hi)(__m512i a, __m512i b, __m512i idx)
+{
+	return _mm512_srai_epi16(_mm512_permutex2var_epi16(a, idx, b), 6);
+}
+
+/* the output bytes of sums s[0..3] in the unpacks' column order (s[k]:
+ * columns 4k .. 4k + 3 of each 128-bit lane): each lane's first 8 words
+ * from s[0] and s[1], then from s[2] and s[3], so the pack puts them in
+ * order */
 static inline __m512i K(v8_out)(const __m512i s[4])
 {
-	return _mm512_packus_epi16(_mm512_packs_epi32(_mm512_srai_epi32(s[0], 22), _mm512_srai_epi32(s[1], 22)),
-				   _mm512_packs_epi32(_mm512_srai_epi32(s[2], 22), _mm512_srai_epi32(s[3], 22)));
+	const __m512i idx = _mm512_set_epi16(
+		63, 61, 59, 57, 31, 29, 27, 25, 55, 53, 51, 49, 23, 21, 19, 17,
+		47, 45, 43, 41, 15, 13, 11, 9, 39, 37, 35, 33, 7, 5, 3, 1);
+	return _mm512_packus_epi16(K(t8_hi)(s[0], s[1], idx), K(t8_hi)(s[2], s[3], idx));
 }
 
 /* words mode's output bytes of v8_rows2's d with the weights wh, wc
@@ -745,8 +758,9 @@ static int K(hplan8)(struct hplan8 *hp, int in_w, int out_w, int ksize, const in
  * for all: per tap group, the window's bytes gathered into each lane's
  * taps (vpermb, or vpermi2b over a 128-byte window; in words mode two
  * taps as int16, the high bytes zeroed by the mask), then the rounds of
- * multiplies; the groups' sums packed with saturation (the clamp) and put
- * back in order by one vpermd, the store masked to the row's end. NTG:
+ * multiplies; the groups' sums >> 22 as words (K(t8_hi)), packed with
+ * saturation (the clamp) and put back in order by one vpermq, the store
+ * masked to the row's end. NTG:
  * the plan's tap groups where 1 or 2 (their gathered taps kept in
  * registers for the three rounds), else 0 (gathered again each round). */
 static inline __attribute__((always_inline)) void
@@ -816,23 +830,27 @@ K(hquad8)(const uint8_t *in, size_t in_stride, uint8_t *out, size_t out_stride,
 				}
 #undef H8_GATHER
 			}
-			for (int r = 0; r < R; r++)
-				s[r] = _mm512_srai_epi32(s[r], 22);
 		}
-		/* pack as soon as a pair of groups is done */
+		/* a pair of groups' s >> 22 as int16 (K(t8_hi): group j's
+		 * lanes, then group j + 1's) as soon as both are done */
+		const __m512i pair = _mm512_set_epi16(
+			63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33,
+			31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
 		for (int r = 0; r < R; r++) {
 			if (!(j & 1))
 				res[r][0] = s[r];
 			else if (j == 1)
-				p01[r] = _mm512_packs_epi32(res[r][0], s[r]);
+				p01[r] = K(t8_hi)(res[r][0], s[r], pair);
 			else
-				res[r][1] = _mm512_packs_epi32(res[r][0], s[r]);
+				res[r][1] = K(t8_hi)(res[r][0], s[r], pair);
 		}
 	}
-	const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+	/* the pack (the clamp) interleaves the pairs per 128-bit lane: qwords
+	 * put back in order */
+	const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
 	const int left = hp->out_bytes - 16 * g0;
 	for (int r = 0; r < R; r++) {
-		__m512i v = _mm512_permutexvar_epi32(order, _mm512_packus_epi16(p01[r], res[r][1]));
+		__m512i v = _mm512_permutexvar_epi64(order, _mm512_packus_epi16(p01[r], res[r][1]));
 		uint8_t *o = out + (size_t)r * out_stride + 16 * (size_t)g0;
 		if (left >= 64)
 			_mm512_storeu_si512((void *)o, v);
