@@ -279,6 +279,13 @@ static double resample_peak_per_ns(double per[KERNEL_COUNT], const struct kernel
 	return best;
 }
 
+double bench_resample_peak_per_ns(void)
+{
+	double per[KERNEL_COUNT] = { 0 };
+	const struct kernels *by;
+	return resample_peak_per_ns(per, &by);
+}
+
 /* bytes each byte-moving op reads plus writes */
 static size_t item_bytes(int item, size_t B)
 {

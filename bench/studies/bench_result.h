@@ -54,4 +54,11 @@ int bench_result_write(const struct bench_result *r, const char *dir, struct jso
  * batch of collate. 0, or -1 (said on stderr). */
 int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res);
 
+/* The resampler's exact multiply floor on this CPU: taps x channels (the
+ * unit of resample_macs: an 8-bit pixel times a 22-bit weight) per ns at
+ * the best exact instruction mix of the kernels it runs (each kernel's
+ * exact_peak in registers, the best of 5 short loops each): the bound of
+ * the bounds section. */
+double bench_resample_peak_per_ns(void);
+
 #endif
