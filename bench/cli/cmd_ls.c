@@ -220,7 +220,7 @@ static void fill_sweep(struct ls_entry *e)
 	struct sweep s;
 	struct sweep_config *a = NULL;
 	char err[512], w[64], b[64], g[64];
-	size_t ok = 0, pending = 0, busy = 0, over = 0;
+	size_t ok = 0, pending = 0, busy = 0, over = 0, unread = 0;
 
 	if (sweep_load(&s, e->path, err, sizeof(err))) {
 		snprintf(e->status, sizeof(e->status), "unreadable: %s", err);
@@ -249,6 +249,7 @@ static void fill_sweep(struct ls_entry *e)
 		pending += !strcmp(r->status, RUN_PENDING);
 		busy += r->others_cpu_pct > REPORT_BUSY_PCT;
 		over += sweep_row_ok(r) && report_oversubscribed(r, s.cpus);
+		unread += r->problem[0] != 0;
 	}
 	/* the best configuration: the highest median images/s */
 	size_t na = sweep_configs(s.rows, s.nrows, &a), best = 0;
@@ -271,6 +272,9 @@ static void fill_sweep(struct ls_entry *e)
 	else
 		snprintf(e->status, sizeof(e->status), "incomplete: %zu of %zu runs ok%s", ok, s.nrows,
 			 pending ? " (sweep --resume finishes it)" : "");
+	if (unread)   /* sweep_load names each file (struct sweep_row.problem) */
+		add_note(e->status, sizeof(e->status), "%zu run%s with a file that cannot be read "
+			 "(ppbench report names it)", unread, unread == 1 ? "" : "s");
 	if (busy)
 		add_note(e->noise, sizeof(e->noise), "busy in %zu of %zu runs", busy, s.nrows);
 	if (over)

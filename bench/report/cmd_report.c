@@ -219,6 +219,7 @@ int cmd_plots(int argc, char **argv)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	if (input_missing(argv[1]))
 		return EXIT_USAGE;
+	int lk = -1;
 	if (is_run_dir(argv[1])) {
 		json_t *sum;
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
@@ -228,6 +229,7 @@ int cmd_plots(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
+		lk = report_lock(s.dir);
 		errf(figdir, sizeof(figdir), "%s/figures", s.dir);
 		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
 		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
@@ -244,6 +246,7 @@ int cmd_plots(int argc, char **argv)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	} else {
+		lk = report_lock(s.dir);
 		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
 		rc = sweep_write_csv(&s, path, err, sizeof(err));
 		if (!rc)
@@ -251,6 +254,7 @@ int cmd_plots(int argc, char **argv)
 		if (rc)
 			error_msg("%s", err);
 	}
+	report_unlock(lk);
 	if (rc) {
 		sweep_free(&s);
 		return EXIT_FAIL;

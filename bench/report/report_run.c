@@ -265,7 +265,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	char path[4096], real[PATH_MAX];
 	char why[512];
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_regular(path, why, sizeof(why));
+	json_t *j = summary_read(path, why, sizeof(why));
 	if (!j) {
 		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a run or sweep folder: no summary.json nor "
@@ -327,8 +327,9 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	if (!out || !(out[0] = strdup(dir)))
 		return out;
 	*n = 1;
+	char why[200];
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_regular(path, NULL, 0);
+	json_t *j = summary_read(path, why, sizeof(why));
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
 	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
 	json_decref(j);
@@ -475,7 +476,10 @@ int cmd_report_run(char **dirs, size_t n)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	if (report_write_run(&s, sum, err, sizeof(err)))
+	int lk = report_lock(s.dir);
+	int bad = report_write_run(&s, sum, err, sizeof(err));
+	report_unlock(lk);
+	if (bad)
 		error_msg("%s", err);
 	else {
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);

@@ -14,6 +14,8 @@
 #define RUN_OK "ok"                  /* exit 0 and a complete summary.json */
 #define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
 #define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
+#define RUN_UNREADABLE "unreadable"  /* its summary.json (or its entry in sweep.json) cannot
+					be read: the row's problem says which file and why */
 
 /* One op of a run: its figures, one field per row of op_metric_table
  * (bench/results/metrics.h) with the row's name; NaN where not known. */
@@ -62,6 +64,11 @@ struct sweep_row {
 	/* hardware events: "ok" (some count), "not supported: <event>:
 	 * <reason>" (none does), or "" when none was asked for */
 	char hw_events[160];
+	/* a file of the run that could not be read, and why ("runs/X/batches.csv:
+	 * row 5 has 3 of 14 fields"); "" when every file read. With status
+	 * RUN_UNREADABLE its figures are unknown; otherwise (batches.csv) only
+	 * the figures drawn from that file are */
+	char problem[256];
 	/* the figures the sweep records about the run (MSRC_SWEEP) */
 	double wall_s;
 	double cache_resident_pct;

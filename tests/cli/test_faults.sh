@@ -59,8 +59,10 @@ start_sweep() {
 		>"$TMP/$1.out" 2>&1 &
 	SWEEP=$!
 	RUNPID=
-	for _ in $(seq 200); do
-		RUNPID=$(pgrep -P "$SWEEP" | head -1)
+	for _ in $(seq 400); do
+		# the run (its --out is the sweep's runs/), not the check of the run
+		# options the sweep starts first; the plan (its probe) comes between
+		RUNPID=$(pgrep -P "$SWEEP" -f '/runs$' | head -1)
 		[ -n "$RUNPID" ] && break
 		sleep 0.05
 	done
