@@ -277,7 +277,7 @@ const struct summary_key summary_keys[] = {
 	{ "stop_reason", "string", "why the run is incomplete (only when complete is false)" },
 	{ "write_error", "string", "why the results folder could not be written completely (only then)" },
 	{ "checksum", "string", "XXH3 of every sample's output and label, 16 hex digits: the same for every worker count, backend, order and policy" },
-	{ "kernels", "string", "the ops' kernels that ran: sse2, avx2 or avx512 (the widest the CPU has, or PPBENCH_KERNEL)" },
+	{ "kernels", "string", "the ops' kernels that ran: sse2, avx2, avx512 or avx512vnni (the widest the CPU has, or PPBENCH_KERNEL)" },
 	{ "batch_size", "integer", "--batch" },
 	{ "workers", "integer", "--workers" },
 	{ "gpus", "integer", "--gpus" },

@@ -307,9 +307,9 @@ int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t
 			if (f[i].p && tjDecompress2(tj, f[i].p, f[i].n, dst, f[i].w, 0, f[i].h, TJPF_RGB, 0))
 				bad++;
 		V(P_DECODE, r) = (double)(thread_cpu() - t0) / 1e6 / (double)nj;
-		/* the exact sums take two multiply-adds per tap (bench_bounds.c) */
-		V(P_RESAMPLE, r) = BENCH_RESAMPLE_EXACT_FACTOR * macs / (double)nj /
-				   bench_peak_macs_per_ns() / 1e6;
+		/* the exact multiply floor: taps x channels at the best exact
+		 * instruction mix of this CPU's kernels (bench_bounds.c) */
+		V(P_RESAMPLE, r) = macs / (double)nj / bench_resample_peak_per_ns() / 1e6;
 		t0 = thread_cpu();
 		memset(ba, (int)r, batch);
 		V(P_TENSOR, r) = (double)(thread_cpu() - t0) / 1e6 / CHAIN_B;

@@ -54,12 +54,12 @@ int bench_result_write(const struct bench_result *r, const char *dir, struct jso
  * batch of collate. 0, or -1 (said on stderr). */
 int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res);
 
-/* The int16 multiply-adds per ns of the active kernel's widest vector
- * (pmaddwd in registers): the best of 5 short loops. */
-double bench_peak_macs_per_ns(void);
-/* The resampler's exact sums take this many of those multiply-adds per
- * multiply-add of resample_macs (Pillow's 22-bit weights split in two). */
-#define BENCH_RESAMPLE_EXACT_FACTOR 2.0
+/* The resampler's exact multiply floor on this CPU: taps x channels (the
+ * unit of resample_macs: an 8-bit pixel times a 22-bit weight) per ns at
+ * the best exact instruction mix of the kernels it runs (each kernel's
+ * exact_peak in registers, the best of 5 short loops each): the bound of
+ * the bounds section. */
+double bench_resample_peak_per_ns(void);
 
 /* `ppbench run --data DATA --out TMP/r<k> ARGS...` as a child (its own
  * process, as a user would run it): its summary.json, or NULL (warned). */
