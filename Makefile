@@ -47,6 +47,7 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz
 KFLAGS_kernels_sse2   := -O3
 KFLAGS_kernels_avx2   := -O3 -mavx2 -mfma
 KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl -mfma
+KFLAGS_kernels_avx512vnni := $(KFLAGS_kernels_avx512) -mavx512vnni -mavx512vbmi
 
 # Two build trees: build/opt (the product) and build/san (make check).
 define tree

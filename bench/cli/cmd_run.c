@@ -399,11 +399,24 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		   const struct run_ctx *x, struct run_metrics *m, char *err, size_t errlen)
 {
 	struct counter_derived d[PIPE_MAX_OPS];
-	uint64_t regions[PIPE_MAX_OPS] = { 0 };
+	uint64_t regions[PIPE_MAX_OPS] = { 0 }, after[PIPE_MAX_OPS] = { 0 }, reads = 0;
+	double faults[PIPE_MAX_OPS], faults_after[PIPE_MAX_OPS];
 	int counted = x->spec->n && r->cacc;
+	int pf = -1;   /* the page-faults event, if counted */
+	for (int e = 0; counted && e < x->spec->n; e++)
+		if (!strcmp(x->spec->ev[e].name, "page-faults"))
+			pf = e;
 	for (int i = 0; counted && i < x->pipe->nops && i < PIPE_MAX_OPS; i++) {
 		counters_derived(x->spec, &r->cacc[i], &d[i]);
 		regions[i] = r->cacc[i].regions;
+		after[i] = r->cacc[i].regions - r->cacc_first[i].regions;
+		/* a chain of k ops takes k + 1 reads: one more per sample and per batch */
+		reads += regions[i] + (i == 0 || i == x->pipe->batch_op ? regions[i] : 0);
+		struct counter_value all[COUNTERS_MAX], first[COUNTERS_MAX];
+		counters_values(x->spec, &r->cacc[i], all);
+		counters_values(x->spec, &r->cacc_first[i], first);
+		faults[i] = pf >= 0 ? all[pf].value : NAN;
+		faults_after[i] = pf >= 0 ? all[pf].value - (r->cacc_first[i].regions ? first[pf].value : 0) : NAN;
 	}
 	struct analysis_opts ao = {
 		.start_ns = r->start_ns,
@@ -429,6 +442,15 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		.trace_cost_ns = r->trace_cost_ns,
 		.op_counted = counted ? d : NULL,
 		.op_regions = counted ? regions : NULL,
+		.op_faults = counted ? faults : NULL,
+		.op_faults_after = counted ? faults_after : NULL,
+		.op_regions_after = counted ? after : NULL,
+		.counter_reads = counted ? reads : 0,
+		.counter_read_ns = counted && x->spec->has_overhead ? x->spec->ov.read_ns : 0,
+		.worker_use = r->wuse,
+		.use_workers = r->wuse_workers,
+		.main_use = &r->main_use,
+		.pin_copy_cpu_ns = r->pin_copy_cpu_ns,
 		.checksum_ns = r->hash_ns,
 		.checksum_bytes = r->hash_bytes,
 		.gpu_copy_ns = r->gpu_copy_ns,

@@ -99,6 +99,12 @@ struct worker_shared {
 	int counted;               /* 1 its counter group opened, 0 not, -1 not started */
 	/* its counter sums by pipeline op index (cfg->counters; zero otherwise) */
 	struct counter_acc cacc[PIPE_MAX_OPS];
+	/* its own usage (worker.c: getrusage of its process, or of its thread)
+	 * at USE_START, USE_FIRST, USE_END; use_ok: bit k set when read k was
+	 * made; and cacc as it was at USE_FIRST */
+	struct proc_use use[USE_N];
+	int use_ok;
+	struct counter_acc cacc_first[PIPE_MAX_OPS];
 };
 
 struct shared {

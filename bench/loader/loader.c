@@ -390,6 +390,7 @@ struct loader_state {
 	 * wait or GPU step) is added up to the next one; the pin thread's own */
 	uint64_t mark, main_harness_ns;
 	uint64_t pin_harness_ns, pin_copy_ns;   /* written by the pin thread, read after its join */
+	uint64_t pin_copy_cpu_ns;
 };
 
 static int read_msg(int fd, struct result_msg *m)
@@ -782,10 +783,13 @@ static void *pin_main(void *arg)
 			int b = pool_take(R, 1);
 			if (b < 0)
 				break;
-			/* the copy is modelled work; the rest is the harness's */
+			/* the copy is modelled work; the rest is the harness's (its
+			 * CPU time too: wall time counts time descheduled) */
+			uint64_t cpu0 = clock_thread_cpu_ns();
 			tc0 = clock_now_ns();
 			memcpy(L->slots + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
 			tc1 = clock_now_ns();
+			R->pin_copy_cpu_ns += clock_thread_cpu_ns() - cpu0;
 			m.pinned = b;
 		}
 		/* the batch lives in its pinned copy now: its slot goes back to
@@ -937,12 +941,14 @@ static int setup(struct loader_state *R, char *err, size_t errlen)
 	r->worker_cpu_s = calloc((size_t)W, sizeof(double));
 	r->worker_maxrss_kib = calloc((size_t)W, sizeof(long));
 	r->worker_pinned = calloc((size_t)W, sizeof(int));
-	if (c->counters && c->counters->n)
+	if (c->counters && c->counters->n) {
 		r->cacc = calloc(PIPE_MAX_OPS, sizeof(*r->cacc));
+		r->cacc_first = calloc(PIPE_MAX_OPS, sizeof(*r->cacc_first));
+	}
 	L->idx_rd = malloc((size_t)W * sizeof(int));
 	L->idx_wr = malloc((size_t)W * sizeof(int));
 	if (!r->b || !r->yield_order || !R->msg || !R->have || !R->free_slots || !r->worker_cpu_s ||
-	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && !r->cacc) ||
+	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && (!r->cacc || !r->cacc_first)) ||
 	    !L->idx_rd || !L->idx_wr ||
 	    alloc_proc(&R->main_tp, ROLE_MAIN, 0, nb * 4 + 16) ||
 	    alloc_proc(&R->pin_tp, ROLE_PIN, 0, c->pin_memory ? nb + 16 : 0) ||
@@ -1157,6 +1163,17 @@ static void collect_errors(struct loader_state *R)
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int proc_use_now(struct proc_use *u, int who)
+{
+	struct rusage ru;
+	if (getrusage(who, &ru))
+		return -1;
+	u->sys_s = tv_s(ru.ru_stime);
+	u->cpu_s = tv_s(ru.ru_utime) + u->sys_s;
+	u->faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+	return 0;
 }
 
 /* --dump-batches: batch id as .npy files, from the memory the consumer
@@ -1393,16 +1410,24 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 	r->main_harness_ns = R->main_harness_ns;
 	r->pin_harness_ns = R->pin_harness_ns;
 	r->pin_copy_ns = R->pin_copy_ns;
+	r->pin_copy_cpu_ns = R->pin_copy_cpu_ns;
 	/* the main process during the run (its threads, and thread workers) */
 	getrusage(RUSAGE_SELF, &ru);
 	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime) - tv_s(ru0->ru_utime) - tv_s(ru0->ru_stime);
 	r->main_maxrss_kib = ru.ru_maxrss;
+	r->main_use.sys_s = tv_s(ru.ru_stime) - tv_s(ru0->ru_stime);
+	r->main_use.faults = (uint64_t)(ru.ru_minflt - ru0->ru_minflt + ru.ru_majflt - ru0->ru_majflt);
 	if (c->backend == BACKEND_THREAD) {
-		for (int w = 0; w < L->W; w++)
+		for (int w = 0; w < L->W; w++) {
+			const struct proc_use *u = &L->sh->w[w].use[USE_END];
 			r->main_cpu_s -= r->worker_cpu_s[w];
+			r->main_use.sys_s -= u->sys_s;
+			r->main_use.faults -= u->faults < r->main_use.faults ? u->faults : r->main_use.faults;
+		}
 		free(r->worker_maxrss_kib);
 		r->worker_maxrss_kib = NULL;
 	}
+	r->main_use.cpu_s = r->main_cpu_s;
 	for (int w = 0; w < L->W; w++) {
 		const struct worker_shared *ws = &L->sh->w[w];
 		r->hash_ns += ws->hash_ns;
@@ -1415,8 +1440,20 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 		r->worker_pinned[w] = c->pin_plan ? ws->pinned : -1;
 		if (r->cacc && ws->counted == 1) {
 			r->workers_counted++;
-			for (int i = 0; i < PIPE_MAX_OPS; i++)
+			for (int i = 0; i < PIPE_MAX_OPS; i++) {
 				counters_acc_add(&r->cacc[i], &ws->cacc[i]);
+				counters_acc_add(&r->cacc_first[i], &ws->cacc_first[i]);
+			}
+		}
+		if (ws->use_ok == (1 << USE_N) - 1) {
+			r->wuse_workers++;
+			for (int k = 0; k < USE_N; k++) {
+				r->wuse[k].cpu_s += ws->use[k].cpu_s;
+				r->wuse[k].sys_s += ws->use[k].sys_s;
+				r->wuse[k].faults += ws->use[k].faults;
+				r->wuse[k].samples += ws->use[k].samples;
+				r->wuse[k].batches += ws->use[k].batches;
+			}
 		}
 	}
 }
@@ -1490,6 +1527,7 @@ void loader_result_free(struct loader_result *r)
 	free(r->worker_maxrss_kib);
 	free(r->worker_pinned);
 	free(r->cacc);
+	free(r->cacc_first);
 	for (size_t i = 0; i < r->nerrors; i++) {
 		free(r->err_path[i]);
 		free(r->err_reason[i]);

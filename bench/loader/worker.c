@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "backend.h"
 #include "checksum.h"
@@ -107,6 +108,21 @@ static uint64_t sample_ops_ns(const struct pipeline *p, const struct op_time *t,
 		if (i != p->batch_op)
 			ns += t[i].dur_ns;
 	return ns;
+}
+
+/* This worker's usage now into ws->use[k] (its process, or its thread);
+ * at USE_FIRST its counter sums too. Between tasks, never inside one. */
+static void note_use(struct wstate *st, int k)
+{
+	struct worker_shared *ws = st->ws;
+	int who = st->L->cfg->backend == BACKEND_THREAD ? RUSAGE_THREAD : RUSAGE_SELF;
+	if (proc_use_now(&ws->use[k], who))
+		return;
+	ws->use[k].samples = ws->samples;
+	ws->use[k].batches = ws->batches;
+	if (k == USE_FIRST)
+		memcpy(ws->cacc_first, ws->cacc, sizeof(ws->cacc_first));
+	ws->use_ok |= 1 << k;
 }
 
 /* The fused op's counts since the worker started, after each batch. */
@@ -487,6 +503,8 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 		ops += complete_batch(st, j, slot);
 	st->ws->ops_ns += ops;
 	st->ws->loop_ns += clock_now_ns() - ts;
+	if (!(st->ws->use_ok & 1 << USE_FIRST) && st->ws->samples >= L->plan->batch_max)
+		note_use(st, USE_FIRST);
 }
 
 /* Read one message without blocking: 1 got one, 0 end of file, -1 none. */
@@ -558,9 +576,13 @@ void worker_loop(struct loader *L, int wid)
 	st->smp = calloc(L->plan->batch_max, sizeof(*st->smp));
 	st->ok = calloc(L->plan->batch_max, sizeof(*st->ok));
 	st->stg = calloc(L->plan->batch_max, sizeof(*st->stg));
-	if (st->smp && st->ok && st->stg && c->policy != POLICY_TORCH) {
+	/* the samples' buffers reused at their sizes (sample.h: struct buf_pool) */
+	int mem = st->smp && st->ok && st->stg && !scratch_pool_init(&st->scr, L->plan->batch_max);
+	if (mem)
+		note_use(st, USE_START);
+	if (mem && c->policy != POLICY_TORCH) {
 		sample_loop(st);
-	} else if (st->smp && st->ok && st->stg) {
+	} else if (mem) {
 		struct task_msg tk;
 		struct result_msg m;
 		while (!read_task(L->idx_rd[wid], &tk)) {
@@ -571,8 +593,15 @@ void worker_loop(struct loader *L, int wid)
 				break;
 			/* the task's wall time, its result sent (queue put included) */
 			st->ws->loop_ns += clock_now_ns() - st->task_start;
+			if (!(st->ws->use_ok & 1 << USE_FIRST))
+				note_use(st, USE_FIRST);
 		}
 	}
+	/* a worker that never finished a batch: nothing after its first */
+	if (mem && !(st->ws->use_ok & 1 << USE_FIRST))
+		note_use(st, USE_FIRST);
+	if (mem)
+		note_use(st, USE_END);
 	if (st->smp)
 		for (size_t i = 0; i < L->plan->batch_max; i++)
 			sample_release(&st->smp[i]);

@@ -456,12 +456,18 @@ void results_print_human(FILE *f, const struct run_metrics *m)
 	fprintf(f, "gpu: busy %.3f s, idle %.3f s, utilization %.1f %%\n", m->gpu_busy_s,
 		m->gpu_idle_s, m->gpu_util_pct);
 	if (isfinite(m->harness_us)) {
-		fprintf(f, "per sample: harness %.3f us (workers %.3f, main %.3f", m->harness_us,
-			m->harness_workers_us, m->harness_main_us);
-		if (m->checksum_s > 0)
-			fprintf(f, "; checksum %.3f of it", m->checksum_s * 1e6 / (double)m->images);
-		fprintf(f, "), pipeline %.3f us; harness / pipeline %.3g\n", m->pipeline_us,
-			m->harness_ratio);
+		fprintf(f, "per sample (CPU): harness %.3f us (start-up %.3f, counters %.3f, checksum "
+			"%.3f, workers %.3f, main %.3f) + pin copy %.3f us, pipeline %.3f us; harness / "
+			"pipeline %.3g\n", m->harness_us, m->harness_startup_us, m->harness_counters_us,
+			m->harness_checksum_us, m->harness_workers_us, m->harness_main_us, m->pin_copy_us,
+			m->pipeline_us, m->harness_ratio);
+	}
+	if (isfinite(m->workers_faults_per_image)) {
+		fprintf(f, "per image: CPU %.3f ms (process tree); system %.3f ms workers, %.3f ms main; "
+			"page faults %.1f workers (after the first batch %.2f), %.1f main\n",
+			m->tree_cpu_ms_per_image, m->workers_sys_ms_per_image, m->main_sys_ms_per_image,
+			m->workers_faults_per_image, m->workers_faults_after_per_image,
+			m->main_faults_per_image);
 	}
 	if (m->trace_dropped)
 		fprintf(f, "trace: %" PRIu64 " events dropped (buffers full)\n", m->trace_dropped);

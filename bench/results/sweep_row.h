@@ -33,6 +33,8 @@ struct sweep_op {
 	double under_10ms_pct;
 	double under_100us_pct;
 	double regions;
+	double page_faults_per_call;
+	double page_faults_per_call_after_first_batch;
 	double oncpu_s;
 	double descheduled_s;
 	double oncpu_pct;
@@ -83,6 +85,12 @@ struct sweep_row {
 	double ops_oncpu_s;
 	double workers_cpu_per_image_ms;
 	double ops_span_per_image_ms;
+	double tree_cpu_per_image_ms;
+	double workers_sys_per_image_ms;
+	double main_sys_per_image_ms;
+	double workers_faults_per_image;
+	double workers_faults_after_first_batch_per_image;
+	double main_faults_per_image;
 	double worker_rss_max_kib;
 	double worker_rss_mean_kib;
 	double main_max_rss_kib;
@@ -136,8 +144,12 @@ struct sweep_row {
 	double pin_copy_s;
 	double gpu_overshoot_s;
 	double harness_per_sample_us;
+	double harness_startup_per_sample_us;
+	double harness_counters_per_sample_us;
+	double harness_checksum_per_sample_us;
 	double harness_workers_per_sample_us;
 	double harness_main_per_sample_us;
+	double pin_copy_per_sample_us;
 	double pipeline_per_sample_us;
 	double harness_to_pipeline_ratio;
 	double inflight_max;

@@ -25,7 +25,8 @@ void ops_ws_init(struct ops_ws *w, size_t B)
 	w->smp = calloc(B, sizeof(*w->smp));
 	w->ptr = calloc(B, sizeof(*w->ptr));
 	w->rngs = calloc(B, sizeof(*w->rngs));
-	if (!w->smp || !w->ptr || !w->rngs)
+	/* buffers reused at their sizes, as in a worker (sample.h: struct buf_pool) */
+	if (!w->smp || !w->ptr || !w->rngs || scratch_pool_init(&w->scr, B))
 		die("out of memory");
 }
 
