@@ -2,6 +2,19 @@
 # tests under ASan+UBSan; `make bench` runs the speed and overhead benchmark.
 
 .DEFAULT_GOAL := all
+
+# The variables a command line may set (README, "Using it"). Any other is
+# refused with the nearest name: make would silently ignore a misspelt one
+# (WORKER="2 4" would run the default sweep, DRYRUN=1 a real one).
+MAKE_VARS := CC OPT PREFIX DESTDIR WORKERS BATCH GPUS DATA PIPELINE REPEAT EPOCHS \
+	MAX_BATCHES TAG POLICY DRY_RUN EXTRA OUT RESULTS FULL RESUME PROFILE COMPARE_ARGS \
+	FUZZ_SECONDS FUZZ_HARNESS AFL_CC PPBENCH_BIN
+cmdline_vars := $(strip $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v)))
+unknown_vars := $(filter-out $(MAKE_VARS),$(cmdline_vars))
+ifneq ($(unknown_vars),)
+near_var = $(shell scripts/nearest-name.sh '$(1)' $(MAKE_VARS))
+$(error unknown variable$(if $(word 2,$(unknown_vars)),s) $(foreach v,$(unknown_vars),$(v)$(if $(call near_var,$(v)), (did you mean $(call near_var,$(v))?))); the variables make takes: $(MAKE_VARS) (README, "Using it"))
+endif
 CC      ?= cc
 PKGS    := libturbojpeg libjpeg libpng hwloc jansson libzstd liblz4 libxxhash zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
@@ -34,6 +47,7 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(sort $(wildcard tests/fuzz/fuzz
 KFLAGS_kernels_sse2   := -O3
 KFLAGS_kernels_avx2   := -O3 -mavx2 -mfma
 KFLAGS_kernels_avx512 := -O3 -mavx512f -mavx512bw -mavx512vl -mfma
+KFLAGS_kernels_avx512vnni := $(KFLAGS_kernels_avx512) -mavx512vnni -mavx512vbmi
 
 # Two build trees: build/opt (the product) and build/san (make check).
 define tree
@@ -102,7 +116,8 @@ compare: bench/ppbench
 # ---- sweeps, the paper's figures, the findings report ----------------------
 # make sweep [WORKERS="8 12 16"] [BATCH="1024"] [GPUS="4"] [DATA=DIR] [PIPELINE=NAME]
 #            [DRY_RUN=1: print the plan (memory, fits, images, time) and run nothing]
-#            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [EXTRA="--seed 3 ..."]
+#            [REPEAT=N] [EPOCHS=N] [MAX_BATCHES=N] [TAG=NAME] [OUT=DIR (default results)]
+#            [EXTRA="--seed 3 ..."]
 # Each configuration runs as its own `ppbench run`; the variables left unset take
 # `ppbench sweep --help`'s defaults (a small sweep on the default dataset, about a
 # minute on 2 cores). Ends with results/<UTC>-sweep-<TAG>/report.html.
@@ -113,11 +128,14 @@ SWEEP_ARGS = $(call sweep_opt,WORKERS,--workers) $(call sweep_opt,BATCH,--batch)
 	$(call sweep_opt,PIPELINE,--pipeline) $(call sweep_opt,REPEAT,--repeat) \
 	$(call sweep_opt,EPOCHS,--epochs) $(call sweep_opt,MAX_BATCHES,--max-batches) \
 	$(call sweep_opt,TAG,--tag) $(call sweep_opt,POLICY,--policy) \
-	$(if $(DRY_RUN),--dry-run) $(EXTRA)
+	$(call sweep_opt,OUT,--out) $(if $(DRY_RUN),--dry-run) $(EXTRA)
+
+# the binary the long jobs run (tests give the one they test)
+PPBENCH_BIN ?= bench/ppbench
 
 .PHONY: sweep plots reproduce
-sweep: bench/ppbench
-	bench/ppbench sweep $(SWEEP_ARGS)
+sweep: $(PPBENCH_BIN)
+	$(PPBENCH_BIN) sweep $(SWEEP_ARGS)
 
 # make plots [RESULTS=results/<UTC>-sweep-...]: redraw a sweep's figures (default: the
 # newest; folders named sweep-<UTC>... by older versions are taken when there is no other)
@@ -129,25 +147,36 @@ plots: bench/ppbench
 	@if [ -z "$$PPBENCH_PLOTS_DIR" ]; then echo "make plots: no sweep folder in results/; give RESULTS=DIR" >&2; exit 2; fi; \
 	printf 'bench/ppbench plots %s\n' "$$PPBENCH_PLOTS_DIR"; bench/ppbench plots "$$PPBENCH_PLOTS_DIR"
 
-# make reproduce: the paper's two experiments on this machine, then one report.
+# make reproduce: the paper's two experiments on this machine, in the paper's
+# regime, then one report (scripts/reproduce.sh):
 #   1. the batch x GPU grid with workers = GPUs (Figs. 4-5)
-#   2. workers 8..28 at 4 simulated GPUs (Fig. 6)
-# Default: the default dataset (2,000 images) with the paper's batch sizes / 8
-# (16..128 for 128..1024; the simulated GPU step scales with the batch, so the
-# CPU:GPU balance per image is the paper's) and 8 (grid) / 20 (workers) epochs:
-# about 30 minutes on 2 cores. FULL=1: the paper's sizes (batch 128..1024, one
-# epoch) on DATA=<ImageNet train folder>. Interrupted, the same command again
-# (or RESUME=results/...-reproduce) finishes what is missing and writes the report.
+#   2. the worker sweep at 4 simulated GPUs (Fig. 6)
+# It first probes this machine's CPU time per image (ppbench regime) and scales
+# the simulated GPU step by it over the paper's, so that GPU time over
+# preprocessing time per image is the paper's; and scales the paper's worker
+# grid (8..28 of 32 hardware threads) to the CPUs it may use (1 2 3 on 2 CPUs).
+# Then it prints the plan with its estimated time (each sweep's dry run) and
+# runs it. Default: the default dataset (2,000 images) with the paper's batch
+# sizes / 8 (16..128 for 128..1024) and 8 (grid) / 20 (workers) epochs: on 2 CPUs
+# 19 runs; the plan printed first gives its estimated time (on the 2-vCPU
+# development VM, shared with other jobs: 32 minutes planned and 34 taken, 10
+# planned and 19 taken when quieter; README, "make reproduce"). FULL=1: the paper's sizes (batch 128..1024, one
+# epoch) on DATA=<ImageNet train folder>. REPEAT=N: every configuration N times,
+# interleaved (N x the time; the verdicts then rest on spreads, not on one run
+# each). OUT=DIR: where its folder goes
+# (default results). Interrupted (SIGINT, SIGTERM, SIGHUP: the whole job
+# stops, what finished is kept), the same command again, or
+# RESUME=results/...-reproduce, finishes what is missing and writes the report.
 REPRO_GRID_BATCH = $(if $(FULL),128 256 512 1024,16 32 64 128)
 REPRO_GRID_EPOCHS = $(if $(FULL),1,8)
 REPRO_W_BATCH = $(if $(FULL),1024,128)
 REPRO_W_EPOCHS = $(if $(FULL),1,20)
-reproduce: bench/ppbench
+reproduce: $(PPBENCH_BIN)
 	@if [ -n "$(FULL)" ] && [ -z "$(DATA)" ]; then \
-		echo "make reproduce FULL=1 needs DATA=<the ImageNet train folder>" >&2; exit 2; fi
-	@scripts/reproduce.sh bench/ppbench results "$(TAG)" "$(REPRO_GRID_BATCH)" \
-		$(REPRO_GRID_EPOCHS) $(REPRO_W_BATCH) $(REPRO_W_EPOCHS) "$(RESUME)" -- \
-		$(call sweep_opt,DATA,--data) $(EXTRA)
+		echo "make reproduce: error: FULL=1 needs DATA=<the ImageNet train folder>" >&2; exit 2; fi
+	@PPBENCH_MAKE_PID=$$PPID scripts/reproduce.sh $(PPBENCH_BIN) "$(or $(OUT),results)" "$(TAG)" \
+		"$(REPRO_GRID_BATCH)" $(REPRO_GRID_EPOCHS) $(REPRO_W_BATCH) $(REPRO_W_EPOCHS) \
+		"$(RESUME)" -- $(call sweep_opt,DATA,--data) $(call sweep_opt,REPEAT,--repeat) $(EXTRA)
 
 # make validate-model: the model against this machine's own runs (docs/model.md,
 # validation 2): the photos profile's default dataset, workers 1-4 x batch 32 and
@@ -182,7 +211,15 @@ build/afl/fuzz/fuzz_%: build/afl/tests/fuzz/fuzz_%.o build/afl/tests/fuzz/afl.o 
 		build/afl/tests/fuzz/common.o $(patsubst %.c,build/afl/%.o,$(LIBSRCS))
 	@mkdir -p $(@D)
 	$(AFL_CC) -O2 -o $@ $^ $(LDLIBS)
-fuzz: $(patsubst %,build/afl/fuzz/fuzz_%,$(FUZZ_HARNESS))
+# afl++ first: without it the build would stop at "afl-clang-fast: No such file"
+.PHONY: fuzz-check
+fuzz-check:
+	@command -v $(firstword $(AFL_CC)) >/dev/null 2>&1 && command -v afl-fuzz >/dev/null 2>&1 || { \
+		echo "make fuzz: error: needs afl++ ($(firstword $(AFL_CC)) and afl-fuzz, not found):" \
+			"apt-get install afl++ (Debian's package), or give AFL_CC=PATH; make check replays" \
+			"the stored corpus without it (FUZZING.md)" >&2; exit 2; }
+$(patsubst %,build/afl/fuzz/fuzz_%,$(FUZZ_NAMES)) $(afl_OBJS): | fuzz-check
+fuzz: fuzz-check $(patsubst %,build/afl/fuzz/fuzz_%,$(FUZZ_HARNESS))
 	@for h in $(FUZZ_HARNESS); do \
 		rm -rf build/fuzz-out/$$h; mkdir -p build/fuzz-out; \
 		echo "make fuzz: $$h for $(FUZZ_SECONDS) s"; \

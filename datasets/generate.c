@@ -140,6 +140,8 @@ struct profile {
 	double px_ref;             /* larger images get less detail per pixel */
 	struct tune t;
 	const char *target;        /* what gen_stats_print compares with */
+	int default_mb;            /* the default dataset's size on disk, MB (du): said before
+				      it is first made */
 };
 struct plan {
 	const struct profile *pf;
@@ -240,12 +242,14 @@ static const struct profile profiles[GEN_PROFILES] = {
 		92, 3, 80, 98, 0.88, 0.96, 187500,
 		{ 1.5f, 1.0f, 0.6f, 0.1f, 0.1f, 42, 0.6, 1.8, 1.0 },
 		"ImageNet train: mean 112.0  std 133.0  median 105.5  p25 59.0  p75 144.5  p99 354.4 KiB",
+		230,
 	},
 	[GEN_PROFILE_PHOTOS] = {
 		"photos", "ppbench synthetic photo-like dataset (web-sized photos)", plan_geometry_photos,
 		82, 4, 70, 92, 0.92, 0.97, 400000,
 		{ 1.5f, 1.0f, 0.6f, 0.1f, 0.1f, 7.5, 0.6, 1.8, 1.0 },
 		"target (web photos): mean 0.40 MP, mean 58.6 KiB (60 KB), 0.15 bytes per pixel",
+		120,
 	},
 };
 
@@ -1357,12 +1361,18 @@ static int is_repo(const char *dir)
 	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
 }
 
-/* <repo>/datasets/cache/<name> (repo above the executable), else
- * $HOME/.cache/ppbench/<name>. */
+/* $PPBENCH_CACHE/<name> when set (the user's choice), else
+ * <repo>/datasets/cache/<name> (repo above the executable), else
+ * $XDG_CACHE_HOME/ppbench/<name>, else $HOME/.cache/ppbench/<name>. */
 static int cache_path(const char *name, char *out, size_t n)
 {
 	int k;
 	char exe[PATH_MAX];
+	const char *env = getenv("PPBENCH_CACHE");
+	if (env && *env) {
+		k = snprintf(out, n, "%s/%s", env, name);
+		return k < 0 || (size_t)k >= n ? -1 : 0;
+	}
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (len > 0) {
 		exe[len] = 0;
@@ -1383,8 +1393,11 @@ static int cache_path(const char *name, char *out, size_t n)
 			}
 		}
 	}
-	const char *home = getenv("HOME");
-	k = snprintf(out, n, "%s/.cache/ppbench/%s", home && *home ? home : "/tmp", name);
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		k = snprintf(out, n, "%s/ppbench/%s", xdg, name);
+	else
+		k = snprintf(out, n, "%s/.cache/ppbench/%s", home && *home ? home : "/tmp", name);
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
@@ -1412,7 +1425,7 @@ int dataset_info_read(const char *root, struct gen_info *gi)
 	memset(gi, 0, sizeof(*gi));
 	gi->version = -1;
 	snprintf(p, sizeof(p), "%.4000s/" INFO_FILE, root);
-	FILE *f = fopen(p, "r");
+	FILE *f = fopen_regular(p, FILE_MAX_DOC, NULL, 0);
 	if (!f)
 		return -1;
 	unsigned long long v;
@@ -1531,9 +1544,10 @@ int dataset_ensure_profile(int profile, char *path_out, size_t n, char *err, siz
 		.seed = GEN_DEFAULT_SEED,
 	};
 	struct gen_stats st;
-	fprintf(stderr, "ppbench: generating %s%s%s (%d images, %d classes, seed %d) in '%s'\n", what,
-		profile ? " " : "", profile ? name : "", GEN_DEFAULT_IMAGES, GEN_DEFAULT_CLASSES,
-		GEN_DEFAULT_SEED, path_out);
+	fprintf(stderr, "ppbench: generating %s%s%s once (%d images, %d classes, seed %d, about %d MB) "
+		"in '%s'; PPBENCH_CACHE=DIR puts it elsewhere, --data DIR uses a dataset of your "
+		"own\n", what, profile ? " " : "", profile ? name : "", GEN_DEFAULT_IMAGES,
+		GEN_DEFAULT_CLASSES, GEN_DEFAULT_SEED, profiles[profile].default_mb, path_out);
 	if (dataset_generate(&o, &st, err, errlen)) {
 		/* another process may have made it at the same time */
 		if (dataset_version(path_out) == GEN_VERSION)

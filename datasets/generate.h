@@ -97,13 +97,15 @@ int dataset_origin(const struct dataset *d, char *out, size_t n);
 #define GEN_DEFAULT_SEED 1
 
 /* Where the default dataset lives: $PPBENCH_DATA if set, else
- * <repo>/datasets/cache/default (repo found above the executable: bench/,
- * build/<tree>/ or build/<tree>/tests/), else $HOME/.cache/ppbench/default.
+ * $PPBENCH_CACHE/default if set, else <repo>/datasets/cache/default (repo
+ * found above the executable: bench/, build/<tree>/ or build/<tree>/tests/),
+ * else $XDG_CACHE_HOME/ppbench/default, else $HOME/.cache/ppbench/default.
+ * It is made on first use: 2000 images, about 230 MB (photos: 120 MB).
  * 0, or -1 if n is too small. */
 int dataset_default_path(char *out, size_t n);
 /* The same for a profile: imagenet's is dataset_default_path(); another's
  * is the folder named after it beside where the default would be without
- * $PPBENCH_DATA (<repo>/datasets/cache/photos). */
+ * $PPBENCH_DATA (<repo>/datasets/cache/photos, $PPBENCH_CACHE/photos). */
 int dataset_profile_path(int profile, char *out, size_t n);
 /* Generate the default dataset at dataset_default_path() unless it exists
  * (saying so on stderr, with its statistics); path_out gets the path. A

@@ -11,9 +11,17 @@
  * class, sort the paths with strcmp (Python's str order is code-point order,
  * which is strcmp order on UTF-8), then the files of each folder.
  *
- * Deviations: a symlink cycle is entered once (os.walk would go round until
- * the path is too long); file names that are not valid UTF-8 sort by bytes
- * (Python sorts their surrogate escapes). Classes are scanned in parallel. */
+ * Deviations: a folder is walked once per class however many links lead to
+ * it (os.walk goes round a symlink cycle until the path is too long, and
+ * lists a folder reached by two links twice); file names that are not valid
+ * UTF-8 sort by bytes (Python sorts their surrogate escapes). Classes are
+ * scanned in parallel.
+ *
+ * Bounds (a class folder linked to '/', --data /proc/self): a folder that
+ * holds the dataset itself (root or one of its parents, reached through a
+ * link) stops the scan with its name, as does a class of more than
+ * SCAN_MAX_FOLDERS folders; a scan that takes more than SCAN_PROGRESS_S says
+ * how far it got every SCAN_PROGRESS_S. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 #include "imagefolder.h"
+#include "log.h"
+
+#define SCAN_MAX_FOLDERS 1000000
+#define SCAN_PROGRESS_S 2
 
 static const char *const img_ext[] = {
 	".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp",
@@ -95,9 +109,31 @@ struct walk_file {
 	uint64_t bytes;
 };
 
+/* A folder, by its identity (links lead to the same one). */
+struct dev_ino {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* The folders that hold the dataset: root and its parents, and the scan's
+ * progress, shared by the classes' threads. */
+struct scan_ctx {
+	const char *root;
+	struct dev_ino up[PATH_MAX / 2];
+	size_t nup;
+	_Atomic size_t folders, files;
+	_Atomic long long next_note;   /* monotonic s of the next progress line */
+	_Atomic int stop;              /* a class hit a bound: the others stop */
+};
+
 struct walk {
+	const struct scan_ctx *ctx;
 	struct walk_dir *dirs;
 	size_t ndirs, capdirs;
+	/* the folders walked (dev, inode), open addressing, 0 = empty */
+	struct dev_ino *seen;
+	size_t capseen;
+	char *bound;       /* why the walk stopped (a bound), malloc'd */
 	struct walk_file *files;
 	size_t nfiles, capfiles;
 	char *names;
@@ -122,16 +158,92 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-static int on_stack(const struct walk *w, size_t parent, dev_t dev, ino_t ino)
+static size_t seen_hash(dev_t dev, ino_t ino, size_t cap)
 {
-	for (size_t i = parent; i != SIZE_MAX; i = w->dirs[i].parent)
-		if (w->dirs[i].dev == dev && w->dirs[i].ino == ino)
-			return 1;
-	return 0;
+	uint64_t h = ((uint64_t)dev * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)ino * 0xc2b2ae3d27d4eb4full);
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
 }
 
+/* Mark (dev, ino) walked: 1 if it was new, 0 if already walked, -1 out of
+ * memory. The table stays at most half full. */
+static int seen_add(struct walk *w, dev_t dev, ino_t ino)
+{
+	if (2 * (w->ndirs + 1) > w->capseen) {
+		size_t cap = w->capseen ? 2 * w->capseen : 64;
+		struct dev_ino *t = calloc(cap, sizeof(*t)), *old = w->seen;
+		if (!t)
+			return -1;
+		size_t oldcap = w->capseen;
+		w->seen = t;
+		w->capseen = cap;
+		for (size_t i = 0; i < oldcap; i++) {
+			if (!old[i].dev && !old[i].ino)
+				continue;
+			size_t k = seen_hash(old[i].dev, old[i].ino, cap);
+			while (w->seen[k].dev || w->seen[k].ino)
+				k = (k + 1) & (cap - 1);
+			w->seen[k] = old[i];
+		}
+		free(old);
+	}
+	size_t k = seen_hash(dev, ino, w->capseen);
+	while (w->seen[k].dev || w->seen[k].ino) {
+		if (w->seen[k].dev == dev && w->seen[k].ino == ino)
+			return 0;
+		k = (k + 1) & (w->capseen - 1);
+	}
+	w->seen[k].dev = dev;
+	w->seen[k].ino = ino;
+	return 1;
+}
+
+static long long mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
+}
+
+/* A bound was hit: the walk stops with why (the first one kept). */
+static int walk_bound(struct walk *w, const char *fmt, const char *a, const char *b)
+{
+	if (!w->bound) {
+		size_t n = strlen(fmt) + strlen(a) + strlen(b) + 1;
+		if ((w->bound = malloc(n)))
+			snprintf(w->bound, n, fmt, a, b);
+	}
+	atomic_store(&((struct scan_ctx *)w->ctx)->stop, 1);
+	return -1;
+}
+
+/* Add a folder to walk; 1 when it was walked already (path freed), -1
+ * out of memory or a bound hit (path freed; w->bound says which). */
 static int add_dir(struct walk *w, char *path, size_t parent, const struct stat *st)
 {
+	const struct scan_ctx *ctx = w->ctx;
+	if (st) {
+		for (size_t i = 0; i < ctx->nup; i++)
+			if (ctx->up[i].dev == st->st_dev && ctx->up[i].ino == st->st_ino) {
+				char real[PATH_MAX];
+				int rc = walk_bound(w, "'%s' leads to '%s', a folder that holds the "
+						    "dataset itself (a link to '/' or to a parent?): "
+						    "ImageFolder would walk it round and round", path,
+						    realpath(path, real) ? real : "?");
+				free(path);
+				return rc;
+			}
+		int fresh = seen_add(w, st->st_dev, st->st_ino);
+		if (fresh <= 0) {
+			free(path);
+			return fresh < 0 ? -1 : 1;
+		}
+	}
+	if (w->ndirs >= SCAN_MAX_FOLDERS) {
+		int rc = walk_bound(w, "'%s' holds more than 1,000,000 folders (a link to a large "
+				    "tree?)%s", w->dirs[0].path, "");
+		free(path);
+		return rc;
+	}
 	if (grow((void **)&w->dirs, &w->capdirs, w->ndirs + 1, sizeof(*w->dirs))) {
 		free(path);
 		return -1;
@@ -167,10 +279,8 @@ static int read_dir(struct walk *w, size_t di)
 			struct stat st;
 			if (fstatat(dfd, nm, &st, 0))
 				continue;
-			if (on_stack(w, di, st.st_dev, st.st_ino))
-				continue;
 			char *p = path_join(w->dirs[di].path, nm);
-			if (!p || add_dir(w, p, di, &st)) {
+			if (!p || add_dir(w, p, di, &st) < 0) {
 				rc = -1;
 				break;
 			}
@@ -191,9 +301,22 @@ static int read_dir(struct walk *w, size_t di)
 		f->bytes = fstatat(dfd, nm, &st, 0) ? 0 : (uint64_t)st.st_size;
 		memcpy(w->names + w->namelen, nm, len);
 		w->namelen += len;
+		atomic_fetch_add_explicit(&((struct scan_ctx *)w->ctx)->files, 1, memory_order_relaxed);
 	}
 	closedir(dir);
 	return rc;
+}
+
+/* Every SCAN_PROGRESS_S of a long scan, one line of how far it got. */
+static void scan_progress(struct scan_ctx *ctx)
+{
+	size_t folders = atomic_fetch_add_explicit(&ctx->folders, 1, memory_order_relaxed) + 1;
+	long long now = mono_s(), next = atomic_load_explicit(&ctx->next_note, memory_order_relaxed);
+	if (now < next || !atomic_compare_exchange_strong(&ctx->next_note, &next,
+							  now + SCAN_PROGRESS_S))
+		return;
+	info("scanning '%s': %zu folders, %zu images so far", ctx->root, folders,
+	     atomic_load_explicit(&ctx->files, memory_order_relaxed));
 }
 
 static int cmp_dir_idx(const void *a, const void *b)
@@ -219,6 +342,8 @@ static void walk_free(struct walk *w)
 	free(w->dirs);
 	free(w->files);
 	free(w->names);
+	free(w->seen);
+	free(w->bound);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -226,22 +351,26 @@ static void walk_free(struct walk *w)
 struct class_scan {
 	struct dataset_item *items;
 	size_t n;
-	int failed;        /* out of memory */
+	int failed;        /* out of memory, or a bound (then why) */
+	char *why;         /* the bound hit, malloc'd */
 };
 
-static void scan_class(struct class_scan *cs, const char *root, const char *cls, int64_t label)
+static void scan_class(struct class_scan *cs, struct scan_ctx *ctx, const char *cls,
+		       int64_t label)
 {
-	struct walk w = { 0 };
+	struct walk w = { .ctx = ctx };
 	size_t *order = NULL;
-	char *top = path_join(root, cls);
+	char *top = path_join(ctx->root, cls);
 	struct stat st;
 	if (!top)
 		goto fail;
-	if (add_dir(&w, top, SIZE_MAX, stat(top, &st) ? NULL : &st))
+	if (add_dir(&w, top, SIZE_MAX, stat(top, &st) ? NULL : &st) < 0)
 		goto fail;
-	for (size_t i = 0; i < w.ndirs; i++)
-		if (read_dir(&w, i))
+	for (size_t i = 0; i < w.ndirs; i++) {
+		if (atomic_load_explicit(&ctx->stop, memory_order_relaxed) || read_dir(&w, i))
 			goto fail;
+		scan_progress(ctx);
+	}
 
 	order = malloc(w.ndirs * sizeof(*order));
 	if (!order)
@@ -276,8 +405,37 @@ static void scan_class(struct class_scan *cs, const char *root, const char *cls,
 	return;
 fail:
 	cs->failed = 1;
+	cs->why = w.bound;
+	w.bound = NULL;
 	free(order);
 	walk_free(&w);
+}
+
+/* root and each of its parents, by dev and inode: a folder a class leads
+ * to that is one of them holds the dataset itself */
+static void scan_ctx_init(struct scan_ctx *ctx, const char *root)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	ctx->root = root;
+	ctx->nup = 0;
+	atomic_store(&ctx->next_note, mono_s() + SCAN_PROGRESS_S);
+	if (!realpath(root, p))
+		return;
+	for (;;) {
+		if (stat(p, &st) == 0 && ctx->nup < sizeof(ctx->up) / sizeof(ctx->up[0])) {
+			ctx->up[ctx->nup].dev = st.st_dev;
+			ctx->up[ctx->nup].ino = st.st_ino;
+			ctx->nup++;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash || !strcmp(p, "/"))
+			break;
+		if (slash == p)
+			p[1] = 0;
+		else
+			*slash = 0;
+	}
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -369,6 +527,7 @@ static void empty_classes_error(const struct dataset *d, const struct class_scan
 int dataset_scan(struct dataset *d, const char *root, char *err, size_t errlen)
 {
 	struct class_scan *cs = NULL;
+	struct scan_ctx *ctx = NULL;
 	memset(d, 0, sizeof(*d));
 	if (strlen(root) >= sizeof(d->root)) {
 		snprintf(err, errlen, "cannot scan '%.200s...': path too long", root);
@@ -384,11 +543,23 @@ int dataset_scan(struct dataset *d, const char *root, char *err, size_t errlen)
 		goto fail;
 	}
 	const long nc = (long)d->nclasses;
+	ctx = malloc(sizeof(*ctx));
+	if (!ctx) {
+		snprintf(err, errlen, "cannot scan '%s': out of memory", root);
+		goto fail;
+	}
+	memset(ctx, 0, sizeof(*ctx));
+	scan_ctx_init(ctx, root);
 	#pragma omp parallel for schedule(dynamic)
 	for (long c = 0; c < nc; c++)
-		scan_class(&cs[c], root, d->classes[c], c);
+		scan_class(&cs[c], ctx, d->classes[c], c);
 
 	size_t n = 0, empty = 0;
+	for (size_t c = 0; c < d->nclasses; c++)
+		if (cs[c].why) {
+			snprintf(err, errlen, "cannot scan '%s': %s", root, cs[c].why);
+			goto fail;
+		}
 	for (size_t c = 0; c < d->nclasses; c++) {
 		if (cs[c].failed) {
 			snprintf(err, errlen, "cannot scan '%s': out of memory", root);
@@ -417,6 +588,7 @@ int dataset_scan(struct dataset *d, const char *root, char *err, size_t errlen)
 		cs[c].n = 0;
 	}
 	free(cs);
+	free(ctx);
 	return 0;
 fail:
 	if (cs) {
@@ -424,9 +596,11 @@ fail:
 			for (size_t i = 0; i < cs[c].n; i++)
 				free(cs[c].items[i].path);
 			free(cs[c].items);
+			free(cs[c].why);
 		}
 		free(cs);
 	}
+	free(ctx);
 	dataset_release(d);
 	return -1;
 }

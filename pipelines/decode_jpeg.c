@@ -15,6 +15,18 @@ struct jpeg_err {
 	int done;                   /* we left finish early, as Pillow does */
 };
 
+/* libjpeg's message for its error; its running out of memory worded as
+ * every op words it (SAMPLE_OOM: the run fails, the file is not skipped) */
+static void jerr_reason(j_common_ptr c, char *err, size_t errlen)
+{
+	char msg[JMSG_LENGTH_MAX];
+	c->err->format_message(c, msg);
+	if (c->err->msg_code == JERR_OUT_OF_MEMORY)
+		snprintf(err, errlen, "out of memory (libjpeg: %s)", msg);
+	else
+		snprintf(err, errlen, "%s", msg);
+}
+
 static void jerr_exit(j_common_ptr c)
 {
 	struct jpeg_err *e = (struct jpeg_err *)c->err;
@@ -136,9 +148,7 @@ static int jpeg_decode(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je
 		if (je->truncated) {
 			snprintf(err, errlen, "image file is truncated (Premature end of JPEG file)");
 		} else {
-			char msg[JMSG_LENGTH_MAX];
-			je->pub.format_message((j_common_ptr)cinfo, msg);
-			snprintf(err, errlen, "%s", msg);
+			jerr_reason((j_common_ptr)cinfo, err, errlen);
 		}
 		return -1;
 	}
@@ -202,9 +212,7 @@ static int jpeg_region(struct jpeg_decompress_struct *cinfo, struct jpeg_err *je
 		       struct decode_region *r, char *err, size_t errlen)
 {
 	if (setjmp(je->jump)) {
-		char msg[JMSG_LENGTH_MAX];
-		je->pub.format_message((j_common_ptr)cinfo, msg);
-		snprintf(err, errlen, "%s", msg);
+		jerr_reason((j_common_ptr)cinfo, err, errlen);
 		return r->box_done ? DECODE_REGION_FALLBACK : -1;
 	}
 	if (jpeg_setup(cinfo, data, n, max_pixels, err, errlen))

@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <png.h>
 #include "decode.h"
 
@@ -39,7 +40,11 @@ struct pngdec {
 static void on_error(png_structp png, png_const_charp msg)
 {
 	struct pngdec *d = png_get_error_ptr(png);
-	snprintf(d->msg, sizeof(d->msg), "%s", msg);
+	/* libpng's "Out of memory" worded as every op words it (SAMPLE_OOM) */
+	if (!strncasecmp(msg, "out of memory", 13))
+		snprintf(d->msg, sizeof(d->msg), "out of memory (libpng: %s)", msg);
+	else
+		snprintf(d->msg, sizeof(d->msg), "%s", msg);
 	png_longjmp(png, 1);
 }
 

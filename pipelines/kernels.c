@@ -5,7 +5,7 @@
 #include "kernels.h"
 
 static const struct kernels *const table[KERNEL_COUNT] = { &kernels_sse2, &kernels_avx2,
-							     &kernels_avx512 };
+							     &kernels_avx512, &kernels_avx512vnni };
 static const struct kernels *active;
 static char chosen_by[64] = "auto";
 
@@ -21,10 +21,13 @@ int kernels_supported(enum kernel_id id, const char **why)
 	__builtin_cpu_init();
 	if (id >= KERNEL_AVX2 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")))
 		lack = "this CPU has no AVX2 with FMA";
-	else if (id == KERNEL_AVX512 && !(__builtin_cpu_supports("avx512f") &&
+	else if (id >= KERNEL_AVX512 && !(__builtin_cpu_supports("avx512f") &&
 					  __builtin_cpu_supports("avx512bw") &&
 					  __builtin_cpu_supports("avx512vl")))
 		lack = "this CPU has no AVX-512 F+BW+VL";
+	else if (id == KERNEL_AVX512VNNI && !(__builtin_cpu_supports("avx512vnni") &&
+					      __builtin_cpu_supports("avx512vbmi")))
+		lack = "this CPU has no AVX-512 VNNI with VBMI";
 #else
 	if (id != KERNEL_SSE2)
 		lack = "not an x86 CPU";
@@ -72,7 +75,11 @@ int kernels_use(const char *name, char *err, size_t errlen)
 		snprintf(chosen_by, sizeof(chosen_by), "forced %s", name);
 		return 0;
 	}
-	snprintf(err, errlen, "unknown kernel '%s' (kernels: sse2, avx2, avx512, auto)", name);
+	char names[128];
+	size_t l = 0;
+	for (int id = 0; id < KERNEL_COUNT && l < sizeof(names); id++)
+		l += (size_t)snprintf(names + l, sizeof(names) - l, "%s, ", table[id]->name);
+	snprintf(err, errlen, "unknown kernel '%s' (kernels: %sauto)", name, names);
 	return -1;
 }
 

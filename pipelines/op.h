@@ -23,13 +23,26 @@ struct op_args {
 };
 
 /* Getters: return 0 (absent: *out keeps the default; present: parsed) or
- * -1 with err filled ("size: 'x' is not an integer"). */
+ * -1 with err filled ("size: 'x' is not an integer", "ms: '-1' is out of
+ * range [0, 60000]"). Every value must lie in [lo, hi]; a number is also
+ * finite ("nan", "inf", "1e999" are refused), so every op states its range
+ * here, in the one parser, and none checks on its own. */
 int op_arg_int(struct op_args *a, const char *key, long lo, long hi, long *out,
 	       char *err, size_t errlen);
-int op_arg_double(struct op_args *a, const char *key, double *out, char *err, size_t errlen);
-/* A comma-separated list of exactly n doubles. */
-int op_arg_doubles(struct op_args *a, const char *key, int n, double *out,
+int op_arg_double(struct op_args *a, const char *key, double lo, double hi, double *out,
+		  char *err, size_t errlen);
+/* A comma-separated list of exactly n (at most OP_MAX_LIST) doubles, each
+ * in [lo, hi]; *out is left as it was when one is refused. */
+#define OP_MAX_LIST 8
+int op_arg_doubles(struct op_args *a, const char *key, int n, double lo, double hi, double *out,
 		   char *err, size_t errlen);
+/* An op's output of w x h pixels, checked before it is allocated: over
+ * the sample's --max-pixels (the decompression-bomb bound decode applies,
+ * here to every op: a 65000x1 image resized to a short side of 256 would be
+ * 16640000x256, 13.6 GiB), the sample fails with the size and the limit, a
+ * data error as a corrupt file is (skipped, or the run stopped with
+ * --on-error fail). 0, or -1 (sample_fail) to return from the op. */
+int op_check_out(struct sample *s, long long w, long long h);
 /* -1 with err naming the first argument nobody read. */
 int op_args_check_used(const struct op_args *a, const char *op, char *err, size_t errlen);
 

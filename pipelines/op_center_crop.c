@@ -47,6 +47,8 @@ static int center_crop_run(const void *cfg, struct sample *s)
 		return sample_fail(s, "center_crop needs a uint8 image, got %dx%d", W, H);
 	if (W == cs && H == cs)
 		return 0;
+	if (op_check_out(s, cs, cs))
+		return -1;
 	int top = crop_offset(H, cs), left = crop_offset(W, cs);
 	if (buf_reserve(&s->scr->tmp, (size_t)cs * (size_t)cs * 3))
 		return sample_fail(s, "out of memory for a %dx%d image", cs, cs);

@@ -1,5 +1,8 @@
 /* normalize mean=... std=...: (x - m) / s per channel in float32, true
  * division, as torchvision Normalize (mean and std are float32 tensors). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "kernels.h"
 #include "op.h"
@@ -11,18 +14,24 @@ struct norm_cfg {
 static int norm_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 {
 	double m[3] = { 0.485, 0.456, 0.406 }, s[3] = { 0.229, 0.224, 0.225 };
-	if (op_arg_doubles(a, "mean", 3, m, err, errlen) ||
-	    op_arg_doubles(a, "std", 3, s, err, errlen))
+	/* float32 values; a std of 0, below 0 or denormal is refused (torchvision
+	 * refuses only 0, and then divides by a negative or denormal one) */
+	if (op_arg_doubles(a, "mean", 3, -FLT_MAX, FLT_MAX, m, err, errlen) ||
+	    op_arg_doubles(a, "std", 3, FLT_MIN, FLT_MAX, s, err, errlen))
 		return -1;
+	/* the input is to_tensor's, in [0, 1]: every output must be finite */
+	for (int i = 0; i < 3; i++) {
+		double far = fmax(fabs(m[i]), fabs(1 - m[i]));
+		if (far / s[i] > FLT_MAX) {
+			snprintf(err, errlen, "mean %g and std %g of channel %d make values beyond "
+				 "float32's range (inf)", m[i], s[i], i);
+			return -1;
+		}
+	}
 	struct norm_cfg *c = malloc(sizeof(*c));
 	if (!c)
 		return -1;
 	for (int i = 0; i < 3; i++) {
-		if (s[i] == 0) {
-			snprintf(err, errlen, "std: channel %d is 0", i);
-			free(c);
-			return -1;
-		}
 		c->mean[i] = (float)m[i];
 		c->std[i] = (float)s[i];
 	}

@@ -13,12 +13,8 @@ struct flip_cfg {
 static int flip_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 {
 	double p = 0.5;
-	if (op_arg_double(a, "p", &p, err, errlen))
+	if (op_arg_double(a, "p", 0, 1, &p, err, errlen))
 		return -1;
-	if (!(p >= 0 && p <= 1)) {
-		snprintf(err, errlen, "p: %g is not in [0, 1]", p);
-		return -1;
-	}
 	struct flip_cfg *c = malloc(sizeof(*c));
 	if (!c)
 		return -1;

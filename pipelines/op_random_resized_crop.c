@@ -2,6 +2,7 @@
  * torchvision RandomResizedCrop on a PIL image. get_params draws the box
  * (rrc.c), then img.crop(box).resize((size, size), BILINEAR), done as one
  * Pillow-exact resample of the box in place (resample.c). */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,8 +21,8 @@ int rrc_op_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 	long size = 224;
 	double scale[2] = { 0.08, 1.0 }, ratio[2] = { 3.0 / 4.0, 4.0 / 3.0 };
 	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen) ||
-	    op_arg_doubles(a, "scale", 2, scale, err, errlen) ||
-	    op_arg_doubles(a, "ratio", 2, ratio, err, errlen))
+	    op_arg_doubles(a, "scale", 2, 0, DBL_MAX, scale, err, errlen) ||
+	    op_arg_doubles(a, "ratio", 2, DBL_MIN, DBL_MAX, ratio, err, errlen))
 		return -1;
 	/* torch's uniform_ refuses from > to; log needs ratios > 0 */
 	if (!(scale[0] >= 0 && scale[0] <= scale[1] && isfinite(scale[1]))) {
@@ -75,6 +76,8 @@ int rrc_op_resample(const void *cfg, struct sample *s, const uint8_t *px, int st
 	const struct rrc_cfg *c = cfg;
 	int h = box[2], w = box[3];
 	size_t out_bytes = (size_t)c->size * (size_t)c->size * 3;
+	if (op_check_out(s, c->size, c->size))
+		return -1;
 	if (buf_reserve(&s->scr->tmp, out_bytes))
 		return sample_fail(s, "out of memory for a %dx%d image", c->size, c->size);
 	if (resample_bilinear_u8(px, w, h, stride, s->scr->tmp.p, c->size, c->size,

@@ -46,6 +46,8 @@ static int resize_run(const void *cfg, struct sample *s)
 		return 0;
 	if (ow <= 0 || oh <= 0)
 		return sample_fail(s, "resize: %dx%d would become %dx%d", W, H, ow, oh);
+	if (op_check_out(s, ow, oh))
+		return -1;
 	if (buf_reserve(&s->scr->tmp, (size_t)ow * (size_t)oh * 3))
 		return sample_fail(s, "out of memory for a %dx%d image", ow, oh);
 	if (resample_bilinear_u8(s->data.p, W, H, W * 3, s->scr->tmp.p, ow, oh,

@@ -6,6 +6,9 @@
 #include "op.h"
 #include "clock.h"
 
+/* a minute per sample: more is no protocol test, and 1e300 would wrap */
+#define SLEEP_MAX_MS 60000.0
+
 struct sleep_cfg {
 	double ms, slow_ms;
 	long slow_every, slow_index;
@@ -17,8 +20,8 @@ static int sleep_init(struct op_args *a, void **cfg, char *err, size_t errlen)
 	if (!c)
 		return -1;
 	c->slow_index = -1;
-	if (op_arg_double(a, "ms", &c->ms, err, errlen) ||
-	    op_arg_double(a, "slow_ms", &c->slow_ms, err, errlen) ||
+	if (op_arg_double(a, "ms", 0, SLEEP_MAX_MS, &c->ms, err, errlen) ||
+	    op_arg_double(a, "slow_ms", 0, SLEEP_MAX_MS, &c->slow_ms, err, errlen) ||
 	    op_arg_int(a, "slow_every", 0, 1L << 40, &c->slow_every, err, errlen) ||
 	    op_arg_int(a, "slow_index", -1, 1L << 40, &c->slow_index, err, errlen)) {
 		free(c);

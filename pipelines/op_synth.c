@@ -39,6 +39,8 @@ static int synth_run(const void *cfg, struct sample *s)
 		return sample_fail(s, "synthetic failure of sample %llu",
 				   (unsigned long long)s->index);
 	size_t n = (size_t)c->w * (size_t)c->h * 3;
+	if (op_check_out(s, c->w, c->h))
+		return -1;
 	if (buf_reserve(&s->scr->tmp, n))
 		return sample_fail(s, "out of memory");
 	uint32_t r = rng_u32(s->rng);

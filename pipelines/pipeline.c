@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "pipeline.h"
 #include "clock.h"
+#include "fsutil.h"
 
 static int passthrough(const struct op_ops *o)
 {
@@ -61,6 +62,12 @@ static int parse_line(struct pipeline *p, char *line, const char *origin, int li
 			return -1;
 		}
 		*eq = 0;
+		for (int i = 0; i < args.n; i++)
+			if (!strncmp(args.key[i], t, sizeof(args.key[0]) - 1)) {
+				snprintf(err, errlen, "%s:%d: %s: argument '%s' given twice", origin,
+					 lineno, name, args.key[i]);
+				return -1;
+			}
 		snprintf(args.key[args.n], sizeof(args.key[0]), "%s", t);
 		snprintf(args.val[args.n], sizeof(args.val[0]), "%s", eq + 1);
 		args.n++;
@@ -153,9 +160,13 @@ int pipeline_parse(struct pipeline *p, const char *text, const char *origin,
 	return rc;
 }
 
-static int read_text(const char *path, char **out)
+/* A .pipe file's text, read whole: only a regular file of at most
+ * PIPELINE_FILE_MAX bytes (--pipeline /dev/zero, a FIFO or a 3 GB file is
+ * refused before a byte is read). -1 with the reason in why, errno ENOENT
+ * when there is no such file. */
+static int read_text(const char *path, char **out, char *why, size_t whylen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, PIPELINE_FILE_MAX, why, whylen);
 	if (!f)
 		return -1;
 	size_t cap = 4096, n = 0;
@@ -174,10 +185,12 @@ static int read_text(const char *path, char **out)
 			cap *= 2;
 		}
 	}
-	int bad = ferror(f);
+	int bad = ferror(f), e = errno;
 	fclose(f);
 	if (!s || bad) {
+		snprintf(why, whylen, "%s", s ? strerror(e) : "out of memory");
 		free(s);
+		errno = EIO;
 		return -1;
 	}
 	s[n] = 0;
@@ -215,12 +228,12 @@ static int pipe_dirs(char dirs[][PATH_MAX], int max)
 
 int pipeline_load(struct pipeline *p, const char *name, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[256];
 	char *text = NULL;
 	if (strchr(name, '/') || strstr(name, ".pipe")) {
 		snprintf(path, sizeof(path), "%s", name);
-		if (read_text(path, &text)) {
-			snprintf(err, errlen, "cannot read pipeline '%s': %s", name, strerror(errno));
+		if (read_text(path, &text, why, sizeof(why))) {
+			snprintf(err, errlen, "cannot read pipeline '%s': %s", name, why);
 			return -1;
 		}
 	} else {
@@ -228,8 +241,10 @@ int pipeline_load(struct pipeline *p, const char *name, char *err, size_t errlen
 		int nd = pipe_dirs(dirs, 6);
 		for (int i = 0; i < nd && !text; i++) {
 			snprintf(path, sizeof(path), "%.3800s/%.200s.pipe", dirs[i], name);
-			if (read_text(path, &text))
-				text = NULL;
+			if (read_text(path, &text, why, sizeof(why)) && errno != ENOENT) {
+				snprintf(err, errlen, "cannot read pipeline '%s': %s", path, why);
+				return -1;
+			}
 		}
 		if (!text) {
 			snprintf(err, errlen,

@@ -4,9 +4,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "op.h"
 
 #define PIPE_MAX_OPS 16
+/* The largest .pipe file read (a pipeline is a few lines): a bigger one,
+ * or one that is no regular file (/dev/zero, a FIFO), is refused unread. */
+#define PIPELINE_FILE_MAX ((off_t)1 << 20)
 
 struct pipe_op {
 	const struct op_ops *ops;

@@ -6,102 +6,75 @@
  *
  * Every output byte is clip8(2^21 + sum of pixel * weight), with the
  * weights Pillow computes. The true sum fits in int32, so it can be formed
- * in any order, and even modulo 2^32: every kernel splits each weight
- * into 15 low and 8 high bits (both fit pmaddwd's int16) and adds
- * (high sum << 15) + low sum with wrapping 32-bit adds, which gives the
- * exact sum (kernels_body.h). The vertical pass runs the kernel's `taps` over "lanes"
- * that lie `step` bytes apart per tap (columns of consecutive rows). The
- * horizontal pass runs the kernel's row pass where it has one (AVX2 and
- * AVX-512: one output pixel per 128-bit lane, its taps gathered with
- * pshufb; kernels_body.h), else `taps` over 16 rows interleaved so that a
- * pixel's taps lie 48 bytes apart. */
+ * in any order, and even modulo 2^32: each weight is split into parts the
+ * multiply instructions take, each part's sum formed apart, and the parts'
+ * sums shifted and added with wrapping 32-bit adds, which gives the exact
+ * sum (kernels_body.h):
+ * - with VNNI (avx512vnni) in three int8 parts, w = a 2^16 + b 2^8 + c,
+ *   through vpdpbusd (four 8-bit pixels times four int8 into an int32),
+ *   or for outputs of at most two taps as (a 2^8 + b) 2^8 + c through
+ *   vpdpwssd and vpdpbusd. Every w in [W3_MIN, W3_MAX] splits so
+ *   (kernels.h; Pillow's weights lie in [0, 2^22]); the kernel's coeffs
+ *   checks each axis at plan time, and an axis with a weight that does
+ *   not split runs the pmaddwd kernels instead;
+ * - otherwise in 15 low and 8 high bits (both fit pmaddwd's int16), adding
+ *   (high sum << 15) + low sum.
+ * The vertical pass runs the kernel's `taps` over "lanes" that lie `step`
+ * bytes apart per tap (columns of consecutive rows), or with VNNI its
+ * vpass8 (the same, and outputs that share their two rows, when
+ * upscaling, from one interleave of them). The horizontal pass runs, by
+ * the first that applies:
+ * - the VNNI row kernel (hrows8): every output byte its own int32 lane,
+ *   its taps gathered from a 64- or 128-byte window of the row by vpermb /
+ *   vpermi2b, four rows per load of the plan (struct hplan8; an axis whose
+ *   groups of 16 output bytes span more than 128 input bytes, a huge
+ *   downscale, or whose rows are shorter than the window, falls back);
+ * - the row kernel (AVX2 and AVX-512: one output pixel per 128-bit lane,
+ *   its taps gathered with pshufb);
+ * - `taps` over 16 rows interleaved so that a pixel's taps lie 48 bytes
+ *   apart. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "kernels.h"
 #include "resample.h"
-
-#define PRECISION_BITS (32 - 8 - 2)
+#include "resample_geom.h"
 
 /* One axis: for each output index, the first input index, the number of
  * taps, `ksize` int32 weights (only the first `count` used) and the same
- * weights packed in pairs for the kernel. */
+ * weights packed in pairs for the kernel, and (where the kernel has
+ * vpdpbusd) split in three bytes. */
 struct axis {
 	int ksize;          /* Pillow's ksize: ceil(support) * 2 + 1 */
 	int npairs;         /* (ksize + 1) / 2 */
+	int ngroups;        /* (ksize + 3) / 4 with w3, else 0 */
+	int split3;         /* every weight split in three bytes (w3 valid) */
 	int32_t *bounds;    /* [2 * out]: first, count */
 	int32_t *kk;        /* [out * ksize] */
 	uint32_t *lo, *hi;  /* [out * npairs]: taps 2m, 2m+1 as two int16 */
+	uint32_t *w3;       /* [3 * ngroups * out]: kernels.h */
 };
 
-static double bilinear_filter(double x)
+int resample_split3(int32_t w, int8_t part[3])
 {
-	if (x < 0.0)
-		x = -x;
-	if (x < 1.0)
-		return 1.0 - x;
-	return 0.0;
+	if (w < W3_MIN || w > W3_MAX)
+		return -1;
+	for (int q = 0; q < 3; q++)
+		part[q] = (int8_t)w3_part(w, q);
+	return 0;
 }
 
-/* precompute_coeffs's geometry for the box (0, in_size): the scale and
- * the filter's support */
-struct axis_geom {
-	double scale, filterscale, support;
-};
-
-static void axis_geom(struct axis_geom *g, int in_size, int out_size)
+/* Axis a's weights packed in pairs for pmaddwd (lo, hi) for out outputs:
+ * w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
+static void axis_pairs(struct axis *a, int out)
 {
-	float in0 = 0.0f, in1 = (float)in_size;
-	g->filterscale = g->scale = (double)(in1 - in0) / out_size;
-	if (g->filterscale < 1.0)
-		g->filterscale = 1.0;
-	g->support = 1.0 * g->filterscale;
-}
-
-/* output index xx's first input index and tap count; *center gets the
- * filter's center */
-static int axis_span(const struct axis_geom *g, int in_size, int xx, int *count, double *center)
-{
-	*center = (xx + 0.5) * g->scale;
-	int xmin = (int)(*center - g->support + 0.5);
-	if (xmin < 0)
-		xmin = 0;
-	int xmax = (int)(*center + g->support + 0.5);
-	if (xmax > in_size)
-		xmax = in_size;
-	*count = xmax - xmin;
-	return xmin;
-}
-
-/* precompute_coeffs for the box (0, in_size), normalize_coeffs_8bpc, and
- * the pair packing; k has room for ksize doubles */
-static void axis_coeffs(struct axis *a, int in_size, int out_size, double *k)
-{
-	struct axis_geom g;
-	axis_geom(&g, in_size, out_size);
-	for (int xx = 0; xx < out_size; xx++) {
-		double center, ww = 0.0, ss = 1.0 / g.filterscale;
-		int xmax, xmin = axis_span(&g, in_size, xx, &xmax, &center);
-		for (int x = 0; x < xmax; x++) {
-			double w = bilinear_filter((x + xmin - center + 0.5) * ss);
-			k[x] = w;
-			ww += w;
-		}
-		int32_t *kk = a->kk + (size_t)xx * a->ksize;
-		for (int x = 0; x < xmax; x++) {
-			if (ww != 0.0)
-				k[x] /= ww;
-			if (k[x] < 0)
-				kk[x] = (int32_t)(-0.5 + k[x] * (1 << PRECISION_BITS));
-			else
-				kk[x] = (int32_t)(0.5 + k[x] * (1 << PRECISION_BITS));
-		}
-		a->bounds[2 * xx] = xmin;
-		a->bounds[2 * xx + 1] = xmax;
-		/* w = (w >> 15) * 2^15 + (w & 0x7fff), |w >> 15| <= 2^8 */
+	a->split3 = 0;
+	for (int xx = 0; xx < out; xx++) {
+		const int32_t *kk = a->kk + (size_t)xx * a->ksize;
+		const int n = a->bounds[2 * xx + 1];
 		uint32_t *lo = a->lo + (size_t)xx * a->npairs, *hi = a->hi + (size_t)xx * a->npairs;
-		for (int m = 0; 2 * m < xmax; m++) {
-			int32_t k0 = kk[2 * m], k1 = 2 * m + 1 < xmax ? kk[2 * m + 1] : 0;
+		for (int m = 0; 2 * m < n; m++) {
+			int32_t k0 = kk[2 * m], k1 = 2 * m + 1 < n ? kk[2 * m + 1] : 0;
 			lo[m] = (uint32_t)(k0 & 0x7fff) | (uint32_t)(k1 & 0x7fff) << 16;
 			hi[m] = (uint32_t)(uint16_t)(k0 >> 15) | (uint32_t)(uint16_t)(k1 >> 15) << 16;
 		}
@@ -122,8 +95,8 @@ static int axis_ksize(int in_size, int out_size)
 static inline void taps(const struct kernels *kn, const uint8_t *p, size_t step,
 			const struct axis *a, size_t j, size_t lanes, uint8_t *out)
 {
-	kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
-		 a->hi + j * a->npairs, lanes, out);
+		kn->taps(p, step, a->bounds[2 * j + 1], a->kk + j * a->ksize, a->lo + j * a->npairs,
+			 a->hi + j * a->npairs, lanes, out);
 }
 
 #define HROWS 16                /* rows per horizontal block (48 lanes: 32 + 16, 3 x 16 or 6 x 8) */
@@ -221,6 +194,10 @@ static void pass_vertical(const uint8_t *in, size_t in_stride, size_t width,
 			  uint8_t *out, int out_h, const struct axis *a)
 {
 	const struct kernels *kn = kernels_active();
+	if (a->split3) {
+		kn->vpass8(in, in_stride, width, out, out_h, a->bounds, a->w3);
+		return;
+	}
 	for (int yy = 0; yy < out_h; yy++)
 		taps(kn, in + (size_t)a->bounds[2 * yy] * in_stride, in_stride, a, (size_t)yy, width,
 		     out + (size_t)yy * width);
@@ -245,19 +222,20 @@ static size_t axis_place(struct axis *a, int out, char *p)
 		a->kk = a->bounds + 2 * n;
 		a->lo = (uint32_t *)(a->kk + n * a->ksize);
 		a->hi = a->lo + n * a->npairs;
+		a->w3 = a->hi + n * a->npairs;
 	}
-	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs) * 4;
+	return n * (2 + (size_t)a->ksize + 2 * (size_t)a->npairs + 3 * (size_t)a->ngroups) * 4;
 }
 
 /* the taps of one axis: their sum over the outputs, and the input span read */
 static uint64_t axis_taps(int in_size, int out_size, int *first, int *end)
 {
-	struct axis_geom g;
-	axis_geom(&g, in_size, out_size);
+	struct rs_geom g;
+	rs_geom_init(&g, in_size, out_size);
 	uint64_t sum = 0;
 	for (int xx = 0; xx < out_size; xx++) {
 		double center;
-		int n, x0 = axis_span(&g, in_size, xx, &n, &center);
+		int n, x0 = rs_span(&g, in_size, xx, &n, &center);
 		sum += (uint64_t)n;
 		if (xx == 0)
 			*first = x0;
@@ -275,10 +253,14 @@ uint64_t resample_macs(int in_w, int in_h, int out_w, int out_h)
 	return 3 * (h * (uint64_t)(y1 - y0) + v * (uint64_t)out_w);
 }
 
-int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
-			 uint8_t *out, int out_w, int out_h,
-			 struct buf *scratch_coeffs, struct buf *scratch_tmp)
+int resample_bilinear_u8_how(const uint8_t *in, int in_w, int in_h, int in_stride,
+			     uint8_t *out, int out_w, int out_h,
+			     struct buf *scratch_coeffs, struct buf *scratch_tmp, struct resample_how *how)
 {
+	struct resample_how dummy;
+	if (!how)
+		how = &dummy;
+	how->h = how->v = RESAMPLE_SKIPPED;
 	if (in_w <= 0 || in_h <= 0 || out_w <= 0 || out_h <= 0 ||
 	    in_stride < 3 * in_w)
 		return -1;
@@ -293,42 +275,63 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	}
 
 	/* scratch_coeffs: ksize doubles, then the vertical and horizontal
-	 * tables (only those of the passes that run) */
+	 * tables (only those of the passes that run), then the horizontal
+	 * pass's plan */
+	const struct kernels *kn = kernels_active();
 	struct axis av = { 0 }, ah = { 0 };
 	av.ksize = need_v ? axis_ksize(in_h, out_h) : 0;
 	ah.ksize = need_h ? axis_ksize(in_w, out_w) : 0;
 	av.npairs = (av.ksize + 1) / 2;
 	ah.npairs = (ah.ksize + 1) / 2;
-	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize;
-	size_t kbytes = (size_t)kmax * sizeof(double);
+	av.ngroups = kn->vpass8 && av.ksize <= 4 * W3_MAX_GROUPS ? (av.ksize + 3) / 4 : 0;
+	ah.ngroups = kn->hrows8 ? (ah.ksize + 3) / 4 : 0;
+	int kmax = av.ksize > ah.ksize ? av.ksize : ah.ksize, omax = out_w > out_h ? out_w : out_h;
+	size_t kbytes = (2 * (size_t)kmax + 3) * (size_t)omax * sizeof(double);   /* coeffs' tmp */
 	size_t vbytes = need_v ? axis_place(&av, out_h, NULL) : 0;
 	size_t hbytes = need_h ? axis_place(&ah, out_w, NULL) : 0;
-	/* the row pass's repeated weights (hplan's lo4, hi4) */
-	const struct kernels *kn = kernels_active();
+	/* the plans: hplan8's, or the row pass's repeated weights (hplan's
+	 * lo4, hi4), whichever is larger */
 	size_t ebytes = need_h && kn->hrow ? (size_t)ah.npairs * (size_t)out_w * 32 : 0;
+	size_t e8 = need_h && ah.ngroups ? hplan8_bytes(out_w, ah.ksize) : 0;
+	if (e8 > ebytes)
+		ebytes = e8;
 	if (buf_reserve(scratch_coeffs, kbytes + vbytes + hbytes + ebytes))
 		return -1;
 	char *c = scratch_coeffs->p;
 	double *k = (double *)c;
 	if (need_v) {
 		axis_place(&av, out_h, c + kbytes);
-		axis_coeffs(&av, in_h, out_h, k);
+		av.split3 = !kn->coeffs(in_h, out_h, av.ksize, av.bounds, av.kk, av.ngroups ? av.w3 : NULL, k) &&
+			    av.ngroups;
+		if (!av.split3)
+			axis_pairs(&av, out_h);
+		how->v = av.split3 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 	}
 	if (!need_h) {
 		pass_vertical(in, stride, out_row, out, out_h, &av);
 		return 0;
 	}
 	axis_place(&ah, out_w, c + kbytes + vbytes);
-	axis_coeffs(&ah, in_w, out_w, k);
+	char *plan = c + kbytes + vbytes + hbytes;
+	struct hplan8 hp8;
+	int split = !kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, ah.ngroups ? ah.w3 : NULL, k) &&
+		    ah.ngroups;
+	int use8 = split && !kn->hplan8(&hp8, in_w, out_w, ah.ksize, ah.bounds, ah.w3, plan);
+	if (!use8) {
+		if (split)   /* the weights as kk, for the pmaddwd kernels */
+			kn->coeffs(in_w, out_w, ah.ksize, ah.bounds, ah.kk, NULL, k);
+		axis_pairs(&ah, out_w);
+	}
 	struct hplan hp = { out_w, ah.ksize, 0, 0, ah.bounds, ah.kk, NULL, NULL };
-	if (ebytes) {
+	if (!use8 && kn->hrow) {
 		hplan_groups(&hp, in_w);
-		uint32_t *lo4 = (uint32_t *)(c + kbytes + vbytes + hbytes);
+		uint32_t *lo4 = (uint32_t *)plan;
 		uint32_t *hi4 = lo4 + (size_t)hp.maxpairs * out_w * 4;
 		axis_expand(&ah, out_w, hp.maxpairs, lo4, hi4);
 		hp.lo4 = lo4;
 		hp.hi4 = hi4;
 	}
+	how->h = use8 ? RESAMPLE_SPLIT3 : RESAMPLE_SPLIT2;
 
 	/* rows of the source the vertical pass reads (all if it is skipped) */
 	int y_first = 0, y_last = in_h;
@@ -342,12 +345,15 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	int x_hi = ah.bounds[2 * out_w - 2] + ah.bounds[2 * out_w - 1];
 	/* scratch_tmp: the horizontal pass's output, then (without a row
 	 * pass) the interleaved rows */
+	const int rowpass = use8 || kn->hrow;
 	size_t tmp_bytes = need_v ? mul_add((size_t)(y_last - y_first), out_row, 0) : 0;
-	size_t all = kn->hrow ? tmp_bytes : mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
-	if ((need_v && !tmp_bytes) || (all && buf_reserve(scratch_tmp, all)) || (!all && !kn->hrow))
+	size_t all = rowpass ? tmp_bytes : mul_add((size_t)(x_hi - x_lo), HLANES, tmp_bytes);
+	if ((need_v && !tmp_bytes) || (all && buf_reserve(scratch_tmp, all)) || (!all && !rowpass))
 		return -1;
 	uint8_t *tmp = scratch_tmp->p, *hout = need_v ? tmp : out;
-	if (kn->hrow)
+	if (use8)
+		kn->hrows8(in + (size_t)y_first * stride, stride, y_last - y_first, hout, out_row, &hp8);
+	else if (kn->hrow)
 		pass_rows(kn, in, stride, y_first, y_last, hout, &hp);
 	else
 		pass_horizontal(in, stride, y_first, y_last, hout, out_w, &ah, x_lo, x_hi,
@@ -355,4 +361,12 @@ int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
 	if (need_v)
 		pass_vertical(tmp, out_row, out_row, out, out_h, &av);
 	return 0;
+}
+
+int resample_bilinear_u8(const uint8_t *in, int in_w, int in_h, int in_stride,
+			 uint8_t *out, int out_w, int out_h,
+			 struct buf *scratch_coeffs, struct buf *scratch_tmp)
+{
+	return resample_bilinear_u8_how(in, in_w, in_h, in_stride, out, out_w, out_h, scratch_coeffs,
+					scratch_tmp, NULL);
 }

@@ -26,7 +26,7 @@ static const struct opt apply_opts[] = {
 	OPT_PIPELINE(struct apply_cfg, pipeline, "pipeline name (pipelines/NAME.pipe) or file"),
 	{ .name = "until", .shortname = 0, .type = OPT_STR, .off = O(until), .def = NULL, .metavar = "OP", .help = "stop after this op (default: the whole pipeline)" },
 	{ .name = "crop", .shortname = 0, .type = OPT_STR, .off = O(crop), .def = NULL, .metavar = "TOP,LEFT,HEIGHT,WIDTH", .help = "force random_resized_crop's box instead of drawing it" },
-	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "0|1", .help = "force random_horizontal_flip (-1: draw)", .lo = -1, .hi = 1 },
+	{ .name = "flip", .shortname = 0, .type = OPT_INT, .off = O(flip), .def = "-1", .metavar = "-1|0|1", .help = "random_horizontal_flip: 1 flips, 0 does not, -1 draws it as the pipeline would", .lo = -1, .hi = 1 },
 	{ .name = "seed", .shortname = 0, .type = OPT_U64, .off = O(seed), .def = "0", .metavar = "N", .help = "seed of the sample's random stream" },
 	{ .name = "index", .shortname = 0, .type = OPT_U64, .off = O(index), .def = "0", .metavar = "N", .help = "sample index the stream is seeded with" },
 	OPT_MAX_PIXELS(struct apply_cfg, max_pixels, "refuse larger images (Pillow's decompression-bomb error threshold; 0: no limit)"),

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "commands.h"
+#include "compare.h"
 #include "fsutil.h"
 #include "log.h"
 #include "metrics.h"
@@ -34,7 +35,8 @@ struct ls_opts {
 static const struct opt ls_opts_table[] = {
 	{ "json", 0, OPT_BOOL, O(json), "off", NULL, "one JSON array of the folders, for scripts", .choices = NULL },
 	{ "kind", 'k', OPT_STR, O(kind), NULL, "KIND",
-	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, tmp",
+	  "only this kind: run, sweep, compare, map, merge, strategies, bottleneck, bench, "
+	  "reproduce, tmp",
 	  .choices = NULL },
 	{ "clean", 0, OPT_BOOL, O(clean), "off", NULL,
 	  "remove the temporary folders (.<name>.tmp) no running ppbench holds: what a killed run left",
@@ -52,7 +54,8 @@ static const char description[] =
 	"spread when repeated; a sweep's best configuration), whether it is complete,\n"
 	"and a noise warning (other processes busy, hypervisor steal, more busy\n"
 	"threads than CPUs). Folders that hold results (a reproduce or Slurm folder)\n"
-	"are listed with their contents. Temporary folders (.<name>.tmp) are shown:\n"
+	"are listed with their contents; a make reproduce folder also on a line of its\n"
+	"own, complete when it has its report. Temporary folders (.<name>.tmp) are shown:\n"
 	"\"in progress\" while a ppbench process holds them, else \"stale\" (left by a\n"
 	"killed run); --clean removes the stale ones and nothing else.\n"
 	"Exit: 0 listed (or cleaned), 1 DIR cannot be read or a folder not removed, 2 usage.";
@@ -69,11 +72,13 @@ struct ls_entry {
 	int workers, batch, gpus;     /* a run's (-1: not a run) */
 	char policy[16];
 	struct stats_summary ips;     /* images/s: n = 0 when not known */
+	int ips_as_compare;           /* formatted as compare.md does (compare_fmt_cell) */
 	char ips_note[96];            /* "best: w4 b32 g1", "ppbench; PyTorch 812" */
 	int complete;                 /* 1, 0, -1 unknown */
 	char status[640];
 	char noise[256];
 	int stale;                    /* a temporary folder no process holds */
+	int linked;                   /* reached through a symbolic link: --clean never removes it */
 	int absorbed;                 /* a repeat listed with its first */
 	/* a run with --repeat: */
 	int rep_k, rep_n;
@@ -219,7 +224,7 @@ static void fill_sweep(struct ls_entry *e)
 	struct sweep s;
 	struct sweep_config *a = NULL;
 	char err[512], w[64], b[64], g[64];
-	size_t ok = 0, pending = 0, busy = 0, over = 0;
+	size_t ok = 0, pending = 0, busy = 0, over = 0, unread = 0;
 
 	if (sweep_load(&s, e->path, err, sizeof(err))) {
 		snprintf(e->status, sizeof(e->status), "unreadable: %s", err);
@@ -248,6 +253,18 @@ static void fill_sweep(struct ls_entry *e)
 		pending += !strcmp(r->status, RUN_PENDING);
 		busy += r->others_cpu_pct > REPORT_BUSY_PCT;
 		over += sweep_row_ok(r) && report_oversubscribed(r, s.cpus);
+		unread += r->problem[0] != 0;
+	}
+	/* the pipeline, as its first finished run records it */
+	for (size_t i = 0; i < s.nrows && !e->pipeline[0]; i++) {
+		char sp[PATH_MAX];
+		if (!sweep_row_ok(&s.rows[i]))
+			continue;
+		sweep_run_path(&s, &s.rows[i], "summary.json", sp, sizeof(sp));
+		char why[256];
+		json_t *sum = json_load_regular(sp, why, sizeof(why));
+		snprintf(e->pipeline, sizeof(e->pipeline), "%s", json_text(sum, "options.pipeline", ""));
+		json_decref(sum);
 	}
 	/* the best configuration: the highest median images/s */
 	size_t na = sweep_configs(s.rows, s.nrows, &a), best = 0;
@@ -270,6 +287,9 @@ static void fill_sweep(struct ls_entry *e)
 	else
 		snprintf(e->status, sizeof(e->status), "incomplete: %zu of %zu runs ok%s", ok, s.nrows,
 			 pending ? " (sweep --resume finishes it)" : "");
+	if (unread)   /* sweep_load names each file (struct sweep_row.problem) */
+		add_note(e->status, sizeof(e->status), "%zu run%s with a file that cannot be read "
+			 "(ppbench report names it)", unread, unread == 1 ? "" : "s");
 	if (busy)
 		add_note(e->noise, sizeof(e->noise), "busy in %zu of %zu runs", busy, s.nrows);
 	if (over)
@@ -278,29 +298,78 @@ static void fill_sweep(struct ls_entry *e)
 	sweep_free(&s);
 }
 
-static json_t *load(const char *dir, const char *file)
+/* why (may be NULL) gets the reason when it cannot be read */
+static json_t *load(const char *dir, const char *file, char *why, size_t whylen)
 {
 	char p[PATH_MAX + 64];
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	return json_load_file(p, 0, NULL);
+	return json_load_regular(p, why, whylen);
+}
+
+/* compare.json's images/s of both sides over the repeats, summarised as
+ * compare.md summarises them (the same function of the same values). 0, or
+ * -1 when the folder has no compare.json with them. */
+static int compare_ips(const char *dir, struct stats_summary *a, struct stats_summary *b)
+{
+	char p[PATH_MAX + 16];
+	snprintf(p, sizeof(p), "%s/compare.json", dir);
+	char why[256];
+	json_t *j = json_load_regular(p, why, sizeof(why)), *m;
+	size_t i;
+	int rc = -1;
+	json_array_foreach(json_object_get(j, "metrics"), i, m) {
+		const char *name = json_string_value(json_object_get(m, "metric"));
+		if (!name || strcmp(name, "images_per_s"))
+			continue;
+		json_t *side[2] = { json_object_get(m, "ppbench"), json_object_get(m, "pytorch") };
+		struct stats_summary *out[2] = { a, b };
+		rc = 0;
+		for (int k = 0; k < 2; k++) {
+			size_t n = json_array_size(side[k]), got = 0;
+			double *v = calloc(n ? n : 1, sizeof(*v));
+			for (size_t r = 0; v && r < n; r++) {
+				json_t *x = json_array_get(side[k], r);
+				if (json_is_number(x))
+					v[got++] = json_number_value(x);
+			}
+			if (!v || !got || stats_summarise(v, got, STATS_CI_LEVEL, out[k]))
+				memset(out[k], 0, sizeof(*out[k]));
+			free(v);
+		}
+		break;
+	}
+	json_decref(j);
+	return rc;
 }
 
 static void fill_compare(struct ls_entry *e)
 {
 	char p[PATH_MAX + 16];
 	snprintf(p, sizeof(p), "%s/ppbench", e->path);
-	json_t *a = load(p, "summary.json");
+	json_t *a = load(p, "summary.json", NULL, 0);
 	snprintf(p, sizeof(p), "%s/pytorch", e->path);
-	json_t *b = load(p, "summary.json");
+	json_t *b = load(p, "summary.json", NULL, 0);
 	if (a) {
 		fill_run(e, a);
 		free(e->row);
 		e->row = NULL;
 		e->rep_n = 0;
 	}
-	double tb = b ? metric_from_json(metric_find("images_per_s"), b) : NAN;
-	if (isfinite(tb))
-		snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %.1f", tb);
+	/* the figures compare.md gives: the medians over the repeats */
+	struct stats_summary sa, sb;
+	if (!compare_ips(e->path, &sa, &sb)) {
+		char cell[64];
+		e->ips = sa;
+		e->ips_as_compare = 1;
+		compare_fmt_cell(cell, sizeof(cell), &sb, NULL);
+		if (sb.n)
+			snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %s", cell);
+	} else {
+		/* an older folder: repeat 1's figures */
+		double tb = b ? metric_from_json(metric_find("images_per_s"), b) : NAN;
+		if (isfinite(tb))
+			snprintf(e->ips_note, sizeof(e->ips_note), "ppbench; PyTorch %.1f", tb);
+	}
 	e->complete = a && b && is_file(e->path, "compare.md") &&
 		json_is_true(json_object_get(a, "complete")) && json_is_true(json_object_get(b, "complete"));
 	snprintf(e->status, sizeof(e->status), "%s", e->complete ? "complete" :
@@ -309,8 +378,9 @@ static void fill_compare(struct ls_entry *e)
 	json_decref(b);
 }
 
-/* What kind of results folder path is ("" when none): by its files. */
-static const char *kind_of(const char *path, json_t **summary)
+/* What kind of results folder path is ("" when none): by its files. why
+ * gets the reason when its summary.json cannot be read. */
+static const char *kind_of(const char *path, json_t **summary, char *why, size_t whylen)
 {
 	*summary = NULL;
 	if (is_file(path, "sweep.json"))
@@ -329,7 +399,7 @@ static const char *kind_of(const char *path, json_t **summary)
 		return "bench";
 	if (!is_file(path, "summary.json"))
 		return "";
-	*summary = load(path, "summary.json");
+	*summary = load(path, "summary.json", why, whylen);
 	/* a results folder of another command says so in "tool" ("ppbench bench") */
 	const char *tool = json_text(*summary, "tool", "ppbench");
 	static char k[16];
@@ -340,12 +410,21 @@ static const char *kind_of(const char *path, json_t **summary)
 	return "run";
 }
 
-static int collect(struct ls_list *l, const char *root, const char *prefix, int depth);
+/* linked: root was reached through a symbolic link (what is under it may
+ * be outside DIR) */
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth, int linked);
 static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
-		       int depth);
+		       int depth, int linked);
+
+/* Is path a symbolic link? */
+static int is_link(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
 
 /* Only the temporary folders of root (a sweep's runs/). */
-static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
+static int collect_tmp(struct ls_list *l, const char *root, const char *prefix, int linked)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -356,7 +435,7 @@ static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
 		return 0;
 	while (!rc && (de = readdir(d)))
 		if (de->d_name[0] == '.' && !results_name_parse(de->d_name, &rn) && rn.tmp)
-			rc = collect_one(l, root, prefix, de->d_name, 2);
+			rc = collect_one(l, root, prefix, de->d_name, 2, linked);
 	closedir(d);
 	return rc;
 }
@@ -364,7 +443,7 @@ static int collect_tmp(struct ls_list *l, const char *root, const char *prefix)
 /* One entry of root named name: a results folder, a temporary one, or a
  * folder of results (listed with its contents). */
 static int collect_one(struct ls_list *l, const char *root, const char *prefix, const char *name,
-		       int depth)
+		       int depth, int linked)
 {
 	struct results_name rn;
 	struct stat st;
@@ -380,13 +459,31 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 	/* a temporary folder is ppbench's own, never a link to something else */
 	if (named && rn.tmp && (lstat(path, &st) || !S_ISDIR(st.st_mode)))
 		return 0;
-	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum);
+	char why[300] = "";
+	const char *kind = rn.tmp ? "tmp" : kind_of(path, &sum, why, sizeof(why));
+	if (!*kind && is_file(path, "reproduce.args")) {
+		/* make reproduce's folder: its own line (done or not), then its sweeps */
+		struct ls_entry *e = ls_add(l);
+		if (!e)
+			return -1;
+		snprintf(e->name, sizeof(e->name), "%s%s", prefix, name);
+		snprintf(e->path, sizeof(e->path), "%s", path);
+		snprintf(e->kind, sizeof(e->kind), "reproduce");
+		e->t = named ? rn.t : st.st_mtime;
+		snprintf(e->tag, sizeof(e->tag), "%s", named ? rn.tag : "");
+		e->complete = is_file(path, "report.md");
+		if (e->complete)
+			snprintf(e->status, sizeof(e->status), "complete: report.md");
+		else
+			snprintf(e->status, sizeof(e->status), "incomplete: make reproduce RESUME=%.500s "
+				 "finishes it", path);
+	}
 	if (!*kind) {
 		/* a folder of results (make reproduce, a Slurm job): its contents */
 		if (depth < 2) {
 			char pre[512];
 			snprintf(pre, sizeof(pre), "%s%s/", prefix, name);
-			return collect(l, path, pre, depth + 1);
+			return collect(l, path, pre, depth + 1, linked || is_link(path));
 		}
 		return 0;
 	}
@@ -403,16 +500,21 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 	if (rn.tmp) {
 		int held = results_dir_held(path);
 		e->stale = held == 0;
+		e->linked = linked;
 		e->complete = 0;
-		snprintf(e->status, sizeof(e->status), "%s", held == 1 ? "in progress" : held == 0 ?
-			 "stale: left by a killed run (ppbench ls --clean removes it)" :
-			 "temporary (cannot tell whether a process holds it)");
+		snprintf(e->status, sizeof(e->status), "%s", held == 1 ? "in progress" : held != 0 ?
+			 "temporary (cannot tell whether a process holds it)" : linked ?
+			 "stale, reached through a symbolic link (ls --clean removes nothing outside the "
+			 "folder listed)" : "stale: left by a killed run (ppbench ls --clean removes it)");
 	} else if (!strcmp(kind, "sweep")) {
 		fill_sweep(e);
 	} else if (!strcmp(kind, "compare")) {
 		fill_compare(e);
 	} else if (sum) {
 		fill_run(e, sum);
+	} else if (why[0]) {
+		e->complete = 0;
+		snprintf(e->status, sizeof(e->status), "unreadable summary.json: %s", why);
 	} else {
 		e->complete = is_file(path, "report.md") || is_file(path, "map.md") ||
 			is_file(path, "strategies.md") || is_file(path, "bottleneck.csv") ||
@@ -425,7 +527,7 @@ static int collect_one(struct ls_list *l, const char *root, const char *prefix, 
 		snprintf(runs, sizeof(runs), "%s/runs", path);
 		snprintf(pre, sizeof(pre), "%s%s/runs/", prefix, name);
 		json_decref(sum);
-		return collect_tmp(l, runs, pre);
+		return collect_tmp(l, runs, pre, linked || is_link(runs));
 	}
 	if (named && rn.partial) {
 		e->complete = 0;
@@ -442,7 +544,7 @@ static int by_name(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-static int collect(struct ls_list *l, const char *root, const char *prefix, int depth)
+static int collect(struct ls_list *l, const char *root, const char *prefix, int depth, int linked)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -469,7 +571,7 @@ static int collect(struct ls_list *l, const char *root, const char *prefix, int 
 	if (n)
 		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
-		if (!rc && collect_one(l, root, prefix, names[i], depth))
+		if (!rc && collect_one(l, root, prefix, names[i], depth, linked))
 			rc = -2;
 		free(names[i]);
 	}
@@ -562,6 +664,8 @@ static void fmt_ips(const struct ls_entry *e, char *out, size_t n)
 {
 	if (!e->ips.n || !isfinite(e->ips.median))
 		snprintf(out, n, "-");
+	else if (e->ips_as_compare)
+		compare_fmt_cell(out, n, &e->ips, NULL);
 	else
 		stats_format(out, n, &e->ips, "%.1f");
 }
@@ -580,12 +684,10 @@ static void print_text(const struct ls_list *l, FILE *f)
 			size_t k = strlen(ips);
 			snprintf(ips + k, sizeof(ips) - k, " (%s)", e->ips_note);
 		}
-		fprintf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s", e->name, e->kind, t,
-			e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
-			ips, e->status);
-		if (e->noise[0])
-			fprintf(f, "; noise: %s", e->noise);
-		fputc('\n', f);
+		/* names and strings of results files: escaped (ESC, newlines) */
+		outf(f, "%-40s %-6s %-16s %-12s %-18s %-36s %s%s%s\n", e->name, e->kind, t,
+		     e->dataset[0] ? base_name(e->dataset) : "-", e->config[0] ? e->config : "-",
+		     ips, e->status, e->noise[0] ? "; noise: " : "", e->noise);
 	}
 }
 
@@ -624,22 +726,30 @@ static json_t *entry_json(const struct ls_entry *e)
 	return o;
 }
 
-/* --clean: remove the stale temporary folders, each named on stdout. */
-static int clean(const struct ls_list *l, int dry_run)
+/* --clean: remove the stale temporary folders of dir, each named on
+ * stdout; never one reached through a symbolic link (nor, should a link
+ * be swapped in meanwhile, anything through one: remove_tree_in). */
+static int clean(const struct ls_list *l, const char *dir, int dry_run)
 {
 	size_t n = 0, failed = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct ls_entry *e = &l->e[i];
 		if (!e->stale)
 			continue;
+		if (e->linked) {
+			outf(stdout, "not removed (reached through a symbolic link): %s\n", e->path);
+			continue;
+		}
 		n++;
 		if (dry_run) {
-			printf("would remove %s\n", e->path);
-		} else if (remove_tree(e->path)) {
-			error_msg("cannot remove '%s': %s", e->path, strerror(errno));
+			outf(stdout, "would remove %s\n", e->path);
+		} else if (remove_tree_in(dir, e->name)) {
+			error_msg("cannot remove '%s': %s", e->path, errno == ELOOP ?
+				  "a folder on its way is a symbolic link (nothing outside the folder "
+				  "listed is removed)" : strerror(errno));
 			failed++;
 		} else {
-			printf("removed %s\n", e->path);
+			outf(stdout, "removed %s\n", e->path);
 		}
 	}
 	if (!n)
@@ -661,13 +771,13 @@ int cmd_ls(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	static const char *const known[] = { "run", "sweep", "compare", "map", "merge", "strategies",
-					     "tmp", "bottleneck", "bench" };
+					     "tmp", "bottleneck", "bench", "reproduce" };
 	size_t ki = 0;
 	while (o.kind && ki < sizeof(known) / sizeof(known[0]) && strcmp(o.kind, known[ki]))
 		ki++;
 	if (o.kind && ki == sizeof(known) / sizeof(known[0])) {
 		error_msg("--kind: '%s' is not one of run|sweep|compare|map|merge|strategies|bottleneck|"
-		      "bench|tmp", o.kind);
+		      "bench|reproduce|tmp", o.kind);
 		return EXIT_USAGE;
 	}
 	if (o.dry_run && !o.clean) {
@@ -680,7 +790,7 @@ int cmd_ls(int argc, char **argv)
 		error_msg("cannot list '%s': %s", dir, errno ? strerror(errno) : "not a folder");
 		return EXIT_FAIL;
 	}
-	int cr = collect(&l, dir, "", 0);
+	int cr = collect(&l, dir, "", 0, 0);
 	if (cr == -1) {
 		error_msg("cannot read '%s': %s", dir, strerror(errno));
 		return EXIT_FAIL;
@@ -704,7 +814,7 @@ int cmd_ls(int argc, char **argv)
 	}
 	l.n = k;
 	if (o.clean) {
-		rc = clean(&l, o.dry_run);
+		rc = clean(&l, dir, o.dry_run);
 	} else if (o.json) {
 		json_t *a = json_array();
 		for (size_t i = 0; i < l.n; i++)
@@ -713,7 +823,7 @@ int cmd_ls(int argc, char **argv)
 		fputc('\n', stdout);
 		json_decref(a);
 	} else if (!l.n) {
-		printf("no results in %s\n", dir);
+		outf(stdout, "no results in %s\n", dir);
 	} else {
 		print_text(&l, stdout);
 	}

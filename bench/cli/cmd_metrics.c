@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "commands.h"
+#include "fsutil.h"
 #include "log.h"
 #include "metrics.h"
 #include "options.h"
@@ -44,13 +45,12 @@ int cmd_metrics(int argc, char **argv)
 	int rc = EXIT_OK;
 	for (int i = 1; i <= npos; i++) {
 		char path[4096], why[2048];
-		json_error_t je;
 		if (input_missing(argv[i]))
 			return EXIT_USAGE;
 		snprintf(path, sizeof(path), "%s/summary.json", argv[i]);
-		json_t *j = json_load_file(path, 0, &je);
+		json_t *j = json_load_regular(path, why, sizeof(why));
 		if (!j) {
-			error_msg("cannot read '%s': %s", path, je.text);
+			error_msg("cannot read '%s': %s", path, why);
 			rc = EXIT_FAIL;
 			continue;
 		}

@@ -52,8 +52,12 @@ const struct opt run_opts_table[] = {
 	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
 	  "simulated training step per batch; auto: measured ResNet18/V100 step for B and G",
 	  .unit = "ms", .lo = 0, .hi = 60e9 },
+	{ "gpu-step-scale", 0, OPT_DOUBLE, O(gpu_step_scale), "1", "X",
+	  "multiply the GPU step by X (make reproduce: this machine's preprocessing cost per image "
+	  "over the paper's, so that GPU and CPU time per image stand as in the paper)",
+	  .lo = 1e-4, .hi = 1e4 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
-	  "simulated host-to-device copy bandwidth (0: no copy)", .unit = "B/s", .lo = 0, .hi = 1e13 },
+	  "simulated host-to-device copy bandwidth (0: no copy); a batch's copy may last a minute at most, as --gpu-step", .unit = "B/s", .lo = 0, .hi = 1e13 },
 	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
@@ -80,6 +84,12 @@ const struct opt run_opts_table[] = {
 	  .choices = RNG_CHOICES },
 	{ "on-error", 0, OPT_ENUM, O(on_error), "skip", NULL,
 	  "a sample that fails: leave it out of its batch, or stop the run", .choices = ON_ERROR_CHOICES },
+	{ "timeout", 0, OPT_TIME, O(timeout), "0", "TIME",
+	  "fail the run when no batch comes from the workers for TIME (PyTorch's DataLoader "
+	  "timeout; 0: wait for ever, as PyTorch)", .unit = "s", .lo = 0, .hi = 86400e9 },
+	{ "stall-notice", 0, OPT_TIME, O(stall_notice), "30s", "TIME",
+	  "say so, naming any stopped worker, each TIME without a batch from the workers "
+	  "(0: never)", .unit = "s", .lo = 0, .hi = 86400e9 },
 	OPT_MAX_PIXELS(struct run_opts, max_pixels, OPT_MAX_PIXELS_HELP),
 	OPT_MAX_FILE_SIZE(struct run_opts, max_file_size),
 	{ .name = "counters", .type = OPT_LIST, .off = O(counters), .def = COUNTERS_DEFAULT,
@@ -283,8 +293,8 @@ static void print_counters(FILE *f, const struct run_ctx *x, const struct loader
 		fprintf(f, "counters: none (--counters sw gives on-CPU vs wall time per op)\n");
 		return;
 	}
-	fprintf(f, "counters: %s; on-CPU time from %s; %d of %d workers counted", sp->list,
-		oncpu_source_name(sp->oncpu), r->workers_counted, r->workers);
+	fprintf(f, "counters: %s; on-CPU time from %s; %d of %d worker%s counted", sp->list,
+		oncpu_source_name(sp->oncpu), r->workers_counted, r->workers, plural_s(r->workers));
 	if (sp->has_overhead)
 		fprintf(f, "; a read costs %.0f ns", sp->ov.read_ns);
 	if (x->null_ok)
@@ -334,8 +344,8 @@ static void print_placement(FILE *f, const struct run_ctx *x, const struct loade
 	pin_plan_format(&x->plan, line, sizeof(line));
 	for (int w = 0; w < r->workers; w++)
 		pinned += r->worker_pinned[w] == 1;
-	fprintf(f, "placement: --pin %s: %s; %d of %d workers bound%s\n", x->plan.text, line, pinned,
-		r->workers, x->plan.oversubscribed ? " (oversubscribed)" : "");
+	fprintf(f, "placement: --pin %s: %s; %d of %d worker%s bound%s\n", x->plan.text, line, pinned,
+		r->workers, plural_s(r->workers), x->plan.oversubscribed ? " (oversubscribed)" : "");
 }
 
 /* The human summary's last lines: what the harness itself cost. */
@@ -389,11 +399,24 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		   const struct run_ctx *x, struct run_metrics *m, char *err, size_t errlen)
 {
 	struct counter_derived d[PIPE_MAX_OPS];
-	uint64_t regions[PIPE_MAX_OPS] = { 0 };
+	uint64_t regions[PIPE_MAX_OPS] = { 0 }, after[PIPE_MAX_OPS] = { 0 }, reads = 0;
+	double faults[PIPE_MAX_OPS], faults_after[PIPE_MAX_OPS];
 	int counted = x->spec->n && r->cacc;
+	int pf = -1;   /* the page-faults event, if counted */
+	for (int e = 0; counted && e < x->spec->n; e++)
+		if (!strcmp(x->spec->ev[e].name, "page-faults"))
+			pf = e;
 	for (int i = 0; counted && i < x->pipe->nops && i < PIPE_MAX_OPS; i++) {
 		counters_derived(x->spec, &r->cacc[i], &d[i]);
 		regions[i] = r->cacc[i].regions;
+		after[i] = r->cacc[i].regions - r->cacc_first[i].regions;
+		/* a chain of k ops takes k + 1 reads: one more per sample and per batch */
+		reads += regions[i] + (i == 0 || i == x->pipe->batch_op ? regions[i] : 0);
+		struct counter_value all[COUNTERS_MAX], first[COUNTERS_MAX];
+		counters_values(x->spec, &r->cacc[i], all);
+		counters_values(x->spec, &r->cacc_first[i], first);
+		faults[i] = pf >= 0 ? all[pf].value : NAN;
+		faults_after[i] = pf >= 0 ? all[pf].value - (r->cacc_first[i].regions ? first[pf].value : 0) : NAN;
 	}
 	struct analysis_opts ao = {
 		.start_ns = r->start_ns,
@@ -419,6 +442,15 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		.trace_cost_ns = r->trace_cost_ns,
 		.op_counted = counted ? d : NULL,
 		.op_regions = counted ? regions : NULL,
+		.op_faults = counted ? faults : NULL,
+		.op_faults_after = counted ? faults_after : NULL,
+		.op_regions_after = counted ? after : NULL,
+		.counter_reads = counted ? reads : 0,
+		.counter_read_ns = counted && x->spec->has_overhead ? x->spec->ov.read_ns : 0,
+		.worker_use = r->wuse,
+		.use_workers = r->wuse_workers,
+		.main_use = &r->main_use,
+		.pin_copy_cpu_ns = r->pin_copy_cpu_ns,
 		.checksum_ns = r->hash_ns,
 		.checksum_bytes = r->hash_bytes,
 		.gpu_copy_ns = r->gpu_copy_ns,
@@ -484,7 +516,7 @@ static int write_results(const struct run_opts *o, const struct loader_result *r
 	json_t *blocks = summary_blocks(o, r, step_ns, x);
 	char origin[160];
 	dataset_origin_text(json_object_get(blocks, "dataset"), origin, sizeof(origin));
-	printf("dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
+	outf(stdout, "dataset %s: %zu images; %s\n", x->data->root, x->data->n, origin);
 	results_print_human(stdout, &m);
 	print_counters(stdout, x, r);
 	print_placement(stdout, x, r);
@@ -660,6 +692,8 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.max_file_bytes = o->max_file_size,
 		.gpu_step_ns = step_ns,
 		.h2d_bytes_per_s = o->h2d,
+		.data_timeout_ns = o->timeout,
+		.stall_notice_ns = o->stall_notice,
 	};
 	return lc;
 }
@@ -725,7 +759,7 @@ static int run_once(const struct run_opts *o, struct run_ctx *ctx, struct loader
 		error_msg("%s", r.stop_reason);
 	int wr = write_results(o, &r, step_ns, ctx, tmp, name, final, finallen);
 	if (!wr)
-		printf("results: %s%s\n", final, r.complete ? "" : " (incomplete)");
+		outf(stdout, "results: %s%s\n", final, r.complete ? "" : " (incomplete)");
 	else
 		final[0] = 0;
 	int rc = r.exit_code ? r.exit_code : r.complete ? (wr ? EXIT_FAIL : EXIT_OK) : EXIT_FAIL;
@@ -767,7 +801,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 		if (r >= 128 || !final[0])
 			break;   /* interrupted, or nothing kept: no further repeat */
 		snprintf(path, sizeof(path), "%s/summary.json", final);
-		json_t *j = json_load_file(path, 0, NULL);
+		json_t *j = json_load_regular(path, NULL, 0);
 		if (j) {
 			sweep_row_init(&rows[ok]);
 			sweep_row_from_summary(&rows[ok], j);
@@ -784,7 +818,7 @@ static int run_repeats(const struct run_opts *o, struct run_ctx *ctx, const stru
 			for (size_t i = 0; i < sizeof(repeat_figures) / sizeof(repeat_figures[0]); i++) {
 				char buf[128];
 				const struct metric *mt = metric_find(repeat_figures[i]);
-				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), "%.4g");
+				stats_format(buf, sizeof(buf), combined_spread(c, mt->name), NULL);
 				printf("  %-22s %s %s\n", mt->name, buf, mt->unit);
 			}
 			if (c->same_differs)
@@ -824,6 +858,25 @@ static int check_free_space(const struct run_opts *o, const struct pipeline *pip
 	return -1;
 }
 
+int run_gpu_step(const struct run_opts *o, uint64_t *step_ns, char *err, size_t errlen)
+{
+	uint64_t ns = o->gpu_step;
+	if (ns == OPT_AUTO && gpu_step_auto(o->batch, o->gpus, &ns, err, errlen)) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "--gpu-step auto: %s", why);
+		return -1;
+	}
+	double scaled = (double)ns * (o->gpu_step_scale > 0 ? o->gpu_step_scale : 1);
+	if (scaled > 60e9) {
+		snprintf(err, errlen, "--gpu-step-scale %g makes a GPU step of %.0f s: at most 60 s",
+			 o->gpu_step_scale, scaled / 1e9);
+		return -1;
+	}
+	*step_ns = (uint64_t)(scaled + 0.5);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -844,9 +897,9 @@ int cmd_run(int argc, char **argv)
 		      o.prefetch * o.workers);
 		return EXIT_USAGE;
 	}
-	uint64_t step_ns = o.gpu_step;
-	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
-		error_msg("--gpu-step auto: %s", err);
+	uint64_t step_ns;
+	if (run_gpu_step(&o, &step_ns, err, sizeof(err))) {
+		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
 	o.gpu_step = step_ns;
@@ -855,6 +908,7 @@ int cmd_run(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	cpus_read(&ctx.cpus);
+	warn_oversubscribed(&o.workers, 1, cpus_usable_int(&ctx.cpus), "this run");
 	rc = prepare_ctx(&ctx, &o);
 	if (rc)
 		goto out;
@@ -879,7 +933,8 @@ int cmd_run(int argc, char **argv)
 		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
 		o.tag = tag;
 	}
-	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err))) {
+	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err)) ||
+	    mkdir_out(o.out, err, sizeof(err))) {
 		error_msg("%s", err);
 		goto out;   /* EXIT_USAGE: nothing ran */
 	}

@@ -10,6 +10,10 @@ int cmd_ops(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+/* ppbench regime: make reproduce's probe, GPU step factor and worker grid
+ * (regime.h). Exit codes: 0 done; 1 the reference tables are missing or
+ * the file cannot be written; 2 a bad option or dataset (nothing ran). */
+int cmd_regime(int argc, char **argv);
 /* ppbench model: the discrete-event model of the loader (model.h). */
 int cmd_model(int argc, char **argv);
 /* ppbench metrics [--markdown] [RUN_DIR...]: the metric table (metrics.h). */
@@ -81,6 +85,11 @@ void exit_codes_help(FILE *f);
 
 /* The name of names[0..n) nearest to word (a typo: a few edits), or NULL. */
 const char *nearest_name(const char *word, const char *const *names, size_t n);
+
+/* Before anything runs: warn (stderr) when some of the worker counts
+ * workers[0..n) are more than the cpus the runs may use, saying what that
+ * does to the figures; what: "this run", "the sweep's runs". 1 if warned. */
+int warn_oversubscribed(const long *workers, size_t n, int cpus, const char *what);
 
 /* 0 when path exists; else 1 after "error: cannot open 'path': reason":
  * the caller exits EXIT_USAGE (an input that does not exist). */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
+#include "log.h"
 
 void exit_codes_help(FILE *f)
 {
@@ -73,5 +74,31 @@ int input_missing(const char *path)
 	if (!access(path, F_OK))
 		return 0;
 	fprintf(stderr, "ppbench: error: cannot open '%s': %s\n", path, strerror(errno));
+	return 1;
+}
+
+int warn_oversubscribed(const long *workers, size_t n, int cpus, const char *what)
+{
+	char list[256] = "";
+	size_t l = 0, k = 0;
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < i; j++)
+			seen |= workers[j] == workers[i];
+		if (seen || workers[i] <= cpus)
+			continue;
+		if (l + 24 < sizeof(list))
+			l += (size_t)snprintf(list + l, sizeof(list) - l, "%s%ld", k ? ", " : "",
+					      workers[i]);
+		k++;
+	}
+	if (!k)
+		return 0;
+	warn_msg("%s%s %s more than the %d CPU%s %s may use: the workers time-slice, so part of "
+		 "the out-of-order share, the per-batch spread, the op times and the waits will come "
+		 "from the scheduler, not from the protocol and the data (the results mark such runs "
+		 "oversubscribed, and the report judges findings 2-3 without them where it can)",
+		 n == 1 ? "--workers " : k == 1 ? "worker count " : "worker counts ", list,
+		 k == 1 ? "is" : "are", cpus, cpus == 1 ? "" : "s", what);
 	return 1;
 }

@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{ "strategies", cmd_strategies, "PRESTO: what to do offline vs every epoch, storage vs throughput" },
 	{ "apply", cmd_apply, "run a pipeline on one image and write the result as .npy" },
 	{ "dataset", cmd_dataset, "generate a synthetic ImageNet-like dataset, or describe one" },
+	{ "regime", cmd_regime, "make reproduce's scaling: probe this machine's cost per image, scale GPU step and workers" },
 	{ "bench", cmd_bench, "speed and overhead benchmark (make bench)" },
 	{ "info", cmd_info, "the machine: CPU, topology, counters that open, the clock" },
 	{ "map", cmd_map, "which library functions each op spends its time in (Table I)" },

@@ -506,7 +506,13 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 	fprintf(f, "usage: %s\n", usage);
 	if (description)
 		fprintf(f, "\n%s\n", description);
-	fprintf(f, "\noptions:\n");
+	opts_help_table(t, f, "options");
+	exit_codes_help(f);
+}
+
+void opts_help_table(const struct opt *t, FILE *f, const char *heading)
+{
+	fprintf(f, "\n%s:\n", heading);
 	const struct opt *t0 = t;
 	for (; t->name; t++) {
 		/* options one ppbench process passes another are not the user's */
@@ -540,7 +546,6 @@ void opts_help(const struct opt *t, FILE *f, const char *usage, const char *desc
 				"--NAME off (--NAME alone: on)");
 			break;
 		}
-	exit_codes_help(f);
 }
 
 json_t *opts_json(const struct opt *t, const void *cfg)

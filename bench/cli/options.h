@@ -62,7 +62,7 @@ struct opt {
 #define OPT_OUT_HELP "where results folders are made"
 #define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
 					  DECODE_BOMB_PIXELS_STR, "N", why)
-#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow (0: no limit)"
+#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow, and any op's output of more (0: no limit)"
 #define OPT_MAX_FILE_SIZE(T, f) \
 	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
 	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \
@@ -97,6 +97,9 @@ int opts_set(const struct opt *t, void *cfg, const char *name, const char *value
 const struct opt *opts_find(const struct opt *t, const char *name);
 /* --help text: usage line, then one line per option with its default. */
 void opts_help(const struct opt *t, FILE *f, const char *usage, const char *description);
+/* Only the table, under "HEADING:" (a command with sub-commands prints one
+ * per sub-command: "options of generate"). */
+void opts_help_table(const struct opt *t, FILE *f, const char *heading);
 /* Resolved values as a JSON object (numbers as numbers, keys with units:
  * "gpu_step_ns", "h2d_bandwidth_bytes_per_s"). New reference. */
 struct json_t *opts_json(const struct opt *t, const void *cfg);

@@ -60,7 +60,7 @@ struct stage_meta {
 	uint64_t started, finished;/* wall-clock ns */
 	int64_t label;
 	int32_t kind, h, w;
-	int32_t ok;                /* 1: through every op; 0: failed (err) */
+	int32_t ok;                /* 1: through every op; 0: failed (err); -1: out of memory */
 	int32_t err;               /* error log entry, or -1 */
 	uint32_t moved;            /* 1: the schedule put it in another batch */
 };
@@ -75,6 +75,7 @@ struct err_rec {
 	int op;                    /* pipeline op index, -1: none */
 	int64_t batch;
 	int64_t index;             /* dataset index, -1 for a batch error */
+	int oom;                   /* 1: out of memory (sample.h SAMPLE_OOM): the run fails */
 	char reason[256];
 };
 
@@ -98,6 +99,12 @@ struct worker_shared {
 	int counted;               /* 1 its counter group opened, 0 not, -1 not started */
 	/* its counter sums by pipeline op index (cfg->counters; zero otherwise) */
 	struct counter_acc cacc[PIPE_MAX_OPS];
+	/* its own usage (worker.c: getrusage of its process, or of its thread)
+	 * at USE_START, USE_FIRST, USE_END; use_ok: bit k set when read k was
+	 * made; and cacc as it was at USE_FIRST */
+	struct proc_use use[USE_N];
+	int use_ok;
+	struct counter_acc cacc_first[PIPE_MAX_OPS];
 };
 
 struct shared {

@@ -42,6 +42,14 @@ int gpu_step_auto(long batch, long gpus, uint64_t *step_ns, char *why, size_t wh
 	return 0;
 }
 
+uint64_t gpu_copy_ns(uint64_t bytes, double bytes_per_s)
+{
+	if (!(bytes_per_s > 0))
+		return 0;
+	double ns = (double)bytes / bytes_per_s * 1e9;
+	return ns > (double)GPU_MAX_NS ? UINT64_MAX : (uint64_t)ns;
+}
+
 void gpu_init(struct gpu_sim *g, uint64_t step_ns, double h2d_bytes_per_s, uint64_t start)
 {
 	g->step_ns = step_ns;
@@ -86,7 +94,9 @@ int gpu_consume(struct gpu_sim *g, size_t bytes, int64_t batch, struct trace_pro
 	uint64_t t0 = clock_now_ns();
 	if (t0 > g->last_end)
 		g->idle_ns += t0 - g->last_end;
-	uint64_t copy = g->h2d_bytes_per_s > 0 ? (uint64_t)((double)bytes / g->h2d_bytes_per_s * 1e9) : 0;
+	uint64_t copy = gpu_copy_ns(bytes, g->h2d_bytes_per_s);
+	if (copy > GPU_MAX_NS)
+		copy = GPU_MAX_NS;	/* loader_plan refuses such a run: never hours */
 	int rc = sleep_until(t0 + copy, stop, check, arg);
 	uint64_t t1 = clock_now_ns();
 	if (tp)

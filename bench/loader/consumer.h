@@ -19,6 +19,14 @@
  * batch size with the same G. 0, or -1 with why (no row for G GPUs). */
 int gpu_step_auto(long batch, long gpus, uint64_t *step_ns, char *why, size_t whylen);
 
+/* The longest simulated step, and copy of one batch: a minute (--gpu-step's
+ * bound). A run whose copy would take longer is refused (loader_plan). */
+#define GPU_MAX_NS 60000000000ull
+
+/* ns of the simulated copy of bytes at bytes_per_s (0: no copy, 0 ns);
+ * UINT64_MAX when it would pass GPU_MAX_NS (1 B/s, 1e-300 B/s). */
+uint64_t gpu_copy_ns(uint64_t bytes, double bytes_per_s);
+
 struct gpu_sim {
 	uint64_t step_ns;          /* per batch */
 	double h2d_bytes_per_s;    /* simulated host-to-device bandwidth */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <pthread.h>
@@ -197,6 +198,24 @@ static void transform_span(const struct pipeline *p, int *first, int *last, int 
 	*nsample_ops = n;
 }
 
+/* The address space this process may still map under ulimit -v
+ * (RLIMIT_AS), UINT64_MAX when it is unlimited. A worker, forked from it,
+ * starts with the same mappings and the same limit. */
+static uint64_t address_space_left(void)
+{
+	struct rlimit rl;
+	unsigned long long pages = 0;
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return UINT64_MAX;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (!f || fscanf(f, "%llu", &pages) != 1)
+		pages = 0;
+	if (f)
+		fclose(f);
+	uint64_t used = (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	return rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 0;
+}
+
 int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, size_t errlen)
 {
 	const struct pipeline *p = c->pipe;
@@ -280,6 +299,38 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 			 c->trace ? ", or --trace off" : "");
 		return -1;
 	}
+	/* the simulated copy of the largest batch, bounded as --gpu-step is */
+	if (gpu_copy_ns(pl->slot_bytes, c->h2d_bytes_per_s) > GPU_MAX_NS) {
+		char one[32];
+		loader_human_bytes(pl->slot_bytes, one, sizeof(one));
+		snprintf(err, errlen, "--h2d-bandwidth %g B/s makes the simulated copy of each batch "
+			 "(%s) last %.3g s, more than a minute (the bound of --gpu-step): give at "
+			 "least %.0f B/s, or 0 for no copy", c->h2d_bytes_per_s, one,
+			 (double)pl->slot_bytes / c->h2d_bytes_per_s,
+			 ceil((double)pl->slot_bytes / ((double)GPU_MAX_NS / 1e9)));
+		return -1;
+	}
+	/* ulimit -v: every worker maps the batch and trace buffers and holds
+	 * its own samples (the thread backend's process, all of them) */
+	uint64_t as_left = address_space_left();
+	uint64_t mine_samples = c->backend == BACKEND_THREAD || !busy ? pl->sample_bytes
+				: pl->sample_bytes / busy;
+	uint64_t as_need = pl->batch_bytes + pl->trace_bytes + mine_samples;
+	if (as_need > as_left) {
+		char need[32], left[32], one[32], tr[32], sm[32];
+		loader_human_bytes(as_need, need, sizeof(need));
+		loader_human_bytes(as_left, left, sizeof(left));
+		loader_human_bytes(pl->slot_bytes, one, sizeof(one));
+		loader_human_bytes(pl->trace_bytes, tr, sizeof(tr));
+		loader_human_bytes(mine_samples, sm, sizeof(sm));
+		snprintf(err, errlen, "this run needs %s of address space in each %s but ulimit -v "
+			 "leaves %s: %d batch buffers of %s (batch %zu of %dx%d), %s of trace "
+			 "buffers, %s of samples; lower --batch, --workers or --prefetch-factor%s, "
+			 "or raise ulimit -v", need, c->backend == BACKEND_THREAD ? "process" :
+			 "worker", left, pl->nslots, one, Bx, pl->sample_w, pl->sample_h, tr, sm,
+			 c->trace ? ", or --trace off" : "");
+		return -1;
+	}
 	return 0;
 }
 
@@ -339,6 +390,7 @@ struct loader_state {
 	 * wait or GPU step) is added up to the next one; the pin thread's own */
 	uint64_t mark, main_harness_ns;
 	uint64_t pin_harness_ns, pin_copy_ns;   /* written by the pin thread, read after its join */
+	uint64_t pin_copy_cpu_ns;
 };
 
 static int read_msg(int fd, struct result_msg *m)
@@ -445,13 +497,54 @@ static void pool_give(struct loader_state *R, uint32_t b)
 	}
 }
 
+/* The workers the kernel shows stopped (SIGSTOP, a debugger): "; worker 1
+ * (pid 123) is stopped" for each, "" when none (or threads). */
+static void stopped_workers(const struct loader *L, char *out, size_t n)
+{
+	size_t len = 0;
+	out[0] = 0;
+	if (L->cfg->backend != BACKEND_PROCESS)
+		return;
+	for (int w = 0; w < L->W && len < n; w++) {
+		char p[64], line[512];
+		int pid = L->sh->w[w].pid;
+		snprintf(p, sizeof(p), "/proc/%d/stat", pid);
+		FILE *f = pid > 0 ? fopen(p, "r") : NULL;
+		const char *paren = f && fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+		if (f)
+			fclose(f);
+		if (paren && (paren[2] == 'T' || paren[2] == 't'))
+			len += (size_t)snprintf(out + len, n - len, "; worker %d (pid %d) is stopped%s",
+						w, pid, paren[2] == 't' ? " by a debugger" : "");
+	}
+}
+
 /* Next message from the data queue, watching signals and workers. 0, or -1
- * when the run must stop. */
+ * when the run must stop: also when no batch came for --timeout (PyTorch's
+ * DataLoader timeout); each --stall-notice without one, a warning. */
 static int receive(struct loader_state *R, struct result_msg *m)
 {
+	const struct loader_cfg *c = R->L.cfg;
+	uint64_t since = clock_now_ns(), notice = c->stall_notice_ns;
 	for (;;) {
 		if (must_stop(R))
 			return -1;
+		uint64_t waited = clock_now_ns() - since;
+		if (c->data_timeout_ns && waited >= c->data_timeout_ns) {
+			char who[512];
+			stopped_workers(&R->L, who, sizeof(who));
+			set_stop(R, EXIT_FAIL, "no batch from the workers in %.3g s (--timeout, as "
+				 "PyTorch's DataLoader timeout)%s", (double)c->data_timeout_ns / 1e9, who);
+			return -1;
+		}
+		if (notice && waited >= notice) {
+			char who[512];
+			stopped_workers(&R->L, who, sizeof(who));
+			warn_msg("no batch from the workers for %.0f s%s; still waiting (the wait is "
+				 "counted as the loader's; --timeout fails a run that waits too long)",
+				 (double)waited / 1e9, who);
+			notice += c->stall_notice_ns;
+		}
 		struct pollfd pf[2] = { { R->data_fd, POLLIN, 0 }, { sig_pipe[0], POLLIN, 0 } };
 		int n = poll(pf, 2, POLL_MS);
 		if (n < 0 && errno != EINTR) {
@@ -645,8 +738,13 @@ static void stop_reason_for_error(struct loader_state *R, int64_t id)
 	if (e->index >= 0) {
 		char path[1100];
 		bytes_escape(c->data->items[e->index].path, path, sizeof(path));   /* one line */
-		set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
-			 path, op, e->worker, e->reason);
+		if (e->oom)
+			set_stop(R, EXIT_FAIL, "worker %d ran out of memory on '%s' (op %s: %s): the "
+				 "run failed, the file is not bad (lower --batch, --workers or "
+				 "--prefetch-factor, or free memory)", e->worker, path, op, e->reason);
+		else
+			set_stop(R, EXIT_FAIL, "cannot process '%s' (op %s, in worker %d): %s",
+				 path, op, e->worker, e->reason);
 	} else {
 		set_stop(R, EXIT_FAIL, "cannot collate batch %" PRId64 " (op %s, in worker %d): %s",
 			 id, op, e->worker, e->reason);
@@ -685,10 +783,13 @@ static void *pin_main(void *arg)
 			int b = pool_take(R, 1);
 			if (b < 0)
 				break;
-			/* the copy is modelled work; the rest is the harness's */
+			/* the copy is modelled work; the rest is the harness's (its
+			 * CPU time too: wall time counts time descheduled) */
+			uint64_t cpu0 = clock_thread_cpu_ns();
 			tc0 = clock_now_ns();
 			memcpy(L->slots + (size_t)b * sb, L->slots + (size_t)m.slot * sb, m.bytes);
 			tc1 = clock_now_ns();
+			R->pin_copy_cpu_ns += clock_thread_cpu_ns() - cpu0;
 			m.pinned = b;
 		}
 		/* the batch lives in its pinned copy now: its slot goes back to
@@ -840,12 +941,14 @@ static int setup(struct loader_state *R, char *err, size_t errlen)
 	r->worker_cpu_s = calloc((size_t)W, sizeof(double));
 	r->worker_maxrss_kib = calloc((size_t)W, sizeof(long));
 	r->worker_pinned = calloc((size_t)W, sizeof(int));
-	if (c->counters && c->counters->n)
+	if (c->counters && c->counters->n) {
 		r->cacc = calloc(PIPE_MAX_OPS, sizeof(*r->cacc));
+		r->cacc_first = calloc(PIPE_MAX_OPS, sizeof(*r->cacc_first));
+	}
 	L->idx_rd = malloc((size_t)W * sizeof(int));
 	L->idx_wr = malloc((size_t)W * sizeof(int));
 	if (!r->b || !r->yield_order || !R->msg || !R->have || !R->free_slots || !r->worker_cpu_s ||
-	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && !r->cacc) ||
+	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && (!r->cacc || !r->cacc_first)) ||
 	    !L->idx_rd || !L->idx_wr ||
 	    alloc_proc(&R->main_tp, ROLE_MAIN, 0, nb * 4 + 16) ||
 	    alloc_proc(&R->pin_tp, ROLE_PIN, 0, c->pin_memory ? nb + 16 : 0) ||
@@ -1026,11 +1129,16 @@ static void collect_errors(struct loader_state *R)
 	r->err_reason = calloc(n ? n : 1, sizeof(char *));
 	if (!r->err_path || !r->err_reason)
 		return;
-	uint64_t nbatch = 0;
+	uint64_t nbatch = 0, noom = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct err_rec *e = &L->sh->err[k];
 		if (!atomic_load_explicit(&e->ready, memory_order_acquire))
 			continue;
+		/* out of memory: the run failed (its stop reason), no file was bad */
+		if (e->oom) {
+			noom++;
+			continue;
+		}
 		char path[1100], reason[400];
 		const char *op = e->op >= 0 ? L->cfg->pipe->op[e->op].ops->name : "?";
 		if (e->index >= 0)
@@ -1047,7 +1155,7 @@ static void collect_errors(struct loader_state *R)
 	/* The count agrees with the list: every file that failed, also in a
 	 * batch never handed over (the one that stopped an --on-error fail run,
 	 * those in flight at a stop); the list holds the first ERR_LOG_CAP. */
-	uint64_t files = atomic_load(&L->sh->nerr) - nbatch;
+	uint64_t files = atomic_load(&L->sh->nerr) - nbatch - noom;
 	if (files > r->nskipped)
 		r->nskipped = files;
 }
@@ -1055,6 +1163,17 @@ static void collect_errors(struct loader_state *R)
 static double tv_s(struct timeval tv)
 {
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+int proc_use_now(struct proc_use *u, int who)
+{
+	struct rusage ru;
+	if (getrusage(who, &ru))
+		return -1;
+	u->sys_s = tv_s(ru.ru_stime);
+	u->cpu_s = tv_s(ru.ru_utime) + u->sys_s;
+	u->faults = (uint64_t)ru.ru_minflt + (uint64_t)ru.ru_majflt;
+	return 0;
 }
 
 /* --dump-batches: batch id as .npy files, from the memory the consumer
@@ -1291,16 +1410,24 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 	r->main_harness_ns = R->main_harness_ns;
 	r->pin_harness_ns = R->pin_harness_ns;
 	r->pin_copy_ns = R->pin_copy_ns;
+	r->pin_copy_cpu_ns = R->pin_copy_cpu_ns;
 	/* the main process during the run (its threads, and thread workers) */
 	getrusage(RUSAGE_SELF, &ru);
 	r->main_cpu_s = tv_s(ru.ru_utime) + tv_s(ru.ru_stime) - tv_s(ru0->ru_utime) - tv_s(ru0->ru_stime);
 	r->main_maxrss_kib = ru.ru_maxrss;
+	r->main_use.sys_s = tv_s(ru.ru_stime) - tv_s(ru0->ru_stime);
+	r->main_use.faults = (uint64_t)(ru.ru_minflt - ru0->ru_minflt + ru.ru_majflt - ru0->ru_majflt);
 	if (c->backend == BACKEND_THREAD) {
-		for (int w = 0; w < L->W; w++)
+		for (int w = 0; w < L->W; w++) {
+			const struct proc_use *u = &L->sh->w[w].use[USE_END];
 			r->main_cpu_s -= r->worker_cpu_s[w];
+			r->main_use.sys_s -= u->sys_s;
+			r->main_use.faults -= u->faults < r->main_use.faults ? u->faults : r->main_use.faults;
+		}
 		free(r->worker_maxrss_kib);
 		r->worker_maxrss_kib = NULL;
 	}
+	r->main_use.cpu_s = r->main_cpu_s;
 	for (int w = 0; w < L->W; w++) {
 		const struct worker_shared *ws = &L->sh->w[w];
 		r->hash_ns += ws->hash_ns;
@@ -1313,8 +1440,20 @@ static void run_gather(struct loader_state *R, const struct rusage *ru0)
 		r->worker_pinned[w] = c->pin_plan ? ws->pinned : -1;
 		if (r->cacc && ws->counted == 1) {
 			r->workers_counted++;
-			for (int i = 0; i < PIPE_MAX_OPS; i++)
+			for (int i = 0; i < PIPE_MAX_OPS; i++) {
 				counters_acc_add(&r->cacc[i], &ws->cacc[i]);
+				counters_acc_add(&r->cacc_first[i], &ws->cacc_first[i]);
+			}
+		}
+		if (ws->use_ok == (1 << USE_N) - 1) {
+			r->wuse_workers++;
+			for (int k = 0; k < USE_N; k++) {
+				r->wuse[k].cpu_s += ws->use[k].cpu_s;
+				r->wuse[k].sys_s += ws->use[k].sys_s;
+				r->wuse[k].faults += ws->use[k].faults;
+				r->wuse[k].samples += ws->use[k].samples;
+				r->wuse[k].batches += ws->use[k].batches;
+			}
 		}
 	}
 }
@@ -1388,6 +1527,7 @@ void loader_result_free(struct loader_result *r)
 	free(r->worker_maxrss_kib);
 	free(r->worker_pinned);
 	free(r->cacc);
+	free(r->cacc_first);
 	for (size_t i = 0; i < r->nerrors; i++) {
 		free(r->err_path[i]);
 		free(r->err_reason[i]);

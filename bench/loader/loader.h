@@ -98,6 +98,12 @@ struct loader_cfg {
 	uint64_t max_file_bytes;       /* decode refuses larger files; 0: no limit */
 	uint64_t gpu_step_ns;          /* simulated step per batch */
 	double h2d_bytes_per_s;        /* simulated copy bandwidth; 0: no copy */
+	/* PyTorch's DataLoader(timeout=): the run fails when no batch comes
+	 * from the workers for this long (0: it waits for ever, as PyTorch) */
+	uint64_t data_timeout_ns;
+	/* a warning, naming any stopped worker, each this long without a
+	 * batch (0: none) */
+	uint64_t stall_notice_ns;
 	/* The first dump_batches batches handed over are written to dump_dir
 	 * as batch_<id>.npy (float32 [n, 3, h, w]) and labels_<id>.npy
 	 * (float32 [n]), after their step. For fidelity checks (compare): the
@@ -143,6 +149,22 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *p, char *err, si
 
 /* A size as ppbench prints sizes: "1.5 GiB", "588.0 MiB", "12.0 KiB". */
 void loader_human_bytes(uint64_t b, char *out, size_t n);
+
+/* What a process or thread had used at one moment (getrusage). */
+struct proc_use {
+	double cpu_s;              /* user + system */
+	double sys_s;              /* system */
+	uint64_t faults;           /* page faults, minor + major */
+	uint64_t samples;          /* a worker's samples through every op by then */
+	uint64_t batches;          /* a worker's batches by then */
+};
+/* A worker's three reads: its loop's start, the end of its first batch
+ * (its buffers grown: what comes after is its steady state), its loop's end. */
+enum { USE_START, USE_FIRST, USE_END, USE_N };
+
+/* u's times and faults now: who is RUSAGE_SELF or RUSAGE_THREAD (samples and
+ * batches untouched). 0, or -1 when getrusage failed. */
+int proc_use_now(struct proc_use *u, int who);
 
 /* One batch as the main process saw it. Times: wall-clock ns, 0 = never. */
 struct loader_batch {
@@ -195,12 +217,20 @@ struct loader_result {
 	 * copy itself is modelled work (what PyTorch's pin thread does), apart. */
 	uint64_t worker_loop_ns, worker_ops_ns;
 	uint64_t main_harness_ns, pin_harness_ns, pin_copy_ns;
+	uint64_t pin_copy_cpu_ns;  /* the pin copies' CPU time (the thread's CPU clock) */
+	/* The workers' own reads of their usage (struct proc_use, USE_*),
+	 * summed over the workers that made all three (wuse_workers); the
+	 * main process's usage over the run (its own threads only). */
+	struct proc_use wuse[USE_N];
+	int wuse_workers;
+	struct proc_use main_use;
 	uint64_t trace_dropped;
 	int pin_locked;            /* pinned buffers are mlock-ed: 1, 0 (mlock failed), -1 (no pin) */
 	int buffers_peak;          /* most batch buffers of the pool in use at once */
 	/* Counters (cfg->counters): sums over all workers by pipeline op index
 	 * [PIPE_MAX_OPS], NULL when off; workers whose group opened. */
 	struct counter_acc *cacc;
+	struct counter_acc *cacc_first;   /* the same sums at the end of each worker's first batch */
 	int workers_counted;
 	uint64_t samples_done;     /* samples through every op, in all workers */
 	uint64_t fused_regions, fused_full; /* decode_random_resized_crop: by region, in full */

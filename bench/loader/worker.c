@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "backend.h"
 #include "checksum.h"
@@ -63,7 +64,7 @@ static int write_result(int fd, const struct result_msg *m)
 }
 
 static int log_error(struct shared *sh, int wid, int op, int64_t batch, int64_t index,
-		     const char *reason)
+		     const char *reason, int oom)
 {
 	uint32_t k = atomic_fetch_add(&sh->nerr, 1);
 	if (k >= ERR_LOG_CAP)
@@ -73,6 +74,7 @@ static int log_error(struct shared *sh, int wid, int op, int64_t batch, int64_t 
 	e->op = op;
 	e->batch = batch;
 	e->index = index;
+	e->oom = oom;
 	snprintf(e->reason, sizeof(e->reason), "%s", reason);
 	atomic_store_explicit(&e->ready, 1, memory_order_release);
 	return (int)k;
@@ -106,6 +108,21 @@ static uint64_t sample_ops_ns(const struct pipeline *p, const struct op_time *t,
 		if (i != p->batch_op)
 			ns += t[i].dur_ns;
 	return ns;
+}
+
+/* This worker's usage now into ws->use[k] (its process, or its thread);
+ * at USE_FIRST its counter sums too. Between tasks, never inside one. */
+static void note_use(struct wstate *st, int k)
+{
+	struct worker_shared *ws = st->ws;
+	int who = st->L->cfg->backend == BACKEND_THREAD ? RUSAGE_THREAD : RUSAGE_SELF;
+	if (proc_use_now(&ws->use[k], who))
+		return;
+	ws->use[k].samples = ws->samples;
+	ws->use[k].batches = ws->batches;
+	if (k == USE_FIRST)
+		memcpy(ws->cacc_first, ws->cacc, sizeof(ws->cacc_first));
+	ws->use_ok |= 1 << k;
 }
 
 /* The fused op's counts since the worker started, after each batch. */
@@ -221,10 +238,11 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 				keep_cached(st, s);
 			continue;
 		}
-		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err);
-		m->nskipped++;
-		if (c->on_error == ON_ERROR_FAIL) {
-			/* the exception ends the fetch of this batch */
+		int e = log_error(L->sh, st->wid, rc - 1, tk->batch, (int64_t)di, s->err, s->oom);
+		m->nskipped += !s->oom;
+		if (c->on_error == ON_ERROR_FAIL || s->oom) {
+			/* the exception ends the fetch of this batch (out of
+			 * memory always: the machine failed, not the file) */
 			m->status = RES_DATA_ERROR;
 			m->err = e;
 			break;
@@ -244,7 +262,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 				  ct.start_ns + off, ct.dur_ns);
 		if (rc) {
 			m->status = RES_BATCH_ERROR;
-			m->err = log_error(L->sh, st->wid, p->batch_op, tk->batch, -1, why);
+			m->err = log_error(L->sh, st->wid, p->batch_op, tk->batch, -1, why, 0);
 		} else {
 			m->bytes = out.image_bytes + nok * sizeof(int64_t);
 		}
@@ -344,9 +362,9 @@ static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 		if (mt->started < m.started)
 			m.started = mt->started;
 		m.moved += mt->moved;
-		if (!mt->ok) {
-			m.nskipped++;
-			if (c->on_error == ON_ERROR_FAIL && m.status == RES_OK) {
+		if (mt->ok != 1) {
+			m.nskipped += mt->ok == 0;
+			if ((c->on_error == ON_ERROR_FAIL || mt->ok < 0) && m.status == RES_OK) {
 				m.status = RES_DATA_ERROR;
 				m.err = mt->err;
 			}
@@ -377,7 +395,7 @@ static uint64_t complete_batch(struct wstate *st, int64_t j, uint32_t slot)
 				  ct.start_ns + off, ct.dur_ns);
 		if (rc) {
 			m.status = RES_BATCH_ERROR;
-			m.err = log_error(L->sh, st->wid, p->batch_op, j, -1, why);
+			m.err = log_error(L->sh, st->wid, p->batch_op, j, -1, why, 0);
 		} else {
 			m.bytes = out.image_bytes + nok * sizeof(int64_t);
 		}
@@ -475,14 +493,18 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 			memcpy(L->stage + ((size_t)slot * B + k) * L->plan->stage_bytes, s->data.p, nb);
 		st->ws->samples++;
 	} else {
+		int oom = rc > 0 && s->oom;
+		mt->ok = oom ? -1 : 0;
 		mt->err = log_error(L->sh, st->wid, rc > 0 ? rc - 1 : p->batch_op, j, (int64_t)di,
-				    rc > 0 ? s->err : why);
-		st->ws->skipped++;
+				    rc > 0 ? s->err : why, oom);
+		st->ws->skipped += !oom;
 	}
 	if (atomic_fetch_add_explicit(&L->fill[j], 1, memory_order_acq_rel) + 1 == L->sched.b[j].n)
 		ops += complete_batch(st, j, slot);
 	st->ws->ops_ns += ops;
 	st->ws->loop_ns += clock_now_ns() - ts;
+	if (!(st->ws->use_ok & 1 << USE_FIRST) && st->ws->samples >= L->plan->batch_max)
+		note_use(st, USE_FIRST);
 }
 
 /* Read one message without blocking: 1 got one, 0 end of file, -1 none. */
@@ -554,9 +576,13 @@ void worker_loop(struct loader *L, int wid)
 	st->smp = calloc(L->plan->batch_max, sizeof(*st->smp));
 	st->ok = calloc(L->plan->batch_max, sizeof(*st->ok));
 	st->stg = calloc(L->plan->batch_max, sizeof(*st->stg));
-	if (st->smp && st->ok && st->stg && c->policy != POLICY_TORCH) {
+	/* the samples' buffers reused at their sizes (sample.h: struct buf_pool) */
+	int mem = st->smp && st->ok && st->stg && !scratch_pool_init(&st->scr, L->plan->batch_max);
+	if (mem)
+		note_use(st, USE_START);
+	if (mem && c->policy != POLICY_TORCH) {
 		sample_loop(st);
-	} else if (st->smp && st->ok && st->stg) {
+	} else if (mem) {
 		struct task_msg tk;
 		struct result_msg m;
 		while (!read_task(L->idx_rd[wid], &tk)) {
@@ -567,8 +593,15 @@ void worker_loop(struct loader *L, int wid)
 				break;
 			/* the task's wall time, its result sent (queue put included) */
 			st->ws->loop_ns += clock_now_ns() - st->task_start;
+			if (!(st->ws->use_ok & 1 << USE_FIRST))
+				note_use(st, USE_FIRST);
 		}
 	}
+	/* a worker that never finished a batch: nothing after its first */
+	if (mem && !(st->ws->use_ok & 1 << USE_FIRST))
+		note_use(st, USE_FIRST);
+	if (mem)
+		note_use(st, USE_END);
 	if (st->smp)
 		for (size_t i = 0; i < L->plan->batch_max; i++)
 			sample_release(&st->smp[i]);

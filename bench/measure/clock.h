@@ -17,6 +17,16 @@ static inline uint64_t clock_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time, ns (CLOCK_THREAD_CPUTIME_ID: a system
+ * call, about 0.7 us here; for regions of a batch, not of a sample). */
+static inline uint64_t clock_thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* wall-clock ns = monotonic ns + this (measured once, at first call) */
 int64_t clock_wall_offset_ns(void);
 /* Cost of one clock_now_ns() in ns (median of repeated measurements), and

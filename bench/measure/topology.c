@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
+#include "log.h"
 #include "machine.h"
 #include "topology.h"
 
@@ -541,6 +542,6 @@ void pin_plan_format(const struct pin_plan *p, char *out, size_t n)
 	else
 		PUT("; pin thread not bound");
 	if (p->oversubscribed)
-		PUT(" (oversubscribed: %d workers on %d CPUs)", p->workers, p->npus);
+		PUT(" (oversubscribed: %d workers on %d CPU%s)", p->workers, p->npus, plural_s(p->npus));
 #undef PUT
 }

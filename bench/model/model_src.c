@@ -8,6 +8,7 @@
 #include <string.h>
 #include "csv.h"
 #include "emit.h"
+#include "fsutil.h"
 #include "metrics.h"
 #include "model.h"
 #include "sampler.h"
@@ -331,11 +332,11 @@ int model_src_from_results(struct model_src *s, const char *dir, int *batch, int
 	memset(s, 0, sizeof(*s));
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	json_error_t je;
-	json_t *j = json_load_file(path, 0, &je);
+	char why[512];
+	json_t *j = json_load_regular(path, why, sizeof(why));
 	if (!j) {
 		snprintf(err, errlen, "cannot read '%s' (is '%s' a results folder of ppbench run?): %s",
-			 path, dir, je.text);
+			 path, dir, why);
 		return -1;
 	}
 	int B = (int)json_integer_value(json_object_get(j, "batch_size"));

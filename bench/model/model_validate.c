@@ -15,6 +15,7 @@
 #include <string.h>
 #include "clock.h"
 #include "commands.h"
+#include "fsutil.h"
 #include "consumer.h"
 #include "csv.h"
 #include "metrics.h"
@@ -464,7 +465,7 @@ static int load_run(const char *dir, struct mrun *r)
 {
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = json_load_regular(path, NULL, 0);
 	if (!j)
 		return -1;
 	memset(r, 0, sizeof(*r));

@@ -278,7 +278,7 @@ static void read_slurm_env(struct folder *f)
 	FILE *fp;
 
 	errf(p, sizeof(p), "%s/slurm.env", f->dir);
-	fp = fopen(p, "r");
+	fp = fopen_regular(p, FILE_MAX_DOC, NULL, 0);
 	if (!fp)
 		return;
 	while (fgets(line, sizeof(line), fp)) {
@@ -310,7 +310,7 @@ static void read_slurm_env(struct folder *f)
 static int count_cores(const char *path)
 {
 	static const char pat[] = "type=\"Core\"";
-	FILE *fp = fopen(path, "r");
+	FILE *fp = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char line[4096];
 	int n = 0;
 
@@ -338,7 +338,7 @@ static void describe(struct folder *f)
 			if (!r->run_dir[0] || (pass == 0 && !ok_row(r)))
 				continue;
 			sweep_run_path(&f->sw, r, "summary.json", p, sizeof(p));
-			sum = json_load_file(p, 0, NULL);
+			sum = json_load_regular(p, NULL, 0);
 			if (sum) {
 				sweep_run_path(&f->sw, r, "topology.xml", p, sizeof(p));
 				f->cores = count_cores(p);
@@ -666,7 +666,8 @@ static int build_machines(struct merge *m, char *err, size_t errlen)
 			m->nmach++;
 			errf(mc->key, sizeof(mc->key), "%s", key);
 			if (m->by_cpu)
-				errf(mc->label, sizeof(mc->label), "%s (%d CPUs)", f->cpu, f->cpus);
+				errf(mc->label, sizeof(mc->label), "%s (%d CPU%s)", f->cpu, f->cpus,
+				     plural_s(f->cpus));
 			else
 				errf(mc->label, sizeof(mc->label), "%s", f->host);
 			char diff[256];

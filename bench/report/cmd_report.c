@@ -35,6 +35,20 @@
 
 /* ---- commands -------------------------------------------------------------*/
 
+/* dir is neither a sweep folder nor a run folder: said, 1 (the caller exits
+ * EXIT_USAGE: nothing was read). */
+static int not_results(const char *dir)
+{
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/sweep.json", dir);
+	if (file_exists(p) || is_run_dir(dir))
+		return 0;
+	error_msg("'%s' is neither a sweep folder (it has no sweep.json) nor a run folder (no "
+		  "summary.json): give a folder made by ppbench sweep or ppbench run (ppbench ls %s "
+		  "lists the results folders in it)", dir, dir);
+	return 1;
+}
+
 static int one_dir_arg(int argc, char **argv, const char *usage, const char *what)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -73,7 +87,13 @@ static int report_parse(int argc, char **argv, char **dirs, size_t *n, const cha
 			       "wait and delay, noise and the machine, with figures (op CDF, Figs. 4,\n"
 			       "5a, 5b). A run made with --repeat N is reported with all its repeats\n"
 			       "(found next to it; or give them all): each figure is then the median\n"
-			       "with its spread.\n", report_usage);
+			       "with its spread.\n\n"
+			       "options:\n"
+			       "  -o, --out DIR                    where several sweeps' report goes (default: their\n"
+			       "                                   common parent folder)\n"
+			       "      --model on|off               the model's lines in the figures against workers\n"
+			       "                                   (default: off)\n"
+			       "  -h, --help                       show this help\n", report_usage);
 			exit_codes_help(stdout);
 			return EXIT_OK;
 		}
@@ -156,7 +176,7 @@ int cmd_report(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (input_missing(dirs[i])) {
+		if (input_missing(dirs[i]) || not_results(dirs[i])) {
 			free(dirs);
 			return EXIT_USAGE;
 		}
@@ -217,8 +237,9 @@ int cmd_plots(int argc, char **argv)
 			     "repeats when it was run with --repeat.");
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (input_missing(argv[1]))
+	if (input_missing(argv[1]) || not_results(argv[1]))
 		return EXIT_USAGE;
+	int lk = -1;
 	if (is_run_dir(argv[1])) {
 		json_t *sum;
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
@@ -228,6 +249,7 @@ int cmd_plots(int argc, char **argv)
 			return EXIT_FAIL;
 		}
 		json_decref(sum);
+		lk = report_lock(s.dir);
 		errf(figdir, sizeof(figdir), "%s/figures", s.dir);
 		errf(datadir, sizeof(datadir), "%s/figures/data", s.dir);
 		errf(log, sizeof(log), "%s/gnuplot.log", figdir);
@@ -244,6 +266,7 @@ int cmd_plots(int argc, char **argv)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	} else {
+		lk = report_lock(s.dir);
 		snprintf(path, sizeof(path), "%s/summary.csv", s.dir);
 		rc = sweep_write_csv(&s, path, err, sizeof(err));
 		if (!rc)
@@ -251,6 +274,7 @@ int cmd_plots(int argc, char **argv)
 		if (rc)
 			error_msg("%s", err);
 	}
+	report_unlock(lk);
 	if (rc) {
 		sweep_free(&s);
 		return EXIT_FAIL;

@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "compare.h"
 #include "emit.h"
+#include "fsutil.h"
 #include "log.h"
 #include "metrics.h"
 #include "npy.h"
@@ -71,13 +72,13 @@ static int find_lotustrace(const char *dir, char *out, size_t n, char *err, size
 json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
-	json_error_t je;
+	char why[512];
 	json_t *j;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	j = json_load_file(path, 0, &je);
+	j = json_load_regular(path, why, sizeof(why));
 	if (!j)
-		errf(err, errlen, "cannot read '%s': %s", path, je.text);
+		errf(err, errlen, "cannot read '%s': %s", path, why);
 	else if (!json_is_object(j)) {
 		errf(err, errlen, "cannot read '%s': not a JSON object", path);
 		json_decref(j);

@@ -11,6 +11,7 @@
 #include "doc.h"
 #include "log.h"
 #include "report.h"
+#include "fsutil.h"
 
 static void html_esc(FILE *f, const char *s)
 {
@@ -33,18 +34,40 @@ static void html_esc(FILE *f, const char *s)
 		}
 }
 
-static void md_cell(FILE *f, const char *s)
+/* Markdown text escaped as the HTML writer escapes it: < > & as entities,
+ * so that no tag, attribute or entity in a name reaches a page that renders
+ * the Markdown; a control character (a newline in a tag, say) as \xNN, as
+ * escape.h writes it, so that it cannot start a heading, a list item or a
+ * table row. In a table cell (cell) '|' is escaped too. */
+static void md_put(FILE *f, const char *s, int cell)
 {
 	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
+		unsigned char c = (unsigned char)*s;
+		if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '&')
+			fputs("&amp;", f);
+		else if ((c < 0x20 && c != '\t') || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else if (c == '|' && cell)
+			fputs("\\|", f);
+		else
+			fputc(c, f);
 	}
+}
+
+static void md_text(FILE *f, const char *s)
+{
+	md_put(f, s, 0);
 }
 
 void doc_h(struct doc *d, int level, const char *text)
 {
-	fprintf(d->md, "\n%.*s %s\n\n", level, "######", text);
+	fprintf(d->md, "\n%.*s ", level, "######");
+	md_text(d->md, text);
+	fputs("\n\n", d->md);
 	fprintf(d->html, "<h%d>", level);
 	html_esc(d->html, text);
 	fprintf(d->html, "</h%d>\n", level);
@@ -58,7 +81,8 @@ void doc_p(struct doc *d, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(d->md, "%s\n\n", buf);
+	md_text(d->md, buf);
+	fputs("\n\n", d->md);
 	fputs("<p>", d->html);
 	html_esc(d->html, buf);
 	fputs("</p>\n", d->html);
@@ -72,7 +96,11 @@ void doc_lead(struct doc *d, const char *cls, const char *lead, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fprintf(d->md, "**%s** %s\n\n", lead, buf);
+	fputs("**", d->md);
+	md_text(d->md, lead);
+	fputs("** ", d->md);
+	md_text(d->md, buf);
+	fputs("\n\n", d->md);
 	fprintf(d->html, "<p class=\"%s\"><strong>", cls ? cls : "");
 	html_esc(d->html, lead);
 	fputs("</strong> ", d->html);
@@ -92,7 +120,9 @@ void doc_li(struct doc *d, const char *fmt, ...)
 		fputs("<ul>\n", d->html);
 		d->in_list = 1;
 	}
-	fprintf(d->md, "- %s\n", buf);
+	fputs("- ", d->md);
+	md_text(d->md, buf);
+	fputc('\n', d->md);
 	fputs("<li>", d->html);
 	html_esc(d->html, buf);
 	fputs("</li>\n", d->html);
@@ -111,7 +141,7 @@ void doc_row(struct doc *d, const char *const *c, size_t n, int header)
 	fputs("|", d->md);
 	for (size_t i = 0; i < n; i++) {
 		fputc(' ', d->md);
-		md_cell(d->md, c[i]);
+		md_put(d->md, c[i], 1);
 		fputs(" |", d->md);
 	}
 	fputs("\n", d->md);
@@ -150,7 +180,7 @@ void doc_table_end(struct doc *d)
 
 void doc_svg(struct doc *d, const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char *buf = NULL, *p, pre[16];
 	size_t cap = 0, len = 0, n;
 
@@ -204,8 +234,11 @@ void doc_figure(struct doc *d, const char *name, const char *caption, const char
 		doc_lead(d, "nofig", "Figure not drawn:", "%s (%s).", caption, why_not);
 		return;
 	}
-	fprintf(d->md, "![%s](figures/%s.png)\n\n*%s* ([SVG](figures/%s.svg))\n\n", caption, name,
-		caption, name);
+	fputs("![", d->md);
+	md_text(d->md, caption);
+	fprintf(d->md, "](figures/%s.png)\n\n*", name);
+	md_text(d->md, caption);
+	fprintf(d->md, "* ([SVG](figures/%s.svg))\n\n", name);
 	fputs("<figure>\n", d->html);
 	snprintf(path, sizeof(path), "%s/figures/%s.svg", d->dir, name);
 	doc_svg(d, path);
@@ -244,8 +277,8 @@ static const char html_head_end[] =
 int doc_open(struct doc *d, const char *html_title, const char *title, char *err,
 	     size_t errlen)
 {
-	snprintf(d->mdt, sizeof(d->mdt), "%s/.report.md.tmp", d->dir);
-	snprintf(d->htt, sizeof(d->htt), "%s/.report.html.tmp", d->dir);
+	snprintf(d->mdt, sizeof(d->mdt), "%s/.report.md.%ld.tmp", d->dir, (long)getpid());
+	snprintf(d->htt, sizeof(d->htt), "%s/.report.html.%ld.tmp", d->dir, (long)getpid());
 	d->md = fopen(d->mdt, "w");
 	d->html = fopen(d->htt, "w");
 	if (!d->md || !d->html) {
@@ -255,7 +288,9 @@ int doc_open(struct doc *d, const char *html_title, const char *title, char *err
 	fputs(html_head_start, d->html);
 	html_esc(d->html, html_title);
 	fputs(html_head_end, d->html);
-	fprintf(d->md, "# %s\n", title);
+	fputs("# ", d->md);
+	md_text(d->md, title);
+	fputc('\n', d->md);
 	fputs("<h1>", d->html);
 	html_esc(d->html, title);
 	fputs("</h1>\n", d->html);

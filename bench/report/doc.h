@@ -1,6 +1,9 @@
 /* report.md and report.html, written together (bench/report/doc.c): the document
  * writer of ppbench report (cmd_report.c) and ppbench merge (cmd_merge.c).
- * Text is escaped for HTML (and '|' in Markdown table cells); a figure is a
+ * Text is escaped in both files: < > & as entities (in the Markdown too, so
+ * that a name holding markup cannot reach a page that renders it), in the
+ * Markdown a control character as \xNN (a newline in a tag cannot start a
+ * heading or a table row) and '|' in table cells; a figure is a
  * PNG link in the Markdown and its SVG inline in the HTML, the SVG's ids
  * prefixed so that several figures can share one page. */
 #ifndef PPBENCH_DOC_H

@@ -58,6 +58,24 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* Records a comparison the verdict makes (struct finding_test). */
+static void add_test(struct finding *f, const char *key, const char *what, const char *unit,
+		     double value, double target, int at_most, enum test_role role)
+{
+	if (f->ntests >= FINDING_MAX_TESTS || !isfinite(value))
+		return;
+	struct finding_test *t = &f->tests[f->ntests++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->key, sizeof(t->key), "%s", key);
+	snprintf(t->what, sizeof(t->what), "%s", what);
+	snprintf(t->unit, sizeof(t->unit), "%s", unit);
+	t->value = value;
+	t->target = target;
+	t->at_most = at_most;
+	t->role = role;
+	t->judged = TARGET_UNKNOWN;
+}
+
 /* ---- which runs a finding may rest on -------------------------------------*/
 
 /* Batches a run handed over (or preprocessed, for tables without the count). */
@@ -239,6 +257,28 @@ static int cmp_config_workers(const void *x, const void *y)
 	const struct sweep_config *a = *(const struct sweep_config *const *)x;
 	const struct sweep_config *b = *(const struct sweep_config *const *)y;
 	return (a->workers > b->workers) - (a->workers < b->workers);
+}
+
+int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
+		     struct stats_summary *s)
+{
+	double *v = calloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].config != from || !sweep_row_ok(&r[i]) || !(r[i].e2e_s > 0))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (r[j].config == to && r[j].repeat == r[i].repeat && sweep_row_ok(&r[j]) &&
+			    isfinite(r[j].e2e_s)) {
+				v[k++] = 100 * (r[i].e2e_s - r[j].e2e_s) / r[i].e2e_s;
+				break;
+			}
+	}
+	int rc = stats_summarise(v, k, STATS_CI_LEVEL, s);
+	free(v);
+	return rc;
 }
 
 int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
@@ -481,8 +521,8 @@ static int is_batch_op(const char *name)
 static void too_few_batches(struct finding *f)
 {
 	verdict(f, VERDICT_CANNOT_JUDGE, "no finished configuration has %d or more batches, the "
-		"least any finding rests on (raise --epochs or --max-batches, or use a larger "
-		"dataset)", REPORT_MIN_BATCHES);
+		"least any finding rests on (raise --epochs, or use a larger dataset; --max-batches "
+		"only caps the batches of a run, it cannot add any)", REPORT_MIN_BATCHES);
 }
 
 void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
@@ -508,6 +548,8 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	f->judged = 1;
 	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): under 10 ms:", x->tag,
 		x->workers, plural((size_t)x->workers), x->batch);
+	double least = INFINITY;
+	const char *least_op = "";
 	for (size_t k = 0; k < x->nops; k++) {
 		const struct sweep_op *o = &x->ops[k];
 		if (is_batch_op(o->name))
@@ -515,13 +557,23 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 		why_add(f, " %s %.1f %%,", o->name, o->under_10ms_pct);
 		if (!(o->under_10ms_pct >= 90))
 			bad = 1;
+		if (o->under_10ms_pct < least) {
+			least = o->under_10ms_pct;
+			least_op = o->name;
+		}
 	}
 	f->why[strlen(f->why) - 1] = 0;
+	char what[96];
+	snprintf(what, sizeof(what), "the share of %s's calls under 10 ms (the least of any op)",
+		 least_op);
+	add_test(f, "under 10 ms", what, "%", least, 90, 0, TEST_DECIDES);
 	flip = sweep_row_op(x, "random_horizontal_flip");
 	if (flip) {
 		why_add(f, "; random_horizontal_flip under 100 us: %.1f %%", flip->under_100us_pct);
 		if (!(flip->under_100us_pct >= 90))
 			bad = 1;
+		add_test(f, "flip", "the share of flips under 100 us", "%", flip->under_100us_pct, 90,
+			 0, TEST_DECIDES);
 	}
 	if (cx->paper && cx->paper->ok)
 		why_add(f, " (the paper, Table II: the per-sample ops %.2f-%.2f %% under 10 ms, the flip "
@@ -530,6 +582,22 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	if (report_oversubscribed(x, cx->cpus))
 		why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
 			"use): its op times include time-slicing", cx->cpus, plural((size_t)cx->cpus));
+	/* the noise guard: ops that spent most of their wall time waiting for a
+	 * CPU (other load) were not measured as Table II measured them; their
+	 * wall-time shares under 10 ms are lower bounds of the ops' own */
+	double oncpu = x->ops_oncpu_s / x->ops_span_s;
+	if (isfinite(oncpu) && oncpu < REPORT_MIN_ONCPU_SHARE) {
+		why_add(f, "; the noise guard: that run's ops were on a CPU %.0f %% of their wall time "
+			"(others took %.0f %% of the CPUs), so their wall times are mostly waits for a "
+			"CPU and these shares are lower bounds of the ops' own", 100 * oncpu,
+			x->others_cpu_pct);
+		if (bad) {
+			why_add(f, "; rerun when the machine is quieter (--require-idle)");
+			f->v = VERDICT_CANNOT_JUDGE;
+			f->judged = 0;
+			return;
+		}
+	}
 	if (bad)
 		f->v = VERDICT_DOES_NOT_HOLD;
 }
@@ -575,11 +643,16 @@ void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ct
 		rng(&v.std_pct, 2), v.std_pct.median, k, plural(k), threshold);
 	paper_range(f, " (the paper, after the same low-tail cut: ", &p->variance.std_pct, " %");
 	why_add(f, ")");
+	add_test(f, "std", "the median per-batch std", "%", v.std_pct.median, threshold, 0,
+		 TEST_DECIDES);
 	if (v.bmax > v.bmin && isfinite(v.iqr_growth)) {
 		why_add(f, "; the IQR is %.2fx from b%d to b%d (mean over configurations)", v.iqr_growth,
 			v.bmin, v.bmax);
 		if (!(v.iqr_growth > 1))
 			f->v = VERDICT_DOES_NOT_HOLD;
+		char what[96];
+		snprintf(what, sizeof(what), "the IQR's growth from b%d to b%d", v.bmin, v.bmax);
+		add_test(f, "iqr", what, "x", v.iqr_growth, 1, 0, TEST_DECIDES);
 	} else {
 		why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
 	}
@@ -628,6 +701,9 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judg
 		"%.1f %%; the rule asks at least %.1f %%), stall %s %% of the wall time (median "
 		"%.1f %%; at least %.1f %%): half the paper's lowest figures", k, plural(k),
 		rng(&o.ooo, 1), o.ooo.median, t_ooo, rng(&o.stall, 1), o.stall.median, t_stall);
+	add_test(f, "ooo", "the median out-of-order share", "%", o.ooo.median, t_ooo, 0,
+		 TEST_DECIDES);
+	add_test(f, "stall", "the median stall", "%", o.stall.median, t_stall, 0, TEST_DECIDES);
 	paper_range(f, "; the paper, over its 2+ worker configurations: out of order ", &p->ooo.ooo,
 		    " %");
 	paper_range(f, ", stall ", &p->ooo.stall, " %");
@@ -645,9 +721,9 @@ out:
 	judged_close(&j);
 }
 
-/* Too few CPUs here: what the model predicts for the paper's machine shape
- * from the per-image cost of the run with the fewest workers (labelled as a
- * model; the verdict stays "cannot be judged"). */
+/* What the model predicts for the paper's machine shape from the per-image
+ * cost of the run with the fewest workers, labelled as a model: beside the
+ * verdict, never deciding it. */
 static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 {
 	long best = -1;
@@ -659,6 +735,27 @@ static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 	if (best >= 0 && model_paper_shape(r[best].ops_span_per_image_ms, r[best].preproc_std_pct, s,
 					   sizeof(s)) >= 0)
 		why_add(f, "; %s", s);
+}
+
+/* Finding 4's comparisons: every step's E2E gain against the knee rule.
+ * The steps before the knee must gain REPORT_KNEE_GAIN_PCT or more, the
+ * knee's step less; the verdict turns on the first step (adding workers
+ * helped) and on the knee's step (then it stopped helping), or with no knee
+ * on every step; the others say where the knee is. Steps past the knee are
+ * recorded for the repeats judged alone only. */
+static void dim_tests(struct finding *f, const struct dim_figs *d)
+{
+	for (size_t i = 0; i + 1 < d->n; i++) {
+		char key[32], what[96];
+		double gain = 100 * (d->e2e[i] - d->e2e[i + 1]) / d->e2e[i];
+		int before = !d->knee || i < d->ki, at = d->knee && i == d->ki;
+		enum test_role role = !before && !at ? TEST_VALUE :
+				      !d->knee || i == 0 || at ? TEST_DECIDES : TEST_KNEE;
+		snprintf(key, sizeof(key), "step %d %d", d->w[i], d->w[i + 1]);
+		snprintf(what, sizeof(what), "the step from %d to %d workers' E2E gain", d->w[i],
+			 d->w[i + 1]);
+		add_test(f, key, what, "%", gain, REPORT_KNEE_GAIN_PCT, at, role);
+	}
 }
 
 void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
@@ -687,48 +784,52 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 			"the runs could use %d CPU%s and the smallest worker count of the sweep is %d: "
 			"every run has at least as many workers as CPUs, so what E2E does is not the "
 			"parallel speed-up the finding is about; observed at b%d and %d GPU%s: E2E "
-			"%.2f s at %d workers, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
-			d.gpus, gs, d.e2e[0], d.w[0], d.e2e[last], d.w[last]);
+			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
+			d.gpus, gs, d.e2e[0], d.w[0], plural((size_t)d.w[0]), d.e2e[last], d.w[last]);
 		if (d.knee)
 			why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;
-		model_note(f, r, n);
 		goto paper;
 	}
 	f->judged = 1;
+	dim_tests(f, &d);
 	if (!d.knee) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
-			"to %d workers (%.2f s -> %.2f s): no knee in this range", d.batch, d.gpus, gs,
+			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch, d.gpus, gs,
 			REPORT_KNEE_GAIN_PCT, d.w[0], d.w[last], d.e2e[0], d.e2e[last]);
 		goto paper;
 	}
 	if (d.ki == 0) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
-			"(%.2f s -> %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
+			"(%.2f s to %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
 			d.w[0], d.w[1], REPORT_KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
 		goto paper;
 	}
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
-		"workers (%.2f s -> %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
+		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
 		d.knee, d.drop_pct, d.w[0], d.w[d.ki], d.e2e[0], d.e2e[d.ki], REPORT_KNEE_GAIN_PCT);
 	if (cpus > 0)
 		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
 	if (isfinite(d.span_rise_pct)) {
-		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s -> %.2f s)",
+		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s to %.2f s)",
 			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.w[0], d.w[last],
 			d.span[0], d.span[last]);
 		if (!(d.span_rise_pct > 0))
 			f->v = VERDICT_DOES_NOT_HOLD;
+		add_test(f, "span", "the sum of op spans' rise", "%", d.span_rise_pct, 0, 0,
+			 TEST_DECIDES);
 	} else {
 		why_add(f, "; the op spans are not known, so only the E2E part is judged");
 	}
 paper:
+	/* beside every judgement: the model's prediction for the paper's machine */
+	model_note(f, r, n);
 	if (p && p->ok && p->dim.n)
 		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
-			"%.2f s -> %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
+			"%.2f s to %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
 			p->dim.batch, p->dim.gpus, p->dim.drop_all_pct, p->dim.w[0],
 			p->dim.w[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
 			p->dim.span_rise_pct);
@@ -764,7 +865,126 @@ void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ct
 	free(v);
 }
 
+/* ---- before a sweep runs: what its plan can judge ------------------------------*/
+
+void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has_decode,
+			  struct plan_finding pf[REPORT_NFINDINGS], unsigned *mask)
+{
+	size_t enough = 0, over = 0, two = 0, best = 0;
+	int most_b = 0, low_w = 0, worst_low = 0;
+
+	memset(pf, 0, REPORT_NFINDINGS * sizeof(*pf));
+	for (size_t i = 0; i < n; i++) {
+		double b = r[i].batches;
+		if (mask)
+			mask[i] = 0;
+		if (isfinite(b) && (int)b > most_b)
+			most_b = (int)b;
+		if (!report_enough_batches(&r[i]))
+			continue;
+		enough++;
+		over += report_oversubscribed(&r[i], cpus);
+		two += r[i].workers >= 2;
+		if (mask)
+			mask[i] |= (has_decode ? 1u : 0) | 2u | (r[i].workers >= 2 ? 4u : 0);
+	}
+	/* finding 4: a batch and GPU count (and policy) with 3 worker counts of
+	 * enough batches, the smallest under the CPUs */
+	for (size_t i = 0; i < n; i++) {
+		size_t c = 0;
+		int wmin = 0;
+		if (!report_enough_batches(&r[i]))
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (r[j].batch == r[i].batch && r[j].gpus == r[i].gpus &&
+			    !strcmp(sweep_row_policy(&r[j]), sweep_row_policy(&r[i])) &&
+			    report_enough_batches(&r[j])) {
+				c++;
+				wmin = !wmin || r[j].workers < wmin ? r[j].workers : wmin;
+			}
+		if (c < 3) {
+			best = c > best ? c : best;
+			continue;
+		}
+		if (cpus > 0 && wmin >= cpus) {
+			worst_low = !worst_low || wmin < worst_low ? wmin : worst_low;
+			best = c > best ? c : best;
+			continue;
+		}
+		low_w = 1;
+		best = c > best ? c : best;
+		if (mask)
+			mask[i] |= 8u;
+	}
+	char few[160];
+	snprintf(few, sizeof(few), "no configuration has %d batches (the most any has is %d; "
+		 "raise --epochs, or use a larger dataset)", REPORT_MIN_BATCHES, most_b);
+	/* 1 */
+	pf[0].can = has_decode && enough;
+	pf[0].k = pf[0].can ? enough : 0;
+	if (!has_decode)
+		snprintf(pf[0].why, sizeof(pf[0].why), "the pipeline has no decode op (Table II is "
+			 "about the ImageNet chain)");
+	else if (!enough)
+		snprintf(pf[0].why, sizeof(pf[0].why), "%s", few);
+	else
+		snprintf(pf[0].why, sizeof(pf[0].why), "on the run with the fewest workers of the %zu "
+			 "configuration%s with %d or more batches", enough, plural(enough),
+			 REPORT_MIN_BATCHES);
+	/* 2 */
+	pf[1].can = enough > 0;
+	pf[1].k = enough;
+	if (!enough)
+		snprintf(pf[1].why, sizeof(pf[1].why), "%s", few);
+	else
+		snprintf(pf[1].why, sizeof(pf[1].why), "%zu configuration%s%s", enough, plural(enough),
+			 over == enough ? ", each with more workers than the CPUs the runs can use "
+			 "(time-sliced: the report says so beside the verdict)" : over ? ", those with "
+			 "more workers than CPUs shown apart" : "");
+	/* 3 */
+	pf[2].can = two > 0;
+	pf[2].k = two;
+	if (!enough)
+		snprintf(pf[2].why, sizeof(pf[2].why), "%s", few);
+	else if (!two)
+		snprintf(pf[2].why, sizeof(pf[2].why), "no configuration with %d or more batches has 2 "
+			 "or more workers (one worker delivers in order)", REPORT_MIN_BATCHES);
+	else
+		snprintf(pf[2].why, sizeof(pf[2].why), "%zu configuration%s with 2 or more workers%s",
+			 two, plural(two), over == enough ? ", each with more workers than CPUs "
+			 "(time-sliced)" : "");
+	/* 4 */
+	pf[3].can = low_w;
+	if (low_w)
+		snprintf(pf[3].why, sizeof(pf[3].why), "a batch size and GPU count with 3 or more worker "
+			 "counts of %d or more batches, the smallest under the %d CPU%s the runs can use",
+			 REPORT_MIN_BATCHES, cpus, plural((size_t)cpus));
+	else if (worst_low)
+		snprintf(pf[3].why, sizeof(pf[3].why), "the smallest worker count, %d, is not under the "
+			 "%d CPU%s the runs can use, so E2E cannot show the parallel speed-up the finding "
+			 "is about (the report gives ppbench model's prediction for the paper's machine)",
+			 worst_low, cpus, plural((size_t)cpus));
+	else
+		snprintf(pf[3].why, sizeof(pf[3].why), "it needs 3 worker counts at one batch size and "
+			 "GPU count, each with %d or more batches; this plan has at most %zu", REPORT_MIN_BATCHES,
+			 best);
+	/* 5 */
+	snprintf(pf[4].why, sizeof(pf[4].why), "a sweep runs every configuration with tracing on; the "
+		 "overhead needs tracing off and on, interleaved (make bench)");
+}
+
 /* ---- support: repeats ---------------------------------------------------------*/
+
+/* "<what> is 3.8 % (each repeat alone: -1.0 to 9.1 %, n=3): within noise of
+ * the rule's 5.0 %" of a test into out */
+static void test_text(const struct finding_test *t, char *out, size_t n)
+{
+	const char *sp = strcmp(t->unit, "%") ? "" : " ";
+	int dec = strcmp(t->unit, "%") ? 2 : 1;
+	snprintf(out, n, "%s is %.*f%s%s (each repeat alone: %.*f to %.*f%s%s, n=%zu): within noise "
+		 "of the rule's %.*f%s%s", t->what, dec, t->value, sp, t->unit, dec, t->rep.min, dec,
+		 t->rep.max, sp, t->unit, t->rep.n, dec, t->target, sp, t->unit);
+}
 
 void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		   struct finding *f)
@@ -776,21 +996,61 @@ void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const str
 			reps = r[i].repeat;
 	f->repeats = reps;
 	f->agree = 0;
-	if (reps < 2)
+	f->within_noise = 0;
+	if (reps < 2) {
+		if (f->judged)
+			why_add(f, "; each configuration ran once, so this verdict rests on one "
+				"measurement per configuration, with no interval to tell its "
+				"comparisons from noise (--repeat 3 or more gives one)");
 		return;
+	}
 	struct sweep_row *sub = calloc(n, sizeof(*sub));
-	if (!sub)
-		return;
+	double *vals = calloc((size_t)reps * FINDING_MAX_TESTS, sizeof(*vals));
+	struct finding *g = malloc(sizeof(*g));
+	size_t *nv = calloc(FINDING_MAX_TESTS, sizeof(*nv));
+	if (!sub || !vals || !g || !nv)
+		goto out;
 	for (int k = 1; k <= reps; k++) {
 		size_t m = 0;
-		struct finding g;
 		for (size_t i = 0; i < n; i++)
 			if (r[i].repeat == k)
 				sub[m++] = r[i];
-		fn(sub, m, cx, &g);
-		f->agree += g.v == f->v;
+		fn(sub, m, cx, g);
+		f->agree += g->v == f->v;
+		/* the same comparison in this repeat alone, by its key */
+		for (size_t t = 0; t < f->ntests; t++)
+			for (size_t u = 0; u < g->ntests; u++)
+				if (!strcmp(f->tests[t].key, g->tests[u].key)) {
+					vals[t * (size_t)reps + nv[t]++] = g->tests[u].value;
+					break;
+				}
 	}
-	free(sub);
 	if (f->v != VERDICT_CANNOT_JUDGE)
 		why_add(f, "; %s in %d of %d repeats judged alone", verdict_name(f->v), f->agree, reps);
+	/* each comparison on its interval */
+	char txt[512];
+	const char *settle = NULL;
+	for (size_t t = 0; t < f->ntests; t++) {
+		struct finding_test *x = &f->tests[t];
+		if (nv[t] < 2 || stats_summarise(vals + t * (size_t)reps, nv[t], STATS_CI_LEVEL, &x->rep))
+			continue;
+		x->judged = stats_judge(&x->rep, x->target, x->at_most);
+		if (x->judged != TARGET_WITHIN_NOISE || x->role == TEST_VALUE)
+			continue;
+		test_text(x, txt, sizeof(txt));
+		why_add(f, "; %s", txt);
+		if (x->role == TEST_DECIDES) {
+			f->within_noise = 1;
+			settle = x->what;
+		}
+	}
+	if (f->within_noise && f->v != VERDICT_CANNOT_JUDGE)
+		why_add(f, "; so this verdict rests on a comparison within noise: more repeats (%s) "
+			"would settle whether %s meets the rule", reps < 6 ? "6 or more give a 95 % "
+			"interval of the median" : "a narrower interval", settle);
+out:
+	free(sub);
+	free(vals);
+	free(g);
+	free(nv);
 }

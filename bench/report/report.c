@@ -28,6 +28,7 @@
 #include "model.h"
 #include "repeats.h"
 #include "plot.h"
+#include "regime.h"
 #include "report.h"
 #include "stats.h"
 #include "trace.h"
@@ -40,6 +41,31 @@ const char *report_num(char *buf, size_t n, double v, int prec)
 	else
 		snprintf(buf, n, "%.*f", prec, v);
 	return buf;
+}
+
+/* A configuration's figure (a metric's name) with its spread over the
+ * repeats, "12.34 (min 11.90, max 12.80, n=3)" or from 6 repeats on
+ * "12.34 [11.90, 12.80]" (stats_format); one repeat: the figure alone. */
+static void cell_spread(char *out, size_t n, const struct sweep_config *a, const char *metric,
+			const char *fmt)
+{
+	const struct stats_summary *sp = combined_spread(&a->c, metric);
+	if (!sp->n)
+		snprintf(out, n, "n/a");
+	else
+		stats_format(out, n, sp, fmt);
+}
+
+/* What the tables say of their figures: the median over the repeats with
+ * its spread, or one measurement. */
+static const char *spread_words(const struct sweep_config *a, size_t na)
+{
+	int most = 0;
+	for (size_t i = 0; i < na; i++)
+		most = a[i].n > most ? a[i].n : most;
+	return most > 1 ? "each figure the median over the repeats with its spread (min-max and n; "
+			  "from 6 repeats on, its 95 % interval in brackets)" :
+			  "one run per configuration: each figure is one measurement";
 }
 
 /* A reference table of the paper, columns picked by name and renamed. */
@@ -101,7 +127,7 @@ static void json_compact(json_t *v, char *out, size_t n)
 /* The last non-empty line of a file (a failed run's error) */
 static void last_line(const char *path, char *out, size_t n)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path, FILE_MAX_DOC, NULL, 0);
 	char line[1024];
 
 	out[0] = 0;
@@ -193,6 +219,10 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 	doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
 	       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
 	       s->parts[p].dir);
+	/* what the sweep's plan said of the epochs (sweep.json "plan") */
+	const char *note = jstr(json_object_get(doc, "plan"), "epochs_note", "");
+	if (*note)
+		doc_li(d, "%sthe plan, before the runs: %s.", pre, note);
 }
 
 /* Was the machine idle? The others' CPU share while the runs measured, and
@@ -240,8 +270,9 @@ static void write_resolved_options(struct doc *d, const struct sweep *s)
 		const char *key;
 		if (!s->rows[i].run_dir[0])
 			continue;
+		char why[200];
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = sweep_row_ok(&s->rows[i]) ? summary_read(path, why, sizeof(why)) : NULL;
 		o = json_object_get(sum, "options");
 		if (!o) {
 			json_decref(sum);
@@ -270,8 +301,8 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 	doc_h(d, 2, s->nparts > 1 ? "The sweeps" : "The sweep");
 	if (m) {
 		double mem = metric_json_get(m, "memory_total_bytes");
-		doc_li(d, "Machine: %s, %d CPUs online, %s GiB memory, %s %s; %s.",
-		       jstr(m, "cpu_model", "unknown CPU"), s->cpus,
+		doc_li(d, "Machine: %s, %d CPU%s online, %s GiB memory, %s %s; %s.",
+		       jstr(m, "cpu_model", "unknown CPU"), s->cpus, plural_s(s->cpus),
 		       report_num(a, sizeof(a), mem / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
@@ -330,19 +361,28 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 				 r->others_cpu_pct);
 		else if (r->oversubscribed > 0.5)
 			snprintf(c[1], sizeof(c[1]), "%s, oversubscribed", r->status);
+		if (r->problem[0] && sweep_row_ok(r))
+			snprintf(c[1] + strlen(c[1]), sizeof(c[1]) - strlen(c[1]), ", a file unreadable");
 		doc_row_cells(d, c[0], sizeof(c[0]), 12);
 		if (isfinite(r->skipped_files))
 			skipped += r->skipped_files;
-		nbad += strcmp(r->status, RUN_OK) != 0;
+		nbad += strcmp(r->status, RUN_OK) != 0 || r->problem[0];
 	}
 	doc_table_end(d);
 
-	doc_h(d, 3, "Failed, incomplete and missing runs");
+	doc_h(d, 3, "Failed, incomplete, missing and unreadable runs");
 	if (!nbad)
-		doc_p(d, "None: every planned run finished.");
+		doc_p(d, "None: every planned run finished, and its files read.");
 	for (i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
 		char log[4096], line[1024];
+		if (r->problem[0]) {
+			doc_li(d, "%s: %s: %s%s.", r->tag, sweep_row_ok(r) ? "a file of it cannot be "
+			       "read" : "unreadable", r->problem, sweep_row_ok(r) ? " (the figures "
+			       "drawn from it leave this run out)" : " (the run is left out of every "
+			       "table, figure and verdict)");
+			continue;
+		}
 		if (!strcmp(r->status, RUN_OK))
 			continue;
 		if (!strcmp(r->status, RUN_PENDING)) {
@@ -370,13 +410,19 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		size_t k;
 		if (!s->rows[i].run_dir[0] || !(s->rows[i].skipped_files > 0))
 			continue;
+		char why[200];
 		sweep_run_path(s, &s->rows[i], "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, NULL);
+		sum = summary_read(path, why, sizeof(why));
 		files = json_object_get(json_object_get(sum, "skipped"), "files");
+		/* each file is {"path", "reason"} (escaped text, shown as written);
+		 * a plain string in older summaries */
 		json_array_foreach(files, k, v) {
+			const char *p = json_is_string(v) ? json_string_value(v) : jstr(v, "path", "?");
+			const char *reason = jstr(v, "reason", NULL);
 			if (listed++ >= 20)
 				break;
-			doc_li(d, "%s (run %s)", json_string_value(v), s->rows[i].tag);
+			doc_li(d, "%s%s%s (run %s)", p, reason ? ": " : "", reason ? reason : "",
+			       s->rows[i].tag);
 		}
 		json_decref(sum);
 	}
@@ -446,26 +492,41 @@ struct findings_ctx {
 	size_t na;
 };
 
-/* E2E's gain (%) from configuration i to the next worker count at the same
- * batch and GPUs; NaN when i has the most workers. */
-static double next_step_gain(const struct sweep_config *a, size_t na, size_t i)
+/* The configuration with the next worker count after i at the same batch,
+ * GPUs and policy (in a's order), or -1 when i has the most workers. */
+static long next_step(const struct sweep_config *a, size_t na, size_t i)
 {
-	double gain = NAN;
-
+	long next = -1;
 	for (size_t j = 0; j < na; j++)
-		if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
-		    a[j].gpus == a[i].gpus && a[j].workers > a[i].workers) {
-			double g = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
-			int closer = 1;
-			for (size_t k = 0; k < na; k++)
-				if (a[k].part == a[i].part && a[k].batch == a[i].batch &&
-				    a[k].gpus == a[i].gpus &&
-				    a[k].workers > a[i].workers && a[k].workers < a[j].workers)
-					closer = 0;
-			if (closer)
-				gain = g;
-		}
-	return gain;
+		if (a[j].part == a[i].part && a[j].batch == a[i].batch && a[j].gpus == a[i].gpus &&
+		    a[j].pol == a[i].pol && a[j].workers > a[i].workers &&
+		    (next < 0 || a[j].workers < a[next].workers))
+			next = (long)j;
+	return next;
+}
+
+/* The E2E gain (%) of the step from configuration i to the next worker
+ * count, from the medians, then the gain in each repeat alone
+ * (report_step_gain) and whether the knee rule's threshold lies within
+ * them: "3.1 (each repeat: -1.2 to 7.9, n=3; within noise of 5 %)". */
+static void step_gain_cell(const struct findings_ctx *x, size_t i, char *out, size_t n)
+{
+	const struct sweep_config *a = x->a;
+	long j = next_step(a, x->na, i);
+	if (j < 0) {
+		snprintf(out, n, "n/a");
+		return;
+	}
+	double gain = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
+	struct stats_summary sp;
+	report_num(out, n, gain, 1);
+	if (report_step_gain(x->s->rows, x->s->nrows, a[i].config, a[j].config, &sp) || sp.n < 2)
+		return;
+	enum stats_target t = stats_judge(&sp, REPORT_KNEE_GAIN_PCT, 0);
+	size_t l = strlen(out);
+	snprintf(out + l, n - l, " (each repeat: %.1f to %.1f, n=%zu; %s %.0f %%)", sp.min, sp.max,
+		 sp.n, t == TARGET_WITHIN_NOISE ? "within noise of the rule's" :
+		 t == TARGET_MET ? "at least" : "under", REPORT_KNEE_GAIN_PCT);
 }
 
 /* Finding 1: short ops dominate (Table II). */
@@ -543,15 +604,15 @@ static void write_finding_variance(const struct findings_ctx *x)
 	{
 		static const char *const tit[] = { "configuration", "batches (after the cut)",
 						   "mean (ms)", "std (% of mean)", "IQR (ms)" };
-		doc_p(d, "This machine (median over repeats; Lotus's cut of the low tail below "
-			 "q1 - 2 x IQR):");
+		doc_p(d, "This machine (%s; Lotus's cut of the low tail below q1 - 2 x IQR):",
+		      spread_words(a, na));
 		doc_row(d, tit, 5, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			report_num(c[1], sizeof(c[1]), a[i].c.r.preproc_batches, 0);
-			report_num(c[2], sizeof(c[2]), a[i].c.r.preproc_avg_ms, 2);
-			report_num(c[3], sizeof(c[3]), a[i].c.r.preproc_std_pct, 2);
-			report_num(c[4], sizeof(c[4]), a[i].c.r.preproc_iqr_ms, 2);
+			cell_spread(c[2], sizeof(c[2]), &a[i], "preproc_avg_ms", "%.2f");
+			cell_spread(c[3], sizeof(c[3]), &a[i], "preproc_std_pct", "%.2f");
+			cell_spread(c[4], sizeof(c[4]), &a[i], "preproc_iqr_ms", "%.2f");
 			doc_row_cells(d, c[0], sizeof(c[0]), 5);
 		}
 		doc_table_end(d);
@@ -592,15 +653,15 @@ static void write_finding_out_of_order(const struct findings_ctx *x)
 		static const char *const tit[] = { "configuration", "out of order (%)", "stall (%)",
 						   "wait > 500 ms (%)", "delay > 500 ms (%)",
 						   "GPU util (%)" };
-		doc_p(d, "This machine (median over repeats):");
+		doc_p(d, "This machine (%s):", spread_words(a, na));
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
-			report_num(c[1], sizeof(c[1]), a[i].c.r.ooo_pct, 1);
-			report_num(c[2], sizeof(c[2]), a[i].c.r.stall_pct, 1);
-			report_num(c[3], sizeof(c[3]), a[i].c.r.wait_gt_500ms_pct, 1);
-			report_num(c[4], sizeof(c[4]), a[i].c.r.delay_gt_500ms_pct, 1);
-			report_num(c[5], sizeof(c[5]), a[i].c.r.gpu_util_pct, 1);
+			cell_spread(c[1], sizeof(c[1]), &a[i], "ooo_pct", "%.1f");
+			cell_spread(c[2], sizeof(c[2]), &a[i], "stall_pct", "%.1f");
+			cell_spread(c[3], sizeof(c[3]), &a[i], "wait_gt_500ms_pct", "%.1f");
+			cell_spread(c[4], sizeof(c[4]), &a[i], "delay_gt_500ms_pct", "%.1f");
+			cell_spread(c[5], sizeof(c[5]), &a[i], "gpu_util_pct", "%.1f");
 			doc_row_cells(d, c[0], sizeof(c[0]), 6);
 		}
 		doc_table_end(d);
@@ -629,13 +690,13 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 	const struct sweep *s = x->s;
 	const struct sweep_config *a = x->a;
 	size_t na = x->na;
-	char c[8][64];
+	char c[8][96];
 
 	doc_h(d, 3, "4. Diminishing returns from more workers (Fig. 6)");
 	if (x->pp->ok && x->pp->dim.n)
-		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s -> "
+		doc_p(d, "The paper (b%d, %d GPUs): from %d to %d workers E2E falls %.1f %% (%.1f s to "
 			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
-			 "(%.1f s -> %.1f s), every op's with it; the front-end-bound share of decode rises "
+			 "(%.1f s to %.1f s), every op's with it; the front-end-bound share of decode rises "
 			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
 			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch, x->pp->dim.gpus,
 			 x->pp->dim.w[0], x->pp->dim.w[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
@@ -658,16 +719,17 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 		static const char *const tit[] = { "configuration", "runs", "E2E (s)",
 						   "gain of the next step (%)", "op spans (s)",
 						   "images/s" };
-		doc_p(d, "This machine (median over repeats):");
+		doc_p(d, "This machine (%s; the gain of a step from the medians, with the gain in "
+		      "each repeat alone and whether the rule's %.0f %% lies within them):",
+		      spread_words(a, na), REPORT_KNEE_GAIN_PCT);
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
-			double gain = next_step_gain(a, na, i);
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
 			snprintf(c[1], sizeof(c[1]), "%d", a[i].n);
-			report_num(c[2], sizeof(c[2]), a[i].c.r.e2e_s, 2);
-			report_num(c[3], sizeof(c[3]), gain, 1);
-			report_num(c[4], sizeof(c[4]), a[i].c.r.ops_span_s, 2);
-			report_num(c[5], sizeof(c[5]), a[i].c.r.images_per_s, 1);
+			cell_spread(c[2], sizeof(c[2]), &a[i], "e2e_s", "%.2f");
+			step_gain_cell(x, i, c[3], sizeof(c[3]));
+			cell_spread(c[4], sizeof(c[4]), &a[i], "ops_span_s", "%.2f");
+			cell_spread(c[5], sizeof(c[5]), &a[i], "images_per_s", "%.1f");
 			doc_row_cells(d, c[0], sizeof(c[0]), 6);
 		}
 		doc_table_end(d);
@@ -756,29 +818,30 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 	doc_fig(d, st, nst, "policies_compare", "E2E, images/s, GPU utilization and idle, "
 		"main-process wait and out-of-order batches per policy");
 	for (size_t p = 0; p < npol; p++) {
-		char title[64], c[11][48];
+		char title[64], c[11][96];
 		snprintf(title, sizeof(title), "Policy %s", pols[p]);
 		doc_h(d, 3, title);
+		doc_p(d, "%s.", spread_words(a, na));
 		doc_row(d, hdr, 11, 1);
 		for (size_t i = 0; i < na; i++) {
 			if (a[i].pol != (int)p)
 				continue;
-			snprintf(c[0], 48, "%d", a[i].workers);
-			snprintf(c[1], 48, "%d", a[i].batch);
-			snprintf(c[2], 48, "%d", a[i].gpus);
-			snprintf(c[3], 48, "%d", a[i].n);
-			report_num(c[4], 48, a[i].c.r.e2e_s, 3);
-			report_num(c[5], 48, a[i].c.r.images_per_s, 1);
-			report_num(c[6], 48, a[i].c.r.gpu_util_pct, 1);
-			report_num(c[7], 48, a[i].c.r.gpu_idle_s, 3);
-			report_num(c[8], 48, a[i].c.r.sum_wait_s, 3);
-			report_num(c[9], 48, a[i].c.r.ooo_pct, 1);
+			snprintf(c[0], 96, "%d", a[i].workers);
+			snprintf(c[1], 96, "%d", a[i].batch);
+			snprintf(c[2], 96, "%d", a[i].gpus);
+			snprintf(c[3], 96, "%d", a[i].n);
+			cell_spread(c[4], 96, &a[i], "e2e_s", "%.3f");
+			cell_spread(c[5], 96, &a[i], "images_per_s", "%.1f");
+			cell_spread(c[6], 96, &a[i], "gpu_util_pct", "%.1f");
+			cell_spread(c[7], 96, &a[i], "gpu_idle_s", "%.3f");
+			cell_spread(c[8], 96, &a[i], "sum_wait_s", "%.3f");
+			cell_spread(c[9], 96, &a[i], "ooo_pct", "%.1f");
 			if (isnan(a[i].c.r.samples_reordered_count))
-				snprintf(c[10], 48, "n/a");
+				snprintf(c[10], 96, "n/a");
 			else if (a[i].c.r.samples_reordered_count > 0)
-				snprintf(c[10], 48, "yes (%.0f samples)", a[i].c.r.samples_reordered_count);
+				snprintf(c[10], 96, "yes (%.0f samples)", a[i].c.r.samples_reordered_count);
 			else
-				snprintf(c[10], 48, "no");
+				snprintf(c[10], 96, "no");
 			doc_row_cells(d, c[0], sizeof(c[0]), 11);
 		}
 		doc_table_end(d);
@@ -840,7 +903,45 @@ out:
 	free(a);
 }
 
-int report_write(const struct sweep *s, char *err, size_t errlen)
+/* What the verdicts rest on: one measurement per configuration, or the
+ * repeats, and how a comparison within noise is said. */
+static const char *repeats_note(const struct sweep_row *r, size_t n, const struct finding *fd)
+{
+	static char buf[1024];
+	char times[48];
+	int most = 0, least = 0, noisy = 0;
+	struct sweep_config *a = NULL;
+	size_t na = sweep_configs(r, n, &a);
+	for (size_t i = 0; i < na; i++) {
+		most = a[i].n > most ? a[i].n : most;
+		least = !least || a[i].n < least ? a[i].n : least;
+	}
+	free(a);
+	for (int i = 0; i < REPORT_NFINDINGS; i++)
+		noisy += fd[i].within_noise;
+	if (most <= 1) {
+		snprintf(buf, sizeof(buf), "Each configuration ran once: every verdict above rests on "
+			 "one measurement per configuration, with no interval to tell a difference "
+			 "from noise. ppbench sweep --repeat 3 (or more) measures each configuration "
+			 "several times: the tables then give each figure's spread, and each verdict "
+			 "says whether the comparisons it turns on lie within noise.");
+		return buf;
+	}
+	if (least == most)
+		snprintf(times, sizeof(times), "%d times", most);
+	else
+		snprintf(times, sizeof(times), "%d to %d times", least, most);
+	snprintf(buf, sizeof(buf), "Each configuration ran %s (--repeat): the tables give each "
+		 "figure's median with its spread (min-max and n; from 6 repeats on, a 95 %% "
+		 "interval), and each comparison a verdict makes with its rule's threshold is judged "
+		 "on the values of the repeats judged alone: within noise when they hold the "
+		 "threshold. %s", times, noisy ? "A verdict marked (within noise) turns on such a "
+		 "comparison: its text says which, and more repeats would settle it." :
+		 "No verdict turns on a comparison within noise.");
+	return buf;
+}
+
+static int report_write_locked(const struct sweep *s, char *err, size_t errlen)
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[REPORT_NFINDINGS];
@@ -892,6 +993,8 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 					    finding_diminishing, finding_overhead };
 	for (int i = 0; i < REPORT_NFINDINGS; i++)
 		finding_judge(fns[i], fs.rows, fs.nrows, &cx, &fd[i]);
+	/* make reproduce's regime beside the verdicts (regime.h; nothing without it) */
+	report_regime_notes(&fs, fd, REPORT_NFINDINGS);
 
 	if (doc_begin(&d, "The Lotus findings on this machine: ", err, errlen))
 		goto out;
@@ -904,19 +1007,23 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 		  "rule: holds, does not hold, or cannot be judged here (with the reason).", stamp);
 	{
 		static const char *const hdr[] = { "#", "finding", "verdict", "why" };
-		char n[16];
+		char n[16], v[64];
 		const char *cell[4];
 		doc_row(&d, hdr, 4, 1);
 		for (int i = 0; i < REPORT_NFINDINGS; i++) {
 			snprintf(n, sizeof(n), "%d", i + 1);
+			snprintf(v, sizeof(v), "%s%s", verdict_name(fd[i].v), fd[i].within_noise ?
+				 " (within noise)" : "");
 			cell[0] = n;
 			cell[1] = titles[i];
-			cell[2] = verdict_name(fd[i].v);
+			cell[2] = v;
 			cell[3] = fd[i].why;
 			doc_row(&d, cell, 4, 0);
 		}
 		doc_table_end(&d);
 	}
+	doc_p(&d, "%s", repeats_note(fs.rows, fs.nrows, fd));
+	report_regime_section(&d, s);
 	write_sweep_section(&d, s, st, nst);
 	write_policies_section(&d, s, st, nst);
 	report_whatif_section(&d, s);
@@ -936,5 +1043,13 @@ out:
 		rc = doc_end(&d, !rc, err, errlen);
 	if (fs.rows != s->rows)
 		free(fs.rows);
+	return rc;
+}
+
+int report_write(const struct sweep *s, char *err, size_t errlen)
+{
+	int lk = report_lock(s->dir);
+	int rc = report_write_locked(s, err, errlen);
+	report_unlock(lk);
 	return rc;
 }

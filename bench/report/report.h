@@ -92,13 +92,37 @@ enum verdict {
 	VERDICT_CANNOT_JUDGE,
 };
 
+/* One comparison of a figure with a rule's threshold that a verdict makes,
+ * judged on its interval: the same figure in each repeat judged alone
+ * (finding_judge), against the threshold by stats_judge. */
+enum test_role {
+	TEST_VALUE,                   /* recorded only: the same figure in another repeat */
+	TEST_KNEE,                    /* says where the knee is, not whether the finding holds */
+	TEST_DECIDES,                 /* the verdict turns on it */
+};
+#define FINDING_MAX_TESTS 24
+struct finding_test {
+	char key[32];                 /* the same in every repeat judged alone ("step 2 3") */
+	char what[96];                /* in words ("the step from 2 to 3 workers' E2E gain") */
+	char unit[8];                 /* "%" or "x" */
+	double value;                 /* over all repeats (what the verdict used) */
+	double target;                /* the rule's threshold */
+	int at_most;                  /* the rule asks value <= target; else value >= target */
+	enum test_role role;
+	struct stats_summary rep;     /* the value in each repeat judged alone (n 0: one repeat) */
+	enum stats_target judged;     /* rep against target; TARGET_UNKNOWN under 2 repeats */
+};
+
 struct finding {
 	enum verdict v;
-	char why[1536];               /* sentences with the figures, the paper's, the support */
+	char why[2560];               /* sentences with the figures, the paper's, the support */
 	int knee_workers;             /* finding 4: the knee (0: none) */
 	int judged;                   /* a rule was applied (not "cannot be judged") */
 	int oversubscribed;           /* every run it rests on was oversubscribed */
 	int repeats, agree;           /* repeats in the sweep; how many judged alone agree */
+	size_t ntests;
+	struct finding_test tests[FINDING_MAX_TESTS];
+	int within_noise;             /* a deciding comparison is within noise */
 };
 
 const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot be judged here" */
@@ -108,6 +132,9 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 #define REPORT_NFINDINGS 5
 #define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
+/* finding 1: a run whose ops were on a CPU under this share of their wall
+ * time (the rest waiting for one) cannot show that they are short */
+#define REPORT_MIN_ONCPU_SHARE 0.5
 /* other processes above this share of the CPUs during a run: the report warns */
 #define REPORT_BUSY_PCT 10.0
 #define REPORT_RULE_SHORT_OPS \
@@ -202,9 +229,29 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		      struct finding *f);
 /* fn on every row, then on each repeat alone: f says in how many repeats
- * the verdict is the same ("holds in 3 of 3 repeats judged alone"). */
+ * the verdict is the same ("holds in 3 of 3 repeats judged alone"), and
+ * each comparison of f->tests is judged on its interval over the repeats
+ * judged alone: one within noise is said to be so, with what more repeats
+ * would settle when the verdict turns on it (f->within_noise); with one
+ * repeat, that the verdict rests on one measurement per configuration. */
 void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		   struct finding *f);
+
+/* What a sweep can judge before it runs (ppbench sweep's plan): the rows
+ * r[0..n) are its configurations as planned (workers, batch, GPUs, policy,
+ * config, status ok, batches = the batches each run will have), cpus the
+ * CPUs the runs can use, has_decode whether the pipeline has a decode op.
+ * For each finding: whether it can be judged, on how many configurations,
+ * and why (the rules' needs: REPORT_MIN_BATCHES batches, 2+ workers, 3
+ * worker counts at a batch and GPU count below the CPUs...); mask[i] (may be
+ * NULL): the findings row i counts for (bit k: finding k + 1). */
+struct plan_finding {
+	int can;
+	size_t k;                     /* configurations it would rest on */
+	char why[320];
+};
+void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has_decode,
+			  struct plan_finding pf[REPORT_NFINDINGS], unsigned *mask);
 
 /* A run has enough batches for a finding (REPORT_MIN_BATCHES; unknown: yes). */
 int report_enough_batches(const struct sweep_row *r);
@@ -227,6 +274,12 @@ long report_dim_config(const struct sweep_config *a, size_t na);
  * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
  * every step gains more (or n < 2). */
 int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
+
+/* E2E's gain (%) from configuration `from` to `to` (struct sweep_row's
+ * config) in each repeat that ran both, summarised into s (s->n 0: none).
+ * 0, or -1 out of memory. */
+int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
+		     struct stats_summary *s);
 
 /* The loader policy of r ("torch" when the run did not say). */
 const char *sweep_row_policy(const struct sweep_row *r);
@@ -295,8 +348,35 @@ int report_write(const struct sweep *s, char *err, size_t errlen);
  * report_table.c (rows, loading, summary.csv), report_figures.c, report.c
  * (a sweep's report), report_run.c (a run's report), cmd_report.c. */
 
+/* ---- reading a run's files, checked (every reader of results folders) -------
+ * Each file is checked for its type and size before it is read (a FIFO
+ * cannot hang a reader) and for its shape after: a run whose files cannot
+ * be read is marked (struct sweep_row's problem, status RUN_UNREADABLE),
+ * never shown as ok with every figure unknown. */
+
+/* A run's summary.json: json_load_regular (fsutil.h: a regular file of at
+ * most FILE_MAX_DOC), and a JSON object with "complete". New reference, or
+ * NULL with why ("not a JSON object", "line 3: ...", "not a regular file
+ * (a FIFO)") and errno as json_load_regular sets it (ENOENT: no file; 0:
+ * read but not a run's summary). */
+struct json_t *summary_read(const char *path, char *why, size_t whylen);
+/* A run's batches.csv: a regular file with batches.csv's columns, every
+ * row whole with a batch number, and `batches` rows (NaN: not checked). 0,
+ * or -1 with why ("row 5 has 3 of 14 fields"). */
+int batches_csv_check(const char *path, double batches, char *why, size_t whylen);
+/* A run entry of sweep.json whose values will reach paths: its tag a plain
+ * name (results_tag_check, not empty), its run_dir "" or runs/<plain name>,
+ * its workers, batch size and GPUs numbers. 0, or -1 with why. */
+int sweep_entry_check(struct json_t *e, char *why, size_t whylen);
+
 /* path exists (stat succeeds) */
 int file_exists(const char *path);
+/* Reports, plots and a sweep's own report of one folder write summary.csv,
+ * figures/ and report.* one at a time: an exclusive lock on
+ * dir/.report.lock, waited for. The fd to give report_unlock, or -1 when
+ * the lock file cannot be made (nothing locked: the writes say why). */
+int report_lock(const char *dir);
+void report_unlock(int fd);
 /* o[key] as a string, or def when absent or not a string */
 const char *jstr(struct json_t *o, const char *key, const char *def);
 /* o[key] as an int, or def when absent or not an integer */

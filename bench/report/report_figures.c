@@ -657,7 +657,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, size_t p
 		size_t npre = 0, ndel = 0, nwai = 0, first = 0;
 
 		sweep_run_path(s, r, "batches.csv", p, sizeof(p));
-		if (!r->run_dir[0] || table_read(&t, p, NULL, 0))
+		if (!r->run_dir[0] || r->problem[0] || table_read(&t, p, NULL, 0))
 			continue;
 		int cid = table_col(&t, "id"), cw = table_col(&t, "wait_ns"),
 		    cd = table_col(&t, "delay_ns"), cp = table_col(&t, "preproc_ns"),

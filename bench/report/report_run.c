@@ -65,9 +65,10 @@ static void doc_metric_table(struct doc *d, const struct combined *c, const char
 		const struct metric *mt = metric_find(names[i]);
 		const struct stats_summary *sp = combined_spread(c, names[i]);
 		if (sp->n && mt->combine == COMBINE_SAME)
-			snprintf(v, sizeof(v), "%.6g", metric_row_get(mt, &c->r));
+			snprintf(v, sizeof(v), stats_human_fmt(metric_row_get(mt, &c->r)),
+				 metric_row_get(mt, &c->r));
 		else if (sp->n)
-			stats_format(v, sizeof(v), sp, "%.5g");
+			stats_format(v, sizeof(v), sp, NULL);
 		else
 			snprintf(v, sizeof(v), "%s", mt->optional ? "not measured" : "n/a");
 		cell[0] = mt->name;
@@ -93,7 +94,7 @@ static void doc_run_ops(struct doc *d, const struct sweep_row *r)
 		for (size_t k = 0; k < 9; k++) {
 			double v = op_metric_get(op_metric_find(col[k]), &r->ops[i]);
 			if (isfinite(v))
-				snprintf(c[k + 1], sizeof(c[k + 1]), "%.4g", v);
+				snprintf(c[k + 1], sizeof(c[k + 1]), stats_human_fmt(v), v);
 			else
 				snprintf(c[k + 1], sizeof(c[k + 1]), "n/a");
 		}
@@ -128,10 +129,10 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 		doc_li(d, "One measurement (no --repeat): the figures have no spread; repeat the "
 		       "run (ppbench run --repeat 5) to know how far to trust them.");
 	if (m)
-		doc_li(d, "Machine: %s (%s), %s CPUs usable of %d online, %s GiB memory, %s %s, "
+		doc_li(d, "Machine: %s (%s), %s CPU%s usable of %d online, %s GiB memory, %s %s, "
 		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
 		       jstr(m, "hostname", "?"), report_num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
-		       jint(m, "cpus_online", 0),
+		       plural_s(metric_json_get(m, "cpus_usable") == 1 ? 1 : 2), jint(m, "cpus_online", 0),
 		       report_num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
 		       jstr(json_object_get(m, "kernel"), "sysname", ""),
 		       jstr(json_object_get(m, "kernel"), "release", ""),
@@ -263,15 +264,15 @@ out:
 static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, size_t errlen)
 {
 	char path[4096], real[PATH_MAX];
-	json_error_t je;
+	char why[512];
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_file(path, 0, &je);
+	json_t *j = summary_read(path, why, sizeof(why));
 	if (!j) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a run or sweep folder: no summary.json nor "
 			     "sweep.json", dir);
 		else
-			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+			errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	struct sweep_row *rows = realloc(s->rows, (s->nrows + 1) * sizeof(*rows));
@@ -327,8 +328,9 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	if (!out || !(out[0] = strdup(dir)))
 		return out;
 	*n = 1;
+	char why[200];
 	errf(path, sizeof(path), "%s/summary.json", dir);
-	json_t *j = json_load_file(path, 0, NULL);
+	json_t *j = summary_read(path, why, sizeof(why));
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
 	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
 	json_decref(j);
@@ -475,7 +477,10 @@ int cmd_report_run(char **dirs, size_t n)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	if (report_write_run(&s, sum, err, sizeof(err)))
+	int lk = report_lock(s.dir);
+	int bad = report_write_run(&s, sum, err, sizeof(err));
+	report_unlock(lk);
+	if (bad)
 		error_msg("%s", err);
 	else {
 		printf("%s/report.md\n%s/report.html\n", s.dir, s.dir);

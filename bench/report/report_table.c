@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -29,6 +30,8 @@
 #include "repeats.h"
 #include "plot.h"
 #include "report.h"
+#include "resdir.h"
+#include "escape.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -37,6 +40,27 @@ int file_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+int report_lock(const char *dir)
+{
+	char path[4096];
+	errf(path, sizeof(path), "%s/.report.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	return fd;
+}
+
+void report_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- rows -------------------------------------------------------------- */
@@ -57,7 +81,7 @@ struct rcol {
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
 	CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
-	CS(hw_events),
+	CS(hw_events), CS(problem),
 };
 #undef CI
 #undef CIO
@@ -196,12 +220,135 @@ void sweep_run_path(const struct sweep *s, const struct sweep_row *r, const char
 		errf(out, n, "%s/%s%s%s", base, r->run_dir, *file ? "/" : "", file);
 }
 
+/* ---- reading a run's files, checked ----------------------------------------*/
+
+json_t *summary_read(const char *path, char *why, size_t whylen)
+{
+	json_t *j = json_load_regular(path, why, whylen);
+	if (j && (!json_is_object(j) || !json_is_boolean(json_object_get(j, "complete")))) {
+		snprintf(why, whylen, "%s", json_is_object(j) ? "not a run's summary (no \"complete\")"
+			 : "not a JSON object");
+		json_decref(j);
+		errno = 0;
+		j = NULL;
+	}
+	return j;
+}
+
+int batches_csv_check(const char *path, double batches, char *why, size_t whylen)
+{
+	static const char *const need[] = { "id", "worker", "preproc_ns", "wait_ns", "delay_ns",
+					    "out_of_order" };
+	struct table t;
+	char err[512];
+	/* table_read opens it through fopen_regular: type and size checked */
+	if (table_read(&t, path, err, sizeof(err))) {
+		snprintf(why, whylen, "%s", err);
+		return -1;
+	}
+	int rc = -1;
+	for (size_t k = 0; k < sizeof(need) / sizeof(need[0]); k++)
+		if (table_col(&t, need[k]) < 0) {
+			snprintf(why, whylen, "no column '%s'", need[k]);
+			goto out;
+		}
+	int id = table_col(&t, "id");
+	for (size_t i = 0; i < t.nrows; i++) {
+		size_t have = 0;
+		while (have < t.ncols && t.cell[i * t.ncols + have])
+			have++;
+		if (have < t.ncols) {
+			snprintf(why, whylen, "row %zu has %zu of %zu fields", i + 1, have, t.ncols);
+			goto out;
+		}
+		double v = table_num(&t, i, id);
+		if (!isfinite(v) || v != floor(v)) {
+			snprintf(why, whylen, "row %zu: id '%.32s' is not a batch number", i + 1,
+				 table_str(&t, i, id));
+			goto out;
+		}
+	}
+	if (isfinite(batches) && (double)t.nrows != batches) {
+		snprintf(why, whylen, "%zu rows, for a run of %.0f batches", t.nrows, batches);
+		goto out;
+	}
+	rc = 0;
+out:
+	table_free(&t);
+	return rc;
+}
+
+/* A value of sweep.json's run entry e that would reach a path, checked:
+ * its tag (logs/<tag>.log, the run's --tag) a plain name, its run_dir ""
+ * or runs/<plain name>. 0, or -1 with why. */
+int sweep_entry_check(json_t *e, char *why, size_t whylen)
+{
+	json_t *tag = json_object_get(e, "tag"), *rd = json_object_get(e, "run_dir");
+	static const char *const nums[] = { "workers", "batch_size", "gpus" };
+	if (!json_is_object(e)) {
+		snprintf(why, whylen, "not a JSON object");
+		return -1;
+	}
+	char bad[256];
+	if (!json_is_string(tag) || !json_string_value(tag)[0] ||
+	    results_tag_check(json_string_value(tag), bad, sizeof(bad))) {
+		char esc[160];
+		bytes_escape(json_is_string(tag) ? json_string_value(tag) : "", esc, sizeof(esc));
+		snprintf(why, whylen, "tag '%s' is not a plain name (no '/', not starting with '.', no "
+			 "control character)", json_is_string(tag) ? esc : "(none)");
+		return -1;
+	}
+	if (rd && !json_is_null(rd)) {
+		const char *v = json_string_value(rd);
+		if (!v || (v[0] && (strncmp(v, "runs/", 5) || !v[5] ||
+				    results_tag_check(v + 5, bad, sizeof(bad))))) {
+			char esc[160];
+			bytes_escape(v ? v : "", esc, sizeof(esc));
+			snprintf(why, whylen, "run_dir '%s' is not a folder of the sweep's runs/", esc);
+			return -1;
+		}
+	}
+	for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++) {
+		json_t *v = json_object_get(e, nums[k]);
+		if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65536) {
+			snprintf(why, whylen, "%s is not a number from 1 to 65536", nums[k]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The row's run folder read: summary.json into r (status RUN_UNREADABLE
+ * when it cannot be), batches.csv checked; r->problem says what could not
+ * be read. */
+static void load_run_files(const struct sweep *s, struct sweep_row *r)
+{
+	char path[4096], why[200];
+	sweep_run_path(s, r, "summary.json", path, sizeof(path));
+	json_t *sum = summary_read(path, why, sizeof(why));
+	if (!sum) {
+		/* a run the sweep never finished has none: that is its status */
+		if (!strcmp(r->status, RUN_OK) || !strcmp(r->status, RUN_INCOMPLETE) ||
+		    file_exists(path)) {
+			snprintf(r->problem, sizeof(r->problem), "%s/summary.json: %s", r->run_dir, why);
+			snprintf(r->status, sizeof(r->status), "%s", RUN_UNREADABLE);
+		}
+		return;
+	}
+	sweep_row_from_summary(r, sum);
+	int complete = json_is_true(json_object_get(sum, "complete"));
+	json_decref(sum);
+	sweep_run_path(s, r, "batches.csv", path, sizeof(path));
+	if (batches_csv_check(path, complete ? r->batches : NAN, why, sizeof(why)))
+		snprintf(r->problem, sizeof(r->problem), "%s/batches.csv: %s", r->run_dir, why);
+}
+
 /* Appends the runs of the sweep folder dir as part s->nparts. */
 static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 {
 	struct sweep_part *pt;
 	char path[4096];
-	json_error_t je;
+	char why[512];
 	json_t *runs;
 	size_t n, base = s->nrows;
 	int config0 = 0;
@@ -218,12 +365,12 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		snprintf(pt->name, sizeof(pt->name), "%s", slash && slash[1] ? slash + 1 : pt->dir);
 	}
 	errf(path, sizeof(path), "%s/sweep.json", pt->dir);
-	pt->doc = json_load_file(path, 0, &je);
+	pt->doc = json_load_regular(path, why, sizeof(why));
 	if (!pt->doc) {
-		if (!file_exists(path))
+		if (errno == ENOENT)
 			errf(err, errlen, "'%s' is not a sweep folder: no sweep.json", pt->dir);
 		else
-			errf(err, errlen, "cannot read '%s': line %d: %s", path, je.line, je.text);
+			errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	s->nparts++;
@@ -249,7 +396,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		if (rows[i].config > config0)
 			config0 = rows[i].config;
 	for (size_t i = 0; i < n; i++) {
-		json_t *e = json_array_get(runs, i), *sum;
+		json_t *e = json_array_get(runs, i);
 		struct sweep_row *r = &rows[base + i];
 
 		sweep_row_init(r);
@@ -269,14 +416,17 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 			if (metric_table[m].src == MSRC_SWEEP)
 				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);
 		s->nrows++;
-		if (!r->run_dir[0])
+		/* nothing read from sweep.json reaches a path unchecked */
+		if (sweep_entry_check(e, why, sizeof(why))) {
+			snprintf(r->problem, sizeof(r->problem), "sweep.json: run %zu: %.200s", i + 1, why);
+			snprintf(r->status, sizeof(r->status), "%s", RUN_UNREADABLE);
+			r->run_dir[0] = 0;
+			if (!r->tag[0] || results_tag_check(r->tag, why, sizeof(why)))
+				snprintf(r->tag, sizeof(r->tag), "run-%zu", i + 1);
 			continue;
-		sweep_run_path(s, r, "summary.json", path, sizeof(path));
-		sum = json_load_file(path, 0, &je);
-		if (!sum)
-			continue;
-		sweep_row_from_summary(r, sum);
-		json_decref(sum);
+		}
+		if (r->run_dir[0])
+			load_run_files(s, r);
 	}
 	return 0;
 }
@@ -335,7 +485,8 @@ int sweep_write_csv(const struct sweep *s, const char *path, char *err, size_t e
 	char tmp[4096];
 	FILE *f;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	/* a name of its own: two reports of one folder never share it */
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
 	f = fopen(tmp, "w");
 	if (!f) {
 		errf(err, errlen, "cannot create '%s': %s", tmp, strerror(errno));

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "doc.h"
+#include "fsutil.h"
 #include "metrics.h"
 #include "repeats.h"
 #include "report.h"
@@ -52,7 +53,7 @@ double report_gpu_step_s(const struct sweep *s, int p, int b, int g)
 		if (r->part != p || r->batch != b || r->gpus != g || !sweep_row_ok(r))
 			continue;
 		sweep_run_path(s, r, "summary.json", path, sizeof(path));
-		json_t *sum = json_load_file(path, 0, NULL);
+		json_t *sum = json_load_regular(path, NULL, 0);
 		double ns = metric_json_get(sum, "options.gpu_step_ns");
 		json_decref(sum);
 		if (isfinite(ns))

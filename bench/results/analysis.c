@@ -81,12 +81,17 @@ static int64_t rel(uint64_t t, uint64_t origin)
 static void op_counters(struct op_metrics *om, const struct analysis_opts *o, size_t k, size_t nops)
 {
 	om->regions = om->oncpu_s = om->descheduled_s = om->oncpu_pct = NAN;
+	om->faults_per_call = om->faults_per_call_after = NAN;
 	om->ipc = om->cache_mpki = om->branch_mpki = NAN;
 	om->frontend_stall_pct = om->backend_stall_pct = NAN;
 	if (!o->op_counted || !o->op_regions || k >= nops || !o->op_regions[k])
 		return;
 	const struct counter_derived *d = &o->op_counted[k];
 	om->regions = (double)o->op_regions[k];
+	if (o->op_faults)
+		om->faults_per_call = o->op_faults[k] / (double)o->op_regions[k];
+	if (o->op_faults_after && o->op_regions_after && o->op_regions_after[k])
+		om->faults_per_call_after = o->op_faults_after[k] / (double)o->op_regions_after[k];
 	om->oncpu_s = d->oncpu_ns / 1e9;
 	om->descheduled_s = d->descheduled_ns / 1e9;
 	om->oncpu_pct = d->oncpu_pct;
@@ -432,23 +437,61 @@ out:
 	return ret;
 }
 
-/* The harness's cost per sample beside the pipeline's (analysis.h). */
+/* Per image: the processes' CPU, system time and page faults (analysis.h). */
+static void compute_usage(const struct analysis_opts *o, struct run_metrics *m)
+{
+	double n = (double)o->images;
+	const struct proc_use *u = o->worker_use;
+	int all = u && o->use_workers > 0 && o->use_workers == o->workers;
+	m->tree_cpu_ms_per_image = n > 0 && o->worker_cpu_s ?
+				   (m->workers_cpu_s + o->main_cpu_s) / n * 1e3 : NAN;
+	m->workers_sys_ms_per_image = all && n > 0 ? u[USE_END].sys_s / n * 1e3 : NAN;
+	m->workers_faults_per_image = all && n > 0 ? (double)u[USE_END].faults / n : NAN;
+	uint64_t after = all ? u[USE_END].samples - u[USE_FIRST].samples : 0;
+	m->workers_faults_after_per_image = after ?
+		(double)(u[USE_END].faults - u[USE_FIRST].faults) / (double)after : NAN;
+	m->main_sys_ms_per_image = o->main_use && n > 0 ? o->main_use->sys_s / n * 1e3 : NAN;
+	m->main_faults_per_image = o->main_use && n > 0 ? (double)o->main_use->faults / n : NAN;
+}
+
+/* The harness's cost per sample beside the pipeline's (analysis.h), after
+ * compute_ops (the ops' on-CPU time). */
 static void compute_harness(const struct analysis_opts *o, struct run_metrics *m)
 {
 	m->pin_copy_s = (double)o->pin_copy_ns / 1e9;
-	m->harness_workers_us = m->harness_main_us = m->harness_us = NAN;
+	m->harness_startup_us = m->harness_counters_us = m->harness_checksum_us = NAN;
+	m->harness_workers_us = m->harness_main_us = m->harness_us = m->pin_copy_us = NAN;
 	m->pipeline_us = m->harness_ratio = m->gpu_overshoot_s = NAN;
-	if (!o->worker_loop_ns || !o->images)
+	const struct proc_use *u = o->worker_use;
+	if (!u || o->use_workers <= 0 || o->use_workers != o->workers || !o->images ||
+	    !o->worker_cpu_s)
 		return;
-	/* a sleep lasts at least the kernel's timer slack (about 50 us): a
-	 * 43 ns copy costs the main process that much, not the model's time */
+	/* a sleep lasts at least the kernel's timer slack (about 50 us) */
 	uint64_t over = o->gpu_busy_ns > o->gpu_model_ns ? o->gpu_busy_ns - o->gpu_model_ns : 0;
-	double n = (double)o->images * 1e3;
 	m->gpu_overshoot_s = (double)over / 1e9;
-	m->harness_workers_us = ((double)o->worker_loop_ns - (double)o->worker_ops_ns) / n;
-	m->harness_main_us = (double)(o->main_harness_ns + o->pin_harness_ns + over) / n;
-	m->harness_us = m->harness_workers_us + m->harness_main_us;
-	m->pipeline_us = (double)o->worker_ops_ns / n;
+	double per = 1e6 / (double)o->images;   /* s -> us per sample */
+	double loop = u[USE_END].cpu_s - u[USE_START].cpu_s;
+	double counters = (double)o->counter_reads * o->counter_read_ns / 1e9;
+	/* the checksum's CPU: its wall time times the share of their loops'
+	 * wall time the workers spent on a CPU (a clock read of CPU time per
+	 * sample would cost more than a tenth of the hash) */
+	double share = o->worker_loop_ns ? loop / ((double)o->worker_loop_ns / 1e9) : 1;
+	if (share > 1)
+		share = 1;
+	double hash = (double)o->checksum_ns / 1e9 * share;
+	/* the ops' CPU: their on-CPU time (counted: the reads inside their
+	 * windows are off it), else their spans times the same share */
+	double ops = isnan(m->ops_oncpu_s) ? (double)o->worker_ops_ns / 1e9 * share : m->ops_oncpu_s;
+	double pin = (double)o->pin_copy_cpu_ns / 1e9;
+	m->harness_startup_us = (m->workers_cpu_s - loop) * per;
+	m->harness_counters_us = counters * per;
+	m->harness_checksum_us = hash * per;
+	m->harness_workers_us = (loop - ops - counters - hash) * per;
+	m->harness_main_us = (o->main_cpu_s - pin) * per;
+	m->pin_copy_us = pin * per;
+	m->harness_us = m->harness_startup_us + m->harness_counters_us + m->harness_checksum_us +
+			m->harness_workers_us + m->harness_main_us;
+	m->pipeline_us = ops * per;
 	if (m->pipeline_us > 0)
 		m->harness_ratio = m->harness_us / m->pipeline_us;
 }
@@ -532,7 +575,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	m->checksum_bytes = o->checksum_bytes;
 	m->checksum_gb_per_s = o->checksum_ns ? (double)o->checksum_bytes / (double)o->checksum_ns : NAN;
 	m->gpu_copy_s = (double)o->gpu_copy_ns / 1e9;
-	compute_harness(o, m);
+	compute_usage(o, m);
 	m->inflight_max = o->max_inflight;
 	m->samples_reordered = o->samples_moved;
 	m->speedy_slow_lane = o->slow_lane;
@@ -542,6 +585,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 
 	if (compute_ops(t, o, m, err, errlen) < 0)
 		goto fail;
+	compute_harness(o, m);
 	if (compute_batches(t, o, m, err, errlen) < 0)
 		goto fail;
 	m->workers_cpu_ms_per_image = m->images ? 1e3 * m->workers_cpu_s / (double)m->images : NAN;

@@ -45,16 +45,28 @@
  *                  every batch that has both; share > 500 ms of those
  *                  batches (Lotus's denominator). Lotus's ad hoc drop of
  *                  delays < 80 ms for b512 is not applied.
- *   harness        per sample handed over, in us: the workers' (their tasks'
- *                  wall time minus the op spans in them: queue put, sample
- *                  set-up and seeding, events, checksum, counter reads,
- *                  staging), the main process's (its loop outside the waits
- *                  and the simulated GPU, and the pin thread's queue and
- *                  pool handling: the pin copy is modelled work, apart; and
- *                  the simulated GPU's sleeps beyond its model), and
- *                  their sum, beside the pipeline's (the op spans, from the
- *                  workers' own sums: also with --trace off) and the ratio.
- *                  NaN when the loader did not measure it (worker_loop_ns 0).
+ *   harness        per sample handed over, in us of CPU time (user +
+ *                  system), from the processes' own usage: the process
+ *                  tree's CPU minus the ops' CPU, in parts: the workers'
+ *                  start-up and exit (their CPU outside their loops), the
+ *                  counter reads (reads x one read's cost, measured at
+ *                  start-up), the checksum, the workers' per-task work
+ *                  (their loops' CPU minus the ops', the counter reads and
+ *                  the checksum: queue put and get, sample set-up and
+ *                  seeding, events, buffers), and the main process (its
+ *                  CPU minus the pin copy); their sum, per_sample, beside
+ *                  the pin copy (apart: PyTorch's pin thread copies too)
+ *                  and the pipeline (the ops' CPU: their on-CPU time, of
+ *                  which the counters take the reads inside their windows
+ *                  off, or, not counted, their spans times the share of
+ *                  the workers' task wall time spent on a CPU, as for the
+ *                  checksum). NaN when the loader did not read
+ *                  its workers' usage (use_workers 0, a PyTorch trace).
+ *   faults, sys    page faults (minor + major) and system time per image
+ *                  handed over, per process (the workers' own reads; the
+ *                  main process's over the run) and, from the counters, per
+ *                  op call; "after the first batch": from the end of each
+ *                  worker's first batch (its buffers grown) to the end.
  *   GPU            o->gpu_busy_ns / o->gpu_idle_ns when given (non-zero sum);
  *                  otherwise busy = sum of EV_GPU_COPY + EV_GPU_STEP
  *                  durations and idle = E2E - busy. utilization =
@@ -70,6 +82,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "counters.h"
+#include "loader.h"
 #include "stats.h"
 #include "trace.h"
 
@@ -107,6 +120,22 @@ struct analysis_opts {
 	uint64_t worker_loop_ns, worker_ops_ns;
 	uint64_t main_harness_ns, pin_harness_ns, pin_copy_ns;
 	uint64_t gpu_model_ns;         /* the simulated GPU's modelled copies and steps */
+	/* the processes' own usage (loader.h): the workers' reads summed over
+	 * use_workers of them (0 or fewer than workers: not known), the main
+	 * process's over the run (NULL: not known) */
+	const struct proc_use *worker_use;  /* [USE_N] */
+	int use_workers;
+	const struct proc_use *main_use;
+	uint64_t pin_copy_cpu_ns;      /* the pin copies' CPU time (0: none or not measured) */
+	/* per trace op index [t->nops], from the counters: page faults in its
+	 * calls, all and after each worker's first batch, and those calls
+	 * (NULL, NaN or 0: not counted) */
+	const double *op_faults, *op_faults_after;
+	const uint64_t *op_regions_after;
+	/* the counters' own cost: reads made and one read's cost (ns; 0: none;
+	 * the part inside the ops' windows is already off their on-CPU time) */
+	uint64_t counter_reads;
+	double counter_read_ns;
 	unsigned max_inflight;         /* most batches in flight at once */
 	uint64_t samples_moved;        /* samples that left the batch the sampler put them in */
 	uint64_t slow_lane;            /* speedy: samples sent to the slow lane */
@@ -134,6 +163,8 @@ struct op_metrics {
 	/* counters (NaN where not counted; a hardware figure is NaN where the
 	 * event is not supported, never 0) */
 	double regions;         /* calls counted (NaN: not counted) */
+	double faults_per_call; /* page faults per counted call (NaN: not counted) */
+	double faults_per_call_after;  /* the same after each worker's first batch */
 	double oncpu_s;         /* time on a CPU */
 	double descheduled_s;   /* counted regions' wall time - oncpu_s */
 	double oncpu_pct;       /* oncpu / wall of the counted regions, % */
@@ -219,12 +250,23 @@ struct run_metrics {
 	double gpu_copy_s;             /* simulated host-to-device copies */
 	double pin_copy_s;             /* the pin thread's copies (modelled work) */
 	double gpu_overshoot_s;        /* the simulated GPU's busy time beyond its model */
-	/* per sample handed over, us (NaN: not measured; ratio NaN: no pipeline time) */
-	double harness_workers_us;     /* workers: task wall time - op spans */
-	double harness_main_us;        /* main process: loop outside waits and GPU, pin handling */
+	/* per sample handed over, us of CPU (NaN: not measured; ratio NaN: no
+	 * pipeline time); harness_us = startup + counters + checksum + workers
+	 * + main; the pin copy apart */
+	double harness_startup_us;     /* workers' CPU outside their loops */
+	double harness_counters_us;    /* counter reads */
+	double harness_checksum_us;    /* hashing the samples */
+	double harness_workers_us;     /* workers' loops - ops - counter reads - checksum */
+	double harness_main_us;        /* main process - pin copy */
 	double harness_us;             /* their sum */
-	double pipeline_us;            /* op spans */
+	double pin_copy_us;            /* the pin thread's copies */
+	double pipeline_us;            /* the ops' CPU */
 	double harness_ratio;          /* harness_us / pipeline_us */
+	/* CPU, system time and page faults per image handed over (NaN: not read) */
+	double tree_cpu_ms_per_image;  /* workers + main process, user + system */
+	double workers_sys_ms_per_image, main_sys_ms_per_image;
+	double workers_faults_per_image, main_faults_per_image;
+	double workers_faults_after_per_image;  /* after each worker's first batch, per sample then */
 	unsigned inflight_max;         /* most batches in flight at once */
 
 	/* the loader policy */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "csv.h"
 #include "escape.h"
+#include "fsutil.h"
 #include "log.h"
 
 void table_free(struct table *t)
@@ -37,13 +38,14 @@ static char *next_line(char **p)
 
 int table_read(struct table *t, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[256];
+	FILE *f = fopen_regular(path, FILE_MAX_TABLE, why, sizeof(why));
 	size_t len = 0, lines = 0, cap = 0, n;
 	char *p, *line;
 
 	memset(t, 0, sizeof(*t));
 	if (!f) {
-		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	for (;;) {

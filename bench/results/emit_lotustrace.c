@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "op.h"
 #include "log.h"
+#include "fsutil.h"
 
 #define MAX_OPS (sizeof(((struct trace *)0)->op_names) / sizeof(((struct trace *)0)->op_names[0]))
 #define NAME_LEN sizeof(((struct trace *)0)->op_names[0])
@@ -226,14 +227,15 @@ static int push_ev(struct trace_proc *p, const struct trace_ev *e)
 static int read_file(struct trace *t, struct trace_proc *p, const char *path,
 		     char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[256];
+	FILE *f = fopen_regular(path, FILE_MAX_TABLE, why, sizeof(why));
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
 	int ret = -1;
 
 	if (!f) {
-		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {

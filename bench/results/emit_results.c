@@ -14,6 +14,7 @@
 #include "counters.h"
 #include "emit.h"
 #include "escape.h"
+#include "fsutil.h"
 #include "kernels.h"
 #include "log.h"
 #include "metrics.h"
@@ -269,29 +270,6 @@ int results_write(const char *dir, const struct results_in *in, char *err, size_
 }
 
 /* mkdir -p */
-static int make_dirs(const char *path, char *err, size_t errlen)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf)) {
-		errf(err, errlen, "cannot create '%s': %s", path, strerror(ENAMETOOLONG));
-		return -1;
-	}
-	memcpy(buf, path, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != 0)
-			continue;
-		buf[i] = 0;
-		if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
-			errf(err, errlen, "cannot create '%s': %s", buf, strerror(errno));
-			return -1;
-		}
-		buf[i] = path[i];
-	}
-	return 0;
-}
-
 static int exists(const char *path)
 {
 	struct stat st;
@@ -335,6 +313,8 @@ int results_path_check(const char *root, const char *tag, size_t suffix_len,
 		       char *err, size_t errlen)
 {
 	size_t tl = (tag ? strlen(tag) : 0) + suffix_len;
+	if (results_tag_check(tag, err, errlen))
+		return -1;
 	if (tl > RESULTS_TAG_MAX) {
 		errf(err, errlen, "--tag is %zu bytes%s: a results folder's name holds at most %d "
 		     "(the UTC time and a suffix take the rest of the system's %d)", tl,
@@ -357,11 +337,9 @@ int results_dir_begin(const char *root, const char *tag, char *tmp, size_t tmple
 {
 	char base[256], cand[300], final[4096];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
-		errf(err, errlen, "bad tag '%s': it must not contain '/' nor start with '.'", tag);
+	if (results_tag_check(tag, err, errlen))
 		return -1;
-	}
-	if (make_dirs(root, err, errlen) < 0)
+	if (mkdir_out(root, err, errlen) < 0)
 		return -1;
 	list_stale(root);
 	results_dir_name(base, sizeof(base), NULL, tag);
@@ -478,12 +456,18 @@ void results_print_human(FILE *f, const struct run_metrics *m)
 	fprintf(f, "gpu: busy %.3f s, idle %.3f s, utilization %.1f %%\n", m->gpu_busy_s,
 		m->gpu_idle_s, m->gpu_util_pct);
 	if (isfinite(m->harness_us)) {
-		fprintf(f, "per sample: harness %.3f us (workers %.3f, main %.3f", m->harness_us,
-			m->harness_workers_us, m->harness_main_us);
-		if (m->checksum_s > 0)
-			fprintf(f, "; checksum %.3f of it", m->checksum_s * 1e6 / (double)m->images);
-		fprintf(f, "), pipeline %.3f us; harness / pipeline %.3g\n", m->pipeline_us,
-			m->harness_ratio);
+		fprintf(f, "per sample (CPU): harness %.3f us (start-up %.3f, counters %.3f, checksum "
+			"%.3f, workers %.3f, main %.3f) + pin copy %.3f us, pipeline %.3f us; harness / "
+			"pipeline %.3g\n", m->harness_us, m->harness_startup_us, m->harness_counters_us,
+			m->harness_checksum_us, m->harness_workers_us, m->harness_main_us, m->pin_copy_us,
+			m->pipeline_us, m->harness_ratio);
+	}
+	if (isfinite(m->workers_faults_per_image)) {
+		fprintf(f, "per image: CPU %.3f ms (process tree); system %.3f ms workers, %.3f ms main; "
+			"page faults %.1f workers (after the first batch %.2f), %.1f main\n",
+			m->tree_cpu_ms_per_image, m->workers_sys_ms_per_image, m->main_sys_ms_per_image,
+			m->workers_faults_per_image, m->workers_faults_after_per_image,
+			m->main_faults_per_image);
 	}
 	if (m->trace_dropped)
 		fprintf(f, "trace: %" PRIu64 " events dropped (buffers full)\n", m->trace_dropped);

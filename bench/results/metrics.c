@@ -8,9 +8,13 @@
 #include <string.h>
 #include <jansson.h>
 #include "analysis.h"
+#include "backend.h"
 #include "log.h"
 #include "metrics.h"
 #include "sweep_row.h"
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
 
 #define RUN(n, j, u, c, t, f, s, o, d) \
 	{ #n, j, u, c, d, MSRC_RUN, t, offsetof(struct run_metrics, f), s, \
@@ -41,6 +45,18 @@ const struct metric metric_table[] = {
 	    "workers_cpu_s per image handed over"),
 	RUN(ops_span_per_image_ms, "cpu.ops_span_per_image_ms", "ms", COMBINE_MEDIAN, MCT_DOUBLE, ops_span_ms_per_image, 1, 0,
 	    "ops_span_s per image handed over"),
+	RUN(tree_cpu_per_image_ms, "cpu.tree_per_image_ms", "ms", COMBINE_MEDIAN, MCT_DOUBLE, tree_cpu_ms_per_image, 1, 1,
+	    "the whole process tree's CPU time (workers + main process with its threads, user + system) per image handed over"),
+	RUN(workers_sys_per_image_ms, "cpu.workers_sys_per_image_ms", "ms", COMBINE_MEDIAN, MCT_DOUBLE, workers_sys_ms_per_image, 1, 1,
+	    "the workers' system time per image (their own getrusage at the end of their loops; the kernel samples the user/system split by ticks, so per op it is not known: see the ops' page_faults_per_call); null when not read"),
+	RUN(main_sys_per_image_ms, "cpu.main_sys_per_image_ms", "ms", COMBINE_MEDIAN, MCT_DOUBLE, main_sys_ms_per_image, 1, 1,
+	    "the main process's system time (all its threads) over the run per image; null when not read"),
+	RUN(workers_faults_per_image, "faults.workers_per_image", "count", COMBINE_MEDIAN, MCT_DOUBLE, workers_faults_per_image, 1, 1,
+	    "the workers' page faults (minor + major, getrusage) from their start to the end of their loops, per image handed over"),
+	RUN(workers_faults_after_first_batch_per_image, "faults.workers_after_first_batch_per_image", "count", COMBINE_MEDIAN, MCT_DOUBLE, workers_faults_after_per_image, 1, 1,
+	    "the workers' page faults from the end of each one's first batch (its buffers grown) to the end, per sample processed then: the steady state, which must not grow with the batch size"),
+	RUN(main_faults_per_image, "faults.main_per_image", "count", COMBINE_MEDIAN, MCT_DOUBLE, main_faults_per_image, 1, 1,
+	    "the main process's page faults over the run (its own threads) per image"),
 	RUN(worker_rss_max_kib, "memory.worker_max_rss_largest_kib", "KiB", COMBINE_MEDIAN, MCT_DOUBLE, worker_rss_max_kib, 1, 0,
 	    "peak resident memory of the largest worker"),
 	RUN(worker_rss_mean_kib, "memory.worker_max_rss_mean_kib", "KiB", COMBINE_MEDIAN, MCT_DOUBLE, worker_rss_mean_kib, 1, 0,
@@ -144,15 +160,23 @@ const struct metric metric_table[] = {
 	RUN(pin_copy_s, "harness.pin_copy_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, pin_copy_s, 1, 0,
 	    "time of the pin thread's copies into page-locked memory (modelled work, as PyTorch's pin thread does it; 0 when --pin-memory is off)"),
 	RUN(gpu_overshoot_s, "harness.gpu_overshoot_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, gpu_overshoot_s, 1, 1,
-	    "the simulated GPU's busy time beyond what its copies and steps model (a sleep lasts at least the kernel's timer slack): the harness's, counted in harness_main_per_sample_us; null when not measured"),
+	    "the simulated GPU's busy time beyond what its copies and steps model (a sleep lasts at least the kernel's timer slack); wall time, mostly asleep: the CPU it costs is in harness_main_per_sample_us; null when not measured"),
 	RUN(harness_per_sample_us, "harness.per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_us, 1, 1,
-	    "the harness's own time per sample handed over: harness_workers_per_sample_us + harness_main_per_sample_us; wall time, summed over processes and threads, so time descheduled in the harness's code counts, as it does in the op spans; null when not measured"),
+	    "the harness's CPU time (user + system) per sample handed over, beyond the pipeline's and the pin copy's: the process tree's CPU minus the ops' minus the pin copy = harness_startup + harness_counters + harness_checksum + harness_workers + harness_main; null when the workers' usage was not read"),
+	RUN(harness_startup_per_sample_us, "harness.startup_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_startup_us, 1, 1,
+	    "the workers' CPU outside their loops (process start after the fork, its copy-on-write faults, opening counters, exit), per sample: a cost per run, spread over its samples"),
+	RUN(harness_counters_per_sample_us, "harness.counters_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_counters_us, 1, 1,
+	    "the counters' reads (--counters: one per op boundary, each costing what `ppbench info` measures at start-up) per sample; 0 with --counters none"),
+	RUN(harness_checksum_per_sample_us, "harness.checksum_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_checksum_us, 1, 1,
+	    "hashing the samples (--checksum) per sample: the hashes' wall time times the share of their tasks' wall time the workers were on a CPU (reading a CPU clock around each hash would cost a tenth of it)"),
 	RUN(harness_workers_per_sample_us, "harness.workers_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_workers_us, 1, 1,
-	    "the workers' wall time in their tasks (torch: from a batch's first sample to its result sent; policies: from a sample's message to it staged and its batch sent) minus the op spans in them, summed over workers, per sample: queue put, sample set-up and seeding, trace events, checksum, counter reads, staging; waiting for a task is not in it"),
+	    "the workers' per-task work per sample: their loops' CPU minus the ops', the counter reads and the checksum (queue get and put, sample set-up and seeding, trace events, buffers)"),
 	RUN(harness_main_per_sample_us, "harness.main_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, harness_main_us, 1, 1,
-	    "the main process's harness time per sample: its loop's time outside the waits for batches and the simulated GPU (reorder, dispatch, events, buffer release), from the first dispatch to the end, plus the pin thread's queue and pool handling (not its copies: harness.pin_copy_s) and the simulated GPU's overshoot (harness.gpu_overshoot_s)"),
+	    "the main process's CPU per sample (its loop: dispatch, reorder, events, buffer release; the pin thread's queue and pool handling; the simulated GPU; starting and stopping the workers) minus the pin copy"),
+	RUN(pin_copy_per_sample_us, "harness.pin_copy_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, pin_copy_us, 1, 1,
+	    "the pin thread's copies into page-locked memory per sample, CPU time (the thread's CPU clock around each copy): what PyTorch's pin thread does too, so not in harness_per_sample_us; 0 with --pin-memory off"),
 	RUN(pipeline_per_sample_us, "harness.pipeline_per_sample_us", "us", COMBINE_MEDIAN, MCT_DOUBLE, pipeline_us, 1, 1,
-	    "the pipeline's time per sample: the op spans (collation included), from the workers' own sums, so also with --trace off (with it on, cpu.ops_span_per_image_ms x 1000 but for dropped events)"),
+	    "the pipeline's CPU per sample: the ops' on-CPU time (--counters, cpu.ops_oncpu_s: the counter reads inside their windows are off it), or, not counted, their wall spans times the share of their tasks' wall time the workers were on a CPU"),
 	RUN(harness_to_pipeline_ratio, "harness.to_pipeline_ratio", "ratio", COMBINE_MEDIAN, MCT_DOUBLE, harness_ratio, 1, 1,
 	    "harness_per_sample_us / pipeline_per_sample_us; null when the pipeline took no time"),
 	RUN(inflight_max, "harness.inflight_max_batches", "count", COMBINE_MEDIAN, MCT_INT, inflight_max, 1, 0,
@@ -218,6 +242,10 @@ const struct op_metric op_metric_table[] = {
 	    "calls shorter than 100 us, % (Table II)"),
 	OPM(regions, "regions", "count", COMBINE_MEDIAN, MCT_DOUBLE, regions, 1, 1,
 	    "calls counted by --counters"),
+	OPM(page_faults_per_call, "page_faults_per_call", "count", COMBINE_MEDIAN, MCT_DOUBLE, faults_per_call, 1, 1,
+	    "page faults per counted call (--counters with page-faults, as the default sw has; null otherwise): with the processes' system time (cpu.*_sys_per_image_ms), what the kernel did for the op"),
+	OPM(page_faults_per_call_after_first_batch, "page_faults_per_call_after_first_batch", "count", COMBINE_MEDIAN, MCT_DOUBLE, faults_per_call_after, 1, 1,
+	    "the same from the end of each worker's first batch on (its buffers grown): the steady state"),
 	OPM(oncpu_s, "oncpu_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, oncpu_s, 1, 1,
 	    "time on a CPU during the op's calls (--counters)"),
 	OPM(descheduled_s, "descheduled_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, descheduled_s, 1, 1,
@@ -249,7 +277,7 @@ const struct summary_key summary_keys[] = {
 	{ "stop_reason", "string", "why the run is incomplete (only when complete is false)" },
 	{ "write_error", "string", "why the results folder could not be written completely (only then)" },
 	{ "checksum", "string", "XXH3 of every sample's output and label, 16 hex digits: the same for every worker count, backend, order and policy" },
-	{ "kernels", "string", "the ops' kernels that ran: sse2, avx2 or avx512 (the widest the CPU has, or PPBENCH_KERNEL)" },
+	{ "kernels", "string", "the ops' kernels that ran: sse2, avx2, avx512 or avx512vnni (the widest the CPU has, or PPBENCH_KERNEL)" },
 	{ "batch_size", "integer", "--batch" },
 	{ "workers", "integer", "--workers" },
 	{ "gpus", "integer", "--gpus" },
@@ -267,12 +295,13 @@ const struct summary_key summary_keys[] = {
 	{ "main.delay", "object", "the batches' delays" },
 	{ "gpu", "object", "the simulated GPUs" },
 	{ "harness", "object", "what the harness itself did and cost" },
+	{ "faults", "object", "page faults per image, by process" },
 	{ "policy", "object", "what the loader policy did" },
 	{ "fused", "object", "the fused what-if op decode_random_resized_crop: how it decoded" },
 	{ "trace", "object", "the trace" },
 	{ "trace.chrome", "object.*", "what trace.json.gz (the Chrome trace, gzip'd) keeps: file, sampled, op_events_every_nth_batch (past max_events the per-sample op events of every Nth batch only; every batch event is kept), op_events, op_events_kept, max_events" },
 	{ "skipped", "object", "files left out" },
-	{ "skipped.files", "array", "the files left out (up to the first 1,000): {path, reason}" },
+	{ "skipped.files", "array", "the files left out (up to the first " XSTR(ERR_LOG_CAP) ", what the workers' shared error log holds): {path, reason}" },
 	{ "noise", "object", "what else used the machine while the run measured (the noise guard)" },
 	{ "noise.noisy", "bool", "others_cpu_pct or steal_pct above noise.threshold_pct: the run's timings are not this machine's alone" },
 	{ "noise.threshold_pct", "number", "the share above which a run is noisy" },

@@ -7,6 +7,7 @@
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
+#include "escape.h"
 #include "resdir.h"
 
 /* The kinds a name may carry after its time (or, in older names, before it). */
@@ -24,6 +25,26 @@ void results_dir_name(char *out, size_t n, const char *kind, const char *tag)
 	strftime(stamp, sizeof(stamp), RESULTS_STAMP_FMT, &tm);
 	snprintf(out, n, "%s%s%s%s%.200s", stamp, kind && *kind ? "-" : "", kind ? kind : "",
 		 tag && *tag ? "-" : "", tag ? tag : "");
+}
+
+int results_tag_check(const char *tag, char *err, size_t errlen)
+{
+	char shown[160];
+	const char *why = NULL;
+	if (!tag)
+		return 0;
+	for (const unsigned char *s = (const unsigned char *)tag; *s && !why; s++)
+		if (*s < 0x20 || *s == 0x7f)
+			why = "a control character (ESC, newline, tab...): it is printed on terminals";
+	if (!why && strchr(tag, '/'))
+		why = "a '/': it names one folder";
+	if (!why && tag[0] == '.')
+		why = "a '.' first: that names a hidden or temporary folder";
+	if (!why)
+		return 0;
+	bytes_escape(tag, shown, sizeof(shown));
+	snprintf(err, errlen, "--tag '%s': it must not hold %s", shown, why);
+	return -1;
 }
 
 /* "YYYYmmdd-HHMMSS" at s: its time, or -1 */

@@ -23,6 +23,12 @@
  * is cut at 200 bytes). */
 void results_dir_name(char *out, size_t n, const char *kind, const char *tag);
 
+/* A tag names a folder and is printed on terminals: one without '/', not
+ * starting with '.', and without a control character (ESC, newline, tab:
+ * bytes below 0x20 and 0x7f). 0, or -1 with err ("--tag 'a\x1bb': ...",
+ * the tag escaped). */
+int results_tag_check(const char *tag, char *err, size_t errlen);
+
 /* What a folder's name says: its time (UTC), its kind ("" for a run or
  * unknown) and its tag (after the time and kind; may be ""). Accepts the
  * names of results_dir_name, the older "<kind>-<UTC>[-tag]" names, and

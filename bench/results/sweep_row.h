@@ -14,6 +14,8 @@
 #define RUN_OK "ok"                  /* exit 0 and a complete summary.json */
 #define RUN_FAILED "failed"          /* non-zero exit, or no summary.json */
 #define RUN_INCOMPLETE "incomplete"  /* summary.json says "complete": false */
+#define RUN_UNREADABLE "unreadable"  /* its summary.json (or its entry in sweep.json) cannot
+					be read: the row's problem says which file and why */
 
 /* One op of a run: its figures, one field per row of op_metric_table
  * (bench/results/metrics.h) with the row's name; NaN where not known. */
@@ -31,6 +33,8 @@ struct sweep_op {
 	double under_10ms_pct;
 	double under_100us_pct;
 	double regions;
+	double page_faults_per_call;
+	double page_faults_per_call_after_first_batch;
 	double oncpu_s;
 	double descheduled_s;
 	double oncpu_pct;
@@ -62,6 +66,11 @@ struct sweep_row {
 	/* hardware events: "ok" (some count), "not supported: <event>:
 	 * <reason>" (none does), or "" when none was asked for */
 	char hw_events[160];
+	/* a file of the run that could not be read, and why ("runs/X/batches.csv:
+	 * row 5 has 3 of 14 fields"); "" when every file read. With status
+	 * RUN_UNREADABLE its figures are unknown; otherwise (batches.csv) only
+	 * the figures drawn from that file are */
+	char problem[256];
 	/* the figures the sweep records about the run (MSRC_SWEEP) */
 	double wall_s;
 	double cache_resident_pct;
@@ -76,6 +85,12 @@ struct sweep_row {
 	double ops_oncpu_s;
 	double workers_cpu_per_image_ms;
 	double ops_span_per_image_ms;
+	double tree_cpu_per_image_ms;
+	double workers_sys_per_image_ms;
+	double main_sys_per_image_ms;
+	double workers_faults_per_image;
+	double workers_faults_after_first_batch_per_image;
+	double main_faults_per_image;
 	double worker_rss_max_kib;
 	double worker_rss_mean_kib;
 	double main_max_rss_kib;
@@ -129,8 +144,12 @@ struct sweep_row {
 	double pin_copy_s;
 	double gpu_overshoot_s;
 	double harness_per_sample_us;
+	double harness_startup_per_sample_us;
+	double harness_counters_per_sample_us;
+	double harness_checksum_per_sample_us;
 	double harness_workers_per_sample_us;
 	double harness_main_per_sample_us;
+	double pin_copy_per_sample_us;
 	double pipeline_per_sample_us;
 	double harness_to_pipeline_ratio;
 	double inflight_max;

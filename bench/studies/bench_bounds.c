@@ -5,10 +5,11 @@
  * time memcpy takes to read and write as many bytes as the op reads and
  * writes (a copy of (in + out) / 2 bytes, hot in cache as the op's input
  * is). The resampler multiplies and adds: its bound is its multiply-adds
- * (taps x channels, resample_macs) at the peak int16 multiply-add rate of
- * the kernel's widest vector (pmaddwd in registers, kernels.h). Its exact
- * sums take two pmaddwd per pair of taps (the 22-bit weights split in two),
- * so its time / bound cannot go below 2 with these kernels.
+ * (taps x channels, resample_macs: an 8-bit pixel times a 22-bit weight) at
+ * the peak rate of the best exact instruction mix of the kernels this CPU
+ * runs, in registers (kernels.h, exact_peak): with AVX-512 VNNI, 3 vpdpbusd
+ * per 64 (the weights split in three int8); without, pmaddubsw for the
+ * weights' high bytes and pmaddwd for their low 16 bits.
  *
  * Inputs are 224 x 224 (the pipeline's output size) and, for the
  * resampler, crops drawn as RandomResizedCrop draws them from a 500 x 375
@@ -247,21 +248,42 @@ static void ws_release(struct bounds_ws *w)
 	free(w->pass_out);
 }
 
-/* the int16 multiply-adds per ns of the active kernel's widest vector: the
- * best of 5 short loops (a peak is what the CPU reaches uninterrupted) */
-static double peak_macs_per_ns(void)
+/* The resampler's exact bound: taps x channels (resample_macs) per ns at
+ * the best exact instruction mix of the kernels this CPU runs (each
+ * kernel's exact_peak in registers; a peak is what the CPU reaches
+ * uninterrupted: the best of 5 short loops each). per[id] keeps the best
+ * each kernel's mix has reached (0 where the CPU lacks the kernel); *by
+ * gets the kernel whose mix the bound is. */
+static double resample_peak_per_ns(double per[KERNEL_COUNT], const struct kernels **by)
 {
-	const struct kernels *k = kernels_active();
 	double best = 0;
-	for (int i = 0; i < 5; i++) {
-		uint64_t t0 = clock_now_ns();
-		uint64_t m = k->madd_peak(400000);
-		uint64_t t1 = clock_now_ns();
-		double r = (double)m / (double)(t1 - t0);
-		if (r > best)
-			best = r;
+	*by = kernels_of(KERNEL_SSE2);
+	for (int id = 0; id < KERNEL_COUNT; id++) {
+		if (!kernels_supported((enum kernel_id)id, NULL))
+			continue;
+		const struct kernels *k = kernels_of((enum kernel_id)id);
+		double mine = 0;
+		for (int i = 0; i < 5; i++) {
+			uint64_t t0 = clock_now_ns();
+			double m = k->exact_peak(400000);
+			uint64_t t1 = clock_now_ns();
+			double r = m / (double)(t1 - t0);
+			mine = r > mine ? r : mine;
+		}
+		per[id] = mine > per[id] ? mine : per[id];
+		if (mine > best) {
+			best = mine;
+			*by = k;
+		}
 	}
 	return best;
+}
+
+double bench_resample_peak_per_ns(void)
+{
+	double per[KERNEL_COUNT] = { 0 };
+	const struct kernels *by;
+	return resample_peak_per_ns(per, &by);
 }
 
 /* bytes each byte-moving op reads plus writes */
@@ -310,19 +332,38 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 	if (!v)
 		die("out of memory");
 	/* v[(item * 3 + 0) * R + r]: achieved rate; + 1: bound rate; + 2: time / bound */
+	const struct kernels *mix = kernels_of(KERNEL_SSE2);
+	double mixes[KERNEL_COUNT] = { 0 };   /* each kernel's exact mix, best of the rounds */
+	/* kv[id * R + r]: the resampler's time / bound with kernel id (0: the
+	 * CPU lacks it), each round, beside the active kernel's */
+	double *kv = calloc((size_t)KERNEL_COUNT * R, sizeof(double));
+	if (!kv)
+		die("out of memory");
+	const struct kernels *was = kernels_active();
+	char was_by[64];
+	snprintf(was_by, sizeof(was_by), "%s", kernels_chosen_by());
 #define V(item, k, r) v[((size_t)(item) * 3 + (k)) * R + (r)]
 	for (size_t r = 0; r < R; r++) {
 		for (int it = 0; it < B_ITEMS; it++) {
 			if (w.op[it] < 0)
 				continue;
 			if (it >= B_RESAMPLE) {
-				double peak = peak_macs_per_ns();
+				double peak = resample_peak_per_ns(mixes, &mix);
 				double t = it == B_RESAMPLE ? resample_ns(&w) : pass_ns(&w, it == B_HPASS);
 				uint64_t m = it == B_RESAMPLE ? w.macs : it == B_HPASS ? w.macs_h : w.macs_v;
 				double bound_ns = (double)m / peak;
 				V(it, 0, r) = (double)m / t;   /* G multiply-adds / s */
 				V(it, 1, r) = peak;
 				V(it, 2, r) = t / bound_ns;
+				if (it == B_RESAMPLE)
+					for (int id = 0; id < KERNEL_COUNT; id++) {
+						char kerr[256];
+						if (!kernels_supported((enum kernel_id)id, NULL) ||
+						    kernels_use(kernels_of((enum kernel_id)id)->name, kerr, sizeof(kerr)))
+							continue;
+						kv[(size_t)id * R + r] = resample_ns(&w) / bound_ns;
+						kernels_restore(was, was_by);
+					}
 				continue;
 			}
 			size_t bytes = item_bytes(it, B);
@@ -339,11 +380,11 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 						    "resampler horizontal pass alone", "resampler vertical pass alone" };
 	printf("\n## bounds: each op after decode against its bound, %zu rounds side by side, kernels %s\n\n"
 	       "Byte ops: (bytes read + written) / time against memcpy moving as many bytes (hot);\n"
-	       "the resampler: multiply-adds (taps x channels) / time against the peak pmaddwd rate of\n"
-	       "the kernel's widest vector (its exact sums take 2 pmaddwd per 2 taps: at best 2x;\n"
-	       "the AVX2/AVX-512 horizontal pass sums [r g b 0] per pixel: at best 2.67x there).\n"
+	       "the resampler: multiply-adds (taps x channels, 8-bit pixel x 22-bit weight) / time\n"
+	       "against the peak of the best exact instruction mix this CPU runs, in registers:\n"
+	       "%s's, %s.\n"
 	       "Inputs 224x224; resampler crops drawn as RandomResizedCrop draws them from 500x375.\n\n",
-	       R, kernels_active()->name);
+	       R, kernels_active()->name, mix->name, mix->exact_mix);
 	printf("| op | achieved | bound |\n|---|---:|---:|\n");
 	for (int it = 0; it < B_ITEMS; it++)
 		if (w.op[it] >= 0)
@@ -354,12 +395,33 @@ int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_res
 			continue;
 		char name[128];
 		snprintf(name, sizeof(name), "%s time / bound", label[it]);
-		/* the passes are parts of the op: shown, not judged */
+		/* the passes are parts of the op: shown, not judged; the
+		 * resampler's target is 3x its exact bound (issue 22), the byte
+		 * ops' 2x memcpy */
 		bench_print_target(stdout, bench_figure(res, "bounds", name, "ratio", &V(it, 2, 0), R,
-							it < B_HPASS, 2.0, 1), "%.2f");
+							it < B_HPASS, it == B_RESAMPLE ? 3.0 : 2.0, 1), "%.2f");
+	}
+	if (w.op[B_RESAMPLE] >= 0) {
+		printf("\nthe resampler with each kernel, side by side in each round (time / the bound above):\n\n");
+		for (int id = 0; id < KERNEL_COUNT; id++) {
+			if (!kv[(size_t)id * R])
+				continue;
+			char name[128];
+			snprintf(name, sizeof(name), "random_resized_crop (resample) with %s time / bound",
+				 kernels_of((enum kernel_id)id)->name);
+			bench_print_target(stdout, bench_figure(res, "bounds", name, "ratio", &kv[(size_t)id * R], R,
+								0, 0, 1), "%.2f");
+		}
+		printf("\nthe exact mixes of the kernels this CPU runs (G taps x channels / s, the best of "
+		       "the rounds; the bound is the best of them):\n\n| kernel | mix | peak |\n|---|---|---:|\n");
+		for (int id = 0; id < KERNEL_COUNT; id++)
+			if (mixes[id] > 0)
+				printf("| %s | %s | %.1f |\n", kernels_of((enum kernel_id)id)->name,
+				       kernels_of((enum kernel_id)id)->exact_mix, mixes[id]);
 	}
 #undef V
 	free(v);
+	free(kv);
 	ws_release(&w);
 	pipeline_release(&p);
 	return 0;

@@ -12,11 +12,11 @@
 
 struct json_t;
 
-#define BENCH_MAX_FIGS 128
+#define BENCH_MAX_FIGS 256
 
 struct bench_fig {
 	char section[24];          /* "ops", "decode", "bounds", "fused", "trace", "pool" */
-	char name[96];             /* "decode ppbench / TurboJPEG" */
+	char name[128];            /* "decode ppbench / TurboJPEG" */
 	char unit[24];             /* "ratio", "ms", "GB/s", "images/s" */
 	struct stats_summary s;    /* over the repeats */
 	int has_target, at_most;   /* at_most: lower is better */
@@ -53,5 +53,38 @@ int bench_result_write(const struct bench_result *r, const char *dir, struct jso
  * decode of `pipeline` against their bounds, `rounds` rounds; B: the
  * batch of collate. 0, or -1 (said on stderr). */
 int bench_bounds(const char *pipeline, size_t rounds, size_t B, struct bench_result *res);
+
+/* The resampler's exact multiply floor on this CPU: taps x channels (the
+ * unit of resample_macs: an 8-bit pixel times a 22-bit weight) per ns at
+ * the best exact instruction mix of the kernels it runs (each kernel's
+ * exact_peak in registers, the best of 5 short loops each): the bound of
+ * the bounds section. */
+double bench_resample_peak_per_ns(void);
+
+/* `ppbench run --data DATA --out TMP/r<k> ARGS...` as a child (its own
+ * process, as a user would run it): its summary.json, or NULL (warned). */
+struct json_t *bench_run_child(const char *data, const char *const *args, const char *tmp, int k);
+
+/* The sections "batch" and "chain" (bench_batch.c). */
+struct bench_batch_cfg {
+	const char *data;          /* the dataset folder */
+	const char *sizes;         /* --batch-sizes: "32,128,512" */
+	const char *tmp;           /* where the runs' results go */
+	size_t images_have;        /* images in the dataset */
+	long repeats;              /* rounds */
+};
+#define BENCH_CHAIN_MAX 64
+/* ppbench's chain as the batch section measured it (B = 128), for chain */
+struct bench_chain_in {
+	size_t images, rounds;     /* 0 rounds: not measured */
+	double tree_ms[BENCH_CHAIN_MAX];   /* the process tree's CPU ms per image, per round */
+};
+struct dataset;
+/* 0, or -1 with err: --batch-sizes is not a list of batch sizes. */
+int bench_batch_check(const char *sizes, char *err, size_t errlen);
+/* 0, or -1 (said on stderr); out (may be NULL) gets the B = 128 runs. */
+int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out);
+int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,
+		struct bench_result *res, struct bench_chain_in *in);
 
 #endif

@@ -48,6 +48,7 @@ struct bench_cfg {
 	const char *sections;
 	const char *out, *tag;
 	const char *fused;
+	const char *batch_sizes;
 	double require_idle;
 };
 
@@ -61,7 +62,8 @@ static const struct opt bench_opts[] = {
 	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,model", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,batch,chain,model", .metavar = "LIST", .help = "which sections to run" },
+	{ .name = "batch-sizes", .type = OPT_STR, .off = O(batch_sizes), .def = "32,128,512", .metavar = "LIST", .help = "batch sizes of the batch section (the same images through ppbench run at each: is the harness's cost per image flat?)" },
 	OPT_OUT(struct bench_cfg, out, "results", "where the results folder (bench.json, bench.csv) is made"),
 	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
 	NOISE_OPT(struct bench_cfg, require_idle),
@@ -364,9 +366,7 @@ static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size
 	return 0;
 }
 
-/* Run `ppbench run ARGS --out DIR` as a child (its own process, as a user
- * would) and return its summary.json, or NULL. */
-static json_t *run_child(const char *data, const char *const *args, const char *tmp, int k)
+json_t *bench_run_child(const char *data, const char *const *args, const char *tmp, int k)
 {
 	char out[4200];
 	snprintf(out, sizeof(out), "%s/r%d", tmp, k);
@@ -402,7 +402,7 @@ static json_t *run_child(const char *data, const char *const *args, const char *
 			continue;
 		char path[4600];
 		snprintf(path, sizeof(path), "%s/%s/summary.json", out, e->d_name);
-		j = json_load_file(path, 0, NULL);
+		j = json_load_regular(path, NULL, 0);
 	}
 	if (d)
 		closedir(d);
@@ -434,7 +434,7 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 		for (int side = 0; side < 2; side++) {
 			int on = (side == 0) == (r % 2 == 0);
 			common[9] = on ? "on" : "off";
-			json_t *j = run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
+			json_t *j = bench_run_child(data, common, tmp, (int)(r * 2 + side) + 1000);
 			if (j)
 				e2e[on] = num_or_zero(j, "e2e_s", NULL);
 			if (j && on) {
@@ -485,7 +485,7 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 		for (int side = 0; side < 2; side++) {
 			int many = (side == 0) == (r % 2 == 0);
 			args[1] = many ? w : "1";
-			json_t *j = run_child(data, args, tmp, (int)(r * 2 + side) + 2000);
+			json_t *j = bench_run_child(data, args, tmp, (int)(r * 2 + side) + 2000);
 			if (j) {
 				ips[many] = num_or_zero(j, "images_per_s", NULL);
 				if (many) {
@@ -549,7 +549,7 @@ static void bench_harness(const struct bench_cfg *c, const char *data, const cha
 			die("out of memory");
 	int ok = 0;
 	for (long r = 0; r < c->repeats; r++) {
-		json_t *j = run_child(data, args, tmp, (int)r + 3000);
+		json_t *j = bench_run_child(data, args, tmp, (int)r + 3000);
 		double ips = j ? num_or_zero(j, "images_per_s", NULL) : 0;
 		if (ips > 0) {
 			v[0][ok] = ips;
@@ -612,7 +612,7 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 
 /* The sections, in the order they run. */
 static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
-					      "harness", "model", NULL };
+					      "harness", "batch", "chain", "model", NULL };
 
 /* -1 with err naming the first unknown section of list */
 static int check_sections(const char *list, char *err, size_t errlen)
@@ -655,14 +655,16 @@ int cmd_bench(int argc, char **argv)
 	int rc = opts_prelude(bench_opts, &c, argc, argv, &npos, usage,
 			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
 			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
-			  "what-if, tracing overhead, pool efficiency and the harness alone, measured\n"
+			  "what-if, tracing overhead, pool efficiency, the harness alone and against the\n"
+			  "batch size, and the whole chain against its lower bound, measured\n"
 			  "side by side in one run. Each figure is a median over passes or interleaved\n"
 			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
 			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).",
 			  NULL);
 	if (rc >= 0)
 		return rc;
-	if (npos || check_sections(c.sections, err, sizeof(err))) {
+	if (npos || check_sections(c.sections, err, sizeof(err)) ||
+	    bench_batch_check(c.batch_sizes, err, sizeof(err))) {
 		error_msg("%s", npos ? "bench takes no arguments" : err);
 		return EXIT_USAGE;
 	}
@@ -715,7 +717,8 @@ int cmd_bench(int argc, char **argv)
 	if (has_section(c.sections, "decode"))
 		bench_decode(&c, &d, n, &res);
 	if (has_section(c.sections, "trace") || has_section(c.sections, "pool") ||
-	    has_section(c.sections, "harness")) {
+	    has_section(c.sections, "harness") || has_section(c.sections, "batch") ||
+	    has_section(c.sections, "chain")) {
 		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
 		if (!mkdtemp(tmp))
 			die("cannot create a temporary folder: %m");
@@ -726,6 +729,12 @@ int cmd_bench(int argc, char **argv)
 			bench_pool(&c, c.data, tmp, &res);
 		if (has_section(c.sections, "harness"))
 			bench_harness(&c, c.data, tmp, &res);
+		struct bench_batch_cfg bc = { c.data, c.batch_sizes, tmp, d.n, c.repeats };
+		static struct bench_chain_in chain;
+		if (has_section(c.sections, "batch"))
+			bench_batch(&bc, &res, &chain);
+		if (has_section(c.sections, "chain"))
+			bench_chain(&bc, &d, (size_t)c.repeats, &res, &chain);
 		if (remove_tree(tmp))
 			warn_msg("cannot remove %s: %s", tmp, strerror(errno));
 	}

@@ -389,9 +389,9 @@ int cmd_bottleneck(int argc, char **argv)
 	}
 	if (!o.max_batches)   /* run's "every batch" is too long for five steps */
 		o.max_batches = 20;
-	uint64_t step_ns = o.gpu_step;
-	if (step_ns == OPT_AUTO && gpu_step_auto(o.batch, o.gpus, &step_ns, err, sizeof(err))) {
-		error_msg("--gpu-step auto: %s", err);
+	uint64_t step_ns;
+	if (run_gpu_step(&o, &step_ns, err, sizeof(err))) {
+		error_msg("%s", err);
 		free(table);
 		return EXIT_USAGE;
 	}

@@ -45,6 +45,7 @@
 #include "valgrind_marks.h"
 #include "resdir.h"
 #include "map.h"
+#include "fsutil.h"
 
 #define O(f) offsetof(struct map_cfg, f)
 static const struct opt map_opts[] = {
@@ -473,7 +474,7 @@ static int prepare_image(struct map_cmd *x, int npos, const char *arg)
 		return -1;
 	}
 	tjhandle tj = tjInitDecompress();
-	FILE *f = fopen(x->image, "rb");
+	FILE *f = fopen_regular(x->image, FILE_MAX_TABLE, NULL, 0);
 	if (tj && f) {
 		static unsigned char head[1 << 16];
 		size_t got = fread(head, 1, sizeof(head), f);

@@ -67,8 +67,10 @@ static const struct opt sweep_opts[] = {
 	{ "model", 0, OPT_BOOL, O(model), "off", NULL,
 	  "add the model's lines (ppbench model) to the figures against workers", .choices = NULL },
 	{ "dry-run", 0, OPT_BOOL, O(dry_run), "off", NULL,
-	  "print the plan (memory needed and whether it fits, images, estimated time per "
-	  "configuration, the total) and run nothing", .choices = NULL },
+	  "print the plan (per configuration the memory it needs and whether it fits, its "
+	  "batches and images, an estimated time and the findings it counts for; what each "
+	  "finding of the report can judge; the total and its time) and run nothing; every "
+	  "sweep prints it first", .choices = NULL },
 	{ "resume", 0, OPT_STR, O(resume), NULL, "DIR",
 	  "run what is missing in the sweep folder DIR (its plan and options)", .choices = NULL },
 	{ "fused", 0, OPT_STR, O(fused), "on", "NAME|FILE|on|off",
@@ -97,6 +99,10 @@ static const char description[] =
 	"from the page cache before each run unless --warm. Any other option is passed\n"
 	"to every run (see ppbench run --help): --pipeline, --max-batches, --epochs,\n"
 	"--seed, --gpu-step, ...\n"
+	"Without --epochs or --max-batches, every run gets the fewest epochs that give\n"
+	"each configuration 8 batches (the least a finding of the report rests on),\n"
+	"unless that stops a configuration fitting in memory or the sweep would take\n"
+	"over an hour; the plan says what it chose and why.\n"
 	"Leaves OUT/<UTC time>-sweep[-TAG]/ with sweep.json, runs/, logs/, summary.csv,\n"
 	"figures/, report.md and report.html. Interrupted, it keeps the finished runs:\n"
 	"--resume DIR runs the rest.";
@@ -319,30 +325,10 @@ static int make_sweep_dir(const char *out, const char *tag, char *dir, size_t n,
 {
 	char name[256], base[PATH_MAX];
 
-	if (tag && (strchr(tag, '/') || tag[0] == '.')) {
-		snprintf(err, errlen, "--tag '%s': it must not contain '/' nor start with '.'", tag);
+	if (results_tag_check(tag, err, errlen))
 		return -1;
-	}
-	{
-		/* mkdir -p */
-		char p[PATH_MAX];
-		size_t n = strlen(out);
-		if (n >= sizeof(p)) {
-			snprintf(err, errlen, "--out: the path is too long");
-			return -1;
-		}
-		memcpy(p, out, n + 1);
-		for (size_t i = 1; i <= n; i++) {
-			if (p[i] != '/' && p[i])
-				continue;
-			p[i] = 0;
-			if (mkdir(p, 0777) && errno != EEXIST) {
-				errf(err, errlen, "cannot create '%s': %s", p, strerror(errno));
-				return -1;
-			}
-			p[i] = out[i];
-		}
-	}
+	if (mkdir_out(out, err, errlen))
+		return -1;
 	results_dir_name(name, sizeof(name), "sweep", tag);
 	errf(base, sizeof(base), "%s/%s", out, name);
 	for (int k = 1; k < 1000; k++) {
@@ -602,7 +588,8 @@ static const char *record_run(const char *dir, json_t *e, char **before, size_t 
 		char rel[PATH_MAX], sp[PATH_MAX + 64];
 		snprintf(rel, sizeof(rel), "runs/%s", after[i]);
 		errf(sp, sizeof(sp), "%s/%s/summary.json", dir, rel);
-		json_t *sum = json_load_file(sp, 0, NULL);
+		char why[200];
+		json_t *sum = summary_read(sp, why, sizeof(why));
 		json_object_set_new(e, "run_dir", json_string(rel));
 		if (sum) {
 			int complete = json_is_true(json_object_get(sum, "complete"));
@@ -628,7 +615,7 @@ static void report_run_line(const struct progress *pr, size_t index, json_t *e, 
 	fmt_dur(el, sizeof(el), (double)(clock_now_ns() - pr->start_ns) / 1e9);
 	fmt_dur(rem, sizeof(rem), rest);
 	if (strcmp(status, RUN_OK)) {
-		FILE *f = fopen(log, "r");
+		FILE *f = fopen_regular(log, FILE_MAX_DOC, NULL, 0);
 		char line[512];
 		while (f && fgets(line, sizeof(line), f)) {
 			line[strcspn(line, "\r\n")] = 0;
@@ -739,7 +726,8 @@ static int check_run_args(char **args, size_t n, char *err, size_t errlen)
 static int split_args(int argc, char **argv, char ***mine, int *nmine, char ***pass,
 		      size_t *npass)
 {
-	char **m = calloc((size_t)argc + 1, sizeof(*m)), **p = calloc((size_t)argc + 1, sizeof(*p));
+	/* room for the two arguments of --epochs the plan may add to pass */
+	char **m = calloc((size_t)argc + 1, sizeof(*m)), **p = calloc((size_t)argc + 3, sizeof(*p));
 	int nm = 0;
 	size_t np = 0;
 
@@ -838,6 +826,9 @@ struct sweep_state {
 	int *w, *b, *g, pol[NPOLICIES];
 	json_t *doc;
 	struct dataset ds;
+	char epochs_arg[24];       /* --epochs chosen by the plan */
+	char epochs_why[1024];     /* what the plan said of it */
+	double estimate_s;         /* the plan's estimate of the whole sweep (NaN: none) */
 	char pipeline[PATH_MAX];   /* the runs' --pipeline */
 	char fused[PATH_MAX];      /* the fused what-if's pipeline, "" none */
 };
@@ -871,6 +862,24 @@ static int sweep_parse(struct sweep_state *t, int argc, char **argv)
 	return STEP_GO;
 }
 
+/* A run option the sweep sets for each run itself (a run argument must not
+ * set it: --out would put runs outside the sweep folder): 1 or 0. */
+static int sweep_sets(const char *a)
+{
+	static const char *const own[] = { "workers", "batch", "gpus", "tag", "out", "policy" };
+	static const char shorts[] = "wbgto";
+	if (a[0] == '-' && a[1] && a[1] != '-')
+		return strchr(shorts, a[1]) != NULL;
+	if (strncmp(a, "--", 2))
+		return 0;
+	for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++) {
+		size_t l = strlen(own[k]);
+		if (!strncmp(a + 2, own[k], l) && (!a[2 + l] || a[2 + l] == '='))
+			return 1;
+	}
+	return 0;
+}
+
 /* The run arguments every run gets: "--data DATA", then room for more. */
 static int sweep_base_alloc(struct sweep_state *t, size_t more)
 {
@@ -889,7 +898,7 @@ static int sweep_base_alloc(struct sweep_state *t, size_t more)
 static int sweep_resume(struct sweep_state *t)
 {
 	char path[PATH_MAX + 64];
-	json_error_t je;
+	char why[512];
 
 	/* only --report/--no-report go with --resume: the plan is in the folder */
 	for (int i = 1; i < t->nmine; i++)
@@ -906,17 +915,40 @@ static int sweep_resume(struct sweep_state *t)
 	}
 	snprintf(t->dir, sizeof(t->dir), "%s", t->c.resume);
 	snprintf(path, sizeof(path), "%s/sweep.json", t->dir);
-	t->doc = json_load_file(path, 0, &je);
+	t->doc = json_load_regular(path, why, sizeof(why));
 	if (!t->doc) {
-		if (access(path, F_OK))
+		if (errno == ENOENT)
 			error_msg("cannot resume '%s': it has no sweep.json", t->dir);
 		else
-			error_msg("cannot resume '%s': '%s' line %d: %s", t->dir, path, je.line, je.text);
+			error_msg("cannot resume '%s': '%s': %s", t->dir, path, why);
 		return EXIT_FAIL;
 	}
+	/* what a sweep.json holds, before any of it is used ([] held nothing) */
+	json_t *runs = json_object_get(t->doc, "runs"), *e;
+	size_t r;
+	if (!json_is_array(runs)) {
+		error_msg("cannot resume '%s': '%s' holds no list of runs (not a sweep's, or "
+			  "hand-edited)", t->dir, path);
+		return EXIT_FAIL;
+	}
+	json_array_foreach(runs, r, e)
+		if (!json_is_string(json_object_get(e, "tag"))) {
+			error_msg("cannot resume '%s': run %zu of '%s' has no tag", t->dir, r + 1, path);
+			return EXIT_FAIL;
+		}
+	/* nothing read from it reaches a path or a run unchecked */
+	json_array_foreach(runs, r, e)
+		if (sweep_entry_check(e, why, sizeof(why))) {
+			error_msg("cannot resume '%s': sweep.json: run %zu: %s; nothing ran (a sweep "
+				  "writes only plain names: was the file edited?)", t->dir, r + 1, why);
+			return EXIT_FAIL;
+		}
 	/* paths in sweep.json are escaped (escape.h) */
-	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)))
-		t->data[0] = 0;
+	if (!json_bytes_value(json_object_get(t->doc, "data"), t->data, sizeof(t->data)) ||
+	    !t->data[0]) {
+		error_msg("cannot resume '%s': '%s' names no dataset (\"data\")", t->dir, path);
+		return EXIT_FAIL;
+	}
 	const char *cache = json_string_value(json_object_get(t->doc, "page_cache"));
 	t->c.warm = !strcmp(cache ? cache : "", "warm");
 	json_t *ra = json_object_get(t->doc, "run_args"), *v;
@@ -928,6 +960,15 @@ static int sweep_resume(struct sweep_state *t)
 		if (!json_bytes_value(v, arg, sizeof(arg)) || !(t->base[t->nbase] = strdup(arg))) {
 			error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is not "
 			      "an escaped string", t->dir, i);
+			return EXIT_FAIL;
+		}
+		if (sweep_sets(arg)) {
+			char esc[128];
+			bytes_escape(arg, esc, sizeof(esc));
+			error_msg("cannot resume '%s': run_args[%zu] in its sweep.json is '%s', which "
+				  "the sweep sets itself; nothing ran (was the file edited?)", t->dir, i, esc);
+			t->own_args = t->nbase + 1;
+			t->nbase++;
 			return EXIT_FAIL;
 		}
 		t->own_args = t->nbase + 1;
@@ -1010,7 +1051,6 @@ static int sweep_resolve_fused(struct sweep_state *t)
 	return 0;
 }
 
-#define SWEEP_WHATIF_ROUNDS 6   /* 6: the least that gives a 95 % interval */
 
 /* The fused what-if on the sweep's dataset, into sweep.json's
  * "fused_whatif" (whatif.h): seconds, before any run. A failure is warned
@@ -1079,6 +1119,14 @@ static json_t *sweep_new_doc(const struct sweep_state *t)
 	json_object_set_new(doc, "policy", pa);
 	json_object_set_new(doc, "repeat", json_integer(c->repeat));
 	json_object_set_new(doc, "run_args", ra);
+	/* what the plan decided before the runs (sweep_plan) */
+	json_t *plan = json_object();
+	json_object_set_new(plan, "epochs_chosen", t->epochs_arg[0] ? json_integer(atol(t->epochs_arg))
+			    : json_null());
+	json_object_set_new(plan, "epochs_note", json_string(t->epochs_why));
+	json_object_set_new(plan, "estimate_s", isfinite(t->estimate_s) ? json_real(t->estimate_s)
+			    : json_null());
+	json_object_set_new(doc, "plan", plan);
 	json_object_set_new(doc, "machine", machine_json());
 	json_object_set_new(doc, "runs", make_plan(t->w, t->nw, t->tied, t->b, t->nb, t->g, t->ng,
 						   t->pol, t->np, c->repeat));
@@ -1099,16 +1147,11 @@ static int sweep_new(struct sweep_state *t)
 		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < t->npass; i++) {
-		static const char *const own[] = { "--workers", "--batch", "--gpus", "--tag",
-						   "--out", "--policy", "-w", "-b", "-g", "-t",
-						   "-o" };
-		for (size_t k = 0; k < sizeof(own) / sizeof(own[0]); k++)
-			if (!strcmp(t->pass[i], own[k])) {
-				error_msg("'%s' is set by the sweep", t->pass[i]);
-				return EXIT_USAGE;
-			}
-	}
+	for (size_t i = 0; i < t->npass; i++)
+		if (sweep_sets(t->pass[i])) {
+			error_msg("'%s' is set by the sweep", t->pass[i]);
+			return EXIT_USAGE;
+		}
 	if (c->data) {
 		if (!realpath(c->data, t->data)) {
 			error_msg("--data: cannot open '%s': %s", c->data, strerror(errno));
@@ -1118,7 +1161,7 @@ static int sweep_new(struct sweep_state *t)
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	if (sweep_base_alloc(t, t->npass))
+	if (sweep_base_alloc(t, t->npass + 2))
 		return EXIT_FAIL;
 	for (size_t i = 0; i < t->npass; i++)
 		t->base[t->nbase++] = t->pass[i];
@@ -1130,13 +1173,30 @@ static int sweep_new(struct sweep_state *t)
 	/* every configuration's memory, before anything runs */
 	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
 				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
-				 .pol_name = policy_names, .repeat = c->repeat };
-	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, stdout);
+				 .pol_name = policy_names, .repeat = c->repeat,
+				 .whatif_images = t->fused[0] ? (size_t)c->fused_images : 0,
+				 .drop_cache = !c->warm };
+	struct sweep_plan_out po;
+	/* the plan: on stdout for a dry run, else at the start of the sweep's output */
+	int pl = sweep_plan(&sg, t->base, t->nbase, c->dry_run, c->dry_run ? stdout : stderr, &po);
+	if (po.stopped)
+		return po.stopped;
 	if (pl < 0 || pl > 0 || c->dry_run)
 		return pl < 0 || (pl > 0 && !c->dry_run) ? EXIT_USAGE : EXIT_OK;
+	if (po.epochs > 0) {
+		/* the epochs the plan chose: every run gets them, and sweep.json's
+		 * run_args say so (a resume runs the same) */
+		snprintf(t->epochs_arg, sizeof(t->epochs_arg), "%ld", po.epochs);
+		t->pass[t->npass++] = "--epochs";
+		t->pass[t->npass++] = t->epochs_arg;
+		t->base[t->nbase++] = "--epochs";
+		t->base[t->nbase++] = t->epochs_arg;
+	}
+	t->estimate_s = po.estimate_s;
+	snprintf(t->epochs_why, sizeof(t->epochs_why), "%s", po.epochs_why);
 	if (make_sweep_dir(c->out, c->tag, t->dir, sizeof(t->dir), err, sizeof(err))) {
 		error_msg("%s", err);
-		return EXIT_FAIL;
+		return EXIT_USAGE;   /* nothing ran: a bad --tag or --out */
 	}
 	t->doc = sweep_new_doc(t);
 	return STEP_GO;
@@ -1227,7 +1287,14 @@ static size_t sweep_runs(struct sweep_state *t)
 		if (save_json(t->doc, t->dir, err, sizeof(err)))
 			error_msg("%s", err);
 	}
-	if (stop_signal)
+	/* a wrapper that runs several sweeps (make reproduce) gives the one hint
+	 * that resumes all of them */
+	const char *wrapped = getenv("PPBENCH_WRAPPED_BY");
+	if (stop_signal && wrapped && *wrapped)
+		warn_msg("sweep interrupted (%s): finished runs are kept (%s says how to resume)",
+			 stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP" : "SIGTERM",
+			 wrapped);
+	else if (stop_signal)
 		warn_msg("sweep interrupted (%s): finished runs are kept; resume with: ppbench sweep "
 		     "--resume %s", stop_signal == SIGINT ? "SIGINT" : stop_signal == SIGHUP ? "SIGHUP"
 		     : "SIGTERM", t->dir);

@@ -27,6 +27,7 @@
 #include "valgrind_marks.h"
 #include "resdir.h"
 #include "map.h"
+#include "fsutil.h"
 
 extern char **environ;
 
@@ -296,9 +297,10 @@ static void cg_finish(const struct cg_parse *s, struct op_map *m)
 /* Self cost (Ir) per object and function; totals of the cache events. */
 int map_parse_callgrind(const char *path, struct op_map *m, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	char why[256];
+	FILE *f = fopen_regular(path, FILE_MAX_TABLE, why, sizeof(why));
 	if (!f) {
-		errf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		errf(err, errlen, "cannot open '%s': %s", path, errno == ENOENT ? strerror(errno) : why);
 		return -1;
 	}
 	struct cg_parse s = { .npos = 1, .iIr = -1, .iD1mr = -1, .iD1mw = -1, .iDLmr = -1,

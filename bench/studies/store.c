@@ -419,12 +419,17 @@ out:
 
 static int read_index(const char *path, unsigned char **out, size_t *n, char *err, size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char why[256];
 	struct stat sb;
-	if (fd < 0 || fstat(fd, &sb)) {
-		snprintf(err, errlen, "cannot open store index '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	int fd = open_regular(path, &sb, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open store index '%s': %s", path, why);
+		return -1;
+	}
+	if (sb.st_size > FILE_MAX_TABLE) {
+		snprintf(err, errlen, "store index '%s' is %lld bytes, more than the %lld ppbench "
+			 "reads", path, (long long)sb.st_size, (long long)FILE_MAX_TABLE);
+		close(fd);
 		return -1;
 	}
 	size_t size = (size_t)sb.st_size;
@@ -511,9 +516,10 @@ int store_open(struct store *st, const char *dir, char *err, size_t errlen)
 	for (int k = 0; k < st->nshards; k++) {
 		struct stat sb;
 		shard_path(p, sizeof(p), dir, k);
-		st->fd[k] = open(p, O_RDONLY | O_CLOEXEC);
-		if (st->fd[k] < 0 || fstat(st->fd[k], &sb)) {
-			snprintf(err, errlen, "cannot open '%s': %s", p, strerror(errno));
+		char why[256];
+		st->fd[k] = open_regular(p, &sb, why, sizeof(why));
+		if (st->fd[k] < 0) {
+			snprintf(err, errlen, "cannot open '%s': %s", p, why);
 			goto fail;
 		}
 		st->end[k] = (uint64_t)sb.st_size;

@@ -25,7 +25,8 @@ void ops_ws_init(struct ops_ws *w, size_t B)
 	w->smp = calloc(B, sizeof(*w->smp));
 	w->ptr = calloc(B, sizeof(*w->ptr));
 	w->rngs = calloc(B, sizeof(*w->rngs));
-	if (!w->smp || !w->ptr || !w->rngs)
+	/* buffers reused at their sizes, as in a worker (sample.h: struct buf_pool) */
+	if (!w->smp || !w->ptr || !w->rngs || scratch_pool_init(&w->scr, B))
 		die("out of memory");
 }
 
@@ -108,6 +109,42 @@ static double tv_s(struct timeval t)
 	return (double)t.tv_sec + (double)t.tv_usec / 1e6;
 }
 
+/* One pass of p (ops_pass) and the thread's CPU time (user + system) per
+ * image it took, NaN when every image failed. */
+static double pass_cpu_ms(const struct pipeline *p, const struct dataset *d, size_t n,
+			  struct ops_ws *ws, struct ops_pass *a)
+{
+	struct rusage u0, u1;
+	getrusage(RUSAGE_THREAD, &u0);
+	ops_pass(p, d, n, ws, a);
+	getrusage(RUSAGE_THREAD, &u1);
+	double cpu_ms = 1e3 * (tv_s(u1.ru_utime) + tv_s(u1.ru_stime) - tv_s(u0.ru_utime) -
+			       tv_s(u0.ru_stime));
+	return n > a->failed ? cpu_ms / (double)(n - a->failed) : NAN;
+}
+
+int ops_cpu_probe(const char *pipe, const struct dataset *d, size_t n, size_t rounds,
+		  size_t batch, double *ms, char *err, size_t errlen)
+{
+	struct pipeline p;
+	struct ops_ws ws;
+	struct ops_pass a;
+
+	if (pipeline_load(&p, pipe, err, errlen))
+		return -1;
+	ops_ws_init(&ws, batch);
+	ops_pass(&p, d, n, &ws, &a);   /* files into the page cache, buffers grown */
+	for (size_t r = 0; r < rounds; r++)
+		ms[r] = pass_cpu_ms(&p, d, n, &ws, &a);
+	ops_ws_release(&ws);
+	pipeline_release(&p);
+	if (a.failed >= n) {
+		errf(err, errlen, "every one of the %zu images failed in the pipeline", n);
+		return -1;
+	}
+	return 0;
+}
+
 /* One round: a pass of each pipeline, k0 first. */
 static void whatif_round(const struct pipeline *p, const struct dataset *d, size_t n,
 			 struct ops_ws *ws, struct whatif *w, size_t r, int k0)
@@ -119,18 +156,12 @@ static void whatif_round(const struct pipeline *p, const struct dataset *d, size
 
 	for (int side = 0; side < 2; side++) {
 		int k = side ? 1 - k0 : k0;
-		struct rusage u0, u1;
-		getrusage(RUSAGE_THREAD, &u0);
-		ops_pass(&p[k], d, n, ws, &a);
-		getrusage(RUSAGE_THREAD, &u1);
-		double cpu_ms = 1e3 * (tv_s(u1.ru_utime) + tv_s(u1.ru_stime) - tv_s(u0.ru_utime) -
-				       tv_s(u0.ru_stime));
+		w->cpu_ms[k][r] = pass_cpu_ms(&p[k], d, n, ws, &a);
 		double t = 0;
 		for (int i = 0; i < p[k].nops; i++)
 			t += a.ms[i];
 		for (int i = 0; i < nfront[k] && i < p[k].nops; i++)
 			front[k] += a.ms[i];
-		w->cpu_ms[k][r] = n > a.failed ? cpu_ms / (double)(n - a.failed) : NAN;
 		w->ips[k][r] = 1e3 / t;
 		w->failed = a.failed;
 		if (r == 0)

@@ -43,6 +43,15 @@ void ops_ws_release(struct ops_ws *w);
 void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n, struct ops_ws *w,
 	      struct ops_pass *a);
 
+/* The CPU time per image of the pipeline pipe on this thread (user +
+ * system, getrusage RUSAGE_THREAD: time descheduled by other load is not
+ * in it) in rounds passes over the first n images of d, after one
+ * unmeasured pass; batches of `batch` for the batch op. ms[r]: round r's
+ * ms per image. 0, or -1 with err (the pipeline cannot be loaded, every
+ * image failed). make reproduce's probe (ppbench regime). */
+int ops_cpu_probe(const char *pipe, const struct dataset *d, size_t n, size_t rounds,
+		  size_t batch, double *ms, char *err, size_t errlen);
+
 /* The fused what-if, measured: rounds x (one pass of each, alternating who
  * goes first), after one unmeasured pass of each (files into the page
  * cache, buffers grown). Per round: images/s of each (1 / the sum of the

@@ -32,7 +32,10 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-size_t bytes_escape(const char *in, char *out, size_t n)
+/* The one escaper: a control character (C0, DEL) and a byte that is not
+ * part of valid UTF-8 become \xNN; lossless doubles a backslash (so the
+ * text can be read back), a terminal line escapes C1 controls instead. */
+static size_t escape(const char *in, char *out, size_t n, int lossless)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)in;
@@ -42,16 +45,19 @@ size_t bytes_escape(const char *in, char *out, size_t n)
 #define PUT(ch) do { char c_ = (char)(ch); if (k + 1 < n) out[k] = c_; k++; } while (0)
 	while (*s) {
 		size_t l = utf8_len(s);
-		if (*s == '\\') {
+		int c1 = !lossless && l == 2 && s[0] == 0xc2 && s[1] < 0xa0;
+		if (lossless && *s == '\\') {
 			PUT('\\');
 			PUT('\\');
 			s++;
-		} else if (l == 0 || *s < 0x20 || *s == 0x7f) {
-			PUT('\\');
-			PUT('x');
-			PUT(hex[*s >> 4]);
-			PUT(hex[*s & 15]);
-			s++;
+		} else if (l == 0 || *s < 0x20 || *s == 0x7f || c1) {
+			for (size_t i = 0; i < (c1 ? 2u : 1u); i++) {
+				PUT('\\');
+				PUT('x');
+				PUT(hex[*s >> 4]);
+				PUT(hex[*s & 15]);
+				s++;
+			}
 		} else {
 			while (l--)
 				PUT(*s++);
@@ -61,6 +67,16 @@ size_t bytes_escape(const char *in, char *out, size_t n)
 	if (n)
 		out[k < n ? k : n - 1] = 0;
 	return k;
+}
+
+size_t bytes_escape(const char *in, char *out, size_t n)
+{
+	return escape(in, out, n, 1);
+}
+
+size_t term_escape(const char *in, char *out, size_t n)
+{
+	return escape(in, out, n, 0);
 }
 
 static int hexval(char c)

@@ -16,6 +16,14 @@ struct json_t;
 /* The escaped form of in, into out (always terminated, cut at n - 1).
  * Returns the length it needs (as snprintf). */
 size_t bytes_escape(const char *in, char *out, size_t n);
+/* Text for a terminal line: every control character (C0 below 0x20, DEL,
+ * and C1: U+0080..U+009F) and every byte that is not part of valid UTF-8
+ * (an 8-bit terminal may take 0x9b for CSI) becomes \xNN; everything else,
+ * backslashes included, is kept, so a text already escaped by
+ * bytes_escape() is written as it is. ESC from a tag, a folder name or a
+ * hand-edited summary.json cannot reach the terminal. Returns the length
+ * it needs (as snprintf). */
+size_t term_escape(const char *in, char *out, size_t n);
 /* The bytes of an escaped text, into out. 0, or -1 if in is not an escaped
  * text (a lone backslash, a bad \x) or out is too small. */
 int bytes_unescape(const char *in, char *out, size_t n);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "npy.h"
+#include "fsutil.h"
 
 static const char magic[6] = { '\x93', 'N', 'U', 'M', 'P', 'Y' };
 
@@ -130,9 +131,10 @@ int npy_read(const char *path, struct npy *a, char *err, size_t errlen)
 	memset(a, 0, sizeof(*a));
 	char *hdr = NULL;
 	int rc = -1;
-	FILE *f = fopen(path, "rb");
+	char why[256];
+	FILE *f = fopen_regular(path, FILE_MAX_TABLE, why, sizeof(why));
 	if (!f) {
-		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot read '%s': %s", path, why);
 		return -1;
 	}
 	uint8_t pre[12];

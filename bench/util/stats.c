@@ -155,6 +155,8 @@ void stats_format(char *out, size_t n, const struct stats_summary *s, const char
 		snprintf(out, n, "n/a");
 		return;
 	}
+	if (!fmt)
+		fmt = stats_human_fmt(s->median);
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 	snprintf(a, sizeof(a), fmt, s->median);
@@ -178,4 +180,23 @@ json_t *stats_summary_json(const struct stats_summary *s)
 	json_object_set_new(j, "interval", json_string(s->has_ci ? "ci95" : "min-max"));
 	json_object_set_new(j, "n", json_integer((json_int_t)s->n));
 	return j;
+}
+
+const char *stats_human_fmt(double v)
+{
+	double a = fabs(v);
+	if (!isfinite(v) || a >= 1000 || (v == floor(v) && a < 1e15))
+		return "%.0f";
+	if (a >= 100)
+		return "%.1f";
+	if (a >= 10)
+		return "%.2f";
+	if (a >= 1)
+		return "%.3f";
+	/* 3 significant digits in fixed point down to 1e-7 (0.0000376) */
+	static const char *const dec[] = { "%.3f", "%.4f", "%.5f", "%.6f", "%.7f", "%.8f", "%.9f" };
+	for (int k = 0; k < 7; k++)
+		if (a >= 0.1 / pow(10, k))
+			return dec[k];
+	return "%.3g";
 }

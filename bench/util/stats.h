@@ -79,4 +79,11 @@ void stats_format(char *out, size_t n, const struct stats_summary *s, const char
 struct json_t;
 struct json_t *stats_summary_json(const struct stats_summary *s);
 
+/* A printf format for v in a table meant for people: about 4 significant
+ * digits and no exponent from 1e-7 up ("%.0f" for whole numbers and from
+ * 1000 on, "%.1f" from 100, "%.2f" from 10, "%.3f" from 1, below 1 three
+ * significant digits in fixed point, "%.3g" below 1e-7).
+ * stats_format with fmt NULL uses it for the median. */
+const char *stats_human_fmt(double v);
+
 #endif

@@ -80,6 +80,8 @@ assert [e["time_utc"] for e in a] == sorted((e["time_utc"] for e in a), reverse=
 assert [e for e in a if e["folder"].endswith("killed.tmp")][0]["stale"] is True
 EOF
 then echo "ok - --json: kinds, repeats, order, stale"; else echo "not ok - --json"; fi
+check "--json: a sweep's pipeline, from its runs" sh -c "\"$PPBENCH\" ls --kind sweep --json '$R' |
+	grep -q '\"pipeline\": \"imagenet_train\"' && ! \"$PPBENCH\" ls --kind sweep --json '$R' | grep -q '\"pipeline\": null'"
 check_cli "--kind sweep: only sweeps" 0 "" -- ls --kind sweep "$R"
 n=$("$PPBENCH" ls --kind sweep "$R" | tail -n +2 | grep -vc ' sweep ')
 [ "$n" -eq 0 ] && echo "ok - --kind sweep lists sweeps only" || echo "not ok - --kind sweep: $n others"
@@ -96,3 +98,37 @@ check "results kept" sh -c "test -d '$one' && test -d '$R/20261101-090000-old.pa
 check_cli "--clean again: nothing to do" 0 "no stale temporary folders" -- ls --clean "$R"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null || true
+
+# a compare with repeats: ls gives the figures compare.md gives (the medians
+# over the repeats), not repeat 1's
+C=$TMP/ls_cmp
+mkdir -p "$C/20261107-000000-compare-rep"
+cd_=$C/20261107-000000-compare-rep
+cp -r "$one" "$cd_/ppbench"
+cp -r "$one" "$cd_/pytorch"
+sed -i 's/"images_per_s": [0-9.e+-]*/"images_per_s": 172.8/' "$cd_/ppbench/summary.json"
+sed -i 's/"images_per_s": [0-9.e+-]*/"images_per_s": 69.2/' "$cd_/pytorch/summary.json"
+: >"$cd_/compare.md"
+cat >"$cd_/compare.json" <<'EOF2'
+{"repeats": 3, "metrics": [
+ {"metric": "e2e_s", "unit": "s", "ppbench": [1, 2, 3], "pytorch": [4, 5, 6]},
+ {"metric": "images_per_s", "unit": "images/s", "ppbench": [172.8, 171.0, 150.5],
+  "pytorch": [69.2, 59.3, 50.1]}]}
+EOF2
+out=$("$PPBENCH" ls "$C" 2>&1)
+check "compare: the median over the repeats, as compare.md" sh -c "printf '%s\n' \"\$0\" |
+	grep -q 'compare .* 171 (min 150, max 173, n=3) (ppbench; PyTorch 59.3 (min 50.1, max 69.2, n=3))'" "$out"
+check "compare: not repeat 1's figure" sh -c "! printf '%s\n' \"\$0\" | grep -q '172.8'" "$out"
+
+# a make reproduce folder: its own line, done or how to finish it
+P=$TMP/ls_rep
+mkdir -p "$P/20261108-000000-reproduce" "$P/20261109-000000-reproduce"
+: >"$P/20261108-000000-reproduce/reproduce.args"
+: >"$P/20261109-000000-reproduce/reproduce.args"
+: >"$P/20261109-000000-reproduce/report.md"
+out=$("$PPBENCH" ls "$P" 2>&1)
+check "reproduce: an unfinished folder is listed, with how to finish it" sh -c "printf '%s\n' \"\$0\" |
+	grep -q '^20261108-000000-reproduce *reproduce .*incomplete: make reproduce RESUME=.*finishes it'" "$out"
+check "reproduce: a finished one is complete" sh -c "printf '%s\n' \"\$0\" |
+	grep -q '^20261109-000000-reproduce *reproduce .*complete: report.md'" "$out"
+check_cli "--kind reproduce" 0 "20261108-000000-reproduce" -- ls --kind reproduce "$P"

@@ -47,4 +47,4 @@ check_cli "refused: runs of two configurations" 1 "is another configuration \(wo
 	-- report "$one" "$r1"
 check_cli "refused: --out with a run folder" 2 "--out is for sweeps" -- report "$one" --out "$TMP/x"
 mkdir -p "$TMP/rr_empty"
-check_cli "refused: neither run nor sweep" 1 "not a sweep folder" -- report "$TMP/rr_empty"
+check_cli "refused: neither run nor sweep (exit 2: nothing read)" 2 "neither a sweep folder .* nor a run folder" -- report "$TMP/rr_empty"

@@ -54,7 +54,7 @@ rm -f "$S"/figures/*.png
 check_cli "plots redraws the figures" 0 "fig6a_e2e_vs_workers.png" -- plots "$S"
 check "figures back" test -s "$S/figures/fig6a_e2e_vs_workers.png"
 check_cli "report on the sweep folder" 0 "report.md" -- report "$S"
-check_cli "report on a folder that is not a sweep" 1 "not a sweep folder" -- report "$DS"
+check_cli "report on a folder that is not a sweep (exit 2: nothing read)" 2 "neither a sweep folder" -- report "$DS"
 
 # 3. interrupted, then resumed: only the missing configuration runs
 printf 'sleep ms=150\n' >"$TMP/slow.pipe"

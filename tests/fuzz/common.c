@@ -1,27 +1,18 @@
 /* Shared by both drivers: the scratch folder. */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "fsutil.h"
 #include "fuzz.h"
 
 static char dir[64];
 
 static void remove_dir(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[320];
-	while (d && (e = readdir(d)))
-		if (e->d_name[0] != '.') {
-			snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-			unlink(p);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	remove_tree(dir);	/* with the harnesses' subfolders */
 }
 
 const char *fuzz_dir(void)
@@ -43,7 +34,8 @@ int fuzz_write(const char *name, const uint8_t *data, size_t n)
 {
 	char p[320];
 	snprintf(p, sizeof(p), "%s/%s", fuzz_dir(), name);
-	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	unlink(p);
+	int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	size_t off = 0;
@@ -55,4 +47,21 @@ int fuzz_write(const char *name, const uint8_t *data, size_t n)
 	}
 	close(fd);
 	return off == n ? 0 : -1;
+}
+
+int fuzz_fifo(const char *name)
+{
+	char p[320];
+	snprintf(p, sizeof(p), "%s/%s", fuzz_dir(), name);
+	unlink(p);
+	return mkfifo(p, 0600);
+}
+
+int fuzz_oversized(const char *name, const uint8_t *data, size_t n, long long size)
+{
+	char p[320];
+	if (fuzz_write(name, data, n))
+		return -1;
+	snprintf(p, sizeof(p), "%s/%s", fuzz_dir(), name);
+	return truncate(p, (off_t)size);
 }

@@ -89,6 +89,25 @@ static void test_refusals(void **state)
 	json_decref(v);
 }
 
+/* A terminal line: control characters (C0, DEL, C1) and bytes that are not
+ * UTF-8 escaped, the rest (backslashes, UTF-8) kept: bytes_escape's output
+ * passes unchanged. */
+static void test_term_escape(void **state)
+{
+	char out[128];
+	(void)state;
+	term_escape("a\x1b[31mb\nc\td\x7f", out, sizeof(out));
+	assert_string_equal(out, "a\\x1b[31mb\\x0ac\\x09d\\x7f");
+	term_escape("caf\xc3\xa9 \\ \xc2\x9b[2J \x9b", out, sizeof(out));
+	assert_string_equal(out, "caf\xc3\xa9 \\ \\xc2\\x9b[2J \\x9b");
+	char esc[128];
+	bytes_escape("lat\xe9n\x1b", esc, sizeof(esc));
+	term_escape(esc, out, sizeof(out));
+	assert_string_equal(out, esc);
+	assert_int_equal(term_escape("\x1b", out, 3), 4);	/* the length it needs */
+	assert_string_equal(out, "\\x");
+}
+
 /* A CSV text field: its form, and csv_split gives the text back. */
 static void csv_roundtrip(const char *raw, const char *want)
 {
@@ -188,6 +207,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_term_escape),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_csv_table),

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis.h"
@@ -705,6 +706,50 @@ static void test_plan(void **state)
 	free_dataset(&d);
 }
 
+/* ulimit -v: a plan that cannot be mapped under RLIMIT_AS is refused with
+ * the figures (it was "cannot map ... shared memory", exit 1, once running).
+ * The limit is set from this process's own size (under ASan, terabytes of
+ * shadow), 200 MB above it, so the test means the same in every build. */
+static void test_plan_ulimit(void **state)
+{
+	(void)state;
+	struct pipeline p;
+	struct dataset d;
+	struct loader_cfg c;
+	struct loader_plan pl;
+	struct rlimit old, lim;
+	unsigned long long pages = 0;
+	char err[1024];
+	FILE *f = fopen("/proc/self/statm", "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu", &pages), 1);
+	fclose(f);
+	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
+	fake_dataset(&d, 1000);
+	base_cfg(&c, &p, &d);
+	c.batch = 256;
+	c.workers = 2;
+	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)(pages * (unsigned long long)sysconf(_SC_PAGESIZE) + (200ull << 20));
+	if (old.rlim_max != RLIM_INFINITY && lim.rlim_cur > old.rlim_max)
+		skip();
+	assert_int_equal(setrlimit(RLIMIT_AS, &lim), 0);
+	int big = loader_plan(&c, &pl, err, sizeof(err));
+	c.batch = 4;
+	char err2[1024] = "";
+	int small = loader_plan(&c, &pl, err2, sizeof(err2));
+	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
+	assert_int_equal(big, -1);
+	if (!strstr(err, "of address space in each worker but ulimit -v leaves") ||
+	    !strstr(err, "lower --batch"))
+		fail_msg("refusal: %s", err);
+	if (small)
+		fail_msg("a small plan under the limit: %s", err2);
+	pipeline_release(&p);
+	free_dataset(&d);
+}
+
 /* ---- the torch random stream ------------------------------------------- */
 
 /* The worker of each batch and the random choices of each sample against
@@ -817,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_sigint_thread),
 		cmocka_unit_test(test_gpu),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan_ulimit),
 		cmocka_unit_test(test_torch_rng_process),
 		cmocka_unit_test(test_torch_rng_thread),
 		cmocka_unit_test(test_torch_rng_w3),

@@ -69,6 +69,8 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
+static int have_gnuplot(void);
+
 /* ---- the knee ---------------------------------------------------------- */
 
 static void test_knee(void **state)
@@ -185,6 +187,10 @@ static void test_verdicts(void **state)
 		{ "ooo_few_batches.csv", OOO, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
 		{ "ooo_few_batches.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
 		{ "ooo_few_batches.csv", KNEE, 0, VERDICT_CANNOT_JUDGE, "8 or more batches", 0, __LINE__ },
+		/* the advice names the option that works */
+		{ "ooo_few_batches.csv", VARIANCE, 0, VERDICT_CANNOT_JUDGE, "(raise --epochs, or use a "
+		  "larger dataset; --max-batches only caps the batches of a run, it cannot add any)", 0,
+		  __LINE__ },
 		/* oversubscribed runs are shown apart, or said to be all there is */
 		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "1 configuration without oversubscription, 2 oversubscribed", 0, __LINE__ },
 		{ "ooo_oversubscribed.csv", OOO, 2, VERDICT_HOLDS, "(out of order 2.0-3.0 %", 0, __LINE__ },
@@ -204,6 +210,18 @@ static void test_verdicts(void **state)
 		/* a knee by the rule, but on 1 CPU every worker count is oversubscribed */
 		{ "knee_holds.csv", KNEE, 1, VERDICT_CANNOT_JUDGE, "knee by the rule at 2", 2, __LINE__ },
 		{ "knee_holds.csv", OVERHEAD, 2, VERDICT_CANNOT_JUDGE, "tracing off and on", 0, __LINE__ },
+		/* the knee judged on intervals: a step within noise is said to be so */
+		{ "knee_noise.csv", KNEE, 8, VERDICT_HOLDS, "knee is at 2 workers", 2, __LINE__ },
+		{ "knee_noise.csv", KNEE, 8, VERDICT_HOLDS, "the step from 2 to 3 workers' E2E gain is "
+		  "3.8 % (each repeat alone: -1.0 to 9.1 %, n=3): within noise of the rule's 5.0 %", 2, __LINE__ },
+		{ "knee_noise.csv", KNEE, 8, VERDICT_HOLDS, "so this verdict rests on a comparison within "
+		  "noise: more repeats (6 or more give a 95 % interval of the median) would settle "
+		  "whether the step from 2 to 3 workers' E2E gain meets the rule", 2, __LINE__ },
+		/* one repeat: the verdict says it rests on one measurement each */
+		{ "ooo_holds.csv", OOO, 0, VERDICT_HOLDS, "rests on one measurement per configuration", 0,
+		  __LINE__ },
+		{ "knee_not_still_falling.csv", KNEE, 2, VERDICT_DOES_NOT_HOLD, "rests on one measurement "
+		  "per configuration", 0, __LINE__ },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -221,6 +239,96 @@ static void test_verdicts(void **state)
 				 rows[i].file, verdict_name(f.v), f.knee_workers, f.why,
 				 verdict_name(rows[i].v), rows[i].why);
 		sweep_free(&s);
+	}
+}
+
+/* Each comparison a verdict makes is judged on the repeats judged alone:
+ * within noise only where the rule's threshold lies within them. */
+static void test_knee_intervals(void **state)
+{
+	static const struct {
+		const char *file;
+		int within_noise;
+		enum stats_target step23;   /* the step from 2 to 3 workers */
+	} rows[] = {
+		{ "knee_noise.csv", 1, TARGET_WITHIN_NOISE },
+		{ "knee_repeats_clear.csv", 0, TARGET_MET },   /* under 5 % in every repeat */
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char path[512], err[512];
+		struct sweep s;
+		struct finding f;
+		snprintf(path, sizeof(path), VERDICTS "%s", rows[i].file);
+		if (sweep_read_csv(&s, path, err, sizeof(err)))
+			fail_msg("%s", err);
+		judge(KNEE, &s, 8, &f);
+		assert_int_equal(f.v, VERDICT_HOLDS);
+		assert_int_equal(f.knee_workers, 2);
+		if (f.within_noise != rows[i].within_noise)
+			fail_msg("%s: within_noise %d: %s", rows[i].file, f.within_noise, f.why);
+		const struct finding_test *t = NULL;
+		for (size_t k = 0; k < f.ntests; k++)
+			if (!strcmp(f.tests[k].key, "step 2 3"))
+				t = &f.tests[k];
+		assert_non_null(t);
+		assert_int_equal(t->rep.n, 3);
+		assert_true(t->at_most);
+		if (t->judged != rows[i].step23)
+			fail_msg("%s: the step from 2 to 3 judged %s", rows[i].file,
+				 stats_target_name(t->judged));
+		assert_int_equal(!!strstr(f.why, "within noise"), rows[i].within_noise);
+		sweep_free(&s);
+	}
+}
+
+/* The report's tables carry each figure's spread over the repeats, the
+ * verdict table marks a verdict within noise, and the report says what its
+ * verdicts rest on (one measurement each, or the repeats). */
+static void test_report_repeats(void **state)
+{
+	static const struct {
+		const char *file;
+		const char *want[4];
+	} rows[] = {
+		{ "knee_noise.csv", {
+			"| w2 b128 g1 | 3 | 52.00 (min 50.00, max 55.00, n=3) | 3.8 (each repeat: -1.0 "
+			"to 9.1, n=3; within noise of the rule's 5 %) |",
+			"| 4 | Diminishing returns from more workers (Fig. 6) | holds (within noise) |",
+			"Each configuration ran 3 times (--repeat)",
+			"A verdict marked (within noise) turns on such a comparison" } },
+		{ "ooo_holds.csv", {
+			"Each configuration ran once: every verdict above rests on one measurement per "
+			"configuration",
+			"| w2 b128 g2 | 30.0 | 90.0 |",
+			"This machine (one run per configuration: each figure is one measurement):",
+			NULL } },
+	};
+	char top[4096];
+	(void)state;
+	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+		skip();
+		return;
+	}
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char path[600], err[512], dir[] = "/tmp/ppbench-report-XXXXXX";
+		struct sweep s;
+		snprintf(path, sizeof(path), VERDICTS "%s", rows[i].file);
+		if (sweep_read_csv(&s, path, err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_non_null(mkdtemp(dir));
+		snprintf(s.dir, sizeof(s.dir), "%s", dir);
+		if (report_write(&s, err, sizeof(err)))
+			fail_msg("%s", err);
+		snprintf(path, sizeof(path), "%s/report.md", dir);
+		char *md = slurp(path);
+		assert_non_null(md);
+		for (size_t k = 0; k < 4 && rows[i].want[k]; k++)
+			if (!strstr(md, rows[i].want[k]))
+				fail_msg("%s: report.md lacks '%s'", rows[i].file, rows[i].want[k]);
+		free(md);
+		sweep_free(&s);
+		rm_tree(dir);
 	}
 }
 
@@ -572,12 +680,58 @@ static void test_figures_and_report(void **state)
 	rm_tree(dir);
 }
 
+/* finding 1 under load: a Table II run whose ops waited for a CPU most of
+ * their wall time cannot show that they are short ("cannot be judged", the
+ * noise guard says why); one on a CPU most of the time is judged (the
+ * boundary: REPORT_MIN_ONCPU_SHARE) */
+static void test_short_ops_under_load(void **state)
+{
+	static const struct {
+		double oncpu;
+		enum verdict want;
+	} cases[] = {
+		{ 0.16, VERDICT_CANNOT_JUDGE },
+		{ REPORT_MIN_ONCPU_SHARE - 0.01, VERDICT_CANNOT_JUDGE },
+		{ REPORT_MIN_ONCPU_SHARE, VERDICT_DOES_NOT_HOLD },
+		{ 0.95, VERDICT_DOES_NOT_HOLD },
+	};
+	(void)state;
+	struct judge_ctx cx = { .paper = the_paper() };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char err[512];
+		struct sweep s;
+		struct finding f;
+		if (sweep_read_csv(&s, VERDICTS "short_ops_holds.csv", err, sizeof(err)))
+			fail_msg("%s", err);
+		for (size_t k = 0; k < s.nrows; k++) {
+			struct sweep_row *r = &s.rows[k];
+			r->batches = REPORT_MIN_BATCHES;
+			r->ops_span_s = 10;
+			r->ops_oncpu_s = 10 * cases[c].oncpu;
+			r->others_cpu_pct = 90;
+			for (size_t o = 0; o < r->nops; o++)
+				if (!strcmp(r->ops[o].name, "decode"))
+					r->ops[o].under_10ms_pct = 70;   /* waits stretched the decodes */
+		}
+		finding_judge(finding_short_ops, s.rows, s.nrows, &cx, &f);
+		if (f.v != cases[c].want)
+			fail_msg("ops on a CPU %.0f %% of their wall time: %s, expected %s: %s",
+				 100 * cases[c].oncpu, verdict_name(f.v), verdict_name(cases[c].want), f.why);
+		if (cases[c].oncpu < REPORT_MIN_ONCPU_SHARE && !strstr(f.why, "the noise guard"))
+			fail_msg("the noise guard does not say why: %s", f.why);
+		sweep_free(&s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_knee),
 		cmocka_unit_test(test_paper_figures),
 		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_short_ops_under_load),
+		cmocka_unit_test(test_knee_intervals),
+		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_enough_batches),
 		cmocka_unit_test(test_findings_at_the_minimum),
 		cmocka_unit_test(test_load_tiny),

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "kernels.h"
 #include "resample.h"
 #include "sample.h"
 #include "testutil.h"
@@ -146,6 +147,91 @@ static void test_kernels_agree(void **state)
 	free(got);
 }
 
+/* the three-byte split of the VNNI kernel: every weight in [W3_MIN,
+ * W3_MAX] splits (a, b, c in int8, a 2^8 + b in int16) and the parts give
+ * it back; the first weights outside are refused (the axis then runs the
+ * pmaddwd kernels) */
+static void test_split3(void **state)
+{
+	(void)state;
+	int8_t p[3];
+	const int32_t edge[] = { W3_MIN, W3_MIN + 1, -1, 0, 1, 127, 128, 255, 256, 32767, 32768,
+				 1 << 21, (1 << 22) - 1, 1 << 22, W3_MAX - 1, W3_MAX };
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		assert_int_equal(resample_split3(edge[i], p), 0);
+		assert_int_equal((int32_t)p[0] * 65536 + (int32_t)p[1] * 256 + p[2], edge[i]);
+	}
+	/* every 97th weight across the range, and a 2^8 + b fits int16 */
+	for (int32_t w = W3_MIN; w <= W3_MAX; w += 97) {
+		assert_int_equal(resample_split3(w, p), 0);
+		assert_int_equal((int32_t)p[0] * 65536 + (int32_t)p[1] * 256 + p[2], w);
+		int32_t h = (int32_t)p[0] * 256 + p[1];
+		assert_true(h >= -32768 && h <= 32767);
+	}
+	assert_int_equal(resample_split3(W3_MAX + 1, p), -1);
+	assert_int_equal(resample_split3(W3_MIN - 1, p), -1);
+	assert_int_equal(resample_split3(1 << 23, p), -1);
+	assert_int_equal(resample_split3(INT32_MIN, p), -1);
+	assert_int_equal(resample_split3(INT32_MAX, p), -1);
+}
+
+/* The avx512vnni kernel takes each path it has (words mode, four rows at a
+ * time with a partial last quad, 64- and 128-byte windows, one to three
+ * tap groups, the vertical windows of upscaling) and falls back to the
+ * pmaddwd kernels where it cannot (a huge downscale, rows narrower than a
+ * window, more than 32 taps): the same bytes as sse2 every time, and each
+ * pass split as expected. Skipped where the CPU has no VNNI. */
+static void test_vnni_paths(void **state)
+{
+	(void)state;
+	const char *why;
+	if (!kernels_supported(KERNEL_AVX512VNNI, &why)) {
+		print_message("avx512vnni: %s\n", why);
+		skip();
+	}
+	const enum resample_split S3 = RESAMPLE_SPLIT3, S2 = RESAMPLE_SPLIT2, NO = RESAMPLE_SKIPPED;
+	static const struct {
+		int w, h, ow, oh;
+		enum resample_split eh, ev;
+	} c[] = {
+		{ 330, 250, 224, 224, S3, S3 },   /* 3-4 taps across, 2-3 down */
+		{ 150, 120, 224, 224, S3, S3 },   /* upscaling: words mode, shared rows */
+		{ 301, 211, 157, 113, S3, S3 },   /* 211 rows (4 at a time and 3), a partial quad */
+		{ 450, 300, 224, 224, S3, S3 },   /* 5 taps: two tap groups, 64-byte windows */
+		{ 780, 620, 224, 224, S3, S3 },   /* 7-8 taps: 128-byte windows */
+		{ 1000, 950, 224, 224, S3, S3 },  /* 9-10 taps: three tap groups, 128-byte windows */
+		{ 2400, 30, 224, 30, S2, NO },    /* 11 taps over 171 bytes: no window holds them */
+		{ 20, 300, 50, 100, S2, S3 },     /* rows of 60 bytes, narrower than a window */
+		{ 30, 2000, 30, 40, NO, S2 },     /* 101 taps down */
+	};
+	const int W = 2400, H = 2000;
+	uint8_t *src = make_image(W, H, 5), *want = malloc(224 * 224 * 3), *got = malloc(224 * 224 * 3);
+	assert_true(src && want && got);
+	struct buf cf = { 0 }, t = { 0 };
+	char err[256];
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct resample_how how;
+		size_t n = (size_t)c[i].ow * c[i].oh * 3;
+		assert_int_equal(kernels_use("sse2", err, sizeof(err)), 0);
+		assert_int_equal(resample_bilinear_u8(src, c[i].w, c[i].h, W * 3, want, c[i].ow, c[i].oh, &cf, &t), 0);
+		assert_int_equal(kernels_use("avx512vnni", err, sizeof(err)), 0);
+		memset(got, 0xAA, n);
+		assert_int_equal(resample_bilinear_u8_how(src, c[i].w, c[i].h, W * 3, got, c[i].ow, c[i].oh, &cf,
+							  &t, &how), 0);
+		if (memcmp(want, got, n))
+			fail_msg("avx512vnni differs from sse2: %dx%d to %dx%d", c[i].w, c[i].h, c[i].ow, c[i].oh);
+		if (how.h != c[i].eh || how.v != c[i].ev)
+			fail_msg("%dx%d to %dx%d: passes split %d, %d (wanted %d, %d)", c[i].w, c[i].h,
+				 c[i].ow, c[i].oh, how.h, how.v, c[i].eh, c[i].ev);
+	}
+	assert_int_equal(kernels_use("auto", err, sizeof(err)), 0);
+	buf_free(&cf);
+	buf_free(&t);
+	free(src);
+	free(want);
+	free(got);
+}
+
 static void test_properties(void **state)
 {
 	kernel_or_skip(state);
@@ -175,6 +261,8 @@ int main(void)
 		KERNEL_TESTS(test_stride_sweep),
 		KERNEL_TESTS(test_properties),
 		cmocka_unit_test(test_kernels_agree),
+		cmocka_unit_test(test_split3),
+		cmocka_unit_test(test_vnni_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

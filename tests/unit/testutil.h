@@ -164,11 +164,13 @@ static inline void sample_set(struct sample *s, struct scratch *scr, const uint8
 }
 
 /* ---- golden tests once per kernel (pipelines/kernels.h) ----------------------
- * KERNEL_TESTS(f) registers f three times, "f/sse2", "f/avx2", "f/avx512";
+ * KERNEL_TESTS(f) registers f once per kernel, "f/sse2", "f/avx2", "f/avx512",
+ * "f/avx512vnni";
  * each begins with kernel_or_skip(state), which makes that kernel the one
  * the ops use (as PPBENCH_KERNEL would), or skips with the reason when the
  * CPU lacks it. */
-static const enum kernel_id kernel_ids[KERNEL_COUNT] = { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512 };
+static const enum kernel_id kernel_ids[KERNEL_COUNT] = { KERNEL_SSE2, KERNEL_AVX2, KERNEL_AVX512,
+							  KERNEL_AVX512VNNI };
 
 static inline void kernel_or_skip(void **state)
 {
@@ -186,6 +188,7 @@ static inline void kernel_or_skip(void **state)
 #define KERNEL_TEST1(f, k, i) \
 	{ #f "/" k, f, NULL, NULL, (void *)&kernel_ids[i] }
 #define KERNEL_TESTS(f) \
-	KERNEL_TEST1(f, "sse2", 0), KERNEL_TEST1(f, "avx2", 1), KERNEL_TEST1(f, "avx512", 2)
+	KERNEL_TEST1(f, "sse2", 0), KERNEL_TEST1(f, "avx2", 1), KERNEL_TEST1(f, "avx512", 2), \
+		KERNEL_TEST1(f, "avx512vnni", 3)
 
 #endif

@@ -1,0 +1,357 @@
+/* `make bench` sections "batch" and "chain" (issue 22).
+ *
+ * batch: the same images through `ppbench run` (one worker, no GPU step,
+ * the run's other defaults: counters, checksum, pin memory) at each batch
+ * size of --batch-sizes, in rounds that rotate which size goes first. Per
+ * image: the process tree's CPU, the harness's CPU (beside the pin copy),
+ * the system time and the page faults after each worker's first batch.
+ * CPU time, not wall time: it hardly moves with other load on the machine.
+ * A per-image cost that grows with the batch biases the very sweep the
+ * harness exists for: the section says whether the harness's is flat, on
+ * the interval of its difference between the largest and smallest batch.
+ *
+ * chain: the chain's lower bound on this machine from parts measured here,
+ * per image of the same images: their decode alone (TurboJPEG from memory,
+ * the same bytes), the resampler's exact multiply floor for the crops the
+ * runs draw, the tensor's bytes written once at this machine's write
+ * bandwidth, and the pin copy (a batch copied as the pin thread copies
+ * it); and ppbench's whole process tree per image at B = 128 against it.
+ * All CPU times of this thread (one CPU clock read per part and round). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include <turbojpeg.h>
+#include "bench_result.h"
+#include "clock.h"
+#include "decode.h"
+#include "fsutil.h"
+#include "imagefolder.h"
+#include "log.h"
+#include "metrics.h"
+#include "pipeline.h"
+#include "resample.h"
+#include "rng.h"
+#include "rrc.h"
+#include "stats.h"
+
+#define MAX_SIZES 8
+#define CHAIN_B 128             /* the batch of the chain's comparison (issue 22's) */
+
+/* The figures of one run, per image (NaN: not in its summary). */
+enum { K_TREE, K_HARNESS, K_PIN, K_SYS, K_FAULTS, K_DECODE_FAULTS, K_NOISE, K_N };
+static const char *const run_keys[K_N] = {
+	"tree_cpu_per_image_ms", "harness_per_sample_us", "pin_copy_per_sample_us",
+	"workers_sys_per_image_ms", "workers_faults_after_first_batch_per_image", NULL, "others_cpu_pct",
+};
+
+static void run_figures(json_t *j, double *v)
+{
+	for (int k = 0; k < K_N; k++)
+		v[k] = j && run_keys[k] ? metric_from_json(metric_find(run_keys[k]), j) : NAN;
+	v[K_DECODE_FAULTS] = j ? metric_json_get(j, "ops.decode.page_faults_per_call_after_first_batch")
+			       : NAN;
+}
+
+/* The batch sizes of list ("32,128,512"): their count (at most MAX_SIZES),
+ * 0 when one is not a number in 1..65536. */
+static int parse_sizes(const char *list, long *b)
+{
+	int n = 0;
+	for (const char *p = list; *p;) {
+		if (n == MAX_SIZES)
+			return 0;
+		char *end;
+		long v = strtol(p, &end, 10);
+		if (end == p || v < 1 || v > 65536 || (*end && *end != ','))
+			return 0;
+		b[n++] = v;
+		p = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+/* How many images every size runs: a multiple of the largest size, so that
+ * every run sees the same images (the first ones, --shuffle off), at least
+ * 3 of its batches when the dataset has them. */
+static size_t same_images(size_t have, long bmax)
+{
+	size_t k = have / (size_t)bmax;
+	return (k ? k : 1) * (size_t)bmax;
+}
+
+int bench_batch_check(const char *sizes, char *err, size_t errlen)
+{
+	long b[MAX_SIZES];
+	if (parse_sizes(sizes, b))
+		return 0;
+	errf(err, errlen, "--batch-sizes: '%s' is not a list of up to %d batch sizes (1..65536) "
+	     "separated by commas, such as 32,128,512", sizes, MAX_SIZES);
+	return -1;
+}
+
+int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out)
+{
+	long b[MAX_SIZES];
+	int nb = parse_sizes(c->sizes, b);
+	if (!nb)
+		return -1;   /* bench_batch_check said why */
+	long bmin = b[0], bmax = b[0];
+	int imin = 0, imax = 0;
+	for (int i = 1; i < nb; i++) {
+		if (b[i] < bmin)
+			bmin = b[i], imin = i;
+		if (b[i] > bmax)
+			bmax = b[i], imax = i;
+	}
+	size_t n = same_images(c->images_have, bmax);
+	size_t R = (size_t)c->repeats;
+	double *v = calloc((size_t)nb * R * K_N, sizeof(double));
+	if (!v)
+		die("out of memory");
+#define V(i, r, k) v[(((size_t)(i) * R) + (r)) * K_N + (k)]
+	for (size_t i = 0; i < (size_t)nb * R * K_N; i++)
+		v[i] = NAN;
+	char bs[32], mb[32], ep[32];
+	for (size_t r = 0; r < R; r++)
+		for (int q = 0; q < nb; q++) {
+			int i = (q + (int)r) % nb;   /* rotate who goes first */
+			size_t batches = (n + (size_t)b[i] - 1) / (size_t)b[i];
+			snprintf(bs, sizeof(bs), "%ld", b[i]);
+			snprintf(mb, sizeof(mb), "%zu", batches);
+			snprintf(ep, sizeof(ep), "%zu", (n + c->images_have - 1) / c->images_have);
+			const char *args[] = { "--workers", "1", "--batch", bs, "--gpu-step", "0",
+					       "--shuffle", "off", "--max-batches", mb, "--epochs", ep,
+					       "--seed", "0", "--trace", "off", NULL };
+			json_t *j = bench_run_child(c->data, args, c->tmp, (int)(r * MAX_SIZES + (size_t)i) + 4000);
+			run_figures(j, &V(i, r, 0));
+			json_decref(j);
+		}
+	printf("\n## batch: the same %zu images at batch sizes %s, one worker, GPU step 0, trace off "
+	       "(counters, checksum and pin memory as a run's defaults), %zu rounds rotating; CPU time\n\n",
+	       n, c->sizes, R);
+	printf("| batch | process tree CPU ms per image | harness us per image (beyond the pin copy) | "
+	       "pin copy us per image | workers' system ms per image | workers' page faults per image "
+	       "after their first batch | decode's page faults per call after the first batch |\n"
+	       "|---:|---:|---:|---:|---:|---:|---:|\n");
+	static const char *const names[K_N] = { "process tree CPU ms per image", "harness us per image",
+						"pin copy us per image", "workers' system ms per image",
+						"workers' page faults per image after their first batch",
+						"decode's page faults per call after the first batch", NULL };
+	static const char *const units[K_N] = { "ms", "us", "us", "ms", "count", "count", NULL };
+	static const char *const fmts[K_N] = { "%.3f", "%.1f", "%.1f", "%.3f", "%.2f", "%.2f", NULL };
+	double *col = calloc(R, sizeof(double));
+	if (!col)
+		die("out of memory");
+	double noise[MAX_SIZES * 64];
+	size_t nn = 0;
+	for (int i = 0; i < nb; i++) {
+		printf("| %ld |", b[i]);
+		for (int k = 0; k < K_N; k++) {
+			if (k == K_NOISE)
+				continue;
+			char name[160], s[128];
+			for (size_t r = 0; r < R; r++)
+				col[r] = V(i, r, k);
+			snprintf(name, sizeof(name), "B=%ld %s", b[i], names[k]);
+			/* decode's faults after the first batch: issue 22's target */
+			const struct bench_fig *f = bench_figure(res, "batch", name, units[k], col, R,
+								 k == K_DECODE_FAULTS, 2, 1);
+			if (f) {
+				bench_fig_format(s, sizeof(s), f, fmts[k]);
+				printf(" %s |", s);
+			}
+		}
+		putchar('\n');
+		for (size_t r = 0; r < R && nn < sizeof(noise) / sizeof(noise[0]); r++)
+			noise[nn++] = V(i, r, K_NOISE);
+	}
+	putchar('\n');
+	struct stats_summary ns;
+	if (!stats_summarise(noise, nn, STATS_CI_LEVEL, &ns) && ns.n)
+		printf("load: other processes took %.0f %% of the CPUs during the runs (median; min %.0f, "
+		       "max %.0f; the noise guard's others_cpu_pct)\n", ns.median, ns.min, ns.max);
+	char name[160];
+	if (nb > 1) {
+		for (size_t r = 0; r < R; r++)
+			col[r] = V(imax, r, K_TREE) / V(imin, r, K_TREE);
+		snprintf(name, sizeof(name), "process tree CPU per image, B=%ld / B=%ld", bmax, bmin);
+		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 1, 1.10, 1),
+				   "%.3f");
+		for (size_t r = 0; r < R; r++)
+			col[r] = V(imax, r, K_HARNESS) - V(imin, r, K_HARNESS);
+		snprintf(name, sizeof(name), "harness per image, B=%ld - B=%ld", bmax, bmin);
+		const struct bench_fig *f = bench_figure(res, "batch", name, "us", col, R, 0, 0, 0);
+		if (f) {
+			char s[128];
+			bench_fig_format(s, sizeof(s), f, "%.1f");
+			int flat = f->s.lo <= 0 && f->s.hi >= 0;
+			printf("%s: %s us: the harness's cost per image is %s\n", name, s,
+			       !f->s.n ? "not known" : flat ? "flat (its interval holds 0)" :
+			       f->s.lo > 0 ? "NOT flat: it grows with the batch" :
+			       "NOT flat: it falls with the batch");
+		}
+	}
+	/* the harness beyond the pin copy at each size: issue 22's 20 us */
+	for (int i = 0; i < nb; i++) {
+		for (size_t r = 0; r < R; r++)
+			col[r] = V(i, r, K_HARNESS);
+		snprintf(name, sizeof(name), "B=%ld harness us per image beyond the pin copy", b[i]);
+		bench_print_target(stdout, bench_figure(res, "batch", name, "us", col, R, 1, 20, 1), "%.1f");
+	}
+	/* the chain's runs: B = 128 if measured here */
+	for (int i = 0; out && i < nb; i++)
+		if (b[i] == CHAIN_B) {
+			out->images = n;
+			out->rounds = R;
+			for (size_t r = 0; r < R && r < BENCH_CHAIN_MAX; r++)
+				out->tree_ms[r] = V(i, r, K_TREE);
+		}
+#undef V
+	free(col);
+	free(v);
+	return 0;
+}
+
+/* ---- chain ----------------------------------------------------------------*/
+
+struct jpeg_mem {
+	unsigned char *p;
+	unsigned long n;
+	int w, h;
+};
+
+static uint64_t thread_cpu(void)
+{
+	return clock_thread_cpu_ns();
+}
+
+int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,
+		struct bench_result *res, struct bench_chain_in *in)
+{
+	char err[512];
+	size_t n = in->images ? in->images : same_images(c->images_have, CHAIN_B);
+	if (n > d->n)
+		n = d->n;
+	/* ppbench's chain, if the batch section did not run it: B = 128 runs */
+	if (!in->rounds) {
+		char mb[32];
+		snprintf(mb, sizeof(mb), "%zu", (n + CHAIN_B - 1) / CHAIN_B);
+		const char *args[] = { "--workers", "1", "--batch", "128", "--gpu-step", "0", "--shuffle",
+				       "off", "--max-batches", mb, "--seed", "0", "--trace", "off", NULL };
+		for (size_t r = 0; r < rounds && r < BENCH_CHAIN_MAX; r++) {
+			json_t *j = bench_run_child(c->data, args, c->tmp, (int)r + 5000);
+			double v[K_N];
+			run_figures(j, v);
+			in->tree_ms[r] = v[K_TREE];
+			json_decref(j);
+		}
+		in->rounds = rounds < BENCH_CHAIN_MAX ? rounds : BENCH_CHAIN_MAX;
+	}
+	size_t R = in->rounds;
+	/* the files, in memory; the crops the runs draw (--seed 0, per-sample) */
+	struct pipeline p;
+	if (pipeline_load(&p, "imagenet_train", err, sizeof(err))) {
+		error_msg("%s", err);
+		return -1;
+	}
+	int rrc = pipeline_find(&p, "random_resized_crop");
+	struct jpeg_mem *f = calloc(n, sizeof(*f));
+	tjhandle tj = tjInitDecompress();
+	if (!f || !tj || rrc < 0)
+		die("out of memory");
+	size_t nj = 0, maxpx = 0;
+	double macs = 0;
+	struct rng rg;
+	struct scratch scr = { 0 };
+	struct sample s;
+	memset(&s, 0, sizeof(s));
+	for (size_t i = 0; i < n; i++) {
+		struct buf fb = { 0 };
+		size_t len;
+		int ss, cs;
+		if (decode_read_file(d->items[i].path, 0, &fb, &len, err, sizeof(err)) ||
+		    tjDecompressHeader3(tj, fb.p, (unsigned long)len, &f[i].w, &f[i].h, &ss, &cs)) {
+			buf_free(&fb);
+			continue;
+		}
+		f[i].p = fb.p;
+		f[i].n = (unsigned long)len;
+		nj++;
+		if ((size_t)f[i].w * (size_t)f[i].h > maxpx)
+			maxpx = (size_t)f[i].w * (size_t)f[i].h;
+		int box[4];
+		sample_setup(&s, d->items[i].path, d->items[i].label, i, &rg, &scr, 0, 0);
+		rng_seed(&rg, rng_sample_seed(0, 0, i));
+		if (!rrc_op_box(p.op[rrc].cfg, &s, f[i].w, f[i].h, box))
+			macs += (double)resample_macs(box[3], box[2], 224, 224);
+	}
+	scratch_release(&scr);
+	pipeline_release(&p);
+	size_t tensor = (size_t)3 * 224 * 224 * sizeof(float), batch = tensor * CHAIN_B;
+	unsigned char *dst = malloc(maxpx * 4 + 1), *ba = malloc(batch), *bb = malloc(batch);
+	if (!dst || !ba || !bb)
+		die("out of memory");
+	memset(ba, 1, batch);
+	memset(bb, 2, batch);
+	enum { P_DECODE, P_RESAMPLE, P_TENSOR, P_PIN, P_BOUND, P_CHAIN, P_RATIO, P_N };
+	double *v = calloc((size_t)P_N * R, sizeof(double));
+	if (!v)
+		die("out of memory");
+#define V(k, r) v[(size_t)(k) * R + (r)]
+	size_t bad = 0;
+	for (size_t r = 0; r < R; r++) {
+		uint64_t t0 = thread_cpu();
+		for (size_t i = 0; i < n; i++)
+			if (f[i].p && tjDecompress2(tj, f[i].p, f[i].n, dst, f[i].w, 0, f[i].h, TJPF_RGB, 0))
+				bad++;
+		V(P_DECODE, r) = (double)(thread_cpu() - t0) / 1e6 / (double)nj;
+		/* the exact multiply floor: taps x channels at the best exact
+		 * instruction mix of this CPU's kernels (bench_bounds.c) */
+		V(P_RESAMPLE, r) = macs / (double)nj / bench_resample_peak_per_ns() / 1e6;
+		t0 = thread_cpu();
+		memset(ba, (int)r, batch);
+		V(P_TENSOR, r) = (double)(thread_cpu() - t0) / 1e6 / CHAIN_B;
+		t0 = thread_cpu();
+		memcpy(bb, ba, batch);
+		V(P_PIN, r) = (double)(thread_cpu() - t0) / 1e6 / CHAIN_B;
+		V(P_BOUND, r) = V(P_DECODE, r) + V(P_RESAMPLE, r) + V(P_TENSOR, r) + V(P_PIN, r);
+		V(P_CHAIN, r) = in->tree_ms[r];
+		V(P_RATIO, r) = V(P_CHAIN, r) / V(P_BOUND, r);
+	}
+	printf("\n## chain: the chain's lower bound from parts measured here, per image of the same "
+	       "%zu images (%zu JPEGs), %zu rounds; CPU time of this thread\n\n", n, nj, R);
+	static const char *const label[P_N] = {
+		"decode alone (TurboJPEG from memory, the same bytes)",
+		"resampler's exact multiply floor (its crops' multiply-adds x 2 at the pmaddwd peak)",
+		"tensor bytes written once (a batch of float32 tensors at this machine's write bandwidth)",
+		"pin copy (a batch copied once)",
+		"lower bound: their sum",
+		"ppbench: the process tree per image (ppbench run, one worker, B=128)",
+		NULL };
+	printf("| part | ms per image |\n|---|---:|\n");
+	for (int k = 0; k < P_RATIO; k++) {
+		char s[128];
+		const struct bench_fig *g = bench_figure(res, "chain", label[k], "ms", &V(k, 0), R, 0, 0, 0);
+		if (g) {
+			bench_fig_format(s, sizeof(s), g, k == P_RESAMPLE ? "%.4f" : "%.3f");
+			printf("| %s | %s |\n", label[k], s);
+		}
+	}
+	putchar('\n');
+	bench_print_target(stdout, bench_figure(res, "chain", "ppbench / the chain's lower bound", "ratio",
+						&V(P_RATIO, 0), R, 1, 1.25, 1), "%.3f");
+	if (bad)
+		printf("(%zu of the decodes ended with a TurboJPEG warning or error)\n", bad);
+#undef V
+	for (size_t i = 0; i < n; i++)
+		free(f[i].p);
+	free(f);
+	free(dst);
+	free(ba);
+	free(bb);
+	free(v);
+	tjDestroy(tj);
+	return 0;
+}
