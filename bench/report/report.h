@@ -137,6 +137,19 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 #define REPORT_MIN_ONCPU_SHARE 0.5
 /* other processes above this share of the CPUs during a run: the report warns */
 #define REPORT_BUSY_PCT 10.0
+
+/* The noise guard's judgement of one run, for the verdicts: did other load
+ * take CPU time the run wanted? Busy when the hypervisor stole over
+ * REPORT_BUSY_PCT % of its CPUs, or when other processes took over
+ * REPORT_BUSY_PCT % and the run's ops were descheduled more than its own
+ * threads explain: on a CPU for less than (100 - REPORT_BUSY_PCT) % of the
+ * share min(1, CPUs / busy threads) its own threads leave them (--counters:
+ * cpu.ops_oncpu_s over cpu.ops_span_s; without it, others over
+ * REPORT_BUSY_PCT % is enough). Others that took only CPU time the run left
+ * (a run at a raised priority, one with fewer busy threads than CPUs) do not
+ * make it busy. cpus: the CPUs when the row does not say. why (NULL: not
+ * wanted): the figures in words. 1 busy, 0 not. */
+int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 #define REPORT_RULE_SHORT_OPS \
 	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
@@ -180,7 +193,7 @@ struct ooo_figs {
 #define DIM_MAX 64
 struct dim_figs {
 	size_t n;                     /* worker counts in the group (0: none) */
-	int batch, gpus;
+	int part, batch, gpus;
 	int w[DIM_MAX];
 	double e2e[DIM_MAX], span[DIM_MAX];
 	int knee;                     /* by the rule (0: none) */
