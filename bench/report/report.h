@@ -154,7 +154,11 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
 	"has at least 90 % of its calls under 10 ms, and random_horizontal_flip has at least " \
-	"90 % under 100 us; cannot be judged without a decode op in the pipeline"
+	"90 % under 100 us; each call's share is of its wall time, or, when the noise guard saw " \
+	"other load take CPU time that run wanted (report_run_busy), of its own time on a CPU " \
+	"(--counters: the task-clock between the reads around the call), which waits for a CPU " \
+	"do not stretch; cannot be judged without a decode op in the pipeline, nor when that " \
+	"run was busy, its calls' time on a CPU was not counted and a wall-time share fails"
 #define REPORT_RULE_VARIANCE \
 	"over configurations with at least 8 batches (without oversubscription where there are " \
 	"any), holds when the median per-batch preprocessing std is at least half the paper's " \
@@ -170,7 +174,9 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 	"each, the knee is the smallest W whose next step gains under 5 % of E2E; holds when the " \
 	"knee is above the smallest W (adding workers helped, then stopped helping) and the sum " \
 	"of op spans rises from the smallest to the largest W; cannot be judged when the smallest " \
-	"W already has as many workers as the runs could use CPUs"
+	"W already has as many workers as the runs could use CPUs; runs the noise guard saw " \
+	"other load take CPU time from (report_run_busy) are left out, and it cannot be judged " \
+	"when a worker count has no other run"
 #define REPORT_RULE_OVERHEAD \
 	"needs the same configuration with tracing off and on, interleaved (make bench); a " \
 	"sweep only gives the tracer's per-event cost"
