@@ -103,7 +103,7 @@ void machine_state_read(struct machine_state *m);
 /* This process's CPU priority: its nice value, and, when the kernel groups
  * each session's processes for the scheduler (sched_autogroup_enabled), the
  * nice of its session's group, which weighs it against other sessions
- * (NaN: autogroups off or unreadable). make reproduce raises both. */
+ * (NaN: autogroups off or unreadable). */
 void noise_priority(double *nice, double *group_nice);
 
 /* What happened between two readings. */

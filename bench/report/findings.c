@@ -878,8 +878,8 @@ static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_f
 	for (size_t i = 0; i < d->n; i++)
 		why_add(f, " %.2f s at %d worker%s%s", d->e2e[i], d->w[i], plural((size_t)d->w[i]),
 			i + 1 < d->n ? "," : "");
-	why_add(f, "; rerun on a quieter machine, or at a raised CPU priority (make reproduce "
-		"raises it when it may: as root)");
+	why_add(f, "; rerun on a quieter machine, or with the other load at a lower CPU priority "
+		"than the runs (nice, renice; each run records its own: noise.nice)");
 	return 1;
 }
 
