@@ -270,8 +270,9 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 0, 0, 0), "%.3f");
 		free(ft);
 		for (size_t r = 0; r < R; r++)
-			col[r] = V(imax, r, K_HARNESS) - V(imin, r, K_HARNESS);
-		snprintf(name, sizeof(name), "harness per image, B=%ld - B=%ld", bmax, bmin);
+			col[r] = V(imax, r, K_HSTEADY) - V(imin, r, K_HSTEADY);
+		snprintf(name, sizeof(name), "harness per image in the steady state (start-up apart), "
+			 "B=%ld - B=%ld", bmax, bmin);
 		const struct bench_fig *f = bench_figure(res, "batch", name, "us", col, R, 0, 0, 0);
 		if (f) {
 			char s[128];
