@@ -346,7 +346,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 			snprintf(c[0], sizeof(c[0]), "%s", r->tag);
 		snprintf(c[1], sizeof(c[1]), "%s", r->status);
 		snprintf(c[2], sizeof(c[2]), "%d", r->workers);
-		snprintf(c[3], sizeof(c[3]), "%d", r->batch);
+		snprintf(c[3], sizeof(c[3]), "%d", r->batch_size);
 		snprintf(c[4], sizeof(c[4]), "%d", r->gpus);
 		report_num(c[5], sizeof(c[5]), r->e2e_s, 2);
 		report_num(c[6], sizeof(c[6]), r->images_per_s, 1);
@@ -498,7 +498,7 @@ static long next_step(const struct sweep_config *a, size_t na, size_t i)
 {
 	long next = -1;
 	for (size_t j = 0; j < na; j++)
-		if (a[j].part == a[i].part && a[j].batch == a[i].batch && a[j].gpus == a[i].gpus &&
+		if (a[j].part == a[i].part && a[j].batch_size == a[i].batch_size && a[j].gpus == a[i].gpus &&
 		    a[j].pol == a[i].pol && a[j].workers > a[i].workers &&
 		    (next < 0 || a[j].workers < a[next].workers))
 			next = (long)j;
@@ -556,7 +556,7 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 						   "under 10 ms (%)", "under 100 us (%)" };
 		const struct sweep_row *r = &s->rows[t2];
 		doc_p(d, "This machine, run %s (per sample; collate per batch of %d, transform = all "
-			 "transforms of a sample):", r->tag, r->batch);
+			 "transforms of a sample):", r->tag, r->batch_size);
 		doc_row(d, tit, 7, 1);
 		for (size_t k = 0; k < r->nops; k++) {
 			const struct sweep_op *o = &r->ops[k];
@@ -698,8 +698,8 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
 			 "(%.1f s to %.1f s), every op's with it; the front-end-bound share of decode rises "
 			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
-			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch, x->pp->dim.gpus,
-			 x->pp->dim.w[0], x->pp->dim.w[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
+			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch_size, x->pp->dim.gpus,
+			 x->pp->dim.workers[0], x->pp->dim.workers[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
 			 x->pp->dim.e2e[x->pp->dim.n - 1], x->pp->dim.span_rise_pct, x->pp->dim.span[0],
 			 x->pp->dim.span[x->pp->dim.n - 1], x->pp->fe_w8_pct, x->pp->fe_w28_pct);
 	{
@@ -827,7 +827,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			if (a[i].pol != (int)p)
 				continue;
 			snprintf(c[0], 96, "%d", a[i].workers);
-			snprintf(c[1], 96, "%d", a[i].batch);
+			snprintf(c[1], 96, "%d", a[i].batch_size);
 			snprintf(c[2], 96, "%d", a[i].gpus);
 			snprintf(c[3], 96, "%d", a[i].n);
 			cell_spread(c[4], 96, &a[i], "e2e_s", "%.3f");
@@ -857,14 +857,14 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 				continue;
 			for (size_t j = 0; j < i && first; j++)
 				first = !(sweep_row_ok(&s->rows[j]) && s->rows[j].part == r->part &&
-					  s->rows[j].batch == r->batch && s->rows[j].gpus == r->gpus &&
+					  s->rows[j].batch_size == r->batch_size && s->rows[j].gpus == r->gpus &&
 					  s->rows[j].workers == r->workers &&
 					  s->rows[j].repeat == r->repeat);
 			if (!first)
 				continue;
 			for (size_t j = i + 1; j < s->nrows; j++) {
 				q = &s->rows[j];
-				if (!sweep_row_ok(q) || q->part != r->part || q->batch != r->batch ||
+				if (!sweep_row_ok(q) || q->part != r->part || q->batch_size != r->batch_size ||
 				    q->gpus != r->gpus || q->workers != r->workers ||
 				    q->repeat != r->repeat)
 					continue;
@@ -882,7 +882,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			else if (strlen(diff) < sizeof(diff) - 64) {
 				size_t l = strlen(diff);
 				snprintf(diff + l, sizeof(diff) - l, "%sw%d b%d g%d r%d", l ? ", " : "",
-					 r->workers, r->batch, r->gpus, r->repeat);
+					 r->workers, r->batch_size, r->gpus, r->repeat);
 			}
 		}
 		if (!groups)

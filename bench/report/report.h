@@ -180,8 +180,8 @@ struct ooo_figs {
 #define DIM_MAX 64
 struct dim_figs {
 	size_t n;                     /* worker counts in the group (0: none) */
-	int batch, gpus;
-	int w[DIM_MAX];
+	int batch_size, gpus;
+	int workers[DIM_MAX];
 	double e2e[DIM_MAX], span[DIM_MAX];
 	int knee;                     /* by the rule (0: none) */
 	size_t ki;                    /* its index */

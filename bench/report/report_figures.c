@@ -140,9 +140,9 @@ static void series_key(const struct seriesing *z, const struct sweep_config *a, 
 	if (z->by_batch) {
 		k[1] = a->workers;
 		k[2] = a->gpus;
-		k[4] = a->batch;
+		k[4] = a->batch_size;
 	} else {
-		k[1] = a->batch;
+		k[1] = a->batch_size;
 		k[2] = z->tied[a->part] ? 0 : a->gpus;
 		k[4] = a->workers;
 	}
@@ -182,9 +182,9 @@ static void series_label(const struct seriesing *z, const struct sweep_config *a
 			snprintf(out, n, "%s%d worker%s / %d GPU%s", pre, a->workers,
 				 a->workers == 1 ? "" : "s", a->gpus, a->gpus == 1 ? "" : "s");
 	} else if (tied) {
-		snprintf(out, n, "%sb%d / workers = GPUs", pre, a->batch);
+		snprintf(out, n, "%sb%d / workers = GPUs", pre, a->batch_size);
 	} else {
-		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch, a->gpus, a->gpus == 1 ? "" : "s");
+		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch_size, a->gpus, a->gpus == 1 ? "" : "s");
 	}
 	if (z->npol > 1) {
 		size_t l = strlen(out);
@@ -233,9 +233,9 @@ static void csv_real(FILE *f, double v)
 void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n)
 {
 	if (s->nparts > 1)
-		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch, a->gpus);
+		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch_size, a->gpus);
 	else
-		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch, a->gpus);
+		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch_size, a->gpus);
 }
 
 static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seriesing *z,
@@ -285,7 +285,7 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		series_label(z, &s[i], label, sizeof(label));
 		fprintf(f, "%d,", out);
 		plot_csv_text(f, label);
-		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch, s[i].gpus, s[i].n);
+		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch_size, s[i].gpus, s[i].n);
 		csv_real(f, s[i].c.r.e2e_s);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].min);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].max);
@@ -351,7 +351,7 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 				}
 				fprintf(f, "%d,model: ", out);
 				plot_csv_text(f, label);
-				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch, s[j].gpus);
+				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch_size, s[j].gpus);
 				csv_real(f, m.e2e_s);
 				fputs(",,,", f);
 				csv_real(f, m.ooo_pct);
@@ -381,7 +381,7 @@ static int policy_group(const struct sweep_config *a, size_t n, size_t *pick)
 		unsigned seen = 0;
 		int np = 0;
 		for (size_t j = 0; j < n; j++)
-			if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			if (a[j].part == a[i].part && a[j].batch_size == a[i].batch_size &&
 			    a[j].gpus == a[i].gpus && a[j].pol < 32 && !(seen & (1u << a[j].pol))) {
 				seen |= 1u << a[j].pol;
 				np++;
@@ -396,7 +396,7 @@ static int policy_group(const struct sweep_config *a, size_t n, size_t *pick)
 
 static int in_group(const struct sweep_config *x, const struct sweep_config *g)
 {
-	return x->part == g->part && x->batch == g->batch && x->gpus == g->gpus;
+	return x->part == g->part && x->batch_size == g->batch_size && x->gpus == g->gpus;
 }
 
 static int cmp_int(const void *x, const void *y)
@@ -432,7 +432,7 @@ static int write_policies(FILE *f, const struct sweep_config *a, size_t n, const
 					continue;
 				fprintf(f, "%d,", p + 1);
 				plot_csv_text(f, a[i].policy);
-				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch, a[i].gpus,
+				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch_size, a[i].gpus,
 					a[i].n);
 				csv_real(f, a[i].c.r.e2e_s);
 				csv_real(f, a[i].c.r.images_per_s);
@@ -618,9 +618,9 @@ static void config_label(const struct sweep *s, const struct sweep_row *r, char 
 	if (!s->nparts)   /* a run report: its repeats */
 		snprintf(out, n, "%s", r->tag);
 	else if (s->nparts > 1)
-		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch, r->gpus);
+		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch_size, r->gpus);
 	else
-		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
+		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch_size, r->gpus);
 }
 
 /* Per-configuration data from each configuration's first ok run:
@@ -687,7 +687,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, size_t p
 			csv_real(fb, pr / 1e6);
 			fprintf(fb, ",%d\n", ooo);
 			pts[1] += w > 0;
-			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch))
+			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch_size))
 				pre[npre++] = pr / 1e6;
 			if (isfinite(d))
 				del[ndel++] = d / 1e6;
@@ -749,7 +749,7 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	memset(&t, 0, sizeof(t));
 	{
 		char sub[64];
-		snprintf(sub, sizeof(sub), "lotustrace/b%d_gpu%d", r->batch, r->gpus);
+		snprintf(sub, sizeof(sub), "lotustrace/b%d_gpu%d", r->batch_size, r->gpus);
 		sweep_run_path(s, r, sub, dir, sizeof(dir));
 	}
 	if (lotustrace_read(dir, LOTUSTRACE_PREFIX, &t, err, sizeof(err))) {
@@ -1000,7 +1000,7 @@ static int figs_policies(const struct fig_ctx *c, struct sweep_config *a, size_t
 	char part[32] = "";
 	if (c->s->nparts > 1)
 		snprintf(part, sizeof(part), "sweep %d: ", a[pick].part + 1);
-	snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch,
+	snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch_size,
 		 a[pick].gpus, a[pick].gpus == 1 ? "" : "s");
 	fig_draw(c, f, "policies.gp", p2, sub);
 	return 0;

@@ -291,7 +291,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	r->config = (int)s->nrows;   /* each repeat its own series in the figures */
 	r->repeat = (int)s->nrows;
 	r->workers = jint(j, "workers", 0);
-	r->batch = jint(j, "batch_size", 0);
+	r->batch_size = jint(j, "batch_size", 0);
 	r->gpus = jint(j, "gpus", 0);
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
 	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
@@ -437,7 +437,7 @@ int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, si
 		if (s->nrows > 1)
 			snprintf(r->tag, sizeof(r->tag), "repeat %d", r->repeat);
 		else
-			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch, r->gpus);
+			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch_size, r->gpus);
 	}
 	rc = 0;
 out:

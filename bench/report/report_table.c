@@ -80,7 +80,7 @@ struct rcol {
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
+	CI(workers), { "batch", CT_INT, offsetof(struct sweep_row, batch_size), 0 }, CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
 	CS(hw_events), CS(problem),
 };
 #undef CI
@@ -404,7 +404,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		r->config = config0 + jint(e, "config", (int)i + 1);
 		r->repeat = jint(e, "repeat", 1);
 		r->workers = jint(e, "workers", 0);
-		r->batch = jint(e, "batch_size", 0);
+		r->batch_size = jint(e, "batch_size", 0);
 		r->gpus = jint(e, "gpus", 0);
 		snprintf(r->policy, sizeof(r->policy), "%s", jstr(e, "policy", ""));
 		r->exit_code = jint(e, "exit_code", -1);

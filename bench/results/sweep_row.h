@@ -58,7 +58,7 @@ struct sweep_row {
 	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
 	char run_dir[256];            /* relative to the sweep folder; "" if none */
 	char cache[16];               /* page cache before the run: "dropped" or "warm" */
-	int workers, batch, gpus;
+	int workers, batch_size, gpus;
 	char policy[16];              /* loader policy (summary.json options.policy; "" unknown: torch) */
 	int complete;                 /* summary.json "complete" (0 if none) */
 	char checksum[24];

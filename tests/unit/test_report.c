@@ -411,7 +411,7 @@ static void assert_rows_equal(const struct sweep_row *a, const struct sweep_row 
 	assert_int_equal(a->exit_code, b->exit_code);
 	assert_string_equal(a->run_dir, b->run_dir);
 	assert_int_equal(a->workers, b->workers);
-	assert_int_equal(a->batch, b->batch);
+	assert_int_equal(a->batch_size, b->batch_size);
 	assert_int_equal(a->gpus, b->gpus);
 	assert_int_equal(a->complete, b->complete);
 	assert_string_equal(a->checksum, b->checksum);
@@ -455,7 +455,7 @@ static void test_load_tiny(void **state)
 	for (int i = 0; i < 2; i++) {
 		const struct sweep_row *r = &s.rows[i];
 		assert_int_equal(r->workers, i + 1);
-		assert_int_equal(r->batch, 8);
+		assert_int_equal(r->batch_size, 8);
 		assert_int_equal(r->complete, 1);
 		assert_true(r->e2e_s > 0);
 		assert_true(r->images == 24);
