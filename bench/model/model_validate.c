@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "fsutil.h"
 #include "consumer.h"
 #include "csv.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "counters.h"
 #include "emit.h"
 #include "csv.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "emit.h"
 #include "escape.h"
 #include "csv.h"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <turbojpeg.h>
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "counters.h"
 #include "kernels.h"
 #include "log.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "checksum.h"
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "decode.h"
 #include "emit.h"
 #include "generate.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
+#include "conventions.h"
 #include "consumer.h"
 #include "generate.h"
 #include "imagefolder.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
-#include "commands.h"
+#include "conventions.h"
 #include "escape.h"
 #include "log.h"
 #include "options.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <jansson.h>
-#include "commands.h"
+#include "conventions.h"
 #include "loader.h"
 #include "options.h"
 
