@@ -1350,48 +1350,22 @@ void gen_stats_print(const struct gen_stats *st, FILE *f)
 
 /* ---- the default dataset --------------------------------------------- */
 
-static int is_repo(const char *dir)
-{
-	char p[PATH_MAX];
-	struct stat sb;
-	snprintf(p, sizeof(p), "%.4000s/datasets/generate.h", dir);
-	if (stat(p, &sb))
-		return 0;
-	snprintf(p, sizeof(p), "%.4000s/pipelines", dir);
-	return !stat(p, &sb) && S_ISDIR(sb.st_mode);
-}
-
 /* $PPBENCH_CACHE/<name> when set (the user's choice), else
  * <repo>/datasets/cache/<name> (repo above the executable), else
  * $XDG_CACHE_HOME/ppbench/<name>, else $HOME/.cache/ppbench/<name>. */
 static int cache_path(const char *name, char *out, size_t n)
 {
 	int k;
-	char exe[PATH_MAX];
+	char top[PATH_MAX];
 	const char *env = getenv("PPBENCH_CACHE");
 	if (env && *env) {
 		k = snprintf(out, n, "%s/%s", env, name);
 		return k < 0 || (size_t)k >= n ? -1 : 0;
 	}
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len > 0) {
-		exe[len] = 0;
-		/* bench/ppbench, build/<tree>/ppbench, build/<tree>/tests/test_x */
-		for (int up = 0; up < 3; up++) {
-			char *slash = strrchr(exe, '/');
-			if (!slash || slash == exe)
-				break;
-			*slash = 0;
-			char *top = strrchr(exe, '/');
-			if (!top)
-				break;
-			char cand[PATH_MAX];
-			snprintf(cand, sizeof(cand), "%.*s", (int)(top - exe), exe);
-			if (*cand && is_repo(cand)) {
-				k = snprintf(out, n, "%s/datasets/cache/%s", cand, name);
-				return k < 0 || (size_t)k >= n ? -1 : 0;
-			}
-		}
+	/* bench/ppbench, build/<tree>/ppbench, build/<tree>/tests/test_x */
+	if (!find_top_exe("datasets/generate.h:pipelines", 4, top, sizeof(top))) {
+		k = snprintf(out, n, "%s/datasets/cache/%s", top, name);
+		return k < 0 || (size_t)k >= n ? -1 : 0;
 	}
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (xdg && *xdg)

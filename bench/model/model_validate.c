@@ -60,7 +60,7 @@ static void paper_cfg(struct model_cfg *c, int W, int B, int G, const struct mod
 static int ref_table(const char *file, struct table *t, char *err, size_t errlen)
 {
 	char top[4096], path[4300];
-	if (report_find_top(top, sizeof(top))) {
+	if (find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		snprintf(err, errlen, "the repository's datasets/reference/lotus/figures/ was not found "
 			 "(run ppbench from the repository)");
 		return -1;

@@ -1327,7 +1327,7 @@ static const struct {
 static void draw_figures(struct merge *m)
 {
 	char figdir[4096], data[4096], log[4096], out[4096], sub[160], why[320] = "";
-	int have_top = !report_find_top(m->top, sizeof(m->top));
+	int have_top = !find_top(TOP_OF_PLOTS, m->top, sizeof(m->top));
 
 	errf(figdir, sizeof(figdir), "%s/figures", m->out);
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);

@@ -946,7 +946,7 @@ static int report_write_locked(const struct sweep *s, char *err, size_t errlen)
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[REPORT_NFINDINGS];
 	char path[4096], topbuf[4096], stamp[64];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
 	size_t nst = 0;
 	time_t now = time(NULL);

@@ -205,7 +205,7 @@ struct paper {
 };
 
 /* Load the paper's figures from top/datasets/reference/lotus/figures/ (top
- * from report_find_top; NULL: not found). 0, or -1 with err (p->ok = 0). */
+ * from find_top, fsutil.h; NULL: not found). 0, or -1 with err (p->ok = 0). */
 int paper_load(const char *top, struct paper *p, char *err, size_t errlen);
 
 /* What a finding is judged with: the CPUs the runs could use (0: unknown),
@@ -286,10 +286,6 @@ const char *sweep_row_policy(const struct sweep_row *r);
 
 /* ---- figures and report ---------------------------------------------------*/
 
-/* Where plots/ and datasets/reference/lotus/figures/ are: the repository
- * above the executable (bench/, build/<tree>/, build/<tree>/tests/), else
- * the current folder. 0, or -1 if not found. */
-int report_find_top(char *out, size_t n);
 
 /* What became of one figure. */
 #define REPORT_MAX_FIGS 24

@@ -35,39 +35,6 @@
 
 /* ---- figures ----------------------------------------------------------- */
 
-static int is_top(const char *dir)
-{
-	char p[4096];
-	errf(p, sizeof(p), "%s/plots/common.gp", dir);
-	return file_exists(p);
-}
-
-int report_find_top(char *out, size_t n)
-{
-	char exe[4096], cwd[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (len > 0) {
-		exe[len] = 0;
-		/* bench/ppbench, build/<tree>/ppbench, build/<tree>/tests/test_x */
-		for (int up = 0; up < 4; up++) {
-			char *slash = strrchr(exe, '/');
-			if (!slash || slash == exe)
-				break;
-			*slash = 0;
-			if (is_top(exe)) {
-				snprintf(out, n, "%s", exe);
-				return 0;
-			}
-		}
-	}
-	if (getcwd(cwd, sizeof(cwd)) && is_top(cwd)) {
-		snprintf(out, n, "%s", cwd);
-		return 0;
-	}
-	return -1;
-}
-
 /* A data file created anew (a file or a symbolic link there is replaced,
  * never written through). NULL with errno. */
 static FILE *fig_create(const char *path)
@@ -1148,7 +1115,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		   char *err, size_t errlen)
 {
 	char topbuf[4096], figdir[4096], datadir[4096], log[4096];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct sweep_config *a = NULL, *sw = NULL, *sb = NULL;
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	struct seriesing zw, zb;

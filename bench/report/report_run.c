@@ -192,7 +192,7 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	char topbuf[4096], figdir[4096], datadir[4096], log[4096], stamp[64];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	const struct sweep_row **rp = calloc(s->nrows, sizeof(*rp));
 	struct combined *c = malloc(sizeof(*c));
 	struct doc d = { .dir = s->dir };

@@ -447,7 +447,7 @@ static int draw(const char *data, const char *out, const char *title, const char
 	char top[PATH_MAX], why[256];
 	const char *args[] = { data, out, title, NULL };
 
-	if (report_find_top(top, sizeof(top)))
+	if (find_top(TOP_OF_PLOTS, top, sizeof(top)))
 		return -1;
 	return plot_run(top, "strategies.gp", args, log, why, sizeof(why));
 }

@@ -22,6 +22,7 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "emit.h"
+#include "fsutil.h"
 #include "metrics.h"
 #include "report.h"
 
@@ -306,7 +307,7 @@ static void test_report_repeats(void **state)
 	};
 	char top[4096];
 	(void)state;
-	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+	if (!have_gnuplot() || find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		skip();
 		return;
 	}
@@ -621,7 +622,7 @@ static void test_figures_and_report(void **state)
 	char *md, *html;
 	(void)state;
 
-	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+	if (!have_gnuplot() || find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		skip();
 		return;
 	}
