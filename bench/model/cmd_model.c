@@ -10,11 +10,11 @@
 #include "commands.h"
 #include "consumer.h"
 #include "emit.h"
+#include "knee.h"
 #include "log.h"
 #include "metrics.h"
 #include "model.h"
 #include "options.h"
-#include "report.h"
 
 struct model_opts {
 	const char *workers;
@@ -512,13 +512,13 @@ static int provision(struct model_cfg *c, double target, char *err, size_t errle
 			return -1;
 		ws[n++] = w;
 	}
-	int knee = report_knee(ws, e2e, (size_t)n, REPORT_KNEE_GAIN_PCT);
+	int knee = knee_of(ws, e2e, (size_t)n, KNEE_GAIN_PCT);
 	if (knee)
 		printf("  E2E flattens at %d workers (the next doubling gains under %.0f %%)\n", knee,
-		       REPORT_KNEE_GAIN_PCT);
+		       KNEE_GAIN_PCT);
 	else
 		printf("  E2E still falls by %.0f %% or more per doubling up to %d workers\n",
-		       REPORT_KNEE_GAIN_PCT, ws[n - 1]);
+		       KNEE_GAIN_PCT, ws[n - 1]);
 	return 0;
 }
 
@@ -607,13 +607,13 @@ int cmd_model(int argc, char **argv)
 		analysis_free(&m);
 	}
 	if (!ret && nw > 1 && !o.csv) {
-		int knee = report_knee(ws, e2e, (size_t)nw, REPORT_KNEE_GAIN_PCT);
+		int knee = knee_of(ws, e2e, (size_t)nw, KNEE_GAIN_PCT);
 		if (knee)
 			printf("knee: %d workers (the first step that gains under %.0f %% of E2E)\n", knee,
-			       REPORT_KNEE_GAIN_PCT);
+			       KNEE_GAIN_PCT);
 		else
 			printf("knee: none in this range (every step gains %.0f %% of E2E or more)\n",
-			       REPORT_KNEE_GAIN_PCT);
+			       KNEE_GAIN_PCT);
 	}
 	json_decref(options);
 	model_src_free(&src);

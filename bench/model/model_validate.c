@@ -18,11 +18,11 @@
 #include "fsutil.h"
 #include "consumer.h"
 #include "csv.h"
+#include "knee.h"
 #include "metrics.h"
 #include "log.h"
 #include "model.h"
 #include "noise.h"
-#include "report.h"
 #include "stats.h"
 
 #define PAPER_IMAGES 1281167
@@ -288,7 +288,7 @@ static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int
 	for (int i = 1; i <= 20; i++) {
 		if (v3_run(v, s, i * 0.05, e2e, NULL, NULL, err, sizeof(err)))
 			return -1;
-		if (report_knee(v->w, e2e, v->k, REPORT_KNEE_GAIN_PCT) == knee)
+		if (knee_of(v->w, e2e, v->k, KNEE_GAIN_PCT) == knee)
 			return i * 0.05;
 	}
 	return -1;
@@ -300,7 +300,7 @@ static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int
  * larger). Prints the additions, s, and the largest. */
 static void v3_knee_needs(const struct v3 *v, const double *me, int kp)
 {
-	double need[32] = { 0 }, g = REPORT_KNEE_GAIN_PCT / 100;
+	double need[32] = { 0 }, g = KNEE_GAIN_PCT / 100;
 	int any = 0;
 	for (size_t i = 0; i + 1 < v->k; i++) {
 		if (v->w[i] < kp && me[i + 1] > me[i] * (1 - g))
@@ -364,15 +364,15 @@ static int validate_workers(int csv, int *ok)
 			       mp[i]);
 	}
 	double gpu_bound = V3_BATCHES * v.step_ms / 1e3;
-	int kp = report_knee(v.w, v.pe, v.k, REPORT_KNEE_GAIN_PCT);
-	int km = report_knee(v.w, me, v.k, REPORT_KNEE_GAIN_PCT);
-	int ko = report_knee(v.w, mo, v.k, REPORT_KNEE_GAIN_PCT);
+	int kp = knee_of(v.w, v.pe, v.k, KNEE_GAIN_PCT);
+	int km = knee_of(v.w, me, v.k, KNEE_GAIN_PCT);
+	int ko = knee_of(v.w, mo, v.k, KNEE_GAIN_PCT);
 	int e2e_ok = good;
 	good &= kp == km;
 	if (!csv) {
 		printf("validation 3: %s: E2E within %.0f %% for W >= 16: %s; knee (first step gaining under "
 		       "%.0f %%; 0: none): paper %d, model %d (own ms: %d); the GPU bound (%.1f s) is %s\n",
-		       good ? "met" : "NOT met", V3_E2E_PCT, e2e_ok ? "yes" : "no", REPORT_KNEE_GAIN_PCT,
+		       good ? "met" : "NOT met", V3_E2E_PCT, e2e_ok ? "yes" : "no", KNEE_GAIN_PCT,
 		       kp, km, ko, gpu_bound, me[v.k - 1] > gpu_bound * 1.05 ? "not reached" : "reached");
 		if (kp != km) {
 			double cpu = v3_cpu_for_knee(&v, &s, kp);
@@ -970,7 +970,7 @@ int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
 		return -1;
 	}
 	int k = (int)v.k;
-	int knee = report_knee(v.w, e2e, v.k, REPORT_KNEE_GAIN_PCT);
+	int knee = knee_of(v.w, e2e, v.k, KNEE_GAIN_PCT);
 	int len = snprintf(out, n, "a model, not a measurement (ppbench model, docs/model.md): with this "
 			   "machine's %.3f ms per image on the paper's machine shape (16 cores x 2 threads, "
 			   "4 GPUs, b1024, contention fitted to the paper's Fig. 6), E2E", image_ms);

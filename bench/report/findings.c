@@ -259,36 +259,6 @@ static int cmp_config_workers(const void *x, const void *y)
 	return (a->workers > b->workers) - (a->workers < b->workers);
 }
 
-int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
-		     struct stats_summary *s)
-{
-	double *v = calloc(n ? n : 1, sizeof(*v));
-	size_t k = 0;
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].config != from || !sweep_row_ok(&r[i]) || !(r[i].e2e_s > 0))
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (r[j].config == to && r[j].repeat == r[i].repeat && sweep_row_ok(&r[j]) &&
-			    isfinite(r[j].e2e_s)) {
-				v[k++] = 100 * (r[i].e2e_s - r[j].e2e_s) / r[i].e2e_s;
-				break;
-			}
-	}
-	int rc = stats_summarise(v, k, STATS_CI_LEVEL, s);
-	free(v);
-	return rc;
-}
-
-int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
-{
-	for (size_t i = 0; i + 1 < n; i++)
-		if ((e2e[i] - e2e[i + 1]) / e2e[i] < gain_pct / 100)
-			return w[i];
-	return 0;
-}
-
 long report_dim_config(const struct sweep_config *a, size_t na)
 {
 	size_t best = 0, bestn = 0;
@@ -336,7 +306,7 @@ static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs
 		d->e2e[i] = g[i]->c.r.e2e_s;
 		d->span[i] = g[i]->c.r.ops_span_s;
 	}
-	d->knee = report_knee(d->workers, d->e2e, k, REPORT_KNEE_GAIN_PCT);
+	d->knee = knee_of(d->workers, d->e2e, k, KNEE_GAIN_PCT);
 	for (size_t i = 0; i < k; i++)
 		if (d->workers[i] == d->knee)
 			d->ki = i;
@@ -738,7 +708,7 @@ static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 }
 
 /* Finding 4's comparisons: every step's E2E gain against the knee rule.
- * The steps before the knee must gain REPORT_KNEE_GAIN_PCT or more, the
+ * The steps before the knee must gain KNEE_GAIN_PCT or more, the
  * knee's step less; the verdict turns on the first step (adding workers
  * helped) and on the knee's step (then it stopped helping), or with no knee
  * on every step; the others say where the knee is. Steps past the knee are
@@ -754,7 +724,7 @@ static void dim_tests(struct finding *f, const struct dim_figs *d)
 		snprintf(key, sizeof(key), "step %d %d", d->workers[i], d->workers[i + 1]);
 		snprintf(what, sizeof(what), "the step from %d to %d workers' E2E gain", d->workers[i],
 			 d->workers[i + 1]);
-		add_test(f, key, what, "%", gain, REPORT_KNEE_GAIN_PCT, at, role);
+		add_test(f, key, what, "%", gain, KNEE_GAIN_PCT, at, role);
 	}
 }
 
@@ -797,20 +767,20 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
 			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch_size, d.gpus, gs,
-			REPORT_KNEE_GAIN_PCT, d.workers[0], d.workers[last], d.e2e[0], d.e2e[last]);
+			KNEE_GAIN_PCT, d.workers[0], d.workers[last], d.e2e[0], d.e2e[last]);
 		goto paper;
 	}
 	if (d.ki == 0) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
 			"(%.2f s to %.2f s): adding workers did not help at all", d.batch_size, d.gpus, gs,
-			d.workers[0], d.workers[1], REPORT_KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
+			d.workers[0], d.workers[1], KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
 		goto paper;
 	}
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
 		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch_size, d.gpus, gs,
-		d.knee, d.drop_pct, d.workers[0], d.workers[d.ki], d.e2e[0], d.e2e[d.ki], REPORT_KNEE_GAIN_PCT);
+		d.knee, d.drop_pct, d.workers[0], d.workers[d.ki], d.e2e[0], d.e2e[d.ki], KNEE_GAIN_PCT);
 	if (cpus > 0)
 		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
 	if (isfinite(d.span_rise_pct)) {

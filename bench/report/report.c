@@ -507,7 +507,7 @@ static long next_step(const struct sweep_config *a, size_t na, size_t i)
 
 /* The E2E gain (%) of the step from configuration i to the next worker
  * count, from the medians, then the gain in each repeat alone
- * (report_step_gain) and whether the knee rule's threshold lies within
+ * (knee_step_gain) and whether the knee rule's threshold lies within
  * them: "3.1 (each repeat: -1.2 to 7.9, n=3; within noise of 5 %)". */
 static void step_gain_cell(const struct findings_ctx *x, size_t i, char *out, size_t n)
 {
@@ -520,13 +520,13 @@ static void step_gain_cell(const struct findings_ctx *x, size_t i, char *out, si
 	double gain = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
 	struct stats_summary sp;
 	report_num(out, n, gain, 1);
-	if (report_step_gain(x->s->rows, x->s->nrows, a[i].config, a[j].config, &sp) || sp.n < 2)
+	if (knee_step_gain(x->s->rows, x->s->nrows, a[i].config, a[j].config, &sp) || sp.n < 2)
 		return;
-	enum stats_target t = stats_judge(&sp, REPORT_KNEE_GAIN_PCT, 0);
+	enum stats_target t = stats_judge(&sp, KNEE_GAIN_PCT, 0);
 	size_t l = strlen(out);
 	snprintf(out + l, n - l, " (each repeat: %.1f to %.1f, n=%zu; %s %.0f %%)", sp.min, sp.max,
 		 sp.n, t == TARGET_WITHIN_NOISE ? "within noise of the rule's" :
-		 t == TARGET_MET ? "at least" : "under", REPORT_KNEE_GAIN_PCT);
+		 t == TARGET_MET ? "at least" : "under", KNEE_GAIN_PCT);
 }
 
 /* Finding 1: short ops dominate (Table II). */
@@ -721,7 +721,7 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 						   "images/s" };
 		doc_p(d, "This machine (%s; the gain of a step from the medians, with the gain in "
 		      "each repeat alone and whether the rule's %.0f %% lies within them):",
-		      spread_words(a, na), REPORT_KNEE_GAIN_PCT);
+		      spread_words(a, na), KNEE_GAIN_PCT);
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));

@@ -22,6 +22,7 @@
 struct json_t;
 struct sweep_config;
 
+#include "knee.h"
 #include "sweep_row.h"
 
 /* A loaded sweep: one sweep folder, or several judged together (for
@@ -130,7 +131,6 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 /* the paper's findings the report judges, in order: short ops, variance,
  * out-of-order arrival, diminishing returns, tracing overhead */
 #define REPORT_NFINDINGS 5
-#define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
 /* finding 1: a run whose ops were on a CPU under this share of their wall
  * time (the rest waiting for one) cannot show that they are short */
@@ -270,16 +270,6 @@ long report_table2_row(const struct sweep_row *r, size_t n, int need_batches);
  * (an index into a), or -1 if none. Fig. 6b is drawn there too. */
 long report_dim_config(const struct sweep_config *a, size_t na);
 
-/* The knee of e2e[] over increasing w[] (n points): the smallest w[i]
- * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
- * every step gains more (or n < 2). */
-int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
-
-/* E2E's gain (%) from configuration `from` to `to` (struct sweep_row's
- * config) in each repeat that ran both, summarised into s (s->n 0: none).
- * 0, or -1 out of memory. */
-int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
-		     struct stats_summary *s);
 
 /* The loader policy of r ("torch" when the run did not say). */
 const char *sweep_row_policy(const struct sweep_row *r);

@@ -23,6 +23,7 @@
 #include "analysis.h"
 #include "emit.h"
 #include "fsutil.h"
+#include "knee.h"
 #include "metrics.h"
 #include "report.h"
 
@@ -94,7 +95,7 @@ static void test_knee(void **state)
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		int k = report_knee(rows[i].w, rows[i].e, rows[i].n, REPORT_KNEE_GAIN_PCT);
+		int k = knee_of(rows[i].w, rows[i].e, rows[i].n, KNEE_GAIN_PCT);
 		if (k != rows[i].knee)
 			fail_msg("line %d: knee %d, expected %d", rows[i].line, k, rows[i].knee);
 	}
