@@ -49,11 +49,6 @@ struct sweep {
 
 /* ---- the table ----------------------------------------------------------*/
 
-/* A row with every figure NaN, status pending, exit_code -1. */
-void sweep_row_init(struct sweep_row *r);
-/* Fill the measured fields of r from a run's summary.json object. */
-void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
-
 /* Read dir/sweep.json and every run's summary.json (the run folders named
  * in it). s is overwritten; free with sweep_free. */
 int sweep_load(struct sweep *s, const char *dir, char *err, size_t errlen);
@@ -363,10 +358,6 @@ int file_exists(const char *path);
  * the lock file cannot be made (nothing locked: the writes say why). */
 int report_lock(const char *dir);
 void report_unlock(int fd);
-/* o[key] as a string, or def when absent or not a string */
-const char *jstr(struct json_t *o, const char *key, const char *def);
-/* o[key] as an int, or def when absent or not an integer */
-int jint(struct json_t *o, const char *key, int def);
 /* Trailing slashes removed (not the root's). */
 void strip_slashes(char *p);
 /* The names of the ops of rows r[0..n) in first-seen order, at most max. */

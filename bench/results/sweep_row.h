@@ -175,4 +175,17 @@ struct sweep_row {
 /* The op named `name` in r, or NULL (repeats.c). */
 const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name);
 
+struct json_t;
+/* A row with every figure NaN, status pending, exit_code -1 (sweep_row.c). */
+void sweep_row_init(struct sweep_row *r);
+/* The op named `name` in r, added (every figure NaN) when r has none and
+ * room for one; NULL when full. */
+struct sweep_op *sweep_row_op_add(struct sweep_row *r, const char *name);
+/* Fill the measured fields of r from a run's summary.json object. */
+void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
+/* o[key] as a string, or def when absent or not a string */
+const char *jstr(struct json_t *o, const char *key, const char *def);
+/* o[key] as an int, or def when absent or not an integer */
+int jint(struct json_t *o, const char *key, int def);
+
 #endif
