@@ -19,6 +19,7 @@
 #include "emit.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "loader.h"

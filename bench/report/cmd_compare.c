@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "plot.h"
 #include "emit.h"
 #include "escape.h"

@@ -17,7 +17,7 @@
 #include "doc.h"
 #include "escape.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"

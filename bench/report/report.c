@@ -23,7 +23,7 @@
 #include "doc.h"
 #include "log.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "metrics.h"
 #include "model.h"
 #include "repeats.h"

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "decode.h"
 #include "emit.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "kernels.h"

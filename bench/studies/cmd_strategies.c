@@ -39,7 +39,7 @@
 #include "decode.h"
 #include "emit.h"
 #include "escape.h"
-#include "generate.h"
+#include "describe.h"
 #include "imagefolder.h"
 #include "log.h"
 #include "machine.h"

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "escape.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
