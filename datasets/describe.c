@@ -10,6 +10,23 @@
 #include "generate.h"
 #include "imagefolder.h"
 
+/* The index of name in GEN_PROFILE_CHOICES (the enum's order), or -1: the
+ * describer reads names without the generator's tables. */
+static int profile_index(const char *name)
+{
+	int i = 0;
+	size_t n = strlen(name);
+	for (const char *c = GEN_PROFILE_CHOICES; *c; i++) {
+		size_t len = strcspn(c, "|");
+		if (len == n && !strncmp(c, name, n))
+			return i;
+		if (!c[len])
+			break;
+		c += len + 1;
+	}
+	return -1;
+}
+
 int dataset_info_read(const char *root, struct gen_info *gi)
 {
 	char p[PATH_MAX], line[256];
@@ -20,7 +37,9 @@ int dataset_info_read(const char *root, struct gen_info *gi)
 	if (!f)
 		return -1;
 	unsigned long long v;
-	snprintf(gi->profile_name, sizeof(gi->profile_name), "%s", gen_profile_name(0));
+	/* the first profile when the file names none (made before profiles) */
+	snprintf(gi->profile_name, sizeof(gi->profile_name), "%.*s",
+		 (int)strcspn(GEN_PROFILE_CHOICES, "|"), GEN_PROFILE_CHOICES);
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "generator_version %d", &gi->version) == 1)
 			continue;
@@ -34,7 +53,7 @@ int dataset_info_read(const char *root, struct gen_info *gi)
 			gi->classes = v;
 	}
 	fclose(f);
-	gi->profile = gen_profile_find(gi->profile_name);
+	gi->profile = profile_index(gi->profile_name);
 	return 0;
 }
 
