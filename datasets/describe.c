@@ -7,7 +7,6 @@
 #include "describe.h"
 #include "escape.h"
 #include "fsutil.h"
-#include "generate.h"
 #include "imagefolder.h"
 
 /* The index of name in GEN_PROFILE_CHOICES (the enum's order), or -1: the

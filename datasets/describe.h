@@ -8,6 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the images look like (GEN_PROFILE_CHOICES, in this order):
+ * imagenet: ImageNet train's geometry and file sizes (mostly 500 x 375,
+ *   about 112 KiB at quality about 92: much detail per pixel);
+ * photos: modern photos downscaled for the web (about 0.4 MP, mostly 4:3
+ *   and 3:2 around 730 x 548 and 775 x 517, about 60 KB: 0.15 bytes per
+ *   pixel, quality about 82). */
+enum gen_profile { GEN_PROFILE_IMAGENET, GEN_PROFILE_PHOTOS, GEN_PROFILES };
+#define GEN_PROFILE_CHOICES "imagenet|photos"
+
 /* At a generated tree's top; ImageFolder ignores files there. */
 #define INFO_FILE "ppbench-dataset.txt"
 

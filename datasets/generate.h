@@ -6,14 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* What the images look like (GEN_PROFILE_CHOICES, in this order):
- * imagenet: ImageNet train's geometry and file sizes (mostly 500 x 375,
- *   about 112 KiB at quality about 92: much detail per pixel);
- * photos: modern photos downscaled for the web (about 0.4 MP, mostly 4:3
- *   and 3:2 around 730 x 548 and 775 x 517, about 60 KB: 0.15 bytes per
- *   pixel, quality about 82). */
-enum gen_profile { GEN_PROFILE_IMAGENET, GEN_PROFILE_PHOTOS, GEN_PROFILES };
-#define GEN_PROFILE_CHOICES "imagenet|photos"
+#include "describe.h"   /* enum gen_profile, GEN_PROFILE_CHOICES */
+
 /* The profile's name, or NULL if p is out of range. */
 const char *gen_profile_name(int p);
 /* The profile called name, or -1. */
@@ -58,8 +52,6 @@ struct gen_stats {
 int dataset_generate(const struct gen_options *o, struct gen_stats *st, char *err, size_t errlen);
 /* Human summary; sizes in KiB (1024 bytes), as the ImageNet figures. */
 void gen_stats_print(const struct gen_stats *st, FILE *f);
-
-/* Reading a generated tree back (its info file, the dataset block): describe.h. */
 
 /* Version of the generator's output: bumped whenever the bytes of a
  * profile's images change (a new profile leaves the others' bytes alone). */
