@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "options.h"
 #include "sample.h"
 
 /* The default --max-pixels: Pillow's decompression-bomb error threshold,
@@ -48,6 +49,16 @@ int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen);
 #define DECODE_MAX_FILE_DEFAULT "256MiB"
 #define DECODE_MAX_FILE_BYTES (256ull << 20)
 #define DECODE_MAX_FILE_HELP "refuse larger files before reading them (0: no limit)"
+
+/* The option-table rows of --max-pixels and --max-file-size (options.h's
+ * OPT_ROW: T the command's config struct, f its field). */
+#define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
+					  DECODE_BOMB_PIXELS_STR, "N", why)
+#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow, and any op's output of more (0: no limit)"
+#define OPT_MAX_FILE_SIZE(T, f) \
+	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
+	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \
+	  .lo = 0, .hi = 1099511627776.0 }
 
 /* Read the file a sample decodes into file (*n bytes), as every reader of
  * samples does: only a regular file (open_regular), its first bytes sniffed

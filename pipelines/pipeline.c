@@ -205,22 +205,14 @@ static int pipe_dirs(char dirs[][PATH_MAX], int max)
 	const char *env = getenv("PPBENCH_PIPELINES");
 	if (env && n < max)
 		snprintf(dirs[n++], PATH_MAX, "%s", env);
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len > 0) {
-		exe[len] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			/* bench/ppbench and build/<tree>/ppbench both sit below the top */
-			if (n < max)
-				snprintf(dirs[n++], PATH_MAX, "%.3900s/../pipelines", exe);
-			if (n < max)
-				snprintf(dirs[n++], PATH_MAX, "%.3900s/../../pipelines", exe);
-			if (n < max)
-				snprintf(dirs[n++], PATH_MAX, "%.3900s/../share/ppbench/pipelines", exe);
-		}
-	}
+	char top[PATH_MAX];
+	/* the source tree above bench/ppbench, build/<tree>/ppbench, or the
+	 * tree an install put the executable in (PREFIX/bin, PREFIX/share);
+	 * build/<tree>/pipelines/ holds objects, not .pipe files */
+	if (n < max && !find_top_exe("pipelines/imagenet_train.pipe", 3, top, sizeof(top)))
+		snprintf(dirs[n++], PATH_MAX, "%.3900s/pipelines", top);
+	if (n < max && !find_top_exe("share/ppbench/pipelines", 2, top, sizeof(top)))
+		snprintf(dirs[n++], PATH_MAX, "%.3900s/share/ppbench/pipelines", top);
 	if (n < max)
 		snprintf(dirs[n++], PATH_MAX, "pipelines");
 	return n;

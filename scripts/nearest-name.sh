@@ -1,6 +1,6 @@
 #!/bin/sh
 # The name nearest to WORD among NAMES, as ppbench's nearest_name does for
-# options and commands (bench/cli/conventions.c): a few edits (insert,
+# options and commands (bench/util/conventions.c): a few edits (insert,
 # delete, replace, swap two neighbours; 1 for words of up to 4 characters,
 # else up to a third), or a prefix of it; letters compared without case.
 # Prints nothing when no name is that near.

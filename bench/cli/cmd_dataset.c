@@ -4,6 +4,7 @@
 #include <string.h>
 #include "commands.h"
 #include "loader.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"

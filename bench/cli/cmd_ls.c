@@ -69,7 +69,7 @@ struct ls_entry {
 	char dataset[256];            /* its path as recorded */
 	char pipeline[128];
 	char config[256];
-	int workers, batch, gpus;     /* a run's (-1: not a run) */
+	int workers, batch_size, gpus;     /* a run's (-1: not a run) */
 	char policy[16];
 	struct stats_summary ips;     /* images/s: n = 0 when not known */
 	int ips_as_compare;           /* formatted as compare.md does (compare_fmt_cell) */
@@ -104,7 +104,7 @@ static struct ls_entry *ls_add(struct ls_list *l)
 	struct ls_entry *e = &l->e[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->complete = -1;
-	e->workers = e->batch = e->gpus = -1;
+	e->workers = e->batch_size = e->gpus = -1;
 	return e;
 }
 
@@ -180,7 +180,7 @@ static void fill_run(struct ls_entry *e, json_t *s)
 	if (w >= 0)
 		snprintf(e->config, sizeof(e->config), "w%d b%d g%d %s", w, b, g, pol);
 	e->workers = w;
-	e->batch = b;
+	e->batch_size = b;
 	e->gpus = g;
 	snprintf(e->policy, sizeof(e->policy), "%s", pol);
 	double ips = metric_from_json(metric_find("images_per_s"), s);
@@ -274,7 +274,7 @@ static void fill_sweep(struct ls_entry *e)
 	if (na) {
 		e->ips = *combined_spread(&a[best].c, "images_per_s");
 		snprintf(e->ips_note, sizeof(e->ips_note), "best: w%d b%d g%d", a[best].workers,
-			 a[best].batch, a[best].gpus);
+			 a[best].batch_size, a[best].gpus);
 	}
 	e->complete = s.nrows && ok == s.nrows;
 	char lock[PATH_MAX + 8];
@@ -712,7 +712,7 @@ static json_t *entry_json(const struct ls_entry *e)
 	json_object_set_new(o, "configuration", e->config[0] ? json_string(e->config) : json_null());
 	if (e->workers >= 0) {
 		json_object_set_new(o, "workers", json_integer(e->workers));
-		json_object_set_new(o, "batch_size", json_integer(e->batch));
+		json_object_set_new(o, "batch_size", json_integer(e->batch_size));
 		json_object_set_new(o, "gpus", json_integer(e->gpus));
 		json_object_set_new(o, "policy", json_string(e->policy));
 	}

@@ -19,6 +19,7 @@
 #include "emit.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "loader.h"
@@ -46,7 +47,7 @@ const struct opt run_opts_table[] = {
 	OPT_PIPELINE(struct run_opts, pipeline, OPT_PIPELINE_HELP),
 	{ "workers", 'w', OPT_INT, O(workers), "2", "W", "worker processes (or threads)",
 	  .lo = 1, .hi = 1024 },
-	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
+	{ "batch", 'b', OPT_INT, O(batch_size), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
 	{ "gpus", 'g', OPT_INT, O(gpus), "2", "G", "simulated GPUs (chooses the auto step time)",
 	  .lo = 1, .hi = 64 },
 	{ "gpu-step", 0, OPT_TIME, O(gpu_step), "auto", "TIME|auto",
@@ -58,7 +59,7 @@ const struct opt run_opts_table[] = {
 	  .lo = 1e-4, .hi = 1e4 },
 	{ "h2d-bandwidth", 0, OPT_RATE, O(h2d), "12GB/s", "RATE",
 	  "simulated host-to-device copy bandwidth (0: no copy); a batch's copy may last a minute at most, as --gpu-step", .unit = "B/s", .lo = 0, .hi = 1e13 },
-	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P",
+	{ "prefetch-factor", 'P', OPT_INT, O(prefetch_factor), "2", "P",
 	  "batches in flight per worker (P x W in all)", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL,
 	  "copy each batch into page-locked memory in a pin thread", .choices = NULL },
@@ -211,7 +212,7 @@ static json_t *loader_json(const struct run_opts *o, const struct loader_result 
 	json_object_set_new(j, "pinned_locked",
 			    r->pin_locked < 0 ? json_null() : json_boolean(r->pin_locked));
 	json_object_set_new(j, "memory", loader_memory_json(r));
-	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch * o->workers));
+	json_object_set_new(j, "inflight_bound_batches", json_integer(o->prefetch_factor * o->workers));
 	json_object_set_new(j, "gpu_step_ns", json_integer((json_int_t)step_ns));
 	json_object_set_new(j, "h2d_bandwidth_bytes_per_s", json_real(o->h2d));
 	json_object_set_new(j, "checksum_enabled", json_boolean(o->checksum));
@@ -358,7 +359,7 @@ static void print_harness(FILE *f, const struct run_opts *o, const struct loader
 			r->hash_ns ? (double)r->hash_bytes / (double)r->hash_ns : 0.0);
 	else
 		fprintf(f, "checksum off");
-	fprintf(f, ", in flight max %u of %ld", r->max_inflight, o->prefetch * o->workers);
+	fprintf(f, ", in flight max %u of %ld", r->max_inflight, o->prefetch_factor * o->workers);
 	if (r->pin_locked >= 0)
 		fprintf(f, ", pinned buffers %s", r->pin_locked ? "locked" : "NOT locked (mlock failed)");
 	char pl[32], tb[32], rs[32];
@@ -421,7 +422,7 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 	struct analysis_opts ao = {
 		.start_ns = r->start_ns,
 		.end_ns = r->end_ns,
-		.batch_size = (int)o->batch,
+		.batch_size = (int)o->batch_size,
 		.workers = (int)o->workers,
 		.gpus = (int)o->gpus,
 		.images = r->images,
@@ -674,8 +675,8 @@ struct loader_cfg run_loader_cfg(const struct run_opts *o, const struct pipeline
 		.pipe = pipe,
 		.data = data,
 		.workers = (int)o->workers,
-		.batch = (int)o->batch,
-		.prefetch = (int)o->prefetch,
+		.batch_size = (int)o->batch_size,
+		.prefetch_factor = (int)o->prefetch_factor,
 		.epochs = (int)o->epochs,
 		.max_batches = o->max_batches,
 		.shuffle = o->shuffle,
@@ -842,9 +843,9 @@ static int check_free_space(const struct run_opts *o, const struct pipeline *pip
 			    const struct dataset *data, char *err, size_t errlen)
 {
 	uint64_t images = (uint64_t)data->n * (uint64_t)o->epochs;
-	if (o->max_batches && o->max_batches * (uint64_t)o->batch < images)
-		images = o->max_batches * (uint64_t)o->batch;
-	uint64_t batches = (images + (uint64_t)o->batch - 1) / (uint64_t)o->batch;
+	if (o->max_batches && o->max_batches * (uint64_t)o->batch_size < images)
+		images = o->max_batches * (uint64_t)o->batch_size;
+	uint64_t batches = (images + (uint64_t)o->batch_size - 1) / (uint64_t)o->batch_size;
 	uint64_t events = batches * 10 + (o->trace ? images * (uint64_t)(pipe->nops + 2) : 0);
 	uint64_t need = results_size_estimate(events, batches, o->trace, o->trace) *
 			(uint64_t)o->repeat;
@@ -864,7 +865,7 @@ static int check_free_space(const struct run_opts *o, const struct pipeline *pip
 int run_gpu_step(const struct run_opts *o, uint64_t *step_ns, char *err, size_t errlen)
 {
 	uint64_t ns = o->gpu_step;
-	if (ns == OPT_AUTO && gpu_step_auto(o->batch, o->gpus, &ns, err, errlen)) {
+	if (ns == OPT_AUTO && gpu_step_auto(o->batch_size, o->gpus, &ns, err, errlen)) {
 		char why[512];
 		snprintf(why, sizeof(why), "%s", err);
 		snprintf(err, errlen, "--gpu-step auto: %s", why);
@@ -895,9 +896,9 @@ int cmd_run(int argc, char **argv)
 	int pr = opts_prelude(run_opts_table, &o, argc, argv, &npos, usage, description, "run");
 	if (pr >= 0)
 		return pr;
-	if (o.prefetch * o.workers > 8192) {
+	if (o.prefetch_factor * o.workers > 8192) {
 		error_msg("--prefetch-factor x --workers is %ld: at most 8192 batches can be in flight",
-		      o.prefetch * o.workers);
+		      o.prefetch_factor * o.workers);
 		return EXIT_USAGE;
 	}
 	uint64_t step_ns;
@@ -933,7 +934,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	if (!o.tag) {
-		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch, o.workers, o.gpus);
+		snprintf(tag, sizeof(tag), "%s-b%ld-w%ld-g%ld", pipe.name, o.batch_size, o.workers, o.gpus);
 		o.tag = tag;
 	}
 	if (results_path_check(o.out, o.tag, o.repeat > 1 ? 6 : 0, err, sizeof(err)) ||

@@ -11,7 +11,7 @@
  * the index of the value in the option's choices. */
 struct run_opts {
 	const char *data, *pipeline, *tag, *out, *counters, *pin_cpus;
-	long workers, batch, gpus, prefetch, epochs, repeat;
+	long workers, batch_size, gpus, prefetch_factor, epochs, repeat;
 	uint64_t gpu_step, max_batches, seed, max_pixels, max_file_size, trace_capacity, dump_batches;
 	uint64_t timeout, stall_notice;
 	double h2d, speedy_pct, require_idle, gpu_step_scale;

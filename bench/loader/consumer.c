@@ -7,7 +7,7 @@
  * copy is in datasets/reference/lotus/lotus_gpu_step_ms.csv. The paper has
  * no 1-GPU run at batch 1024. */
 static const struct {
-	int batch, gpus;
+	int batch_size, gpus;
 	double ms;
 } step_table[] = {
 	{ 128, 1, 108.5 }, { 128, 2, 68.8 }, { 128, 3, 57.3 }, { 128, 4, 46.4 },
@@ -25,7 +25,7 @@ int gpu_step_auto(long batch, long gpus, uint64_t *step_ns, char *why, size_t wh
 		if (step_table[i].gpus != gpus)
 			continue;
 		/* nearest batch size by ratio: scaling from it changes the least */
-		double r = (double)batch / step_table[i].batch;
+		double r = (double)batch / step_table[i].batch_size;
 		double dist = r >= 1 ? r : 1 / r;
 		if (best < 0 || dist < best_dist) {
 			best = (int)i;
@@ -37,7 +37,7 @@ int gpu_step_auto(long batch, long gpus, uint64_t *step_ns, char *why, size_t wh
 			 "(it has 1 to 4): give --gpu-step", gpus);
 		return -1;
 	}
-	double ms = step_table[best].ms * (double)batch / step_table[best].batch;
+	double ms = step_table[best].ms * (double)batch / step_table[best].batch_size;
 	*step_ns = (uint64_t)(ms * 1e6 + 0.5);
 	return 0;
 }

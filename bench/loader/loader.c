@@ -220,7 +220,7 @@ int loader_plan(const struct loader_cfg *c, struct loader_plan *pl, char *err, s
 {
 	const struct pipeline *p = c->pipe;
 	memset(pl, 0, sizeof(*pl));
-	size_t B = (size_t)c->batch, W = (size_t)c->workers, P = (size_t)c->prefetch;
+	size_t B = (size_t)c->batch_size, W = (size_t)c->workers, P = (size_t)c->prefetch_factor;
 	if (!c->data->n) {
 		snprintf(err, errlen, "the dataset '%s' has no images", c->data->root);
 		return -1;
@@ -873,7 +873,7 @@ static int setup_policy(struct loader_state *R, size_t window, char *err, size_t
 	struct loader *L = &R->L;
 	const struct loader_cfg *c = L->cfg;
 	const struct loader_plan *pl = L->plan;
-	size_t nb = L->sched.nbatches, B = (size_t)c->batch, ns = c->data->n;
+	size_t nb = L->sched.nbatches, B = (size_t)c->batch_size, ns = c->data->n;
 	size_t nstage = (size_t)pl->nslots * pl->batch_max;
 	size_t o_fill = 0, o_slot = o_fill + nb * 4, o_slow = o_slot + nb * 4;
 	size_t o_meta = (o_slow + ns * 4 + 63) / 64 * 64;
@@ -892,7 +892,7 @@ static int setup_policy(struct loader_state *R, size_t window, char *err, size_t
 	L->meta = (struct stage_meta *)(void *)(base + o_meta);
 	L->stage = base + o_stage;
 	/* speedy's warm-up: the first P x W x B samples, 8 to WARM_CAP */
-	size_t warm = (size_t)c->prefetch * (size_t)L->W * B;
+	size_t warm = (size_t)c->prefetch_factor * (size_t)L->W * B;
 	size_t first = L->sched.epoch_first[1] > 0 ?
 		       L->sched.b[L->sched.epoch_first[1] - 1].first + L->sched.b[L->sched.epoch_first[1] - 1].n : 0;
 	if (warm < 8)
@@ -928,7 +928,7 @@ static int setup(struct loader_state *R, char *err, size_t errlen)
 	struct loader_result *r = R->r;
 	int W = c->workers;
 
-	if (schedule_build(&L->sched, c->data->n, (size_t)c->batch, c->epochs, c->shuffle,
+	if (schedule_build(&L->sched, c->data->n, (size_t)c->batch_size, c->epochs, c->shuffle,
 			   c->drop_last, c->seed, c->max_batches, err, errlen))
 		return -1;
 	size_t nb = L->sched.nbatches;
@@ -1006,7 +1006,7 @@ static int setup(struct loader_state *R, char *err, size_t errlen)
 
 	/* queues: a task per batch of the window can wait in one index pipe,
 	 * and the whole window in the result pipe */
-	size_t window = (size_t)c->prefetch * (size_t)W + 1;
+	size_t window = (size_t)c->prefetch_factor * (size_t)W + 1;
 	for (int w = 0; w < W; w++) {
 		int fd[2];
 		if (make_pipe(fd, window * sizeof(struct task_msg), err, errlen))
@@ -1225,7 +1225,7 @@ static int run_epochs(struct loader_state *R)
 		R->send = R->rcvd = R->epoch_first;
 		R->yielded = 0;
 		/* prime: prefetch_factor x W tasks */
-		for (int i = 0; i < c->prefetch * L->W; i++)
+		for (int i = 0; i < c->prefetch_factor * L->W; i++)
 			if (dispatch(R))
 				return -1;
 		while (R->yielded < R->epoch_end - R->epoch_first) {

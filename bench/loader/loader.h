@@ -78,7 +78,7 @@ enum loader_cache { CACHE_NONE, CACHE_SAMPLE };
 struct loader_cfg {
 	const struct pipeline *pipe;   /* borrowed */
 	const struct dataset *data;    /* borrowed: paths and labels */
-	int workers, batch, prefetch;  /* W, B, P (all >= 1) */
+	int workers, batch_size, prefetch_factor;  /* W, B, P (all >= 1) */
 	int epochs;
 	uint64_t max_batches;          /* 0: every batch of every epoch */
 	int shuffle, drop_last;

@@ -137,7 +137,7 @@ struct json_t *pin_plan_json(const struct pin_plan *p, const int *worker_pinned,
 /* One line: "workers -> CPUs 0,8,1,9; main -> 2; pin thread -> 10". */
 void pin_plan_format(const struct pin_plan *p, char *out, size_t n);
 
-/* The --pin row of a command's option table (bench/cli/options.h), for a
+/* The --pin row of a command's option table (bench/util/options.h), for a
  * config struct with a `const char *` field; pin_parse() the value before
  * anything runs. */
 #define PIN_OPT(cfg_type, field) \

@@ -10,15 +10,15 @@
 #include "commands.h"
 #include "consumer.h"
 #include "emit.h"
+#include "knee.h"
 #include "log.h"
 #include "metrics.h"
 #include "model.h"
 #include "options.h"
-#include "report.h"
 
 struct model_opts {
 	const char *workers;
-	long batch, gpus, prefetch, epochs, batch_of;
+	long batch_size, gpus, prefetch_factor, epochs, batch_of;
 	const char *gpu_step, *h2d_s, *pin_s;
 	double h2d, pin_bw;
 	int pin, order, policy, shuffle, drop_last, paper, validate, csv;
@@ -36,7 +36,7 @@ struct model_opts {
 static const struct opt model_optt[] = {
 	{ "workers", 'w', OPT_LIST, O(workers), "2", "LIST",
 	  "worker count, or a list (\"8 12 16\"): a worker sweep with its knee", .choices = NULL },
-	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
+	{ "batch", 'b', OPT_INT, O(batch_size), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
 	{ "gpus", 'g', OPT_INT, O(gpus), "2", "G", "GPUs (chooses the auto step time)", .lo = 1, .hi = 1024 },
 	{ "gpu-step", 0, OPT_STR, O(gpu_step), "auto", "TIME|auto|Nimg/s",
 	  "step per batch: a time, the measured ResNet18/V100 table, or a throughput per GPU" , .choices = NULL },
@@ -46,7 +46,7 @@ static const struct opt model_optt[] = {
 	  "the pin thread's copy of each batch (none: free)", .choices = NULL },
 	{ "sample-bytes", 0, OPT_SIZE, O(sample_bytes), "602112", "BYTES",
 	  "one sample's output (3 x 224 x 224 float32)" , .choices = NULL },
-	{ "prefetch-factor", 'P', OPT_INT, O(prefetch), "2", "P", "tasks per worker in flight", .lo = 1, .hi = 1024 },
+	{ "prefetch-factor", 'P', OPT_INT, O(prefetch_factor), "2", "P", "tasks per worker in flight", .lo = 1, .hi = 1024 },
 	{ "pin-memory", 0, OPT_BOOL, O(pin), "on", NULL, "a pin thread copies each batch" , .choices = NULL },
 	{ "order", 0, OPT_ENUM, O(order), "inorder", NULL, "hand-over order", .choices = ORDER_CHOICES },
 	{ "policy", 0, OPT_ENUM, O(policy), "torch", NULL, "loader policy",
@@ -141,7 +141,7 @@ static int step_ns(const struct model_opts *o, double *out, char *err, size_t er
 	char why[256];
 	if (!strcmp(s, "auto")) {
 		uint64_t ns;
-		if (gpu_step_auto(o->batch, o->gpus, &ns, why, sizeof(why))) {
+		if (gpu_step_auto(o->batch_size, o->gpus, &ns, why, sizeof(why))) {
 			snprintf(err, errlen, "--gpu-step auto: %s", why);
 			return -1;
 		}
@@ -152,7 +152,7 @@ static int step_ns(const struct model_opts *o, double *out, char *err, size_t er
 	double v = strtod(s, &end);
 	if (end != s && (!strcmp(end, "img/s") || !strcmp(end, "images/s")) && v > 0) {
 		/* data parallel: each of the G GPUs takes B / G of the batch */
-		*out = (double)o->batch / ((double)o->gpus * v) * 1e9;
+		*out = (double)o->batch_size / ((double)o->gpus * v) * 1e9;
 		return 0;
 	}
 	uint64_t ns;
@@ -244,20 +244,20 @@ static int make_src(const struct model_opts *o, struct model_src *s, int *ref_w,
 	if (o->batch_times)
 		return batch_times(o->batch_times, s, err, errlen);
 	if (o->batch_ms > 0)
-		model_src_batch_normal(s, o->batch_ms, o->batch_std, o->batch_of ? (int)o->batch_of : (int)o->batch);
+		model_src_batch_normal(s, o->batch_ms, o->batch_std, o->batch_of ? (int)o->batch_of : (int)o->batch_size);
 	else if (o->sample_ms > 0)
-		model_src_sample(s, o->sample_ms, o->sample_cv, o->collate_ms, (int)o->batch);
+		model_src_sample(s, o->sample_ms, o->sample_cv, o->collate_ms, (int)o->batch_size);
 	else
-		paper_src(s, (int)o->batch);
+		paper_src(s, (int)o->batch_size);
 	return 0;
 }
 
 static void base_cfg(const struct model_opts *o, struct model_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->batch = (int)o->batch;
+	c->batch_size = (int)o->batch_size;
 	c->gpus = (int)o->gpus;
-	c->prefetch = (int)o->prefetch;
+	c->prefetch_factor = (int)o->prefetch_factor;
 	c->images = o->images;
 	c->epochs = (int)o->epochs;
 	c->max_batches = o->max_batches;
@@ -303,7 +303,7 @@ static int write_folder(const char *root, const struct model_cfg *c, const struc
 			char *err, size_t errlen)
 {
 	char tag[64], tmp[PATH_MAX], name[256];
-	snprintf(tag, sizeof(tag), "model-w%d-b%d-g%d", c->workers, c->batch, c->gpus);
+	snprintf(tag, sizeof(tag), "model-w%d-b%d-g%d", c->workers, c->batch_size, c->gpus);
 	if (results_dir_begin(root, tag, tmp, sizeof(tmp), name, sizeof(name), err, errlen))
 		return -1;
 	json_t *blocks = json_object();
@@ -460,7 +460,7 @@ static int provision(struct model_cfg *c, double target, char *err, size_t errle
 	struct model_machine mm = c->machine;
 	int G = c->gpus;
 	/* the workers the GPUs need if nothing else mattered: a bound to search under */
-	double need = c->gpu_step_ns > 0 ? target / 100 * c->batch / c->gpu_step_ns *
+	double need = c->gpu_step_ns > 0 ? target / 100 * c->batch_size / c->gpu_step_ns *
 					   model_src_image_ns(c->src) : PROV_MAX_WORKERS;
 	int cap = (int)fmin(fmax(4 * need, 64), 65536);
 	int hiw = mm.cores > 0 ? (int)(mm.cores * mm.tpc) + 4 : cap;
@@ -470,7 +470,7 @@ static int provision(struct model_cfg *c, double target, char *err, size_t errle
 	printf("provisioning for %.0f %% GPU utilisation (after the first batch), %d GPU%s:\n", target,
 	       G, G == 1 ? "" : "s");
 	double pin_ns = c->pin_memory && c->pin_bytes_per_s > 0 ?
-			c->batch * c->sample_bytes / c->pin_bytes_per_s * 1e9 : 0;
+			c->batch_size * c->sample_bytes / c->pin_bytes_per_s * 1e9 : 0;
 	if (pin_ns > c->gpu_step_ns * 100 / target)
 		printf("  note: the pin thread copies a batch in %.2f ms, longer than the step (%.2f ms): "
 		       "it caps the GPUs below the target whatever the workers (--pin-bandwidth)\n",
@@ -512,13 +512,13 @@ static int provision(struct model_cfg *c, double target, char *err, size_t errle
 			return -1;
 		ws[n++] = w;
 	}
-	int knee = report_knee(ws, e2e, (size_t)n, REPORT_KNEE_GAIN_PCT);
+	int knee = knee_of(ws, e2e, (size_t)n, KNEE_GAIN_PCT);
 	if (knee)
 		printf("  E2E flattens at %d workers (the next doubling gains under %.0f %%)\n", knee,
-		       REPORT_KNEE_GAIN_PCT);
+		       KNEE_GAIN_PCT);
 	else
 		printf("  E2E still falls by %.0f %% or more per doubling up to %d workers\n",
-		       REPORT_KNEE_GAIN_PCT, ws[n - 1]);
+		       KNEE_GAIN_PCT, ws[n - 1]);
 	return 0;
 }
 
@@ -566,7 +566,7 @@ int cmd_model(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (src_rc == 1)
-		model_src_batch_normal(&src, fit_ms, o.batch_std, o.batch_of ? (int)o.batch_of : c.batch);
+		model_src_batch_normal(&src, fit_ms, o.batch_std, o.batch_of ? (int)o.batch_of : c.batch_size);
 	if (ref_w > 0)
 		c.machine.ref_busy = ref_w + o.main_threads + (o.pin ? 1 : 0);
 	if (o.batch_noise >= 0 && src.kind != MSRC_BATCH_NORMAL && src.kind != MSRC_BATCH_EMPIRICAL &&
@@ -607,13 +607,13 @@ int cmd_model(int argc, char **argv)
 		analysis_free(&m);
 	}
 	if (!ret && nw > 1 && !o.csv) {
-		int knee = report_knee(ws, e2e, (size_t)nw, REPORT_KNEE_GAIN_PCT);
+		int knee = knee_of(ws, e2e, (size_t)nw, KNEE_GAIN_PCT);
 		if (knee)
 			printf("knee: %d workers (the first step that gains under %.0f %% of E2E)\n", knee,
-			       REPORT_KNEE_GAIN_PCT);
+			       KNEE_GAIN_PCT);
 		else
 			printf("knee: none in this range (every step gains %.0f %% of E2E or more)\n",
-			       REPORT_KNEE_GAIN_PCT);
+			       KNEE_GAIN_PCT);
 	}
 	json_decref(options);
 	model_src_free(&src);

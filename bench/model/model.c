@@ -194,7 +194,7 @@ static double sample_cost(const struct sim *S, uint64_t di, uint32_t epoch)
 		return s->mean_ns * exp(sg * gauss(seed, 2, di) - sg * sg / 2);
 	}
 	case MSRC_BATCH_LIST:
-		return s->mean_ns / S->c->batch;
+		return s->mean_ns / S->c->batch_size;
 	default: {
 		/* per-batch figures: a lognormal per sample whose sum over a
 		 * batch has the stated mean and std (independent samples) */
@@ -602,7 +602,7 @@ static int prime(struct sim *S)
 	S->eend = (int64_t)S->epoch_first[S->e + 1];
 	S->send = S->rcvd = S->efirst;
 	S->yielded = 0;
-	for (int i = 0; i < S->c->prefetch * S->W; i++)
+	for (int i = 0; i < S->c->prefetch_factor * S->W; i++)
 		if (dispatch(S))
 			return -1;
 	return 0;
@@ -729,7 +729,7 @@ static int main_start(struct sim *S)
 static int schedule(struct sim *S, char *err, size_t errlen)
 {
 	const struct model_cfg *c = S->c;
-	uint64_t N = c->images, B = (uint64_t)c->batch;
+	uint64_t N = c->images, B = (uint64_t)c->batch_size;
 	uint64_t per = c->drop_last ? N / B : (N + B - 1) / B;
 	uint64_t total = per * (uint64_t)c->epochs;
 	if (!per) {
@@ -847,7 +847,7 @@ static int setup(struct sim *S, char *err, size_t errlen)
 	S->tpin = c->pin_memory ? &t->procs[1 + W] : NULL;
 	S->tgpu = &t->procs[nprocs - 1];
 	/* speedy's warm-up: P x W x B samples, 8 to WARM_CAP, within epoch 0 */
-	uint64_t warm = (uint64_t)c->prefetch * W * (uint64_t)c->batch;
+	uint64_t warm = (uint64_t)c->prefetch_factor * W * (uint64_t)c->batch_size;
 	uint64_t e0 = S->epoch_first[1] ? S->first[S->epoch_first[1] - 1] + S->n[S->epoch_first[1] - 1] : 0;
 	warm = warm < 8 ? 8 : warm > WARM_CAP ? WARM_CAP : warm;
 	S->warm_target = (uint32_t)(warm > e0 ? e0 : warm);
@@ -881,7 +881,7 @@ static void sim_free(struct sim *S)
 
 static int check_cfg(const struct model_cfg *c, char *err, size_t errlen)
 {
-	if (c->workers < 1 || c->batch < 1 || c->prefetch < 1 || c->epochs < 1 || !c->images) {
+	if (c->workers < 1 || c->batch_size < 1 || c->prefetch_factor < 1 || c->epochs < 1 || !c->images) {
 		snprintf(err, errlen, "the model needs workers, batch, prefetch factor, epochs and "
 			 "images of at least 1");
 		return -1;
@@ -958,7 +958,7 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 		memset(a, 0, sizeof(*a));
 		a->start_ns = T0;
 		a->end_ns = T0 + S->now;
-		a->batch_size = c->batch;
+		a->batch_size = c->batch_size;
 		a->workers = c->workers;
 		a->gpus = c->gpus;
 		a->images = o->images;

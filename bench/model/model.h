@@ -163,7 +163,7 @@ void model_fit(struct model_machine *m, const double *n, const int *W, const dou
 /* ---- the model ---------------------------------------------------------- */
 
 struct model_cfg {
-	int workers, batch, prefetch, gpus;
+	int workers, batch_size, prefetch_factor, gpus;
 	uint64_t images;               /* dataset size */
 	int epochs;
 	uint64_t max_batches;          /* 0: all */

@@ -14,15 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "fsutil.h"
 #include "consumer.h"
 #include "csv.h"
+#include "knee.h"
 #include "metrics.h"
 #include "log.h"
 #include "model.h"
 #include "noise.h"
-#include "report.h"
 #include "stats.h"
 
 #define PAPER_IMAGES 1281167
@@ -37,9 +37,9 @@ static void paper_cfg(struct model_cfg *c, int W, int B, int G, const struct mod
 {
 	memset(c, 0, sizeof(*c));
 	c->workers = W;
-	c->batch = B;
+	c->batch_size = B;
 	c->gpus = G;
-	c->prefetch = 2;
+	c->prefetch_factor = 2;
 	c->images = PAPER_IMAGES;
 	c->epochs = 1;
 	c->shuffle = 1;
@@ -60,7 +60,7 @@ static void paper_cfg(struct model_cfg *c, int W, int B, int G, const struct mod
 static int ref_table(const char *file, struct table *t, char *err, size_t errlen)
 {
 	char top[4096], path[4300];
-	if (report_find_top(top, sizeof(top))) {
+	if (find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		snprintf(err, errlen, "the repository's datasets/reference/lotus/figures/ was not found "
 			 "(run ppbench from the repository)");
 		return -1;
@@ -288,7 +288,7 @@ static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int
 	for (int i = 1; i <= 20; i++) {
 		if (v3_run(v, s, i * 0.05, e2e, NULL, NULL, err, sizeof(err)))
 			return -1;
-		if (report_knee(v->w, e2e, v->k, REPORT_KNEE_GAIN_PCT) == knee)
+		if (knee_of(v->w, e2e, v->k, KNEE_GAIN_PCT) == knee)
 			return i * 0.05;
 	}
 	return -1;
@@ -300,7 +300,7 @@ static double v3_cpu_for_knee(const struct v3 *v, const struct model_src *s, int
  * larger). Prints the additions, s, and the largest. */
 static void v3_knee_needs(const struct v3 *v, const double *me, int kp)
 {
-	double need[32] = { 0 }, g = REPORT_KNEE_GAIN_PCT / 100;
+	double need[32] = { 0 }, g = KNEE_GAIN_PCT / 100;
 	int any = 0;
 	for (size_t i = 0; i + 1 < v->k; i++) {
 		if (v->w[i] < kp && me[i + 1] > me[i] * (1 - g))
@@ -364,15 +364,15 @@ static int validate_workers(int csv, int *ok)
 			       mp[i]);
 	}
 	double gpu_bound = V3_BATCHES * v.step_ms / 1e3;
-	int kp = report_knee(v.w, v.pe, v.k, REPORT_KNEE_GAIN_PCT);
-	int km = report_knee(v.w, me, v.k, REPORT_KNEE_GAIN_PCT);
-	int ko = report_knee(v.w, mo, v.k, REPORT_KNEE_GAIN_PCT);
+	int kp = knee_of(v.w, v.pe, v.k, KNEE_GAIN_PCT);
+	int km = knee_of(v.w, me, v.k, KNEE_GAIN_PCT);
+	int ko = knee_of(v.w, mo, v.k, KNEE_GAIN_PCT);
 	int e2e_ok = good;
 	good &= kp == km;
 	if (!csv) {
 		printf("validation 3: %s: E2E within %.0f %% for W >= 16: %s; knee (first step gaining under "
 		       "%.0f %%; 0: none): paper %d, model %d (own ms: %d); the GPU bound (%.1f s) is %s\n",
-		       good ? "met" : "NOT met", V3_E2E_PCT, e2e_ok ? "yes" : "no", REPORT_KNEE_GAIN_PCT,
+		       good ? "met" : "NOT met", V3_E2E_PCT, e2e_ok ? "yes" : "no", KNEE_GAIN_PCT,
 		       kp, km, ko, gpu_bound, me[v.k - 1] > gpu_bound * 1.05 ? "not reached" : "reached");
 		if (kp != km) {
 			double cpu = v3_cpu_for_knee(&v, &s, kp);
@@ -445,7 +445,7 @@ static double first_start_s(const struct run_metrics *m)
 
 struct mrun {
 	char dir[4096];
-	int W, B, G, pin, P, epochs, shuffle, drop_last, order, policy;
+	int workers, batch_size, gpus, pin, prefetch_factor, epochs, shuffle, drop_last, order, policy;
 	uint64_t images, max_batches, batches, seed;
 	double step_ns, h2d, e2e, ooo, stall, others, steal, sample_bytes, cpus;
 	double cpu_per_image;      /* the workers' ops on a CPU (else their rusage) per image, ms */
@@ -470,9 +470,9 @@ static int load_run(const char *dir, struct mrun *r)
 		return -1;
 	memset(r, 0, sizeof(*r));
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
-	r->W = (int)metric_json_get(j, "workers");
-	r->B = (int)metric_json_get(j, "batch_size");
-	r->G = (int)metric_json_get(j, "gpus");
+	r->workers = (int)metric_json_get(j, "workers");
+	r->batch_size = (int)metric_json_get(j, "batch_size");
+	r->gpus = (int)metric_json_get(j, "gpus");
 	r->batches = (uint64_t)fmax(metric_json_get(j, "batches"), 0);
 	/* the dataset's images (a run's "images" are those handed over) */
 	double ds = metric_json_get(j, "dataset.images");
@@ -481,7 +481,7 @@ static int load_run(const char *dir, struct mrun *r)
 	double P = metric_json_get(j, "options.prefetch_factor");
 	r->epochs = ep >= 1 ? (int)ep : 1;
 	r->max_batches = mb > 0 ? (uint64_t)mb : 0;
-	r->P = P >= 1 ? (int)P : 2;
+	r->prefetch_factor = P >= 1 ? (int)P : 2;
 	double seed = metric_json_get(j, "options.seed");
 	r->seed = seed >= 0 ? (uint64_t)seed : 0;
 	json_t *v = json_path(j, "options.shuffle");
@@ -518,7 +518,7 @@ static int load_run(const char *dir, struct mrun *r)
 	json_t *pin = json_path(j, "options.pin_memory");
 	r->pin = !pin || json_is_true(pin);
 	json_t *ok = json_object_get(j, "complete");
-	int good = ok && json_is_true(ok) && r->W > 0 && r->B > 0 && r->images > 0 && r->e2e > 0;
+	int good = ok && json_is_true(ok) && r->workers > 0 && r->batch_size > 0 && r->images > 0 && r->e2e > 0;
 	decompose(get_json, j, model_first_start_ns(dir) / 1e9, &r->d);
 	json_decref(j);
 	return good ? 0 : -1;
@@ -556,10 +556,10 @@ static int cmp_series(const struct mrun *x, const struct mrun *y)
 {
 	if (x->step_ns != y->step_ns)
 		return x->step_ns < y->step_ns ? -1 : 1;
-	if (x->B != y->B)
-		return x->B - y->B;
-	if (x->G != y->G)
-		return x->G - y->G;
+	if (x->batch_size != y->batch_size)
+		return x->batch_size - y->batch_size;
+	if (x->gpus != y->gpus)
+		return x->gpus - y->gpus;
 	if (x->images != y->images)
 		return x->images < y->images ? -1 : 1;
 	if (x->epochs != y->epochs)
@@ -579,8 +579,8 @@ static int cmp_mrun(const void *a, const void *b)
 	int c = cmp_series(x, y);
 	if (c)
 		return c;
-	if (x->W != y->W)
-		return x->W - y->W;
+	if (x->workers != y->workers)
+		return x->workers - y->workers;
 	return strcmp(x->dir, y->dir);
 }
 
@@ -595,11 +595,11 @@ static int cmp_mrun(const void *a, const void *b)
 static void machine_cfg(const struct mrun *src, const struct model_src *s, const struct mrun *t,
 			double alpha, struct model_cfg *c)
 {
-	paper_cfg(c, t->W, t->B, t->G > 0 ? t->G : 1, s);
+	paper_cfg(c, t->workers, t->batch_size, t->gpus > 0 ? t->gpus : 1, s);
 	c->images = t->images;
 	c->epochs = t->epochs;
 	c->max_batches = t->max_batches;
-	c->prefetch = t->P;
+	c->prefetch_factor = t->prefetch_factor;
 	c->shuffle = t->shuffle;
 	c->drop_last = t->drop_last;
 	c->sched_seed = t->seed;
@@ -612,7 +612,7 @@ static void machine_cfg(const struct mrun *src, const struct model_src *s, const
 	model_cfg_run_terms(c, s);
 	c->machine = (struct model_machine){ .cores = src->cpus / (src->smt ? 2 : 1),
 					     .tpc = src->smt ? 2 : 1, .alpha = alpha, .beta = 0.3,
-					     .main_threads = 0, .ref_busy = src->W };
+					     .main_threads = 0, .ref_busy = src->workers };
 }
 
 int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
@@ -626,7 +626,7 @@ int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err,
 	if (model_src_from_results(&s, src_dir, NULL, NULL, err, errlen))
 		return -1;
 	t = src;
-	t.W = W;
+	t.workers = W;
 	struct model_cfg c;
 	machine_cfg(&src, &s, &t, 0, &c);
 	int rc = run_metrics_of(&c, m, err, errlen);
@@ -760,7 +760,7 @@ static void print_row(const struct v2row *w, int csv)
 	if (csv) {
 		printf("2,%d,%d,%d,%.3f,%.3f,%.2f,%.2f,%.2f,%.2f,%.2f,%zu,%.3f,%.3f,%.3f,%.3f,%.2f,%.2f,%.2f,"
 		       "%.2f,%.1f,%llu,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.4f,%.4f,%.3f,%.3f,%.2f,"
-		       "%.2f,%.3f,%.3f,%.1f\n", r->B, r->G, r->W, w->e2e.median, w->me2e.median, w->err_pct,
+		       "%.2f,%.3f,%.3f,%.1f\n", r->batch_size, r->gpus, r->workers, w->e2e.median, w->me2e.median, w->err_pct,
 		       w->ooo.median, w->mooo.median, w->stall.median, w->mstall.median, w->n,
 		       w->e2e.min, w->e2e.max, w->me2e.min, w->me2e.max, w->ooo.min, w->ooo.max,
 		       w->stall.min, w->stall.max, w->others.median, (unsigned long long)r->batches,
@@ -776,7 +776,7 @@ static void print_row(const struct v2row *w, int csv)
 	char ms[96];
 	stats_format(ms, sizeof(ms), &w->stall, "%.1f");
 	printf("%3d %4d %6.1f %7llu  E2E %s s, model %s s (%+.1f %%)%s; ooo %s, model %.1f%s; stall %s, "
-	       "model %.1f%s; others %.1f %%, steal %.1f %%: %s\n", r->W, r->B, r->step_ns / 1e6,
+	       "model %.1f%s; others %.1f %%, steal %.1f %%: %s\n", r->workers, r->batch_size, r->step_ns / 1e6,
 	       (unsigned long long)r->batches, me, mm, w->err_pct, w->e2e_ok ? "" : " *", mo,
 	       w->mooo.median, w->ooo_ok ? "" : " *", ms, w->mstall.median, w->stall_ok ? "" : " *",
 	       w->others.median, w->steal.median, row_verdict(w));
@@ -809,9 +809,9 @@ static double series_alpha(const struct mrun *r, size_t n, const struct mrun *t)
 		for (size_t i = 0; i < n; i++) {
 			if (cmp_series(&r[i], t) || !(r[i].cpu_per_image > 0) || (quiet_only && !run_quiet(&r[i])))
 				continue;
-			if (r[i].W == 1)
+			if (r[i].workers == 1)
 				one[n1++] = r[i].cpu_per_image;
-			else if (r[i].cpus > 0 && (strict ? r[i].W > r[i].cpus : r[i].W >= r[i].cpus))
+			else if (r[i].cpus > 0 && (strict ? r[i].workers > r[i].cpus : r[i].workers >= r[i].cpus))
 				full[nf++] = r[i].cpu_per_image;
 		}
 	}
@@ -826,10 +826,10 @@ static size_t series_sources(const struct mrun *r, size_t n, const struct mrun *
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n && k < V2_SEEDS; i++)
-		if (r[i].W == 1 && !cmp_series(&r[i], t))
+		if (r[i].workers == 1 && !cmp_series(&r[i], t))
 			src[k++] = &r[i];
 	for (size_t i = 0; i < n && !k; i++)
-		if (r[i].W == 1)
+		if (r[i].workers == 1)
 			src[k++] = &r[i];
 	return k;
 }
@@ -853,7 +853,7 @@ static int validate_machine(int csv, const char *const *sweeps, size_t ns, int *
 	for (size_t i = 0; i < n; ) {
 		/* the repeats of one configuration */
 		size_t j = i;
-		while (j < n && !cmp_series(&r[j], &r[i]) && r[j].W == r[i].W)
+		while (j < n && !cmp_series(&r[j], &r[i]) && r[j].workers == r[i].workers)
 			j++;
 		const struct mrun *src[V2_SEEDS];
 		struct model_src s[V2_SEEDS];
@@ -970,7 +970,7 @@ int model_paper_shape(double image_ms, double std_pct, char *out, size_t n)
 		return -1;
 	}
 	int k = (int)v.k;
-	int knee = report_knee(v.w, e2e, v.k, REPORT_KNEE_GAIN_PCT);
+	int knee = knee_of(v.w, e2e, v.k, KNEE_GAIN_PCT);
 	int len = snprintf(out, n, "a model, not a measurement (ppbench model, docs/model.md): with this "
 			   "machine's %.3f ms per image on the paper's machine shape (16 cores x 2 threads, "
 			   "4 GPUs, b1024, contention fitted to the paper's Fig. 6), E2E", image_ms);

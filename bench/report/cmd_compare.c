@@ -20,7 +20,7 @@
 #include "commands.h"
 #include "compare.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "plot.h"
 #include "emit.h"
 #include "escape.h"
@@ -466,7 +466,7 @@ static int draw_figures(const char *dir, const struct compare_side *a,
 		{ "batches.csv", "compare_batches.gp", "batches", "Batch preprocessing time per batch",
 		  -2 },
 	};
-	int failed = 0, have_top = report_find_top(top, sizeof(top)) == 0;
+	int failed = 0, have_top = find_top(TOP_OF_PLOTS, top, sizeof(top)) == 0;
 
 	errf(fig, sizeof(fig), "%s/figures", dir);
 	if (mkdir(fig, 0777) && errno != EEXIST) {
@@ -1509,7 +1509,7 @@ static int compare_prepare(struct compare_run *x)
 		error_msg("%s", err);
 		return EXIT_USAGE;
 	}
-	if (report_find_top(x->top, sizeof(x->top))) {
+	if (find_top(TOP_OF_PLOTS, x->top, sizeof(x->top))) {
 		error_msg("cannot find scripts/torch_side.py: run the ppbench of a source tree");
 		return EXIT_USAGE;
 	}

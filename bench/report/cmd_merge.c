@@ -17,7 +17,7 @@
 #include "doc.h"
 #include "escape.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "log.h"
 #include "merge.h"
 #include "metrics.h"
@@ -35,7 +35,7 @@ static const char usage_line[] =
 
 /* one configuration: workers, batch size, GPUs */
 struct conf {
-	int w, b, g;
+	int workers, batch_size, gpus;
 };
 
 /* one sweep folder */
@@ -234,23 +234,23 @@ static int ok_row(const struct sweep_row *r)
 
 static int conf_eq(const struct conf *a, const struct conf *b)
 {
-	return a->w == b->w && a->b == b->b && a->g == b->g;
+	return a->workers == b->workers && a->batch_size == b->batch_size && a->gpus == b->gpus;
 }
 
 /* the sweep's order: batch, GPUs, then workers */
 static int conf_cmp(const void *x, const void *y)
 {
 	const struct conf *a = x, *b = y;
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	if (a->g != b->g)
-		return a->g < b->g ? -1 : 1;
-	return (a->w > b->w) - (a->w < b->w);
+	if (a->batch_size != b->batch_size)
+		return a->batch_size < b->batch_size ? -1 : 1;
+	if (a->gpus != b->gpus)
+		return a->gpus < b->gpus ? -1 : 1;
+	return (a->workers > b->workers) - (a->workers < b->workers);
 }
 
 static void conf_name(const struct conf *c, char *out, size_t n)
 {
-	errf(out, n, "w%d-b%d-g%d", c->w, c->b, c->g);
+	errf(out, n, "w%d-b%d-g%d", c->workers, c->batch_size, c->gpus);
 }
 
 static long conf_find(const struct conf *v, size_t n, const struct conf *c)
@@ -715,7 +715,7 @@ oom:
 static int point_of(const struct merge *m, const struct machine *mc, const struct conf *c,
 		    struct merge_point *p)
 {
-	return merge_point_of(mc->rows, mc->nrows, c->w, c->b, c->g, mc->cpus,
+	return merge_point_of(mc->rows, mc->nrows, c->workers, c->batch_size, c->gpus, mc->cpus,
 			      (const char (*)[40])m->ops, m->nops, p);
 }
 
@@ -760,7 +760,7 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 		if (!mc->own)
 			goto oom;
 		for (size_t r = 0; r < mc->nrows; r++) {
-			struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
+			struct conf c = { mc->rows[r].workers, mc->rows[r].batch_size, mc->rows[r].gpus };
 			if (ok_row(&mc->rows[r]) && conf_find(mc->own, mc->nown, &c) < 0)
 				mc->own[mc->nown++] = c;
 		}
@@ -793,7 +793,7 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 	m->op_conf = -1;
 	for (size_t k = 0; k < m->noverlap; k++) {
 		const struct conf *c = &m->overlap[k], *o;
-		struct conf bg = { 0, c->b, c->g };
+		struct conf bg = { 0, c->batch_size, c->gpus };
 		int wc = 0;
 		if (conf_find(m->bg, m->nbg, &bg) < 0 && m->nbg < MAX_SERIES)
 			m->bg[m->nbg++] = bg;
@@ -801,11 +801,11 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 			m->op_conf = (long)k;
 		} else {
 			o = &m->overlap[m->op_conf];
-			if (c->w < o->w || (c->w == o->w && (c->b < o->b || (c->b == o->b && c->g < o->g))))
+			if (c->workers < o->workers || (c->workers == o->workers && (c->batch_size < o->batch_size || (c->batch_size == o->batch_size && c->gpus < o->gpus))))
 				m->op_conf = (long)k;
 		}
 		for (size_t j = 0; j < m->noverlap; j++)
-			wc += m->overlap[j].b == c->b && m->overlap[j].g == c->g;
+			wc += m->overlap[j].batch_size == c->batch_size && m->overlap[j].gpus == c->gpus;
 		if (wc > m->max_wcounts)
 			m->max_wcounts = wc;
 	}
@@ -841,9 +841,9 @@ static int analyse(struct merge *m, char *err, size_t errlen)
 		for (size_t s = 0; s < m->nbg; s++) {
 			size_t nk = 0;
 			for (size_t r = 0; r < mc->nrows; r++) {
-				struct conf c = { mc->rows[r].workers, mc->rows[r].batch, mc->rows[r].gpus };
+				struct conf c = { mc->rows[r].workers, mc->rows[r].batch_size, mc->rows[r].gpus };
 				long k = conf_find(m->overlap, m->noverlap, &c);
-				if (k < 0 || !ok_row(&mc->rows[r]) || c.b != m->bg[s].b || c.g != m->bg[s].g)
+				if (k < 0 || !ok_row(&mc->rows[r]) || c.batch_size != m->bg[s].batch_size || c.gpus != m->bg[s].gpus)
 					continue;
 				kr[nk] = mc->rows[r];
 				kr[nk].part = 0;
@@ -921,7 +921,7 @@ static const char *interval_name(const struct stats_summary *s)
 static long series_of(const struct merge *m, const struct conf *c)
 {
 	for (size_t s = 0; s < m->nbg; s++)
-		if (m->bg[s].b == c->b && m->bg[s].g == c->g)
+		if (m->bg[s].batch_size == c->batch_size && m->bg[s].gpus == c->gpus)
 			return (long)s;
 	return -1;
 }
@@ -974,7 +974,7 @@ static int write_summary(const struct merge *m, const char *path, char *err, siz
 			const struct sweep_row *r = &all.rows[row - 1];
 			const struct folder *f = &m->folders[r->part];
 			const struct machine *mc = f->machine >= 0 ? &m->mach[f->machine] : NULL;
-			struct conf c = { r->workers, r->batch, r->gpus };
+			struct conf c = { r->workers, r->batch_size, r->gpus };
 			int in_ov = f->compared && conf_find(m->overlap, m->noverlap, &c) >= 0;
 			long k = mc && ok_row(r) ? conf_find(mc->own, mc->nown, &c) : -1;
 			const struct merge_point *p = k >= 0 ? &mc->ownpt[k] : NULL;
@@ -1083,7 +1083,7 @@ static int write_comparison(const struct merge *m, const char *path, char *err, 
 		csv_put_next(f, mc->cpu);
 		fprintf(f, ",%d,%d,%zu,", mc->cpus, mc->cores, m->noverlap);
 		if (c)
-			fprintf(f, "%d,%d,%d,%zu,%d,%zu,%zu", c->w, c->b, c->g, p->runs, mc->best_clean,
+			fprintf(f, "%d,%d,%d,%zu,%d,%zu,%zu", c->workers, c->batch_size, c->gpus, p->runs, mc->best_clean,
 				p->noisy, p->oversubscribed);
 		else
 			fprintf(f, ",,,,,,");
@@ -1096,7 +1096,7 @@ static int write_comparison(const struct merge *m, const char *path, char *err, 
 		put_spread(f, p ? &p->cpu_ms_per_image : NULL);
 		put_spread(f, p ? &p->gpu_util_pct : NULL);
 		if (s >= 0) {
-			fprintf(f, ",%d,%d,", c->b, c->g);
+			fprintf(f, ",%d,%d,", c->batch_size, c->gpus);
 			if (mc->knee[s].knee_workers)
 				fprintf(f, "%d", mc->knee[s].knee_workers);
 			csv_put_next(f, verdict_name(mc->knee[s].v));
@@ -1146,7 +1146,7 @@ static const struct sweep_row *model_source(const struct machine *mc, int b, int
 	const struct sweep_row *src = NULL;
 	for (size_t r = 0; r < mc->nrows; r++) {
 		const struct sweep_row *x = &mc->rows[r];
-		if (ok_row(x) && x->run_dir[0] && x->batch == b && x->gpus == g &&
+		if (ok_row(x) && x->run_dir[0] && x->batch_size == b && x->gpus == g &&
 		    (!src || x->workers < src->workers))
 			src = x;
 	}
@@ -1168,14 +1168,14 @@ static int model_machines(struct merge *m, char *err, size_t errlen)
 		}
 		for (size_t k = 0; k < m->noverlap; k++) {
 			const struct conf *c = &m->overlap[k];
-			const struct sweep_row *src = model_source(mc, c->b, c->g);
+			const struct sweep_row *src = model_source(mc, c->batch_size, c->gpus);
 			struct run_metrics rm;
 			char dir[4096], why[512];
 			mc->mod[k].e2e_s = mc->mod[k].images_per_s = mc->mod[k].gpu_util_pct = NAN;
 			if (!src)
 				continue;
 			sweep_run_path(&m->folders[src->part].sw, src, "", dir, sizeof(dir));
-			if (model_like_run(dir, c->w, &rm, why, sizeof(why))) {
+			if (model_like_run(dir, c->workers, &rm, why, sizeof(why))) {
 				if (!mc->model_why[0])
 					errf(mc->model_why, sizeof(mc->model_why), "%s", why);
 				continue;
@@ -1213,24 +1213,24 @@ static int write_fig_data(const struct merge *m, const char *dir, char *err, siz
 				char label[400], ml[420];
 				int any = 0;
 				for (size_t k = 0; model && k < m->noverlap; k++)
-					any |= m->overlap[k].b == m->bg[s].b && m->overlap[k].g == m->bg[s].g &&
+					any |= m->overlap[k].batch_size == m->bg[s].batch_size && m->overlap[k].gpus == m->bg[s].gpus &&
 					       isfinite(mc->mod[k].e2e_s);
 				if (model && !any)
 					continue;
 				series++;
-				series_label(m, i, m->bg[s].b, m->bg[s].g, m->nbg > 1, label, sizeof(label));
+				series_label(m, i, m->bg[s].batch_size, m->bg[s].gpus, m->nbg > 1, label, sizeof(label));
 				errf(ml, sizeof(ml), "model: %s", label);
 				/* the overlap is in batch, GPUs, workers order: workers ascend */
 				for (size_t k = 0; k < m->noverlap; k++) {
 					const struct conf *c = &m->overlap[k];
 					const struct merge_point *pt = &mc->pt[k];
-					if (c->b != m->bg[s].b || c->g != m->bg[s].g)
+					if (c->batch_size != m->bg[s].batch_size || c->gpus != m->bg[s].gpus)
 						continue;
 					fprintf(f, "%d", series);
 					csv_put_next(f, model ? ml : label);
 					csv_put_next(f, mc->label);
-					fprintf(f, ",%s,%d,%d,%d", model ? "model" : "measured", c->w, c->b,
-						c->g);
+					fprintf(f, ",%s,%d,%d,%d", model ? "model" : "measured", c->workers, c->batch_size,
+						c->gpus);
 					if (model) {
 						const struct model_point *q = &mc->mod[k];
 						double pc = mc->cores > 0 ? q->images_per_s / mc->cores : NAN;
@@ -1327,7 +1327,7 @@ static const struct {
 static void draw_figures(struct merge *m)
 {
 	char figdir[4096], data[4096], log[4096], out[4096], sub[160], why[320] = "";
-	int have_top = !report_find_top(m->top, sizeof(m->top));
+	int have_top = !find_top(TOP_OF_PLOTS, m->top, sizeof(m->top));
 
 	errf(figdir, sizeof(figdir), "%s/figures", m->out);
 	errf(log, sizeof(log), "%s/gnuplot.log", figdir);
@@ -1482,7 +1482,7 @@ static void knee_text(const struct merge *m, const struct machine *mc, long s, c
 		return;
 	}
 	k = &mc->knee[s];
-	errf(out, n, "b%d / %d GPU%s: ", m->bg[s].b, m->bg[s].g, m->bg[s].g == 1 ? "" : "s");
+	errf(out, n, "b%d / %d GPU%s: ", m->bg[s].batch_size, m->bg[s].gpus, m->bg[s].gpus == 1 ? "" : "s");
 	if (k->knee_workers)
 		cat(out, n, "knee at %d workers (%s)", k->knee_workers, verdict_name(k->v));
 	else if (k->v == VERDICT_CANNOT_JUDGE)
@@ -1750,8 +1750,8 @@ static void write_knees(struct doc *d, const struct merge *m)
 		if (!m->noverlap)
 			doc_li(d, "%s: no compared configuration (-)", m->mach[i].label);
 		for (size_t s = 0; s < m->nbg; s++)
-			doc_li(d, "%s, b%d / %d GPU%s: %s (%s)", m->mach[i].label, m->bg[s].b, m->bg[s].g,
-			       m->bg[s].g == 1 ? "" : "s", m->mach[i].knee[s].why,
+			doc_li(d, "%s, b%d / %d GPU%s: %s (%s)", m->mach[i].label, m->bg[s].batch_size, m->bg[s].gpus,
+			       m->bg[s].gpus == 1 ? "" : "s", m->mach[i].knee[s].why,
 			       verdict_name(m->mach[i].knee[s].v));
 	}
 	doc_list_end(d);
@@ -1877,11 +1877,11 @@ static void whatif_demand_table(struct doc *d, const struct merge *m)
 
 	for (size_t k = 0; k < m->noverlap && nbg < 64; k++) {
 		int j = 0;
-		while (j < nbg && !(bg[j][0] == m->overlap[k].b && bg[j][1] == m->overlap[k].g))
+		while (j < nbg && !(bg[j][0] == m->overlap[k].batch_size && bg[j][1] == m->overlap[k].gpus))
 			j++;
 		if (j == nbg) {
-			bg[nbg][0] = m->overlap[k].b;
-			bg[nbg++][1] = m->overlap[k].g;
+			bg[nbg][0] = m->overlap[k].batch_size;
+			bg[nbg++][1] = m->overlap[k].gpus;
 		}
 	}
 	if (!nbg) {

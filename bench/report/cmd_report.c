@@ -243,7 +243,7 @@ int cmd_plots(int argc, char **argv)
 	if (is_run_dir(argv[1])) {
 		json_t *sum;
 		char topbuf[4096], figdir[4096], datadir[4096], log[4096];
-		const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+		const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 		if (run_load(&s, argv + 1, 1, &sum, err, sizeof(err))) {
 			error_msg("%s", err);
 			return EXIT_FAIL;

@@ -239,10 +239,10 @@ static void variance_figures(const struct sweep_config *a, const size_t *idx, si
 	double iq_lo = INFINITY, iq_hi = -INFINITY;
 	for (size_t i = 0; i < k; i++) {
 		const struct sweep_config *c = &a[idx[i]];
-		if (!v->bmin || c->batch < v->bmin)
-			v->bmin = c->batch;
-		if (c->batch > v->bmax)
-			v->bmax = c->batch;
+		if (!v->bmin || c->batch_size < v->bmin)
+			v->bmin = c->batch_size;
+		if (c->batch_size > v->bmax)
+			v->bmax = c->batch_size;
 		if (isfinite(c->c.r.preproc_iqr_ms) && c->c.r.preproc_iqr_ms > 0) {
 			iq_lo = fmin(iq_lo, c->c.r.preproc_iqr_ms);
 			iq_hi = fmax(iq_hi, c->c.r.preproc_iqr_ms);
@@ -255,7 +255,7 @@ static void variance_figures(const struct sweep_config *a, const size_t *idx, si
 		int c[2] = { 0, 0 };
 		for (size_t i = 0; i < k; i++) {
 			const struct sweep_config *x = &a[idx[i]];
-			int w = x->batch == v->bmin ? 0 : x->batch == v->bmax ? 1 : -1;
+			int w = x->batch_size == v->bmin ? 0 : x->batch_size == v->bmax ? 1 : -1;
 			if (w < 0 || !isfinite(x->c.r.preproc_iqr_ms))
 				continue;
 			iq[w] += x->c.r.preproc_iqr_ms;
@@ -276,7 +276,7 @@ static void ooo_figures(const struct sweep_config *a, const size_t *idx, size_t 
 	summarise(a, idx, k, ROW_OFF(ooo_pct), &o->ooo);
 	summarise(a, idx, k, ROW_OFF(stall_pct), &o->stall);
 	for (size_t i = 0; i < k && n512 < 256; i++)
-		if (a[idx[i]].batch == 512)
+		if (a[idx[i]].batch_size == 512)
 			b512[n512++] = idx[i];
 	o->k512 = n512;
 	summarise(a, b512, n512, ROW_OFF(wait_gt_500ms_pct), &o->wait500);
@@ -290,36 +290,6 @@ static int cmp_config_workers(const void *x, const void *y)
 	return (a->workers > b->workers) - (a->workers < b->workers);
 }
 
-int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
-		     struct stats_summary *s)
-{
-	double *v = calloc(n ? n : 1, sizeof(*v));
-	size_t k = 0;
-	if (!v)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].config != from || !sweep_row_ok(&r[i]) || !(r[i].e2e_s > 0))
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (r[j].config == to && r[j].repeat == r[i].repeat && sweep_row_ok(&r[j]) &&
-			    isfinite(r[j].e2e_s)) {
-				v[k++] = 100 * (r[i].e2e_s - r[j].e2e_s) / r[i].e2e_s;
-				break;
-			}
-	}
-	int rc = stats_summarise(v, k, STATS_CI_LEVEL, s);
-	free(v);
-	return rc;
-}
-
-int report_knee(const int *w, const double *e2e, size_t n, double gain_pct)
-{
-	for (size_t i = 0; i + 1 < n; i++)
-		if ((e2e[i] - e2e[i + 1]) / e2e[i] < gain_pct / 100)
-			return w[i];
-	return 0;
-}
-
 long report_dim_config(const struct sweep_config *a, size_t na)
 {
 	size_t best = 0, bestn = 0;
@@ -328,10 +298,10 @@ long report_dim_config(const struct sweep_config *a, size_t na)
 		if (!isfinite(a[i].c.r.e2e_s) || !report_enough_batches(&a[i].c.r))
 			continue;
 		for (size_t j = 0; j < na; j++)
-			c += a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			c += a[j].part == a[i].part && a[j].batch_size == a[i].batch_size &&
 			     a[j].gpus == a[i].gpus && isfinite(a[j].c.r.e2e_s) &&
 			     report_enough_batches(&a[j].c.r);
-		if (c > bestn || (c == bestn && a[i].batch > a[best].batch)) {
+		if (c > bestn || (c == bestn && a[i].batch_size > a[best].batch_size)) {
 			bestn = c;
 			best = i;
 		}
@@ -354,23 +324,23 @@ static void dim_figures(const struct sweep_config *a, size_t na, struct dim_figs
 	const struct sweep_config *g[DIM_MAX];
 	size_t k = 0;
 	for (size_t j = 0; j < na && k < DIM_MAX; j++)
-		if (a[j].part == a[best].part && a[j].batch == a[best].batch &&
+		if (a[j].part == a[best].part && a[j].batch_size == a[best].batch_size &&
 		    a[j].gpus == a[best].gpus && isfinite(a[j].c.r.e2e_s) &&
 		    report_enough_batches(&a[j].c.r))
 			g[k++] = &a[j];
 	qsort(g, k, sizeof(g[0]), cmp_config_workers);
 	d->n = k;
 	d->part = g[0]->part;
-	d->batch = g[0]->batch;
+	d->batch_size = g[0]->batch_size;
 	d->gpus = g[0]->gpus;
 	for (size_t i = 0; i < k; i++) {
-		d->w[i] = g[i]->workers;
+		d->workers[i] = g[i]->workers;
 		d->e2e[i] = g[i]->c.r.e2e_s;
 		d->span[i] = g[i]->c.r.ops_span_s;
 	}
-	d->knee = report_knee(d->w, d->e2e, k, REPORT_KNEE_GAIN_PCT);
+	d->knee = knee_of(d->workers, d->e2e, k, KNEE_GAIN_PCT);
 	for (size_t i = 0; i < k; i++)
-		if (d->w[i] == d->knee)
+		if (d->workers[i] == d->knee)
 			d->ki = i;
 	d->drop_pct = 100 * (d->e2e[0] - d->e2e[d->ki]) / d->e2e[0];
 	d->drop_all_pct = 100 * (d->e2e[0] - d->e2e[k - 1]) / d->e2e[0];
@@ -446,7 +416,7 @@ int paper_load(const char *top, struct paper *p, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < ws.nrows; i++) {
 		struct sweep_row *r = &ws.rows[i];
-		r->batch = 1024;
+		r->batch_size = 1024;
 		r->gpus = 4;
 		r->ops_span_s = 0;
 		char w[16];
@@ -539,7 +509,7 @@ long report_table2_row(const struct sweep_row *r, size_t n, int need_batches)
 			continue;
 		if (best < 0 || r[i].workers < r[best].workers ||
 		    (r[i].workers == r[best].workers &&
-		     fabs(log2((double)r[i].batch / 128)) < fabs(log2((double)r[best].batch / 128))))
+		     fabs(log2((double)r[i].batch_size / 128)) < fabs(log2((double)r[best].batch_size / 128))))
 			best = (long)i;
 	}
 	return best;
@@ -600,7 +570,7 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	const char *of_cpu = on_cpu ? " of CPU" : "";
 	f->judged = 1;
 	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): ", x->tag, x->workers,
-		plural((size_t)x->workers), x->batch);
+		plural((size_t)x->workers), x->batch_size);
 	if (on_cpu)
 		why_add(f, "the noise guard: %s; so each call is judged on its own time on a CPU (the "
 			"task-clock between the counter reads around it), which waits for a CPU do not "
@@ -809,7 +779,7 @@ static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 }
 
 /* Finding 4's comparisons: every step's E2E gain against the knee rule.
- * The steps before the knee must gain REPORT_KNEE_GAIN_PCT or more, the
+ * The steps before the knee must gain KNEE_GAIN_PCT or more, the
  * knee's step less; the verdict turns on the first step (adding workers
  * helped) and on the knee's step (then it stopped helping), or with no knee
  * on every step; the others say where the knee is. Steps past the knee are
@@ -822,10 +792,10 @@ static void dim_tests(struct finding *f, const struct dim_figs *d)
 		int before = !d->knee || i < d->ki, at = d->knee && i == d->ki;
 		enum test_role role = !before && !at ? TEST_VALUE :
 				      !d->knee || i == 0 || at ? TEST_DECIDES : TEST_KNEE;
-		snprintf(key, sizeof(key), "step %d %d", d->w[i], d->w[i + 1]);
-		snprintf(what, sizeof(what), "the step from %d to %d workers' E2E gain", d->w[i],
-			 d->w[i + 1]);
-		add_test(f, key, what, "%", gain, REPORT_KNEE_GAIN_PCT, at, role);
+		snprintf(key, sizeof(key), "step %d %d", d->workers[i], d->workers[i + 1]);
+		snprintf(what, sizeof(what), "the step from %d to %d workers' E2E gain", d->workers[i],
+			 d->workers[i + 1]);
+		add_test(f, key, what, "%", gain, KNEE_GAIN_PCT, at, role);
 	}
 }
 
@@ -843,7 +813,7 @@ static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_f
 	if (!q)
 		return 0;   /* out of memory: judged on every run */
 	for (size_t i = 0; i < n; i++) {
-		int in_group = r[i].part == d->part && r[i].batch == d->batch && r[i].gpus == d->gpus;
+		int in_group = r[i].part == d->part && r[i].batch_size == d->batch_size && r[i].gpus == d->gpus;
 		if (sweep_row_ok(&r[i]) && report_run_busy(&r[i], cpus, why, sizeof(why))) {
 			if (in_group) {
 				(*nbusy)++;
@@ -866,17 +836,17 @@ static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_f
 	dim_figures(a, na, &dq);
 	free(a);
 	free(q);
-	if (dq.n == d->n && dq.part == d->part && dq.batch == d->batch && dq.gpus == d->gpus) {
+	if (dq.n == d->n && dq.part == d->part && dq.batch_size == d->batch_size && dq.gpus == d->gpus) {
 		*d = dq;
 		return 0;
 	}
 	verdict(f, VERDICT_CANNOT_JUDGE, "the machine was busy: the noise guard saw other load take "
 		"CPU time the runs of b%d and %d GPU%s wanted (%s%s), and load that slows each worker "
 		"count by its own amount moves the knee (more workers win a larger share of the CPUs "
-		"from it); observed, not judged: E2E", d->batch, d->gpus, plural((size_t)d->gpus), runs,
+		"from it); observed, not judged: E2E", d->batch_size, d->gpus, plural((size_t)d->gpus), runs,
 		listed > 4 ? "; ..." : "");
 	for (size_t i = 0; i < d->n; i++)
-		why_add(f, " %.2f s at %d worker%s%s", d->e2e[i], d->w[i], plural((size_t)d->w[i]),
+		why_add(f, " %.2f s at %d worker%s%s", d->e2e[i], d->workers[i], plural((size_t)d->workers[i]),
 			i + 1 < d->n ? "," : "");
 	why_add(f, "; rerun on a quieter machine, or with the other load at a lower CPU priority "
 		"than the runs (nice, renice; each run records its own: noise.nice)");
@@ -904,13 +874,13 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	size_t last = d.n - 1;
 	f->knee_workers = d.knee;   /* (the quiet runs' own, below) */
 	const char *gs = plural((size_t)d.gpus);
-	if (cpus > 0 && d.w[0] >= cpus) {
+	if (cpus > 0 && d.workers[0] >= cpus) {
 		verdict(f, VERDICT_CANNOT_JUDGE,
 			"the runs could use %d CPU%s and the smallest worker count of the sweep is %d: "
 			"every run has at least as many workers as CPUs, so what E2E does is not the "
 			"parallel speed-up the finding is about; observed at b%d and %d GPU%s: E2E "
-			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural((size_t)cpus), d.w[0], d.batch,
-			d.gpus, gs, d.e2e[0], d.w[0], plural((size_t)d.w[0]), d.e2e[last], d.w[last]);
+			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural((size_t)cpus), d.workers[0], d.batch_size,
+			d.gpus, gs, d.e2e[0], d.workers[0], plural((size_t)d.workers[0]), d.e2e[last], d.workers[last]);
 		if (d.knee)
 			why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;
@@ -929,26 +899,26 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	if (!d.knee) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
-			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch, d.gpus, gs,
-			REPORT_KNEE_GAIN_PCT, d.w[0], d.w[last], d.e2e[0], d.e2e[last]);
+			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch_size, d.gpus, gs,
+			KNEE_GAIN_PCT, d.workers[0], d.workers[last], d.e2e[0], d.e2e[last]);
 		goto paper;
 	}
 	if (d.ki == 0) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
-			"(%.2f s to %.2f s): adding workers did not help at all", d.batch, d.gpus, gs,
-			d.w[0], d.w[1], REPORT_KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
+			"(%.2f s to %.2f s): adding workers did not help at all", d.batch_size, d.gpus, gs,
+			d.workers[0], d.workers[1], KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
 		goto paper;
 	}
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
-		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch, d.gpus, gs,
-		d.knee, d.drop_pct, d.w[0], d.w[d.ki], d.e2e[0], d.e2e[d.ki], REPORT_KNEE_GAIN_PCT);
+		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch_size, d.gpus, gs,
+		d.knee, d.drop_pct, d.workers[0], d.workers[d.ki], d.e2e[0], d.e2e[d.ki], KNEE_GAIN_PCT);
 	if (cpus > 0)
 		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
 	if (isfinite(d.span_rise_pct)) {
 		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s to %.2f s)",
-			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.w[0], d.w[last],
+			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.workers[0], d.workers[last],
 			d.span[0], d.span[last]);
 		if (!(d.span_rise_pct > 0))
 			f->v = VERDICT_DOES_NOT_HOLD;
@@ -966,8 +936,8 @@ paper:
 	if (p && p->ok && p->dim.n)
 		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
 			"%.2f s to %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
-			p->dim.batch, p->dim.gpus, p->dim.drop_all_pct, p->dim.w[0],
-			p->dim.w[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
+			p->dim.batch_size, p->dim.gpus, p->dim.drop_all_pct, p->dim.workers[0],
+			p->dim.workers[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
 			p->dim.span_rise_pct);
 }
 
@@ -1032,7 +1002,7 @@ void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has
 		if (!report_enough_batches(&r[i]))
 			continue;
 		for (size_t j = 0; j < n; j++)
-			if (r[j].batch == r[i].batch && r[j].gpus == r[i].gpus &&
+			if (r[j].batch_size == r[i].batch_size && r[j].gpus == r[i].gpus &&
 			    !strcmp(sweep_row_policy(&r[j]), sweep_row_policy(&r[i])) &&
 			    report_enough_batches(&r[j])) {
 				c++;

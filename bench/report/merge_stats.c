@@ -40,7 +40,7 @@ int merge_point_of(const struct sweep_row *rows, size_t n, int w, int b, int g, 
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct sweep_row *r = &rows[i];
-		if (!sweep_row_ok(r) || !isfinite(r->e2e_s) || r->workers != w || r->batch != b ||
+		if (!sweep_row_ok(r) || !isfinite(r->e2e_s) || r->workers != w || r->batch_size != b ||
 		    r->gpus != g)
 			continue;
 		cp[k] = *r;

@@ -130,7 +130,7 @@ int regime_make(struct regime *r, const char *top, const char *pipeline, double 
 	if (paper_load(top, &p, err, errlen))
 		return -1;
 	for (size_t i = 0; i < p.dim.n && i < REGIME_MAX_WORKERS; i++)
-		r->paper_w[r->npaper_w++] = p.dim.w[i];
+		r->paper_w[r->npaper_w++] = p.dim.workers[i];
 	r->nw = regime_workers(r->cpus, r->paper_w, r->npaper_w, r->w, &r->extended);
 	return 0;
 }
@@ -294,15 +294,15 @@ static void regime_seen(const struct sweep *s, const struct regime *r, struct re
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *x = &s->rows[i];
 		if (!sweep_row_ok(x) || report_oversubscribed(x, s->cpus) ||
-		    !(x->preproc_avg_ms > 0) || !(x->batch > 0))
+		    !(x->preproc_avg_ms > 0) || !(x->batch_size > 0))
 			continue;
-		double step_ms = 1e3 * report_gpu_step_s(s, x->part, x->batch, x->gpus);
+		double step_ms = 1e3 * report_gpu_step_s(s, x->part, x->batch_size, x->gpus);
 		if (isfinite(step_ms)) {
 			double q = step_ms / x->preproc_avg_ms;
 			v->q_lo = fmin(v->q_lo, q);
 			v->q_hi = fmax(v->q_hi, q);
 		}
-		double slow = x->preproc_avg_ms / x->batch / r->probe_ms;
+		double slow = x->preproc_avg_ms / x->batch_size / r->probe_ms;
 		v->slow_lo = fmin(v->slow_lo, slow);
 		v->slow_hi = fmax(v->slow_hi, slow);
 		if (isfinite(x->others_cpu_pct)) {

@@ -63,7 +63,7 @@ size_t regime_workers(int cpus, const int *pw, size_t np, int *w, int *extended)
 
 /* Fill r from the probe (ms per image, its interval and rounds; rounds 0: a
  * given figure), the CPUs and the reference tables under top (the
- * repository, report_find_top). 0, or -1 with err. */
+ * repository, find_top). 0, or -1 with err. */
 int regime_make(struct regime *r, const char *top, const char *pipeline, double probe_ms,
 		double lo, double hi, int ci, int rounds, int images, int cpus, char *err,
 		size_t errlen);

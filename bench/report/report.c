@@ -17,13 +17,13 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"
 #include "log.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "metrics.h"
 #include "model.h"
 #include "repeats.h"
@@ -374,7 +374,7 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 			snprintf(c[0], sizeof(c[0]), "%s", r->tag);
 		snprintf(c[1], sizeof(c[1]), "%s", r->status);
 		snprintf(c[2], sizeof(c[2]), "%d", r->workers);
-		snprintf(c[3], sizeof(c[3]), "%d", r->batch);
+		snprintf(c[3], sizeof(c[3]), "%d", r->batch_size);
 		snprintf(c[4], sizeof(c[4]), "%d", r->gpus);
 		report_num(c[5], sizeof(c[5]), r->e2e_s, 2);
 		report_num(c[6], sizeof(c[6]), r->images_per_s, 1);
@@ -526,7 +526,7 @@ static long next_step(const struct sweep_config *a, size_t na, size_t i)
 {
 	long next = -1;
 	for (size_t j = 0; j < na; j++)
-		if (a[j].part == a[i].part && a[j].batch == a[i].batch && a[j].gpus == a[i].gpus &&
+		if (a[j].part == a[i].part && a[j].batch_size == a[i].batch_size && a[j].gpus == a[i].gpus &&
 		    a[j].pol == a[i].pol && a[j].workers > a[i].workers &&
 		    (next < 0 || a[j].workers < a[next].workers))
 			next = (long)j;
@@ -535,7 +535,7 @@ static long next_step(const struct sweep_config *a, size_t na, size_t i)
 
 /* The E2E gain (%) of the step from configuration i to the next worker
  * count, from the medians, then the gain in each repeat alone
- * (report_step_gain) and whether the knee rule's threshold lies within
+ * (knee_step_gain) and whether the knee rule's threshold lies within
  * them: "3.1 (each repeat: -1.2 to 7.9, n=3; within noise of 5 %)". */
 static void step_gain_cell(const struct findings_ctx *x, size_t i, char *out, size_t n)
 {
@@ -548,13 +548,13 @@ static void step_gain_cell(const struct findings_ctx *x, size_t i, char *out, si
 	double gain = 100 * (a[i].c.r.e2e_s - a[j].c.r.e2e_s) / a[i].c.r.e2e_s;
 	struct stats_summary sp;
 	report_num(out, n, gain, 1);
-	if (report_step_gain(x->s->rows, x->s->nrows, a[i].config, a[j].config, &sp) || sp.n < 2)
+	if (knee_step_gain(x->s->rows, x->s->nrows, a[i].config, a[j].config, &sp) || sp.n < 2)
 		return;
-	enum stats_target t = stats_judge(&sp, REPORT_KNEE_GAIN_PCT, 0);
+	enum stats_target t = stats_judge(&sp, KNEE_GAIN_PCT, 0);
 	size_t l = strlen(out);
 	snprintf(out + l, n - l, " (each repeat: %.1f to %.1f, n=%zu; %s %.0f %%)", sp.min, sp.max,
 		 sp.n, t == TARGET_WITHIN_NOISE ? "within noise of the rule's" :
-		 t == TARGET_MET ? "at least" : "under", REPORT_KNEE_GAIN_PCT);
+		 t == TARGET_MET ? "at least" : "under", KNEE_GAIN_PCT);
 }
 
 /* Finding 1: short ops dominate (Table II). */
@@ -584,7 +584,7 @@ static void write_finding_short_ops(const struct findings_ctx *x)
 						   "under 10 ms (%)", "under 100 us (%)" };
 		const struct sweep_row *r = &s->rows[t2];
 		doc_p(d, "This machine, run %s (per sample; collate per batch of %d, transform = all "
-			 "transforms of a sample):", r->tag, r->batch);
+			 "transforms of a sample):", r->tag, r->batch_size);
 		doc_row(d, tit, 7, 1);
 		for (size_t k = 0; k < r->nops; k++) {
 			const struct sweep_op *o = &r->ops[k];
@@ -726,8 +726,8 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 			 "%.1f s), and the sum of the ops' spans, which it calls CPU seconds, rises %.1f %% "
 			 "(%.1f s to %.1f s), every op's with it; the front-end-bound share of decode rises "
 			 "from %.1f %% to %.1f %% (its text; hardware counters, which ppbench counts per op "
-			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch, x->pp->dim.gpus,
-			 x->pp->dim.w[0], x->pp->dim.w[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
+			 "where the machine has a PMU, Figs. 6e-h below):", x->pp->dim.batch_size, x->pp->dim.gpus,
+			 x->pp->dim.workers[0], x->pp->dim.workers[x->pp->dim.n - 1], x->pp->dim.drop_all_pct, x->pp->dim.e2e[0],
 			 x->pp->dim.e2e[x->pp->dim.n - 1], x->pp->dim.span_rise_pct, x->pp->dim.span[0],
 			 x->pp->dim.span[x->pp->dim.n - 1], x->pp->fe_w8_pct, x->pp->fe_w28_pct);
 	{
@@ -749,7 +749,7 @@ static void write_finding_diminishing(const struct findings_ctx *x)
 						   "images/s" };
 		doc_p(d, "This machine (%s; the gain of a step from the medians, with the gain in "
 		      "each repeat alone and whether the rule's %.0f %% lies within them):",
-		      spread_words(a, na), REPORT_KNEE_GAIN_PCT);
+		      spread_words(a, na), KNEE_GAIN_PCT);
 		doc_row(d, tit, 6, 1);
 		for (size_t i = 0; i < na; i++) {
 			agg_label(s, &a[i], c[0], sizeof(c[0]));
@@ -855,7 +855,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			if (a[i].pol != (int)p)
 				continue;
 			snprintf(c[0], 96, "%d", a[i].workers);
-			snprintf(c[1], 96, "%d", a[i].batch);
+			snprintf(c[1], 96, "%d", a[i].batch_size);
 			snprintf(c[2], 96, "%d", a[i].gpus);
 			snprintf(c[3], 96, "%d", a[i].n);
 			cell_spread(c[4], 96, &a[i], "e2e_s", "%.3f");
@@ -885,14 +885,14 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 				continue;
 			for (size_t j = 0; j < i && first; j++)
 				first = !(sweep_row_ok(&s->rows[j]) && s->rows[j].part == r->part &&
-					  s->rows[j].batch == r->batch && s->rows[j].gpus == r->gpus &&
+					  s->rows[j].batch_size == r->batch_size && s->rows[j].gpus == r->gpus &&
 					  s->rows[j].workers == r->workers &&
 					  s->rows[j].repeat == r->repeat);
 			if (!first)
 				continue;
 			for (size_t j = i + 1; j < s->nrows; j++) {
 				q = &s->rows[j];
-				if (!sweep_row_ok(q) || q->part != r->part || q->batch != r->batch ||
+				if (!sweep_row_ok(q) || q->part != r->part || q->batch_size != r->batch_size ||
 				    q->gpus != r->gpus || q->workers != r->workers ||
 				    q->repeat != r->repeat)
 					continue;
@@ -910,7 +910,7 @@ static void write_policies_section(struct doc *d, const struct sweep *s,
 			else if (strlen(diff) < sizeof(diff) - 64) {
 				size_t l = strlen(diff);
 				snprintf(diff + l, sizeof(diff) - l, "%sw%d b%d g%d r%d", l ? ", " : "",
-					 r->workers, r->batch, r->gpus, r->repeat);
+					 r->workers, r->batch_size, r->gpus, r->repeat);
 			}
 		}
 		if (!groups)
@@ -974,7 +974,7 @@ static int report_write_locked(const struct sweep *s, char *err, size_t errlen)
 	struct fig_status st[REPORT_MAX_FIGS];
 	struct finding fd[REPORT_NFINDINGS];
 	char path[4096], topbuf[4096], stamp[64];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct doc d = { .dir = s->dir };
 	size_t nst = 0;
 	time_t now = time(NULL);

@@ -22,6 +22,7 @@
 struct json_t;
 struct sweep_config;
 
+#include "knee.h"
 #include "sweep_row.h"
 
 /* A loaded sweep: one sweep folder, or several judged together (for
@@ -47,11 +48,6 @@ struct sweep {
 };
 
 /* ---- the table ----------------------------------------------------------*/
-
-/* A row with every figure NaN, status pending, exit_code -1. */
-void sweep_row_init(struct sweep_row *r);
-/* Fill the measured fields of r from a run's summary.json object. */
-void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
 
 /* Read dir/sweep.json and every run's summary.json (the run folders named
  * in it). s is overwritten; free with sweep_free. */
@@ -130,7 +126,6 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 /* the paper's findings the report judges, in order: short ops, variance,
  * out-of-order arrival, diminishing returns, tracing overhead */
 #define REPORT_NFINDINGS 5
-#define REPORT_KNEE_GAIN_PCT 5.0
 #define REPORT_MIN_BATCHES 8
 /* finding 1: a run whose ops were on a CPU under this share of their wall
  * time (the rest waiting for one) cannot show that they are short */
@@ -199,8 +194,8 @@ struct ooo_figs {
 #define DIM_MAX 64
 struct dim_figs {
 	size_t n;                     /* worker counts in the group (0: none) */
-	int part, batch, gpus;
-	int w[DIM_MAX];
+	int part, batch_size, gpus;
+	int workers[DIM_MAX];
 	double e2e[DIM_MAX], span[DIM_MAX];
 	int knee;                     /* by the rule (0: none) */
 	size_t ki;                    /* its index */
@@ -224,7 +219,7 @@ struct paper {
 };
 
 /* Load the paper's figures from top/datasets/reference/lotus/figures/ (top
- * from report_find_top; NULL: not found). 0, or -1 with err (p->ok = 0). */
+ * from find_top, fsutil.h; NULL: not found). 0, or -1 with err (p->ok = 0). */
 int paper_load(const char *top, struct paper *p, char *err, size_t errlen);
 
 /* What a finding is judged with: the CPUs the runs could use (0: unknown),
@@ -289,26 +284,12 @@ long report_table2_row(const struct sweep_row *r, size_t n, int need_batches);
  * (an index into a), or -1 if none. Fig. 6b is drawn there too. */
 long report_dim_config(const struct sweep_config *a, size_t na);
 
-/* The knee of e2e[] over increasing w[] (n points): the smallest w[i]
- * (i < n - 1) with (e2e[i] - e2e[i+1]) / e2e[i] < gain_pct / 100; 0 if
- * every step gains more (or n < 2). */
-int report_knee(const int *w, const double *e2e, size_t n, double gain_pct);
-
-/* E2E's gain (%) from configuration `from` to `to` (struct sweep_row's
- * config) in each repeat that ran both, summarised into s (s->n 0: none).
- * 0, or -1 out of memory. */
-int report_step_gain(const struct sweep_row *r, size_t n, int from, int to,
-		     struct stats_summary *s);
 
 /* The loader policy of r ("torch" when the run did not say). */
 const char *sweep_row_policy(const struct sweep_row *r);
 
 /* ---- figures and report ---------------------------------------------------*/
 
-/* Where plots/ and datasets/reference/lotus/figures/ are: the repository
- * above the executable (bench/, build/<tree>/, build/<tree>/tests/), else
- * the current folder. 0, or -1 if not found. */
-int report_find_top(char *out, size_t n);
 
 /* What became of one figure. */
 #define REPORT_MAX_FIGS 24
@@ -396,10 +377,6 @@ int file_exists(const char *path);
  * the lock file cannot be made (nothing locked: the writes say why). */
 int report_lock(const char *dir);
 void report_unlock(int fd);
-/* o[key] as a string, or def when absent or not a string */
-const char *jstr(struct json_t *o, const char *key, const char *def);
-/* o[key] as an int, or def when absent or not an integer */
-int jint(struct json_t *o, const char *key, int def);
 /* Trailing slashes removed (not the root's). */
 void strip_slashes(char *p);
 /* The names of the ops of rows r[0..n) in first-seen order, at most max. */

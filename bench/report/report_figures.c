@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "counters.h"
 #include "emit.h"
 #include "csv.h"
@@ -34,39 +34,6 @@
 
 
 /* ---- figures ----------------------------------------------------------- */
-
-static int is_top(const char *dir)
-{
-	char p[4096];
-	errf(p, sizeof(p), "%s/plots/common.gp", dir);
-	return file_exists(p);
-}
-
-int report_find_top(char *out, size_t n)
-{
-	char exe[4096], cwd[4096];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	if (len > 0) {
-		exe[len] = 0;
-		/* bench/ppbench, build/<tree>/ppbench, build/<tree>/tests/test_x */
-		for (int up = 0; up < 4; up++) {
-			char *slash = strrchr(exe, '/');
-			if (!slash || slash == exe)
-				break;
-			*slash = 0;
-			if (is_top(exe)) {
-				snprintf(out, n, "%s", exe);
-				return 0;
-			}
-		}
-	}
-	if (getcwd(cwd, sizeof(cwd)) && is_top(cwd)) {
-		snprintf(out, n, "%s", cwd);
-		return 0;
-	}
-	return -1;
-}
 
 /* A data file created anew (a file or a symbolic link there is replaced,
  * never written through). NULL with errno. */
@@ -140,9 +107,9 @@ static void series_key(const struct seriesing *z, const struct sweep_config *a, 
 	if (z->by_batch) {
 		k[1] = a->workers;
 		k[2] = a->gpus;
-		k[4] = a->batch;
+		k[4] = a->batch_size;
 	} else {
-		k[1] = a->batch;
+		k[1] = a->batch_size;
 		k[2] = z->tied[a->part] ? 0 : a->gpus;
 		k[4] = a->workers;
 	}
@@ -182,9 +149,9 @@ static void series_label(const struct seriesing *z, const struct sweep_config *a
 			snprintf(out, n, "%s%d worker%s / %d GPU%s", pre, a->workers,
 				 a->workers == 1 ? "" : "s", a->gpus, a->gpus == 1 ? "" : "s");
 	} else if (tied) {
-		snprintf(out, n, "%sb%d / workers = GPUs", pre, a->batch);
+		snprintf(out, n, "%sb%d / workers = GPUs", pre, a->batch_size);
 	} else {
-		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch, a->gpus, a->gpus == 1 ? "" : "s");
+		snprintf(out, n, "%sb%d / %d GPU%s", pre, a->batch_size, a->gpus, a->gpus == 1 ? "" : "s");
 	}
 	if (z->npol > 1) {
 		size_t l = strlen(out);
@@ -233,9 +200,9 @@ static void csv_real(FILE *f, double v)
 void agg_label(const struct sweep *s, const struct sweep_config *a, char *out, size_t n)
 {
 	if (s->nparts > 1)
-		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch, a->gpus);
+		snprintf(out, n, "%d: w%d b%d g%d", a->part + 1, a->workers, a->batch_size, a->gpus);
 	else
-		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch, a->gpus);
+		snprintf(out, n, "w%d b%d g%d", a->workers, a->batch_size, a->gpus);
 }
 
 static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seriesing *z,
@@ -285,7 +252,7 @@ static int write_vs(FILE *f, struct sweep_config *a, size_t n, const struct seri
 		series_label(z, &s[i], label, sizeof(label));
 		fprintf(f, "%d,", out);
 		plot_csv_text(f, label);
-		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch, s[i].gpus, s[i].n);
+		fprintf(f, ",%d,%d,%d,%d", s[i].workers, s[i].batch_size, s[i].gpus, s[i].n);
 		csv_real(f, s[i].c.r.e2e_s);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].min);
 		csv_real(f, s[i].c.sp[metric_find("e2e_s") - metric_table].max);
@@ -351,7 +318,7 @@ static void write_vs_model(FILE *f, const struct sweep *sw, const struct sweep_c
 				}
 				fprintf(f, "%d,model: ", out);
 				plot_csv_text(f, label);
-				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch, s[j].gpus);
+				fprintf(f, ",%d,%d,%d,1", s[j].workers, s[j].batch_size, s[j].gpus);
 				csv_real(f, m.e2e_s);
 				fputs(",,,", f);
 				csv_real(f, m.ooo_pct);
@@ -381,7 +348,7 @@ static int policy_group(const struct sweep_config *a, size_t n, size_t *pick)
 		unsigned seen = 0;
 		int np = 0;
 		for (size_t j = 0; j < n; j++)
-			if (a[j].part == a[i].part && a[j].batch == a[i].batch &&
+			if (a[j].part == a[i].part && a[j].batch_size == a[i].batch_size &&
 			    a[j].gpus == a[i].gpus && a[j].pol < 32 && !(seen & (1u << a[j].pol))) {
 				seen |= 1u << a[j].pol;
 				np++;
@@ -396,7 +363,7 @@ static int policy_group(const struct sweep_config *a, size_t n, size_t *pick)
 
 static int in_group(const struct sweep_config *x, const struct sweep_config *g)
 {
-	return x->part == g->part && x->batch == g->batch && x->gpus == g->gpus;
+	return x->part == g->part && x->batch_size == g->batch_size && x->gpus == g->gpus;
 }
 
 static int cmp_int(const void *x, const void *y)
@@ -432,7 +399,7 @@ static int write_policies(FILE *f, const struct sweep_config *a, size_t n, const
 					continue;
 				fprintf(f, "%d,", p + 1);
 				plot_csv_text(f, a[i].policy);
-				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch, a[i].gpus,
+				fprintf(f, ",%d,%d,%d,%d,%d", a[i].workers, xi, a[i].batch_size, a[i].gpus,
 					a[i].n);
 				csv_real(f, a[i].c.r.e2e_s);
 				csv_real(f, a[i].c.r.images_per_s);
@@ -618,9 +585,9 @@ static void config_label(const struct sweep *s, const struct sweep_row *r, char 
 	if (!s->nparts)   /* a run report: its repeats */
 		snprintf(out, n, "%s", r->tag);
 	else if (s->nparts > 1)
-		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch, r->gpus);
+		snprintf(out, n, "%d: w%d b%d g%d", r->part + 1, r->workers, r->batch_size, r->gpus);
 	else
-		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch, r->gpus);
+		snprintf(out, n, "w%d b%d g%d", r->workers, r->batch_size, r->gpus);
 }
 
 /* Per-configuration data from each configuration's first ok run:
@@ -687,7 +654,7 @@ static int write_per_config(const struct sweep *s, const char *datadir, size_t p
 			csv_real(fb, pr / 1e6);
 			fprintf(fb, ",%d\n", ooo);
 			pts[1] += w > 0;
-			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch))
+			if (isfinite(pr) && (!isfinite(sm) || sm >= r->batch_size))
 				pre[npre++] = pr / 1e6;
 			if (isfinite(d))
 				del[ndel++] = d / 1e6;
@@ -749,7 +716,7 @@ static int write_op_cdf(const struct sweep *s, const struct sweep_row *r, const 
 	memset(&t, 0, sizeof(t));
 	{
 		char sub[64];
-		snprintf(sub, sizeof(sub), "lotustrace/b%d_gpu%d", r->batch, r->gpus);
+		snprintf(sub, sizeof(sub), "lotustrace/b%d_gpu%d", r->batch_size, r->gpus);
 		sweep_run_path(s, r, sub, dir, sizeof(dir));
 	}
 	if (lotustrace_read(dir, LOTUSTRACE_PREFIX, &t, err, sizeof(err))) {
@@ -1000,7 +967,7 @@ static int figs_policies(const struct fig_ctx *c, struct sweep_config *a, size_t
 	char part[32] = "";
 	if (c->s->nparts > 1)
 		snprintf(part, sizeof(part), "sweep %d: ", a[pick].part + 1);
-	snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch,
+	snprintf(sub, sizeof(sub), "%sbatch %d, %d GPU%s", part, a[pick].batch_size,
 		 a[pick].gpus, a[pick].gpus == 1 ? "" : "s");
 	fig_draw(c, f, "policies.gp", p2, sub);
 	return 0;
@@ -1148,7 +1115,7 @@ int report_figures(const struct sweep *s, struct fig_status *st, size_t max, siz
 		   char *err, size_t errlen)
 {
 	char topbuf[4096], figdir[4096], datadir[4096], log[4096];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	struct sweep_config *a = NULL, *sw = NULL, *sb = NULL;
 	size_t na = sweep_configs(s->rows, s->nrows, &a);
 	struct seriesing zw, zb;

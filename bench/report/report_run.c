@@ -15,13 +15,13 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "emit.h"
 #include "csv.h"
 #include "doc.h"
 #include "log.h"
 #include "fsutil.h"
-#include "generate.h"
+#include "describe.h"
 #include "metrics.h"
 #include "model.h"
 #include "repeats.h"
@@ -192,7 +192,7 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 {
 	struct fig_status st[REPORT_MAX_FIGS];
 	char topbuf[4096], figdir[4096], datadir[4096], log[4096], stamp[64];
-	const char *top = report_find_top(topbuf, sizeof(topbuf)) ? NULL : topbuf;
+	const char *top = find_top(TOP_OF_PLOTS, topbuf, sizeof(topbuf)) ? NULL : topbuf;
 	const struct sweep_row **rp = calloc(s->nrows, sizeof(*rp));
 	struct combined *c = malloc(sizeof(*c));
 	struct doc d = { .dir = s->dir };
@@ -291,7 +291,7 @@ static int run_add(struct sweep *s, const char *dir, json_t **sum, char *err, si
 	r->config = (int)s->nrows;   /* each repeat its own series in the figures */
 	r->repeat = (int)s->nrows;
 	r->workers = jint(j, "workers", 0);
-	r->batch = jint(j, "batch_size", 0);
+	r->batch_size = jint(j, "batch_size", 0);
 	r->gpus = jint(j, "gpus", 0);
 	snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
 	errf(r->run_dir, sizeof(r->run_dir), "%s", real);
@@ -437,7 +437,7 @@ int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, si
 		if (s->nrows > 1)
 			snprintf(r->tag, sizeof(r->tag), "repeat %d", r->repeat);
 		else
-			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch, r->gpus);
+			snprintf(r->tag, sizeof(r->tag), "w%d b%d g%d", r->workers, r->batch_size, r->gpus);
 	}
 	rc = 0;
 out:

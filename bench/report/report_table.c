@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "analysis.h"
-#include "commands.h"
+#include "conventions.h"
 #include "emit.h"
 #include "escape.h"
 #include "csv.h"
@@ -80,7 +80,7 @@ struct rcol {
 #define CS(f) { #f, CT_STR, offsetof(struct sweep_row, f), sizeof(((struct sweep_row *)0)->f) }
 static const struct rcol rcols[] = {
 	CI(part), CI(config), CI(repeat), CS(tag), CS(status), CIO(exit_code), CS(run_dir), CS(cache),
-	CI(workers), CI(batch), CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
+	CI(workers), { "batch", CT_INT, offsetof(struct sweep_row, batch_size), 0 }, CI(gpus), CS(policy), CI(complete), CS(checksum), CS(counters),
 	CS(hw_events), CS(problem),
 };
 #undef CI
@@ -90,97 +90,6 @@ static const struct rcol rcols[] = {
 
 #define FIELD(base, off, type) ((type *)((char *)(base) + (off)))
 
-void sweep_row_init(struct sweep_row *r)
-{
-	memset(r, 0, sizeof(*r));
-	for (size_t i = 0; i < metric_count; i++)
-		*metric_row_field(&metric_table[i], r) = NAN;
-	r->exit_code = -1;
-	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
-}
-
-static void op_init(struct sweep_op *o, const char *name)
-{
-	memset(o, 0, sizeof(*o));
-	snprintf(o->name, sizeof(o->name), "%s", name);
-	for (size_t i = 0; i < op_metric_count; i++)
-		*op_metric_field(&op_metric_table[i], o) = NAN;
-}
-
-static struct sweep_op *row_op_add(struct sweep_row *r, const char *name)
-{
-	struct sweep_op *o = (struct sweep_op *)sweep_row_op(r, name);
-	if (o)
-		return o;
-	if (r->nops == SWEEP_MAX_OPS)
-		return NULL;
-	o = &r->ops[r->nops++];
-	op_init(o, name);
-	return o;
-}
-
-/* What the hardware events of a run came to (struct sweep_row hw_events). */
-static void hw_events_status(json_t *events, char *out, size_t n)
-{
-	json_t *e;
-	size_t i;
-	int asked = 0, ok = 0;
-	const char *first = NULL, *why = NULL;
-
-	json_array_foreach(events, i, e) {
-		const char *st = json_string_value(json_object_get(e, "status"));
-		if (!json_is_true(json_object_get(e, "hw")) || !st)
-			continue;
-		asked++;
-		if (!strcmp(st, "ok") || !strcmp(st, "scaled"))
-			ok++;
-		else if (!first) {
-			first = json_string_value(json_object_get(e, "name"));
-			why = json_string_value(json_object_get(e, "reason"));
-			if (!why)
-				why = st;
-		}
-	}
-	if (!asked)
-		snprintf(out, n, "%s", "");
-	else if (ok)
-		snprintf(out, n, "ok");
-	else
-		snprintf(out, n, "not supported: %s: %s", first ? first : "?", why ? why : "?");
-}
-
-void sweep_row_from_summary(struct sweep_row *r, json_t *s)
-{
-	json_t *ops, *v, *c = json_object_get(s, "counters");
-	const char *key;
-
-	for (size_t i = 0; i < metric_count; i++)
-		if (metric_table[i].src == MSRC_RUN)
-			*metric_row_field(&metric_table[i], r) = metric_from_json(&metric_table[i], s);
-	r->complete = json_is_true(json_object_get(s, "complete"));
-	v = json_object_get(json_object_get(s, "options"), "policy");
-	if (json_is_string(v))
-		snprintf(r->policy, sizeof(r->policy), "%s", json_string_value(v));
-	v = json_object_get(s, "checksum");
-	if (json_is_string(v))
-		snprintf(r->checksum, sizeof(r->checksum), "%s", json_string_value(v));
-	ops = json_object_get(s, "ops");
-	r->nops = 0;
-	json_object_foreach(ops, key, v) {
-		struct sweep_op *o = row_op_add(r, key);
-		if (!o)
-			break;
-		for (size_t i = 0; i < op_metric_count; i++)
-			*op_metric_field(&op_metric_table[i], o) =
-				metric_json_get(v, op_metric_table[i].json);
-	}
-	if (json_is_object(c)) {
-		v = json_object_get(c, "list");
-		snprintf(r->counters, sizeof(r->counters), "%s", json_is_string(v) ? json_string_value(v) : "");
-		hw_events_status(json_object_get(c, "events"), r->hw_events, sizeof(r->hw_events));
-	}
-}
-
 /* ---- loading a sweep ------------------------------------------------------*/
 
 void sweep_free(struct sweep *s)
@@ -189,18 +98,6 @@ void sweep_free(struct sweep *s)
 		json_decref(s->parts[i].doc);
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
-}
-
-const char *jstr(json_t *o, const char *key, const char *def)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : def;
-}
-
-int jint(json_t *o, const char *key, int def)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? (int)json_integer_value(v) : def;
 }
 
 void strip_slashes(char *p)
@@ -404,7 +301,7 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		r->config = config0 + jint(e, "config", (int)i + 1);
 		r->repeat = jint(e, "repeat", 1);
 		r->workers = jint(e, "workers", 0);
-		r->batch = jint(e, "batch_size", 0);
+		r->batch_size = jint(e, "batch_size", 0);
 		r->gpus = jint(e, "gpus", 0);
 		snprintf(r->policy, sizeof(r->policy), "%s", jstr(e, "policy", ""));
 		r->exit_code = jint(e, "exit_code", -1);
@@ -616,7 +513,7 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 			if (best < op_metric_count) {
 				char name[40];
 				snprintf(name, sizeof(name), "%.*s", (int)(hl - bl - 4), h + 3);
-				struct sweep_op *o = row_op_add(r, name);
+				struct sweep_op *o = sweep_row_op_add(r, name);
 				if (o)
 					*op_metric_field(&op_metric_table[best], o) = table_num(&t, i, (int)c);
 			}

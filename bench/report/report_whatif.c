@@ -50,7 +50,7 @@ double report_gpu_step_s(const struct sweep *s, int p, int b, int g)
 	for (size_t i = 0; i < s->nrows; i++) {
 		const struct sweep_row *r = &s->rows[i];
 		char path[4096];
-		if (r->part != p || r->batch != b || r->gpus != g || !sweep_row_ok(r))
+		if (r->part != p || r->batch_size != b || r->gpus != g || !sweep_row_ok(r))
 			continue;
 		sweep_run_path(s, r, "summary.json", path, sizeof(path));
 		json_t *sum = json_load_regular(path, NULL, 0);
@@ -133,10 +133,10 @@ static size_t whatif_configs(const struct sweep *s, int p, int (*bg)[2], size_t 
 		size_t j = 0;
 		if (r->part != p || !sweep_row_ok(r))
 			continue;
-		while (j < n && !(bg[j][0] == r->batch && bg[j][1] == r->gpus))
+		while (j < n && !(bg[j][0] == r->batch_size && bg[j][1] == r->gpus))
 			j++;
 		if (j == n) {
-			bg[n][0] = r->batch;
+			bg[n][0] = r->batch_size;
 			bg[n][1] = r->gpus;
 			n++;
 		}

@@ -156,7 +156,7 @@ size_t sweep_configs(const struct sweep_row *r, size_t n, struct sweep_config **
 		a[k].part = r[i].part;
 		a[k].config = r[i].config;
 		a[k].workers = r[i].workers;
-		a[k].batch = r[i].batch;
+		a[k].batch_size = r[i].batch_size;
 		a[k].gpus = r[i].gpus;
 		snprintf(a[k].policy, sizeof(a[k].policy), "%s", sweep_row_policy(&r[i]));
 		a[k].pol = sweep_policy_index(pols, npol, a[k].policy);

@@ -45,7 +45,7 @@ int sweep_policy_index(char (*names)[16], size_t k, const char *p);
 /* One configuration (part, workers x batch x GPUs x policy): its identity
  * and its ok repeats combined. */
 struct sweep_config {
-	int part, config, workers, batch, gpus, n;
+	int part, config, workers, batch_size, gpus, n;
 	int pol;                      /* index in the sweep's policies (sweep_policies) */
 	char policy[16];
 	size_t first;                 /* its first ok row */

@@ -60,7 +60,7 @@ struct sweep_row {
 	int exit_code;                /* of `ppbench run`; -1: not run / unknown */
 	char run_dir[256];            /* relative to the sweep folder; "" if none */
 	char cache[16];               /* page cache before the run: "dropped" or "warm" */
-	int workers, batch, gpus;
+	int workers, batch_size, gpus;
 	char policy[16];              /* loader policy (summary.json options.policy; "" unknown: torch) */
 	int complete;                 /* summary.json "complete" (0 if none) */
 	char checksum[24];
@@ -179,5 +179,18 @@ struct sweep_row {
 
 /* The op named `name` in r, or NULL (repeats.c). */
 const struct sweep_op *sweep_row_op(const struct sweep_row *r, const char *name);
+
+struct json_t;
+/* A row with every figure NaN, status pending, exit_code -1 (sweep_row.c). */
+void sweep_row_init(struct sweep_row *r);
+/* The op named `name` in r, added (every figure NaN) when r has none and
+ * room for one; NULL when full. */
+struct sweep_op *sweep_row_op_add(struct sweep_row *r, const char *name);
+/* Fill the measured fields of r from a run's summary.json object. */
+void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
+/* o[key] as a string, or def when absent or not a string */
+const char *jstr(struct json_t *o, const char *key, const char *def);
+/* o[key] as an int, or def when absent or not an integer */
+int jint(struct json_t *o, const char *key, int def);
 
 #endif

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "decode.h"
 #include "emit.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "kernels.h"
@@ -42,7 +43,7 @@ struct bench_cfg {
 	const char *pipeline;
 	uint64_t images;
 	long rounds;
-	uint64_t batch;
+	uint64_t batch_size;
 	long repeats;
 	uint64_t loader_batches;
 	const char *sections;
@@ -59,7 +60,7 @@ static const struct opt bench_opts[] = {
 	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
 	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
 	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
-	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
+	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch_size), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
 	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
 	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
 	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,batch,chain,model", .metavar = "LIST", .help = "which sections to run" },
@@ -126,7 +127,7 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 	struct ops_ws w;
 	if (!ms || !ratio || !ips)
 		die("out of memory");
-	ops_ws_init(&w, c->batch);
+	ops_ws_init(&w, c->batch_size);
 	struct ops_pass a;
 	size_t failed = 0;
 	for (size_t r = 0; r < R; r++) {
@@ -141,7 +142,7 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 		failed = a.failed;
 	}
 	printf("\n## 1. pipeline '%s' op by op, single-threaded (%zu images, %zu failed, batch %zu, "
-	       "%zu passes)\n\n", p.name, n - failed, failed, c->batch, R);
+	       "%zu passes)\n\n", p.name, n - failed, failed, c->batch_size, R);
 	printf("| op | mean ms per image: median over passes [interval] |\n|---|---:|\n");
 	for (int i = 0; i < p.nops; i++) {
 		snprintf(name, sizeof(name), "%s ms per image%s", p.op[i].ops->name,
@@ -194,7 +195,7 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
 	char was_by[64];
 	snprintf(was_by, sizeof(was_by), "%s", kernels_chosen_by());
 	struct ops_ws w;
-	ops_ws_init(&w, c->batch);
+	ops_ws_init(&w, c->batch_size);
 	struct ops_pass a;
 	for (size_t r = 0; r < R; r++)
 		for (int q = 0; q < nk; q++) {
@@ -251,7 +252,7 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 {
 	char err[512], v[160], name[96];
 	struct whatif w;
-	if (whatif_measure(c->pipeline, c->fused, d, n, (size_t)c->rounds, c->batch, &w, err,
+	if (whatif_measure(c->pipeline, c->fused, d, n, (size_t)c->rounds, c->batch_size, &w, err,
 			   sizeof(err))) {
 		error_msg("%s", err);
 		return -1;
@@ -711,7 +712,7 @@ int cmd_bench(int argc, char **argv)
 	if (has_section(c.sections, "kernels"))
 		bench_kernels(&c, &d, n, &res);
 	if (has_section(c.sections, "bounds"))
-		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch, &res);
+		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch_size, &res);
 	if (has_section(c.sections, "fused"))
 		bench_fused(&c, &d, n, &res);
 	if (has_section(c.sections, "decode"))

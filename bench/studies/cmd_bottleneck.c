@@ -76,7 +76,7 @@ static double gpu_only(const struct run_opts *o, uint64_t step_ns, double h2d, s
 	double s = (double)(clock_now_ns() - t0) / 1e9;
 	if (s <= 0)
 		return 0; /* a step of 0: no GPU bound */
-	return (double)o->max_batches * (double)o->batch / s;
+	return (double)o->max_batches * (double)o->batch_size / s;
 }
 
 /* Read every file once (into the page cache), or drop it from there. */
@@ -413,9 +413,9 @@ int cmd_bottleneck(int argc, char **argv)
 		error_msg("%s", err);
 		goto out;
 	}
-	size_t bytes = (size_t)o.batch * (3 * (size_t)plan.sample_h * (size_t)plan.sample_w * 4 + 8);
+	size_t bytes = (size_t)o.batch_size * (3 * (size_t)plan.sample_h * (size_t)plan.sample_w * 4 + 8);
 	if (!o.tag) {
-		snprintf(tagbuf, sizeof(tagbuf), "bottleneck-%s-b%ld-w%ld", pipe.name, o.batch,
+		snprintf(tagbuf, sizeof(tagbuf), "bottleneck-%s-b%ld-w%ld", pipe.name, o.batch_size,
 			 o.workers);
 		o.tag = tagbuf;
 	}
@@ -448,7 +448,7 @@ int cmd_bottleneck(int argc, char **argv)
 	int climbs_failed = l.n < (size_t)o.repeat;
 
 	printf("caching ladder: pipeline %s, %zu images, B %ld, W %ld, GPU step %.1f ms, "
-	       "%" PRIu64 " batches per step, %zu climb%s\n", pipe.name, data.n, o.batch, o.workers,
+	       "%" PRIu64 " batches per step, %zu climb%s\n", pipe.name, data.n, o.batch_size, o.workers,
 	       (double)step_ns / 1e6, o.max_batches, l.n, l.n == 1 ? "" : "s");
 	if (l.n > 1)
 		printf("each figure: the median [%s], or (min, max) with fewer than 6 climbs\n",

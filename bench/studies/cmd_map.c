@@ -58,7 +58,7 @@ static const struct opt map_opts[] = {
 	  .lo = 0, .hi = 1000000 },
 	{ .name = "seconds", .type = OPT_DOUBLE, .off = O(seconds), .def = "2", .metavar = "S",
 	  .help = "perf: time spent in each op, at least", .lo = 0.001, .hi = 3600 },
-	{ .name = "batch", .shortname = 'b', .type = OPT_INT, .off = O(batch), .def = "32",
+	{ .name = "batch", .shortname = 'b', .type = OPT_INT, .off = O(batch_size), .def = "32",
 	  .metavar = "B", .help = "samples given to the batch op (collate)", .lo = 1, .hi = 4096 },
 	{ .name = "size", .type = OPT_STR, .off = O(size), .def = "2000x1500", .metavar = "WxH",
 	  .help = "size of the generated JPEG when no IMAGE is given" },

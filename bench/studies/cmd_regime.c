@@ -8,6 +8,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "commands.h"
+#include "fsutil.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -95,7 +96,7 @@ int cmd_regime(int argc, char **argv)
 	int pr = opts_prelude(regime_opts, &c, argc, argv, &npos, usage, description, "regime");
 	if (pr >= 0)
 		return pr;
-	if (report_find_top(top, sizeof(top))) {
+	if (find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		error_msg("the repository's datasets/reference/lotus/figures/ was not found");
 		return EXIT_FAIL;
 	}

@@ -39,7 +39,7 @@
 #include "decode.h"
 #include "emit.h"
 #include "escape.h"
-#include "generate.h"
+#include "describe.h"
 #include "imagefolder.h"
 #include "log.h"
 #include "machine.h"
@@ -81,7 +81,7 @@ static const struct opt strat_opts_table[] = {
 	  "timing is the median over them with its spread, and strategies within noise of "
 	  "each other share a rank", .lo = 1, .hi = 1000 },
 	NOISE_OPT(struct strat_opts, require_idle),
-	{ "batch", 'b', OPT_INT, O(batch), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
+	{ "batch", 'b', OPT_INT, O(batch_size), "128", "B", "samples per batch", .lo = 1, .hi = 65536 },
 	{ "workers", 'w', OPT_INT, O(workers), "1", "W",
 	  "threads of the online epochs (OpenMP; 1: one process, no workers)", .lo = 1, .hi = 1024 },
 	{ "offline-threads", 0, OPT_INT, O(offline_threads), "0", "T",
@@ -180,13 +180,13 @@ static void print_table(FILE *f, const struct ctx *c, const char *results)
 		c->pipe.name, c->n, c->orig_bytes / 1e6, c->ds.root, origin);
 	fprintf(f, "- offline: the ops before the split run once on every sample, %d OpenMP "
 		"thread%s each writing its own shard, the files fsync'ed; the time includes "
-		"reading the dataset (%s)\n", c->T, c->T == 1 ? "" : "s",
+		"reading the dataset (%s)\n", c->threads, c->threads == 1 ? "" : "s",
 		o->warm ? "page cache kept" : "its pages dropped first");
 	fprintf(f, "- online: %d epoch%s of %zu samples, %ld thread%s (OpenMP%s), batches of "
 		"%ld%s; each epoch reads the stored sample, decompresses it, runs the ops after "
 		"the split (random draws seeded per sample as in `ppbench run`) and collates; "
 		"%s\n", E, E == 1 ? "" : "s", c->n, o->workers, o->workers == 1 ? "" : "s",
-		o->workers == 1 ? "; one process, no worker" : "", o->batch,
+		o->workers == 1 ? "; one process, no worker" : "", o->batch_size,
 		o->shuffle ? ", shuffled" : ", in order",
 		o->warm ? "page cache kept (warm)" :
 		"the store's (or dataset's) pages dropped before each epoch with posix_fadvise "
@@ -352,8 +352,8 @@ static int write_json(const struct ctx *c, const char *path, char *err, size_t e
 	json_object_set_new(d, "images_used", json_integer((json_int_t)c->n));
 	json_object_set_new(d, "bytes_used", json_integer((json_int_t)c->orig_bytes));
 	json_object_set_new(j, "dataset", d);
-	json_object_set_new(j, "offline_threads", json_integer(c->T));
-	json_object_set_new(j, "online_threads", json_integer(c->W));
+	json_object_set_new(j, "offline_threads", json_integer(c->threads));
+	json_object_set_new(j, "online_threads", json_integer(c->workers));
 	json_object_set_new(j, "cold", json_boolean(!c->o->warm));
 	store_format_library(STORE_ZSTD, lib, sizeof(lib));
 	json_object_set_new(j, "zstd", json_string(lib));
@@ -447,7 +447,7 @@ static int draw(const char *data, const char *out, const char *title, const char
 	char top[PATH_MAX], why[256];
 	const char *args[] = { data, out, title, NULL };
 
-	if (report_find_top(top, sizeof(top)))
+	if (find_top(TOP_OF_PLOTS, top, sizeof(top)))
 		return -1;
 	return plot_run(top, "strategies.gp", args, log, why, sizeof(why));
 }
@@ -522,17 +522,17 @@ static int strat_load(struct strat_cmd *x)
 	c->n = o->images && (size_t)o->images < c->ds.n ? (size_t)o->images : c->ds.n;
 	for (size_t i = 0; i < c->n; i++)
 		c->orig_bytes += c->ds.items[i].bytes;
-	if (schedule_build(&c->sched, c->n, (size_t)o->batch, (int)o->epochs, o->shuffle, 0,
+	if (schedule_build(&c->sched, c->n, (size_t)o->batch_size, (int)o->epochs, o->shuffle, 0,
 			   o->seed, 0, err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}
-	c->W = (int)o->workers;
-	c->T = o->offline_threads ? (int)o->offline_threads : omp_get_num_procs();
-	int nt = c->W > c->T ? c->W : c->T;
+	c->workers = (int)o->workers;
+	c->threads = o->offline_threads ? (int)o->offline_threads : omp_get_num_procs();
+	int nt = c->workers > c->threads ? c->workers : c->threads;
 	c->thr = calloc((size_t)nt, sizeof(*c->thr));
-	c->smp = calloc((size_t)o->batch, sizeof(*c->smp));
-	c->ok = calloc((size_t)o->batch, sizeof(*c->ok));
+	c->smp = calloc((size_t)o->batch_size, sizeof(*c->smp));
+	c->ok = calloc((size_t)o->batch_size, sizeof(*c->ok));
 	if (!c->thr || !c->smp || !c->ok) {
 		error_msg("out of memory");
 		return EXIT_FAIL;

@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "commands.h"
 #include "escape.h"
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 #include "log.h"
@@ -1171,7 +1172,7 @@ static int sweep_new(struct sweep_state *t)
 	if (sweep_resolve_fused(t))
 		return EXIT_USAGE;
 	/* every configuration's memory, before anything runs */
-	struct sweep_grid sg = { .w = t->w, .b = t->b, .g = t->g, .pol = t->pol, .nw = t->nw,
+	struct sweep_grid sg = { .workers = t->w, .batch_size = t->b, .gpus = t->g, .pol = t->pol, .nw = t->nw,
 				 .nb = t->nb, .ng = t->ng, .np = t->np, .tied = t->tied,
 				 .pol_name = policy_names, .repeat = c->repeat,
 				 .whatif_images = t->fused[0] ? (size_t)c->fused_images : 0,

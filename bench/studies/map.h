@@ -20,7 +20,7 @@ struct map_cfg {
 	int tool;
 	long repeat;
 	double seconds;
-	long batch;
+	long batch_size;
 	const char *size;
 	const char *out;
 	long top;

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <turbojpeg.h>
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "counters.h"
 #include "kernels.h"
 #include "log.h"
@@ -135,14 +135,14 @@ int map_child(const struct map_cfg *c, const char *image)
 		memcpy(in, s.data.p, bytes);
 	}
 	if (k == p.batch_op) {
-		many = calloc((size_t)c->batch, sizeof(*many));
-		out.capacity = po->ops->batch_bytes(po->cfg, (size_t)c->batch, h, w);
+		many = calloc((size_t)c->batch_size, sizeof(*many));
+		out.capacity = po->ops->batch_bytes(po->cfg, (size_t)c->batch_size, h, w);
 		out.mem = malloc(out.capacity ? out.capacity : 1);
 		if (!many || !out.mem)
 			die("out of memory");
-		for (long i = 0; i < c->batch; i++)
+		for (long i = 0; i < c->batch_size; i++)
 			many[i] = &s;
-		out.n = (size_t)c->batch;
+		out.n = (size_t)c->batch_size;
 	}
 	uint64_t calls = 0, op_ns = 0, budget = (uint64_t)(c->seconds * 1e9);
 	uint64_t started = clock_now_ns();
@@ -344,7 +344,7 @@ static int child_argv(const struct map_run *r, const struct op_map *m, int k, in
 		return -1;
 	errf(x->repeat, sizeof(x->repeat), "%ld", c->repeat);
 	errf(x->seconds, sizeof(x->seconds), "%g", c->seconds);
-	errf(x->batch, sizeof(x->batch), "%ld", c->batch);
+	errf(x->batch, sizeof(x->batch), "%ld", c->batch_size);
 	errf(x->seed, sizeof(x->seed), "%llu", (unsigned long long)c->seed);
 	errf(x->child, sizeof(x->child), "%d", k);
 	char **argv = x->argv;

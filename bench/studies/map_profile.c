@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <turbojpeg.h>
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "counters.h"
 #include "log.h"
 #include "options.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "checksum.h"
 #include "clock.h"
-#include "commands.h"
+#include "conventions.h"
 #include "decode.h"
 #include "emit.h"
 #include "generate.h"
@@ -361,10 +361,10 @@ static int online_sample(struct ctx *c, const struct strategy *sg, const struct 
 static int offline(struct ctx *c, const struct split *sp, enum store_format f, const char *dir,
 		   struct store *st, char *err, size_t errlen)
 {
-	if (store_create(st, dir, f, (int)c->o->zstd_level, c->n, c->T, err, errlen))
+	if (store_create(st, dir, f, (int)c->o->zstd_level, c->n, c->threads, err, errlen))
 		return -1;
 	clear_fatal(c);
-#pragma omp parallel num_threads(c->T)
+#pragma omp parallel num_threads(c->threads)
 	{
 		int tid = omp_get_thread_num();
 		struct thr *t = &c->thr[tid];
@@ -448,7 +448,7 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st, in
 			return -1;
 		}
 	}
-	for (int w = 0; w < c->W; w++) {
+	for (int w = 0; w < c->workers; w++) {
 		c->thr[w].fetch_ns = c->thr[w].suffix_ns = 0;
 	}
 	for (int e = 0; e < E; e++) {
@@ -458,11 +458,11 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st, in
 			else
 				drop_dataset_pages(c);
 		}
-		for (int w = 0; w < c->W; w++) {
+		for (int w = 0; w < c->workers; w++) {
 			c->thr[w].sum = 0;
 			c->thr[w].nok = c->thr[w].nskip = 0;
 		}
-		int *got = calloc((size_t)o->batch, sizeof(int));
+		int *got = calloc((size_t)o->batch_size, sizeof(int));
 		if (!got) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -472,7 +472,7 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st, in
 			const struct sched_batch *sb = &c->sched.b[b];
 			const uint64_t *idx = c->sched.idx + sb->first;
 			int nb = (int)sb->n;
-#pragma omp parallel for num_threads(c->W) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(c->workers) schedule(dynamic, 1)
 			for (int k = 0; k < nb; k++) {
 				struct thr *t = &c->thr[omp_get_thread_num()];
 				if (has_fatal(c)) {
@@ -507,7 +507,7 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st, in
 		}
 		uint64_t sum = 0;
 		size_t nok = 0, nskip = 0;
-		for (int w = 0; w < c->W; w++) {
+		for (int w = 0; w < c->workers; w++) {
 			sum += c->thr[w].sum;
 			nok += c->thr[w].nok;
 			nskip += c->thr[w].nskip;
@@ -520,7 +520,7 @@ static int online(struct ctx *c, struct strategy *sg, const struct store *st, in
 		sg->skipped = nskip;
 		sg->delivered += nok + nskip;
 	}
-	for (int w = 0; w < c->W; w++) {
+	for (int w = 0; w < c->workers; w++) {
 		sg->fetch_ns += c->thr[w].fetch_ns;
 		sg->suffix_ns += c->thr[w].suffix_ns;
 	}
@@ -684,7 +684,7 @@ int strat_run_split(struct ctx *c, int si)
 			/* the dataset's own files: nothing to store; a prefix of
 			 * passthrough ops is still run once on every sample */
 			if (sp->k > 0) {
-#pragma omp parallel for num_threads(c->T) schedule(static)
+#pragma omp parallel for num_threads(c->threads) schedule(static)
 				for (size_t i = 0; i < c->n; i++) {
 					struct thr *t = &c->thr[omp_get_thread_num()];
 					uint64_t nb = 0;
@@ -751,7 +751,7 @@ remove:
 
 void strat_ctx_free(struct ctx *c)
 {
-	int nt = c->W > c->T ? c->W : c->T;
+	int nt = c->workers > c->threads ? c->workers : c->threads;
 	if (c->thr)
 		for (int i = 0; i < nt; i++) {
 			scratch_release(&c->thr[i].scr);
@@ -760,7 +760,7 @@ void strat_ctx_free(struct ctx *c)
 		}
 	free(c->thr);
 	if (c->smp)
-		for (long i = 0; i < c->o->batch; i++)
+		for (long i = 0; i < c->o->batch_size; i++)
 			sample_release(&c->smp[i]);
 	free(c->smp);
 	free(c->ok);

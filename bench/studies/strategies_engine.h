@@ -21,7 +21,7 @@
 
 struct strat_opts {
 	const char *data, *pipeline, *formats, *splits, *store, *out, *tag;
-	long images, epochs, batch, workers, offline_threads, zstd_level, repeat;
+	long images, epochs, batch_size, workers, offline_threads, zstd_level, repeat;
 	uint64_t seed, max_pixels;
 	double weight, offline_weight, require_idle;
 	int shuffle, warm, cache, keep, checksum, plot;
@@ -90,7 +90,7 @@ struct ctx {
 	int want_format[STORE_NFORMATS];
 	const struct op_ops *decode;    /* the op that reads and decodes a file */
 	struct schedule sched;
-	int W, T;
+	int workers, threads;
 	struct thr *thr;                /* [max(W, T)] */
 	struct sample *smp;             /* [B] */
 	struct sample **ok;             /* [B] */

@@ -27,7 +27,7 @@ double sweep_page_cache(const struct dataset *d, int drop);
  * what-if the sweep measures first (0: none); whether it drops the page
  * cache before each run. */
 struct sweep_grid {
-	const int *w, *b, *g, *pol;
+	const int *workers, *batch_size, *gpus, *pol;
 	size_t nw, nb, ng, np;
 	int tied;
 	const char *const *pol_name;   /* names by policy index */

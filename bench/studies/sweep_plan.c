@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "commands.h"
+#include "conventions.h"
 #include "consumer.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -54,18 +54,18 @@ static int nearest_fit(const struct run_opts *o, const struct pipeline *pipe,
 		}
 		t.pin = o->pin;
 	}
-	if (o->prefetch > 1) {
-		t.prefetch = 1;
+	if (o->prefetch_factor > 1) {
+		t.prefetch_factor = 1;
 		if (plan_fits(&t, pipe, ds, fix, err, sizeof(err)) == 0) {
 			snprintf(change, nc, "--prefetch-factor 1");
 			snprintf(effect, ne, "W batches in flight instead of %ld x W: less buffering "
-				 "against a slow batch, so more waiting than PyTorch's default", o->prefetch);
+				 "against a slow batch, so more waiting than PyTorch's default", o->prefetch_factor);
 			return 0;
 		}
-		t.prefetch = o->prefetch;
+		t.prefetch_factor = o->prefetch_factor;
 	}
-	for (long b = o->batch / 2; b >= 1; b /= 2) {
-		t.batch = b;
+	for (long b = o->batch_size / 2; b >= 1; b /= 2) {
+		t.batch_size = b;
 		if (plan_fits(&t, pipe, ds, fix, err, sizeof(err)) == 0) {
 			snprintf(change, nc, "--batch %ld", b);
 			snprintf(effect, ne, "per-batch figures (collate, wait, delay) are for %ld images; "
@@ -80,7 +80,7 @@ static int nearest_fit(const struct run_opts *o, const struct pipeline *pipe,
 /* Batches and images a configuration runs (its schedule's sizes). */
 static void run_size(const struct run_opts *o, size_t n, uint64_t *batches, uint64_t *images)
 {
-	size_t B = (size_t)o->batch;
+	size_t B = (size_t)o->batch_size;
 	size_t per_epoch = o->drop_last ? n / B : (n + B - 1) / B;
 	size_t per_images = o->drop_last ? per_epoch * B : n;
 	uint64_t nb = (uint64_t)per_epoch * (uint64_t)o->epochs;
@@ -113,7 +113,7 @@ static void probe_run(const struct run_opts *o, const struct pipeline *pipe,
 	pr->wall = pr->cpu = -1;
 	pr->left = ncpu;
 	t.workers = 1;
-	t.batch = ds->n < 16 ? (long)ds->n : 16;
+	t.batch_size = ds->n < 16 ? (long)ds->n : 16;
 	t.max_batches = 2;
 	t.epochs = 1;
 	t.pin = 0;
@@ -278,7 +278,7 @@ static int plan_load(struct plan_state *ps, char **run_args, size_t nargs)
  * fewer images than B). */
 static uint64_t batches_per_epoch(const struct run_opts *t, size_t n)
 {
-	size_t B = (size_t)t->batch;
+	size_t B = (size_t)t->batch_size;
 	return t->drop_last ? n / B : (n + B - 1) / B;
 }
 
@@ -373,7 +373,7 @@ static void plan_epochs(struct plan_state *ps)
 				 "the dataset's %zu images make %" PRIu64 " batch%s an epoch, under the %d "
 				 "each finding rests on%s; --epochs %ld gives them", ps->o.epochs,
 				 ps->epochs_given ? ", as given" : " (with --max-batches the sweep chooses "
-				 "none)", worst->t.batch, ps->ds.n, worst_per, worst_per == 1 ? "" : "es",
+				 "none)", worst->t.batch_size, ps->ds.n, worst_per, worst_per == 1 ? "" : "es",
 				 REPORT_MIN_BATCHES, ps->maxb_given ? " (--max-batches only caps the batches "
 				 "of a run, it cannot add any)" : "", need);
 		return;
@@ -387,7 +387,7 @@ static void plan_epochs(struct plan_state *ps)
 	char why[256];
 	snprintf(why, sizeof(why), "at batch %ld the dataset's %zu images make %" PRIu64 " batch%s "
 		 "an epoch, and each finding rests only on configurations with %d or more",
-		 worst->t.batch, ps->ds.n, worst_per, worst_per == 1 ? "" : "es", REPORT_MIN_BATCHES);
+		 worst->t.batch_size, ps->ds.n, worst_per, worst_per == 1 ? "" : "es", REPORT_MIN_BATCHES);
 	fmt_time(tn, tt, sizeof(tt));
 	if (what == 1)
 		snprintf(ps->epochs_note, sizeof(ps->epochs_note), "epochs: not raised to %ld (%s): "
@@ -430,7 +430,7 @@ static void plan_findings(struct plan_state *ps)
 		snprintf(r->status, sizeof(r->status), "%s", RUN_OK);
 		r->config = (int)i + 1;
 		r->workers = (int)c->t.workers;
-		r->batch = (int)c->t.batch;
+		r->batch_size = (int)c->t.batch_size;
 		r->gpus = (int)c->t.gpus;
 		snprintf(r->policy, sizeof(r->policy), "%s", ps->g->pol_name[c->t.policy]);
 		r->batches = (double)c->nbat;
@@ -593,7 +593,7 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 		long wk[256];
 		size_t nk = 0;
 		for (size_t i = 0; i < (g->tied ? g->ng : g->nw) && nk < 256; i++)
-			wk[nk++] = g->tied ? g->g[i] : g->w[i];
+			wk[nk++] = g->tied ? g->gpus[i] : g->workers[i];
 		warn_oversubscribed(wk, nk, ps->ncpu, "the sweep's runs");
 	}
 	ps->conf = calloc(ps->nconf ? ps->nconf : 1, sizeof(*ps->conf));
@@ -611,11 +611,11 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 	for (size_t iw = 0; iw < (g->tied ? 1 : g->nw); iw++) {
 		struct plan_conf *c = &ps->conf[k++];
 		c->t = ps->o;
-		c->t.batch = g->b[ib];
-		c->t.gpus = g->g[ig];
-		c->t.workers = g->tied ? g->g[ig] : g->w[iw];
+		c->t.batch_size = g->batch_size[ib];
+		c->t.gpus = g->gpus[ig];
+		c->t.workers = g->tied ? g->gpus[ig] : g->workers[iw];
 		c->t.policy = g->pol[ip];
-		snprintf(c->tag, sizeof(c->tag), "w%ld-b%ld-g%ld%s%s", c->t.workers, c->t.batch,
+		snprintf(c->tag, sizeof(c->tag), "w%ld-b%ld-g%ld%s%s", c->t.workers, c->t.batch_size,
 			 c->t.gpus, g->np > 1 ? "-" : "", g->np > 1 ? g->pol_name[g->pol[ip]] : "");
 	}
 	plan_epochs(ps);

@@ -21,7 +21,7 @@
 void ops_ws_init(struct ops_ws *w, size_t B)
 {
 	memset(w, 0, sizeof(*w));
-	w->B = B;
+	w->batch_size = B;
 	w->smp = calloc(B, sizeof(*w->smp));
 	w->ptr = calloc(B, sizeof(*w->ptr));
 	w->rngs = calloc(B, sizeof(*w->rngs));
@@ -32,7 +32,7 @@ void ops_ws_init(struct ops_ws *w, size_t B)
 
 void ops_ws_release(struct ops_ws *w)
 {
-	for (size_t i = 0; i < w->B; i++)
+	for (size_t i = 0; i < w->batch_size; i++)
 		sample_release(&w->smp[i]);
 	scratch_release(&w->scr);
 	free(w->out.mem);
@@ -74,7 +74,7 @@ void ops_pass(const struct pipeline *p, const struct dataset *d, size_t n, struc
 	size_t done = 0;
 	while (done < n) {
 		size_t k = 0;
-		for (; k < w->B && done < n; done++) {
+		for (; k < w->batch_size && done < n; done++) {
 			struct sample *s = &w->smp[k];
 			rng_seed(&w->rngs[k], rng_sample_seed(0, 0, done));
 			sample_setup(s, d->items[done].path, d->items[done].label, done,

@@ -26,7 +26,7 @@ struct ops_pass {
 
 /* The buffers of a pass, reused from pass to pass. */
 struct ops_ws {
-	size_t B;
+	size_t batch_size;
 	struct sample *smp;
 	struct sample **ptr;
 	struct rng *rngs;

@@ -314,3 +314,54 @@ int remove_tree_in(const char *top, const char *rel)
 	}
 	return rm_in(dfd, comp);
 }
+
+/* every ':'-separated path of marker exists under dir */
+static int has_marker(const char *dir, const char *marker)
+{
+	char p[PATH_MAX];
+	struct stat sb;
+	while (*marker) {
+		size_t len = strcspn(marker, ":");
+		int k = snprintf(p, sizeof(p), "%s/%.*s", dir, (int)len, marker);
+		if (k < 0 || (size_t)k >= sizeof(p) || stat(p, &sb))
+			return 0;
+		marker += len;
+		if (*marker)
+			marker++;
+	}
+	return 1;
+}
+
+static int set_top(const char *dir, char *out, size_t n)
+{
+	int k = snprintf(out, n, "%s", dir);
+	return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+int find_top_exe(const char *marker, int levels, char *out, size_t n)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len <= 0)
+		return -1;
+	exe[len] = 0;
+	for (int up = 0; up < levels; up++) {
+		char *slash = strrchr(exe, '/');
+		if (!slash || slash == exe)
+			break;
+		*slash = 0;
+		if (has_marker(exe, marker))
+			return set_top(exe, out, n);
+	}
+	return -1;
+}
+
+int find_top(const char *marker, int levels, char *out, size_t n)
+{
+	char cwd[PATH_MAX];
+	if (!find_top_exe(marker, levels, out, n))
+		return 0;
+	if (getcwd(cwd, sizeof(cwd)) && has_marker(cwd, marker))
+		return set_top(cwd, out, n);
+	return -1;
+}

@@ -69,4 +69,15 @@ int remove_tree(const char *root);
  * -1 with errno ELOOP when one is a link (or not a folder). */
 int remove_tree_in(const char *top, const char *rel);
 
+/* The top of the source tree: the first of the executable's folders, going
+ * up at most `levels` (bench/ppbench, build/<tree>/ppbench,
+ * build/<tree>/tests/test_x), that holds every path of `marker` (paths
+ * separated by ':', "datasets/generate.h:pipelines"); find_top then tries
+ * the working folder. 0 with the folder in out, or -1. */
+int find_top(const char *marker, int levels, char *out, size_t n);
+int find_top_exe(const char *marker, int levels, char *out, size_t n);
+/* The marker and depth of the top that plots/ and datasets/reference/ are
+ * under: find_top(TOP_OF_PLOTS, out, n). */
+#define TOP_OF_PLOTS "plots/common.gp", 4
+
 #endif

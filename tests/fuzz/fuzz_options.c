@@ -1,4 +1,4 @@
-/* The option parser (bench/cli/options.c) with run's table, the unit parsers
+/* The option parser (bench/util/options.c) with run's table, the unit parsers
  * (times, sizes, rates), the CPU lists of --pin and the event lists of
  * --counters: one argument per line of the input. */
 #include <jansson.h>

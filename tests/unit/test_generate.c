@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "describe.h"
 #include "generate.h"
 #include "imagefolder.h"
 

@@ -143,8 +143,8 @@ static void base_cfg(struct loader_cfg *c, const struct pipeline *p, const struc
 	c->pipe = p;
 	c->data = d;
 	c->workers = 3;
-	c->batch = 2;
-	c->prefetch = 2;
+	c->batch_size = 2;
+	c->prefetch_factor = 2;
 	c->epochs = 1;
 	c->shuffle = 0;
 	c->backend = BACKEND_PROCESS;
@@ -399,7 +399,7 @@ static void test_checksum_invariance(void **state)
 	parse_pipeline(&p, synth_pipe);
 	fake_dataset(&d, 23);
 	base_cfg(&c, &p, &d);
-	c.batch = 4;
+	c.batch_size = 4;
 	c.shuffle = 1;
 	c.epochs = 2;
 	c.seed = 5;
@@ -432,7 +432,7 @@ static void test_checksum_invariance(void **state)
 	assert_true(want != 0);   /* a checksum, not "off" */
 	/* independent of how samples are grouped into batches */
 	struct loader_result r;
-	c.batch = 5;
+	c.batch_size = 5;
 	c.workers = 2;
 	run(&c, &r);
 	assert_int_equal(r.checksum, want);
@@ -485,7 +485,7 @@ static void test_error_skip(void **state)
 	parse_pipeline(&p, "synth w=4 h=4 fail_every=5\nto_tensor\ncollate\n");
 	fake_dataset(&d, 20);
 	base_cfg(&c, &p, &d);
-	c.batch = 4;
+	c.batch_size = 4;
 	c.workers = 2;
 	struct loader_result r;
 	run(&c, &r);
@@ -517,7 +517,7 @@ static void test_error_fail(void **state)
 	parse_pipeline(&p, "synth w=4 h=4 fail_index=6\nto_tensor\ncollate\n");
 	fake_dataset(&d, 20);
 	base_cfg(&c, &p, &d);
-	c.batch = 4;
+	c.batch_size = 4;
 	c.workers = 2;
 	c.on_error = ON_ERROR_FAIL;
 	struct loader_result r;
@@ -664,7 +664,7 @@ static void test_plan(void **state)
 	fake_dataset(&d, 1000);
 	base_cfg(&c, &p, &d);
 	/* small enough (about 1 GB) to fit on any machine that runs the tests */
-	c.batch = 256;
+	c.batch_size = 256;
 	c.workers = 2;
 	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), 0);
 	assert_int_equal(pl.sample_h, 224);
@@ -681,7 +681,7 @@ static void test_plan(void **state)
 	assert_int_equal(pl.nslots, 5);
 	assert_int_equal(pl.npinned, 0);
 	/* far beyond any machine's memory: refused with the figures */
-	c.batch = 1000;
+	c.batch_size = 1000;
 	c.workers = 256;
 	c.epochs = 600;
 	c.pin_memory = 1;
@@ -696,7 +696,7 @@ static void test_plan(void **state)
 	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
 	fake_dataset(&d, 10);
 	base_cfg(&c, &p, &d);
-	c.batch = 256;
+	c.batch_size = 256;
 	c.workers = 2;
 	assert_int_equal(loader_plan(&c, &pl, err, sizeof(err)), 0);
 	assert_int_equal(pl.batch_max, 10);
@@ -727,7 +727,7 @@ static void test_plan_ulimit(void **state)
 	parse_pipeline(&p, "synth w=224 h=224\nto_tensor\ncollate\n");
 	fake_dataset(&d, 1000);
 	base_cfg(&c, &p, &d);
-	c.batch = 256;
+	c.batch_size = 256;
 	c.workers = 2;
 	assert_int_equal(getrlimit(RLIMIT_AS, &old), 0);
 	lim = old;
@@ -736,7 +736,7 @@ static void test_plan_ulimit(void **state)
 		skip();
 	assert_int_equal(setrlimit(RLIMIT_AS, &lim), 0);
 	int big = loader_plan(&c, &pl, err, sizeof(err));
-	c.batch = 4;
+	c.batch_size = 4;
 	char err2[1024] = "";
 	int small = loader_plan(&c, &pl, err2, sizeof(err2));
 	assert_int_equal(setrlimit(RLIMIT_AS, &old), 0);
@@ -782,7 +782,7 @@ static void torch_rng(enum loader_backend be, int workers, int batch, const char
 	base_cfg(&c, &p, &d);
 	c.backend = be;
 	c.workers = workers;
-	c.batch = batch;
+	c.batch_size = batch;
 	c.shuffle = 1;
 	c.epochs = 2;
 	c.seed = 20241121;

@@ -95,7 +95,7 @@ static struct sweep_row run(double ips, double others, int over)
 	sweep_row_init(&r);
 	snprintf(r.status, sizeof(r.status), "%s", RUN_OK);
 	r.workers = 1;
-	r.batch = 8;
+	r.batch_size = 8;
 	r.gpus = 1;
 	r.images = 16;
 	r.images_per_s = ips;
@@ -123,7 +123,7 @@ static void test_median_not_mean(void **state)
 	char out[128];
 	(void)state;
 	r[3] = run(999, 1, 0);
-	r[3].batch = 16;          /* another configuration: not in the point */
+	r[3].batch_size = 16;          /* another configuration: not in the point */
 	point(r, 4, &p);
 	assert_int_equal(p.runs, 3);
 	assert_true(p.images_per_s.median == 444.8);

@@ -19,7 +19,7 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "emit.h"
-#include "generate.h"
+#include "describe.h"
 #include "imagefolder.h"
 #include "metrics.h"
 #include "repeats.h"

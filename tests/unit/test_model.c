@@ -21,9 +21,9 @@ static void cfg_init(struct model_cfg *c, const struct model_src *s, int W, int 
 {
 	memset(c, 0, sizeof(*c));
 	c->workers = W;
-	c->batch = B;
+	c->batch_size = B;
 	c->gpus = 1;
-	c->prefetch = 2;
+	c->prefetch_factor = 2;
 	c->images = images;
 	c->epochs = 1;
 	c->order = ORDER_INORDER;

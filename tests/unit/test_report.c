@@ -22,6 +22,8 @@
 #include <jansson.h>
 #include "analysis.h"
 #include "emit.h"
+#include "fsutil.h"
+#include "knee.h"
 #include "metrics.h"
 #include "report.h"
 
@@ -93,7 +95,7 @@ static void test_knee(void **state)
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		int k = report_knee(rows[i].w, rows[i].e, rows[i].n, REPORT_KNEE_GAIN_PCT);
+		int k = knee_of(rows[i].w, rows[i].e, rows[i].n, KNEE_GAIN_PCT);
 		if (k != rows[i].knee)
 			fail_msg("line %d: knee %d, expected %d", rows[i].line, k, rows[i].knee);
 	}
@@ -306,7 +308,7 @@ static void test_report_repeats(void **state)
 	};
 	char top[4096];
 	(void)state;
-	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+	if (!have_gnuplot() || find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		skip();
 		return;
 	}
@@ -411,7 +413,7 @@ static void assert_rows_equal(const struct sweep_row *a, const struct sweep_row 
 	assert_int_equal(a->exit_code, b->exit_code);
 	assert_string_equal(a->run_dir, b->run_dir);
 	assert_int_equal(a->workers, b->workers);
-	assert_int_equal(a->batch, b->batch);
+	assert_int_equal(a->batch_size, b->batch_size);
 	assert_int_equal(a->gpus, b->gpus);
 	assert_int_equal(a->complete, b->complete);
 	assert_string_equal(a->checksum, b->checksum);
@@ -455,7 +457,7 @@ static void test_load_tiny(void **state)
 	for (int i = 0; i < 2; i++) {
 		const struct sweep_row *r = &s.rows[i];
 		assert_int_equal(r->workers, i + 1);
-		assert_int_equal(r->batch, 8);
+		assert_int_equal(r->batch_size, 8);
 		assert_int_equal(r->complete, 1);
 		assert_true(r->e2e_s > 0);
 		assert_true(r->images == 24);
@@ -621,7 +623,7 @@ static void test_figures_and_report(void **state)
 	char *md, *html;
 	(void)state;
 
-	if (!have_gnuplot() || report_find_top(top, sizeof(top))) {
+	if (!have_gnuplot() || find_top(TOP_OF_PLOTS, top, sizeof(top))) {
 		skip();
 		return;
 	}

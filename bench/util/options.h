@@ -22,9 +22,20 @@ enum opt_type {
 	OPT_STR,     /* const char *, points into argv or the default */
 	OPT_ENUM,    /* int: index of the value in `choices` ("a|b|c") */
 	OPT_LIST,    /* const char *: a space or comma separated list (kept as text) */
+	OPT_DOUBLES, /* double[count]: exactly `count` numbers separated by commas, each
+			within [lo, hi] ("0.485,0.456,0.406") */
+	OPT_MULTI,   /* struct opt_multi: a repeatable option, one value per occurrence
+			(kept as text, in order); no default; free with opts_free */
+};
+
+/* An OPT_MULTI field: v[0..n) point into argv (or the value given to opts_set). */
+struct opt_multi {
+	const char **v;
+	size_t n;
 };
 
 #define OPT_AUTO UINT64_MAX
+#define OPT_DOUBLES_MAX 16   /* the most numbers an OPT_DOUBLES option takes */
 
 struct opt {
 	const char *name;      /* long name, without "--" */
@@ -39,6 +50,7 @@ struct opt {
 	const char *unit;      /* OPT_TIME / OPT_RATE: unit of a bare number */
 	const char *implicit;  /* the value of a bare --name: then a value is given only as
 				  --name=VALUE (NULL: --name VALUE) */
+	int count;             /* OPT_DOUBLES: the numbers it takes */
 };
 
 #define OPT_END { .name = NULL }
@@ -46,8 +58,8 @@ struct opt {
 /* Rows several commands share, each defined once (as NOISE_OPT in noise.h):
  * T is the command's config struct, f its field, `why` the help line where
  * a command says what the option means for it (the *_HELP wording where it
- * means the usual thing). OPT_MAX_PIXELS and OPT_MAX_FILE_SIZE take their
- * defaults from decode.h, which a command with them includes. */
+ * means the usual thing). OPT_MAX_PIXELS and OPT_MAX_FILE_SIZE are in
+ * pipelines/decode.h, beside the constants they name. */
 #define OPT_ROW(nm, sh, ty, T, f, df, mv, why) \
 	{ .name = nm, .shortname = sh, .type = ty, .off = offsetof(T, f), .def = df, \
 	  .metavar = mv, .help = why }
@@ -60,15 +72,9 @@ struct opt {
 #define OPT_TAG(T, f, why) OPT_ROW("tag", 't', OPT_STR, T, f, NULL, "TAG", why)
 #define OPT_OUT(T, f, def, why) OPT_ROW("out", 'o', OPT_STR, T, f, def, "DIR", why)
 #define OPT_OUT_HELP "where results folders are made"
-#define OPT_MAX_PIXELS(T, f, why) OPT_ROW("max-pixels", 0, OPT_U64, T, f, \
-					  DECODE_BOMB_PIXELS_STR, "N", why)
-#define OPT_MAX_PIXELS_HELP "refuse images with more pixels, as Pillow, and any op's output of more (0: no limit)"
-#define OPT_MAX_FILE_SIZE(T, f) \
-	{ .name = "max-file-size", .type = OPT_SIZE, .off = offsetof(T, f), \
-	  .def = DECODE_MAX_FILE_DEFAULT, .metavar = "SIZE", .help = DECODE_MAX_FILE_HELP, \
-	  .lo = 0, .hi = 1099511627776.0 }
 
-/* Set every field to its default. 0, or -1 with err (a bad default is a bug). */
+/* Set every field to its default. 0, or -1 with err (a bad default is a bug).
+ * An OPT_MULTI field starts empty (what it held is not freed). */
 int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen);
 /* Parse argv[from..argc) into cfg (defaults must have been set). Positional
  * arguments are moved to the front of argv[from..]; *npos receives their
@@ -95,6 +101,29 @@ int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npo
 int opts_set(const struct opt *t, void *cfg, const char *name, const char *value,
 	     char *err, size_t errlen);
 const struct opt *opts_find(const struct opt *t, const char *name);
+/* Free what parsing allocated in cfg (the OPT_MULTI lists) and empty them. */
+void opts_free(const struct opt *t, void *cfg);
+
+/* A command that passes options on to another (a sweep's runs): argv split
+ * into the arguments of its own table and the ones passed on, in order. */
+#define OPTS_SPLIT_ROOM 4      /* free slots after passed[npassed] for the caller */
+struct opts_split {
+	char **own;            /* argv[0], then the options `own` knows (and --help, -h) */
+	int nown;
+	char **passed;         /* the rest, each option with its value */
+	size_t npassed;
+};
+/* Split argv[1..argc): an option `own` knows (--name, --name=v, --no-name for
+ * an on|off one, -x) goes to own with its value, anything else to passed. A
+ * word that does not start with '-' is the value of the option before it
+ * (an on|off option takes only on or off). Returns 0; -1 with err when out
+ * of memory; 1 with err when an option neither table knows was passed
+ * ("unknown option '--x'; did you mean '--y'?", the nearest of both tables)
+ * -- s is filled then too, so a caller can handle --help first. Free with
+ * opts_split_free. */
+int opts_split(const struct opt *own, const struct opt *passed, int argc, char **argv,
+	       struct opts_split *s, char *err, size_t errlen);
+void opts_split_free(struct opts_split *s);
 /* --help text: usage line, then one line per option with its default. */
 void opts_help(const struct opt *t, FILE *f, const char *usage, const char *description);
 /* Only the table, under "HEADING:" (a command with sub-commands prints one

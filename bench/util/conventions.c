@@ -1,10 +1,10 @@
-/* Conventions every command shares (commands.h): the exit-code table its
+/* Conventions every command shares (conventions.h): the exit-code table its
  * --help ends with, and the nearest name for a mistyped option or command. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "commands.h"
+#include "conventions.h"
 #include "log.h"
 
 void exit_codes_help(FILE *f)

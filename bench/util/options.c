@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <jansson.h>
-#include "commands.h"
+#include "conventions.h"
 #include "escape.h"
 #include "log.h"
 #include "options.h"
@@ -172,17 +172,73 @@ static void enum_name(const char *choices, int idx, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)len, c);
 }
 
+/* on|yes|1|true: 1, off|no|0|false: 0, else -1 */
+static int parse_onoff(const char *v)
+{
+	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
+		return 1;
+	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
+		return 0;
+	return -1;
+}
+
+/* OPT_DOUBLES: exactly o->count numbers separated by commas, each in range */
+static int set_doubles(const struct opt *o, void *cfg, const char *v, char *err, size_t errlen)
+{
+	double x[OPT_DOUBLES_MAX];
+	int n = 0;
+	const char *p = v;
+	if (o->count < 1 || o->count > OPT_DOUBLES_MAX) {
+		snprintf(err, errlen, "--%s: takes %d numbers (a bug in the table)", o->name, o->count);
+		return -1;
+	}
+	for (;;) {
+		char *end;
+		errno = 0;
+		double d = strtod(p, &end);
+		if (end == p || errno || !isfinite(d) || (*end && *end != ',') || n == o->count)
+			goto bad;
+		if (!in_range(o, d)) {
+			snprintf(err, errlen, "--%s: %g is out of range [%g, %g]", o->name, d, o->lo,
+				 o->hi);
+			return -1;
+		}
+		x[n++] = d;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	if (n != o->count)
+		goto bad;
+	memcpy(FIELD(cfg, o, double), x, (size_t)n * sizeof(double));
+	return 0;
+bad:
+	snprintf(err, errlen, "--%s: '%s' is not %d numbers separated by commas", o->name, v,
+		 o->count);
+	return -1;
+}
+
+/* OPT_MULTI: one more value */
+static int add_multi(const struct opt *o, void *cfg, const char *v, char *err, size_t errlen)
+{
+	struct opt_multi *m = FIELD(cfg, o, struct opt_multi);
+	const char **nv = realloc(m->v, (m->n + 1) * sizeof(*nv));
+	if (!nv) {
+		snprintf(err, errlen, "--%s: out of memory", o->name);
+		return -1;
+	}
+	nv[m->n++] = v;
+	m->v = nv;
+	return 0;
+}
+
 static int set_value(const struct opt *o, void *cfg, const char *v, char *err, size_t errlen)
 {
 	double d;
 	const char *rest;
 	switch (o->type) {
 	case OPT_BOOL: {
-		int b = -1;
-		if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "1") || !strcmp(v, "true"))
-			b = 1;
-		else if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "0") || !strcmp(v, "false"))
-			b = 0;
+		int b = parse_onoff(v);
 		if (b < 0) {
 			snprintf(err, errlen, "--%s: '%s' is not on or off", o->name, v);
 			return -1;
@@ -289,6 +345,10 @@ static int set_value(const struct opt *o, void *cfg, const char *v, char *err, s
 		*FIELD(cfg, o, int) = i;
 		return 0;
 	}
+	case OPT_DOUBLES:
+		return set_doubles(o, cfg, v, err, errlen);
+	case OPT_MULTI:
+		return add_multi(o, cfg, v, err, errlen);
 	}
 	return -1;
 }
@@ -304,6 +364,14 @@ const struct opt *opts_find(const struct opt *t, const char *name)
 int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
 {
 	for (; t->name; t++) {
+		if (t->type == OPT_MULTI) {
+			*FIELD(cfg, t, struct opt_multi) = (struct opt_multi){ NULL, 0 };
+			if (t->def) {
+				snprintf(err, errlen, "--%s: a repeatable option has no default", t->name);
+				return -1;
+			}
+			continue;
+		}
 		if (!t->def) {
 			if (t->type == OPT_STR || t->type == OPT_LIST)
 				*FIELD(cfg, t, const char *) = NULL;
@@ -313,6 +381,16 @@ int opts_defaults(const struct opt *t, void *cfg, char *err, size_t errlen)
 			return -1;
 	}
 	return 0;
+}
+
+void opts_free(const struct opt *t, void *cfg)
+{
+	for (; t->name; t++)
+		if (t->type == OPT_MULTI) {
+			struct opt_multi *m = FIELD(cfg, t, struct opt_multi);
+			free(m->v);
+			*m = (struct opt_multi){ NULL, 0 };
+		}
 }
 
 /* "unknown option '--name'", with the nearest option of t when one is close. */
@@ -433,6 +511,95 @@ int opts_parse(const struct opt *t, void *cfg, int argc, char **argv, int from, 
 	return 0;
 }
 
+/* The option of t that argument a names (--name, --name=v, --no-name of an
+ * on|off option, -x), or NULL. */
+static const struct opt *named_by(const struct opt *t, const char *a)
+{
+	char name[64];
+	const struct opt *o = NULL;
+	if (a[0] == '-' && a[1] == '-') {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(a + 2, "="), a + 2);
+		o = opts_find(t, name);
+		if (!o && !strncmp(name, "no-", 3) && (o = opts_find(t, name + 3)) &&
+		    o->type != OPT_BOOL)
+			o = NULL;
+	} else if (a[0] == '-' && a[1] && !a[2]) {
+		for (const struct opt *q = t; q->name; q++)
+			if (q->shortname == a[1])
+				o = q;
+	}
+	return o;
+}
+
+/* "unknown option '--x'; did you mean '--y'?" with the nearest name of both
+ * tables (or without when none is near) */
+static void unknown_of_two(const struct opt *a, const struct opt *b, const char *arg,
+			   char *err, size_t errlen)
+{
+	const char *names[256];
+	size_t k = 0;
+	char name[64];
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	for (const struct opt *t = a; t->name && k < 128; t++)
+		names[k++] = t->name;
+	for (const struct opt *t = b; t->name && k < 256; t++)
+		names[k++] = t->name;
+	const char *near = arg[1] == '-' ? nearest_name(name, names, k) : NULL;
+	if (near)
+		snprintf(err, errlen, "unknown option '--%s'; did you mean '--%s'?", name, near);
+	else
+		snprintf(err, errlen, "unknown option '%s'", arg);
+}
+
+int opts_split(const struct opt *own, const struct opt *passed, int argc, char **argv,
+	       struct opts_split *s, char *err, size_t errlen)
+{
+	int rc = 0;
+	*s = (struct opts_split){ 0 };
+	s->own = calloc((size_t)argc + 1, sizeof(*s->own));
+	s->passed = calloc((size_t)argc + OPTS_SPLIT_ROOM + 1, sizeof(*s->passed));
+	if (!s->own || !s->passed) {
+		opts_split_free(s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->own[s->nown++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			s->own[s->nown++] = argv[i];
+			continue;
+		}
+		const struct opt *o = named_by(own, a), *p = o ? NULL : named_by(passed, a);
+		const struct opt *b = o ? o : p;
+		int takes = a[0] == '-' && !strchr(a, '=') && i + 1 < argc &&
+			    (argv[i + 1][0] != '-' || !argv[i + 1][1]);
+		if (b && b->type == OPT_BOOL)   /* as opts_parse: only on or off */
+			takes = takes && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off"));
+		if (!b && a[0] == '-' && a[1] && strcmp(a, "--") && rc == 0) {
+			unknown_of_two(own, passed, a, err, errlen);
+			rc = 1;
+		}
+		if (o) {
+			s->own[s->nown++] = argv[i];
+			if (takes)
+				s->own[s->nown++] = argv[++i];
+		} else {
+			s->passed[s->npassed++] = argv[i];
+			if (takes)
+				s->passed[s->npassed++] = argv[++i];
+		}
+	}
+	return rc;
+}
+
+void opts_split_free(struct opts_split *s)
+{
+	free(s->own);
+	free(s->passed);
+	*s = (struct opts_split){ 0 };
+}
+
 int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npos,
 		 const char *usage, const char *description, const char *noargs)
 {
@@ -457,6 +624,26 @@ int opts_prelude(const struct opt *t, void *cfg, int argc, char **argv, int *npo
 		return EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* OPT_DOUBLES and OPT_MULTI: the values separated by commas */
+static void format_list(const struct opt *o, const void *c, char *out, size_t n)
+{
+	size_t len = 0;
+	int k = o->type == OPT_DOUBLES ? o->count : (int)FIELD(c, o, const struct opt_multi)->n;
+	out[0] = 0;
+	for (int i = 0; i < k && len < n; i++) {
+		int w;
+		if (o->type == OPT_DOUBLES)
+			w = snprintf(out + len, n - len, "%s%.17g", i ? "," : "",
+				     FIELD(c, o, const double)[i]);
+		else
+			w = snprintf(out + len, n - len, "%s%s", i ? "," : "",
+				     FIELD(c, o, const struct opt_multi)->v[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
 }
 
 void opts_format(const struct opt *o, const void *cfg, char *out, size_t n)
@@ -498,6 +685,10 @@ void opts_format(const struct opt *o, const void *cfg, char *out, size_t n)
 	case OPT_ENUM:
 		enum_name(o->choices, *FIELD(c, o, const int), out, n);
 		break;
+	case OPT_DOUBLES:
+	case OPT_MULTI:
+		format_list(o, c, out, n);
+		break;
 	}
 }
 
@@ -537,6 +728,8 @@ void opts_help_table(const struct opt *t, FILE *f, const char *heading)
 		}
 		if (t->def && *t->def)
 			fprintf(f, " (default: %s)", t->def);
+		if (t->type == OPT_MULTI)
+			fprintf(f, " (repeatable)");
 		fputc('\n', f);
 	}
 	fprintf(f, "  %-32s %s\n", "-h, --help", "show this help");
@@ -546,6 +739,19 @@ void opts_help_table(const struct opt *t, FILE *f, const char *heading)
 				"--NAME off (--NAME alone: on)");
 			break;
 		}
+}
+
+/* OPT_DOUBLES: an array of numbers; OPT_MULTI: of strings */
+static json_t *list_json(const struct opt *t, const void *c)
+{
+	json_t *a = json_array();
+	if (t->type == OPT_DOUBLES)
+		for (int i = 0; a && i < t->count; i++)
+			json_array_append_new(a, json_real(FIELD(c, t, const double)[i]));
+	else
+		for (size_t i = 0; a && i < FIELD(c, t, const struct opt_multi)->n; i++)
+			json_array_append_new(a, json_bytes(FIELD(c, t, const struct opt_multi)->v[i]));
+	return a;
 }
 
 json_t *opts_json(const struct opt *t, const void *cfg)
@@ -598,6 +804,10 @@ json_t *opts_json(const struct opt *t, const void *cfg)
 			v = json_string(buf);
 			break;
 		}
+		case OPT_DOUBLES:
+		case OPT_MULTI:
+			v = list_json(t, c);
+			break;
 		}
 		json_object_set_new(o, key, v ? v : json_null());
 	}
