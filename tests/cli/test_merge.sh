@@ -424,7 +424,14 @@ if [ "$best_clean" = 11 ]; then
 else
 	skip "A/A: the headline ratio" "the runs were noisy or oversubscribed (best_clean $best_clean): no headline"
 fi
-check "A/A: within noise at every configuration" test "$(grep -Ec '^\| w[12]-b4-g1 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\], within noise \| ' "$O-aa/report.md")" -eq 2
+# each configuration within noise; on a machine so busy that merge marks the
+# runs NOISY (make check beside other jobs), a ratio outside noise may happen
+# and is shown with that mark: then the configuration counts, and is printed
+aa_rows=$(grep -E '^\| w[12]-b4-g1 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\], ' "$O-aa/report.md")
+aa_in=$(printf '%s\n' "$aa_rows" | grep -Ec '\], within noise \| ')
+aa_noisy=$(printf '%s\n' "$aa_rows" | grep -v '\], within noise \| ' | grep -c 'NOISY')
+[ "$aa_in" -lt 2 ] && printf '    (A/A rows not within noise: %s)\n' "$(grep -E '^\| w[12]-b4-g1 \| ' "$O-aa/report.md" | grep -v 'within noise')"
+check "A/A: within noise at every configuration (or marked NOISY)" test $((aa_in + aa_noisy)) -eq 2
 check "A/A: no machine called faster" sh -c "! grep -q 'faster beyond noise' '$O-aa/report.md'"
 check "A/A: the tagged sweep's folder is one quoted field" grep -q ',"[0-9-]*-sweep-a,=2+3",' "$O-aa/summary.csv"
 check "A/A: the CSVs parse with the header's field count and no live formula" \
