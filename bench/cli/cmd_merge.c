@@ -7,7 +7,6 @@
 #include "commands.h"
 #include "log.h"
 #include "merge.h"
-#include "options.h"
 
 static const char usage_line[] =
 	"ppbench merge DIR... [--price NAME=USD_PER_HOUR ...] [--by host|cpu] [--model on|off] "
