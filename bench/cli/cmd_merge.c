@@ -3,10 +3,9 @@
  * its options, then merge_execute (bench/report/merge.h). */
 #include <stddef.h>
 #include <stdio.h>
-#include <string.h>
 #include "commands.h"
-#include "log.h"
 #include "merge.h"
+#include "optpos.h"
 
 static const char usage_line[] =
 	"ppbench merge DIR... [--price NAME=USD_PER_HOUR ...] [--by host|cpu] [--model on|off] "
@@ -53,14 +52,8 @@ int cmd_merge(int argc, char **argv)
 				    NULL);
 
 	/* "--model maybe": the word after an on|off option is not a folder */
-	for (int i = 1; rc < 0 && i <= npos; i++) {
-		char err[512];
-		opts_unexpected(argv[i], "merge", err, sizeof(err));
-		if (strncmp(err, "unexpected argument", 19)) {
-			error_msg("%s", err);
-			rc = EXIT_USAGE;
-		}
-	}
+	if (rc < 0 && opts_positional_bad(argv + 1, npos, "merge"))
+		rc = EXIT_USAGE;
 	if (rc < 0 && !npos) {
 		fprintf(stderr, "usage: %s\n", usage_line);
 		rc = EXIT_USAGE;
