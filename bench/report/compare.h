@@ -103,7 +103,7 @@ void compare_side_free(struct compare_side *s);
 
 /* dir/name as a JSON object (NULL, with err, if unreadable or not an
  * object), and a key of one read leniently: NaN, def or def when absent or
- * of another type (shared by compare_sides.c and cmd_compare.c). */
+ * of another type (shared by the compare*.c files). */
 struct json_t;
 struct json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen);
 double compare_jnum(const struct json_t *o, const char *key);

@@ -4,7 +4,7 @@
  * side, the ratios of the repeats with their intervals, the workers' CPU
  * per image each side spent and what the fused op saves, how the fused op
  * decoded, and whether its tensors are the faithful pipeline's (the
- * checksums of every repeat). The runs themselves are cmd_compare.c's. */
+ * checksums of every repeat). The runs themselves are compare.c's. */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
