@@ -217,7 +217,16 @@ check_cli "a price for an unknown machine" 2 "no machine named 'nohost'" -- merg
 check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" --price node-skx=abc
 check_cli "a folder with no sweep" 1 "not a sweep folder" -- merge "$TMP/ds/sweep-node-icx/runs"
 check_cli "no folder" 2 "usage" -- merge
-check_cli "--by something else" 2 "not host or cpu" -- merge "$F" --by disk
+check_cli "--by something else" 2 "'disk' is not one of host\\|cpu" -- merge "$F" --by disk
+# the option table (bench/cli/cmd_merge.c): a mistyped option names the nearest;
+# --price is repeatable, the same machine priced twice keeps the last price
+check_cli "merge --outt: did you mean --out" 2 "unknown option '--outt'; did you mean '--out'\\?" -- \
+	merge "$F" --outt "$O-typo"
+check "merge --outt: nothing written" test ! -e "$O-typo"
+check_cli "--price given twice for one machine" 0 "" -- merge "$F/sweep-node-skx" "$F/sweep-node-icx" \
+	--price node-skx=2 --price=node-icx=5 --price node-skx=3 --out "$O-p2"
+check "--price given twice: the last price counts, the other machine keeps its own" \
+	test "$(cell usd_per_hour node-skx "$O-p2/comparison.csv") $(cell usd_per_hour node-icx "$O-p2/comparison.csv")" = "3 5"
 
 # ---- figures with their spread (issue 20, section 2) ----------------------
 # synth OUT HOST LABEL "W B G IPS OTHERS OVER BATCHES" ...: a sweep folder
