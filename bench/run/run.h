@@ -111,9 +111,10 @@ struct run_counted {
 /* The one loader-to-analysis adapter: the analysis options of a run from
  * its options o (workers, batch_size, gpus, policy) and what the loader (or
  * a model of it, or a results folder read back) recorded in r. env NULL: no
- * counters, no noise window (NaN), no CPU count, no main-process usage
- * (r->main_use is not read); else env->spec's counters (into scr) and
- * env->noise. pipe NULL: not the fused op. ao points into r (and scr). */
+ * counters, no noise window (NaN), no CPU priority, no CPU count, no
+ * main-process usage (r->main_use is not read); else env->spec's counters
+ * (into scr) and env->noise (its priority too). pipe NULL: not the fused
+ * op. ao points into r (and scr). */
 void run_analysis_opts(const struct run_opts *o, const struct loader_result *r,
 		       const struct run_env *env, const struct pipeline *pipe,
 		       struct run_counted *scr, struct analysis_opts *ao);

@@ -105,6 +105,9 @@ void run_analysis_opts(const struct run_opts *o, const struct loader_result *r,
 		.others_cpu_pct = env ? env->noise.others_cpu_pct : NAN,
 		.steal_pct = env ? env->noise.steal_pct : NAN,
 		.load1 = env ? env->noise.load1 : NAN,
+		.have_priority = env != NULL,
+		.nice = env ? env->noise.nice : 0,
+		.group_nice = env ? env->noise.group_nice : 0,
 		.cpus_usable = env ? env->cpus.usable : 0,
 	};
 }

@@ -79,6 +79,8 @@ static void test_adapter_maps_every_field(void **state)
 	env.noise.steal_pct = 42;
 	env.noise.load1 = 43;
 	env.cpus.usable = 44;
+	env.noise.nice = 45;
+	env.noise.group_nice = 46;
 	struct pipeline pipe;
 	char err[256];
 	assert_int_equal(pipeline_parse(&pipe, "decode_random_resized_crop\nto_tensor\n", "test",
@@ -142,6 +144,9 @@ static void test_adapter_maps_every_field(void **state)
 	assert_true(ao.steal_pct == 42);
 	assert_true(ao.load1 == 43);
 	assert_true(ao.cpus_usable == 44);
+	assert_int_equal(ao.have_priority, 1);
+	assert_true(ao.nice == 45);
+	assert_true(ao.group_nice == 46);
 
 	/* without an environment (model, a folder read back): no noise window,
 	 * no CPU count, no main-process usage; without a pipeline: not fused;
@@ -152,6 +157,7 @@ static void test_adapter_maps_every_field(void **state)
 	run_analysis_opts(&o, &r, NULL, NULL, NULL, &ao);
 	assert_true(isnan(ao.others_cpu_pct) && isnan(ao.steal_pct) && isnan(ao.load1));
 	assert_true(ao.cpus_usable == 0);
+	assert_int_equal(ao.have_priority, 0);
 	assert_null(ao.main_use);
 	assert_null(ao.worker_use);
 	assert_null(ao.stop_reason);
