@@ -8,15 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <jansson.h>
 #include <turbojpeg.h>
 #include <sys/stat.h>
 #include "bench_result.h"
-#include "checksum.h"
 #include "fsutil.h"
 #include "clock.h"
 #include "decode.h"
@@ -29,8 +26,6 @@
 #include "metrics.h"
 #include "noise.h"
 #include "pipeline.h"
-#include "rng.h"
-#include "rrc.h"
 #include "stats.h"
 #include "whatif.h"
 

@@ -2,7 +2,6 @@
  * sweep.json or a resumed one's read back and checked, the folder, the fused
  * what-if, the report at the end. The runs themselves: sweep_exec.c. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,6 @@
 #include <jansson.h>
 #include "fsutil.h"
 #include "clock.h"
-#include "exitcode.h"
 #include "log.h"
 #include "pagecache.h"
 #include "report.h"
