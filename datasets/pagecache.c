@@ -46,3 +46,18 @@ double dataset_cache_resident(const struct dataset *d, int drop)
 	free(vec);
 	return total > 0 ? 100 * resident / total : -1;
 }
+
+void dataset_cache_warm(const struct dataset *d)
+{
+	char buf[65536];
+	for (size_t i = 0; i < d->n; i++) {
+		char why[256];
+		struct stat st;
+		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
+		if (fd < 0)
+			continue;
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+}

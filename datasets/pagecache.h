@@ -12,4 +12,8 @@ struct dataset;
  * measured. Files that cannot be opened are passed over. */
 double dataset_cache_resident(const struct dataset *d, int drop);
 
+/* Read every file of d once, so that its pages are in the page cache.
+ * Files that cannot be opened are passed over. */
+void dataset_cache_warm(const struct dataset *d);
+
 #endif

@@ -76,7 +76,7 @@ int compare_torch_side(const struct compare_opts *c, const char *script, const c
 		      const char *tlog, const json_t *opt, json_t *ops, int gpus)
 {
 	char err[PATH_MAX + 512];
-	if (compare_write_torch_config(tdir, opt, ops, gpus, (uint64_t)compare_jint(opt, "max_batches", 0), 0,
+	if (compare_write_torch_config(tdir, opt, ops, gpus, (uint64_t)jget_int(opt, "max_batches", 0), 0,
 			       err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;
@@ -325,10 +325,10 @@ static int compare_run_sides(struct compare_run *x)
 		return EXIT_FAIL;
 	}
 	x->opt = json_object_get(x->psum, "options");
-	x->gpus = (int)compare_jint(x->psum, "gpus", 1);
+	x->gpus = (int)jget_int(x->psum, "gpus", 1);
 	printf("ppbench: %lld images in %lld batches, %.3f s, %.1f images/s\n",
-	       compare_jint(x->psum, "images", 0), compare_jint(x->psum, "batches", 0),
-	       compare_jnum(x->psum, "e2e_s"), compare_jnum(x->psum, "images_per_s"));
+	       jget_int(x->psum, "images", 0), jget_int(x->psum, "batches", 0),
+	       jget_num(x->psum, "e2e_s"), jget_num(x->psum, "images_per_s"));
 	if (x->c.fused_path) {
 		printf("fused: running `ppbench run --pipeline %s` (the what-if; log: logs/fused.log)\n",
 		       x->fpipe.name);

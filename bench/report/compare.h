@@ -42,6 +42,8 @@
 #ifndef PPBENCH_COMPARE_H
 #define PPBENCH_COMPARE_H
 
+#include "jsonget.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -102,12 +104,10 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 void compare_side_free(struct compare_side *s);
 
 /* dir/name as a JSON object (NULL, with err, if unreadable or not an
- * object), and a key of one read leniently: NaN, def or def when absent or
- * of another type (shared by the compare*.c files). */
+ * object), and a string key of one read leniently: def when absent or of
+ * another type (shared by the compare*.c files; numbers: jsonget.h). */
 struct json_t;
 struct json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen);
-double compare_jnum(const struct json_t *o, const char *key);
-long long compare_jint(const struct json_t *o, const char *key, long long def);
 const char *compare_jstr(const struct json_t *o, const char *key, const char *def);
 
 /* The tensors of the first n batches, from two folders of batch_<id>.npy

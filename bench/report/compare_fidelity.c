@@ -89,7 +89,7 @@ int compare_fidelity_pass(const struct compare_opts *c, const char *script, cons
 {
 	char fdir[PATH_MAX], pdir[PATH_MAX], tdir[PATH_MAX], log[PATH_MAX], nb[32];
 	char a[PATH_MAX], b[PATH_MAX], err[PATH_MAX + 512];
-	uint64_t n = (uint64_t)c->fidelity, user_max = (uint64_t)compare_jint(opt, "max_batches", 0);
+	uint64_t n = (uint64_t)c->fidelity, user_max = (uint64_t)jget_int(opt, "max_batches", 0);
 
 	if (user_max && user_max < n)
 		n = user_max;

@@ -88,22 +88,6 @@ json_t *compare_load_json(const char *dir, const char *name, char *err, size_t e
 	return j;
 }
 
-double compare_jnum(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-long long compare_jint(const json_t *o, const char *key, long long def)
-{
-	const json_t *v = json_object_get(o, key);
-	if (json_is_integer(v))
-		return json_integer_value(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
-	return def;
-}
-
 const char *compare_jstr(const json_t *o, const char *key, const char *def)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -190,16 +174,16 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	if (!run)
 		goto out;
 	struct loader_result r;
-	struct run_opts o = { .batch_size = (long)compare_jint(cfg, "batch", 0),
-			      .workers = (long)compare_jint(cfg, "workers", 0),
-			      .gpus = (long)compare_jint(cfg, "gpus", 0) };
+	struct run_opts o = { .batch_size = (long)jget_int(cfg, "batch", 0),
+			      .workers = (long)jget_int(cfg, "workers", 0),
+			      .gpus = (long)jget_int(cfg, "gpus", 0) };
 	memset(&r, 0, sizeof(r));
-	r.start_ns = (uint64_t)compare_jint(run, "start_wall_ns", 0);
-	r.end_ns = (uint64_t)compare_jint(run, "end_wall_ns", 0);
-	r.images = (uint64_t)compare_jint(run, "images", 0);
-	r.batches = (uint64_t)compare_jint(run, "batches", 0);
-	r.main_cpu_s = compare_jnum(run, "main_cpu_s");
-	r.main_maxrss_kib = (long)compare_jint(run, "main_maxrss_kib", 0);
+	r.start_ns = (uint64_t)jget_int(run, "start_wall_ns", 0);
+	r.end_ns = (uint64_t)jget_int(run, "end_wall_ns", 0);
+	r.images = (uint64_t)jget_int(run, "images", 0);
+	r.batches = (uint64_t)jget_int(run, "batches", 0);
+	r.main_cpu_s = jget_num(run, "main_cpu_s");
+	r.main_maxrss_kib = (long)jget_int(run, "main_maxrss_kib", 0);
 	r.complete = json_is_true(json_object_get(run, "complete"));
 	snprintf(r.stop_reason, sizeof(r.stop_reason), "the PyTorch side did not hand over every batch");
 	if (o.workers <= 0 || r.end_ns < r.start_ns) {
@@ -218,12 +202,12 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	ws = json_object_get(run, "workers");
 	for (size_t i = 0; i < json_array_size(ws); i++) {
 		json_t *w = json_array_get(ws, i);
-		long long id = compare_jint(w, "worker_id", -1);
+		long long id = jget_int(w, "worker_id", -1);
 		if (id < 0 || id >= o.workers)
 			continue;
-		wcpu[id] += isnan(compare_jnum(w, "cpu_s")) ? 0 : compare_jnum(w, "cpu_s");
-		if (compare_jint(w, "maxrss_kib", 0) > wrss[id])
-			wrss[id] = (long)compare_jint(w, "maxrss_kib", 0);
+		wcpu[id] += isnan(jget_num(w, "cpu_s")) ? 0 : jget_num(w, "cpu_s");
+		if (jget_int(w, "maxrss_kib", 0) > wrss[id])
+			wrss[id] = (long)jget_int(w, "maxrss_kib", 0);
 	}
 	r.worker_cpu_s = wcpu;
 	r.worker_maxrss_kib = wrss;

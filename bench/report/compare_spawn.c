@@ -271,7 +271,7 @@ int compare_write_torch_config(const char *dir, const json_t *opt, json_t *ops, 
 {
 	char path[PATH_MAX], lt[PATH_MAX], dump[PATH_MAX];
 	json_t *c = json_object();
-	long long batch = compare_jint(opt, "batch", 0);
+	long long batch = jget_int(opt, "batch", 0);
 
 	errf(lt, sizeof(lt), "%s/lotustrace/b%lld_gpu%d", dir, batch, gpus);
 	errf(dump, sizeof(dump), "%s/batches", dir);
@@ -283,20 +283,20 @@ int compare_write_torch_config(const char *dir, const json_t *opt, json_t *ops, 
 	json_object_set_new(c, "data", json_string(compare_jstr(opt, "data", "")));
 	json_object_set_new(c, "pipeline", json_string(compare_jstr(opt, "pipeline", "")));
 	json_object_set(c, "ops", ops);
-	json_object_set_new(c, "workers", json_integer(compare_jint(opt, "workers", 1)));
+	json_object_set_new(c, "workers", json_integer(jget_int(opt, "workers", 1)));
 	json_object_set_new(c, "batch", json_integer(batch));
 	json_object_set_new(c, "gpus", json_integer(gpus));
-	json_object_set_new(c, "prefetch_factor", json_integer(compare_jint(opt, "prefetch_factor", 2)));
+	json_object_set_new(c, "prefetch_factor", json_integer(jget_int(opt, "prefetch_factor", 2)));
 	json_object_set_new(c, "pin_memory", json_boolean(json_is_true(json_object_get(opt, "pin_memory"))));
 	json_object_set_new(c, "shuffle", json_boolean(json_is_true(json_object_get(opt, "shuffle"))));
 	json_object_set_new(c, "drop_last", json_boolean(json_is_true(json_object_get(opt, "drop_last"))));
-	json_object_set_new(c, "seed", json_integer(compare_jint(opt, "seed", 0)));
-	json_object_set_new(c, "epochs", json_integer(compare_jint(opt, "epochs", 1)));
+	json_object_set_new(c, "seed", json_integer(jget_int(opt, "seed", 0)));
+	json_object_set_new(c, "epochs", json_integer(jget_int(opt, "epochs", 1)));
 	json_object_set_new(c, "max_batches", json_integer((json_int_t)max_batches));
-	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : compare_jint(opt, "gpu_step_ns", 0)));
+	json_object_set_new(c, "gpu_step_ns", json_integer(fidelity ? 0 : jget_int(opt, "gpu_step_ns", 0)));
 	json_object_set_new(c, "h2d_bytes_per_s",
-			    json_real(fidelity ? 0.0 : compare_jnum(opt, "h2d_bandwidth_bytes_per_s")));
-	json_object_set_new(c, "max_pixels", json_integer(compare_jint(opt, "max_pixels", 0)));
+			    json_real(fidelity ? 0.0 : jget_num(opt, "h2d_bandwidth_bytes_per_s")));
+	json_object_set_new(c, "max_pixels", json_integer(jget_int(opt, "max_pixels", 0)));
 	json_object_set_new(c, "trace", json_boolean(!fidelity));
 	json_object_set_new(c, "out", json_string(dir));
 	json_object_set_new(c, "lotustrace_dir", json_string(lt));

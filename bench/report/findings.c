@@ -39,9 +39,7 @@ static void verdict(struct finding *f, enum verdict v, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* appends to f->why */
-static void why_add(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void why_add(struct finding *f, const char *fmt, ...)
+void finding_why_add(struct finding *f, const char *fmt, ...)
 {
 	size_t l = strlen(f->why);
 	va_list ap;
@@ -51,11 +49,6 @@ static void why_add(struct finding *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(f->why + l, sizeof(f->why) - l, fmt, ap);
 	va_end(ap);
-}
-
-static const char *plural(size_t n)
-{
-	return n == 1 ? "" : "s";
 }
 
 /* Records a comparison the verdict makes (struct finding_test). */
@@ -497,7 +490,7 @@ static void paper_range(struct finding *f, const char *what, const struct stats_
 			const char *unit)
 {
 	if (s->n)
-		why_add(f, "%s%s%s (median %.2f%s)", what, rng(s, 2), unit, s->median, unit);
+		finding_why_add(f, "%s%s%s (median %.2f%s)", what, rng(s, 2), unit, s->median, unit);
 }
 
 long report_table2_row(const struct sweep_row *r, size_t n, int need_batches)
@@ -570,12 +563,12 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	const char *of_cpu = on_cpu ? " of CPU" : "";
 	f->judged = 1;
 	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): ", x->tag, x->workers,
-		plural((size_t)x->workers), x->batch_size);
+		plural_s((size_t)x->workers), x->batch_size);
 	if (on_cpu)
-		why_add(f, "the noise guard: %s; so each call is judged on its own time on a CPU (the "
+		finding_why_add(f, "the noise guard: %s; so each call is judged on its own time on a CPU (the "
 			"task-clock between the counter reads around it), which waits for a CPU do not "
 			"stretch, as on Table II's dedicated machine: ", busy);
-	why_add(f, "under 10 ms%s:", of_cpu);
+	finding_why_add(f, "under 10 ms%s:", of_cpu);
 	double least = INFINITY;
 	const char *least_op = "";
 	for (size_t k = 0; k < x->nops; k++) {
@@ -583,7 +576,7 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 		if (is_batch_op(o->name))
 			continue;
 		double v = on_cpu ? o->oncpu_under_10ms_pct : o->under_10ms_pct;
-		why_add(f, " %s %.1f %%,", o->name, v);
+		finding_why_add(f, " %s %.1f %%,", o->name, v);
 		if (!(v >= 90))
 			bad = 1;
 		if (v < least) {
@@ -599,41 +592,41 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	flip = sweep_row_op(x, "random_horizontal_flip");
 	if (flip) {
 		double v = on_cpu ? flip->oncpu_under_100us_pct : flip->under_100us_pct;
-		why_add(f, "; random_horizontal_flip under 100 us%s: %.1f %%", of_cpu, v);
+		finding_why_add(f, "; random_horizontal_flip under 100 us%s: %.1f %%", of_cpu, v);
 		if (!(v >= 90))
 			bad = 1;
 		snprintf(what, sizeof(what), "the share of flips under 100 us%s", of_cpu);
 		add_test(f, "flip", what, "%", v, 90, 0, TEST_DECIDES);
 	}
 	if (on_cpu) {
-		why_add(f, " (in wall time, which holds the waits: under 10 ms");
+		finding_why_add(f, " (in wall time, which holds the waits: under 10 ms");
 		for (size_t k = 0; k < x->nops; k++)
 			if (!is_batch_op(x->ops[k].name))
-				why_add(f, " %s %.1f %%,", x->ops[k].name, x->ops[k].under_10ms_pct);
+				finding_why_add(f, " %s %.1f %%,", x->ops[k].name, x->ops[k].under_10ms_pct);
 		f->why[strlen(f->why) - 1] = 0;
 		if (flip)
-			why_add(f, "; the flip under 100 us %.1f %%", flip->under_100us_pct);
-		why_add(f, ")");
+			finding_why_add(f, "; the flip under 100 us %.1f %%", flip->under_100us_pct);
+		finding_why_add(f, ")");
 	}
 	if (cx->paper && cx->paper->ok)
-		why_add(f, " (the paper, Table II: the per-sample ops %.2f-%.2f %% under 10 ms, the flip "
+		finding_why_add(f, " (the paper, Table II: the per-sample ops %.2f-%.2f %% under 10 ms, the flip "
 			"%.1f %% under 100 us)", cx->paper->t2_under10_lo, cx->paper->t2_under10_hi,
 			cx->paper->t2_flip_under100us);
 	if (report_oversubscribed(x, cx->cpus))
-		why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
-			"use): its op times include time-slicing", cx->cpus, plural((size_t)cx->cpus));
+		finding_why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
+			"use): its op times include time-slicing", cx->cpus, plural_s((size_t)cx->cpus));
 	/* without each call's time on a CPU (--counters none, or a run made
 	 * before it was counted): ops that spent most of their wall time
 	 * waiting for a CPU were not measured as Table II measured them; their
 	 * wall-time shares under 10 ms are lower bounds of the ops' own */
 	double oncpu = x->ops_oncpu_s / x->ops_span_s;
 	if (!on_cpu && isfinite(oncpu) && oncpu < REPORT_MIN_ONCPU_SHARE) {
-		why_add(f, "; the noise guard: that run's ops were on a CPU %.0f %% of their wall time "
+		finding_why_add(f, "; the noise guard: that run's ops were on a CPU %.0f %% of their wall time "
 			"(others took %.0f %% of the CPUs), so their wall times are mostly waits for a "
 			"CPU and these shares are lower bounds of the ops' own", 100 * oncpu,
 			x->others_cpu_pct);
 		if (bad) {
-			why_add(f, "; rerun when the machine is quieter (--require-idle)");
+			finding_why_add(f, "; rerun when the machine is quieter (--require-idle)");
 			f->v = VERDICT_CANNOT_JUDGE;
 			f->judged = 0;
 			return;
@@ -647,12 +640,12 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 static void say_support(struct finding *f, size_t k, size_t napart, int all_over, int cpus)
 {
 	if (all_over)
-		why_add(f, "; every one of these runs was oversubscribed (more busy threads than the %d "
+		finding_why_add(f, "; every one of these runs was oversubscribed (more busy threads than the %d "
 			"CPU%s it could use), so part of the figure comes from time-slicing, not from "
-			"the protocol and the data", cpus, plural((size_t)cpus));
+			"the protocol and the data", cpus, plural_s((size_t)cpus));
 	else if (napart)
-		why_add(f, "; judged on %zu configuration%s without oversubscription, %zu oversubscribed "
-			"one%s shown apart", k, plural(k), napart, plural(napart));
+		finding_why_add(f, "; judged on %zu configuration%s without oversubscription, %zu oversubscribed "
+			"one%s shown apart", k, plural_s(k), napart, plural_s(napart));
 	f->oversubscribed = all_over;
 }
 
@@ -681,13 +674,13 @@ void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ct
 	verdict(f, v.std_pct.median >= threshold ? VERDICT_HOLDS : VERDICT_DOES_NOT_HOLD,
 		"per-batch preprocessing std is %s %% of the mean (median %.2f %%) over %zu "
 		"configuration%s; the rule asks at least %.2f %%, half the paper's lowest",
-		rng(&v.std_pct, 2), v.std_pct.median, k, plural(k), threshold);
+		rng(&v.std_pct, 2), v.std_pct.median, k, plural_s(k), threshold);
 	paper_range(f, " (the paper, after the same low-tail cut: ", &p->variance.std_pct, " %");
-	why_add(f, ")");
+	finding_why_add(f, ")");
 	add_test(f, "std", "the median per-batch std", "%", v.std_pct.median, threshold, 0,
 		 TEST_DECIDES);
 	if (v.bmax > v.bmin && isfinite(v.iqr_growth)) {
-		why_add(f, "; the IQR is %.2fx from b%d to b%d (mean over configurations)", v.iqr_growth,
+		finding_why_add(f, "; the IQR is %.2fx from b%d to b%d (mean over configurations)", v.iqr_growth,
 			v.bmin, v.bmax);
 		if (!(v.iqr_growth > 1))
 			f->v = VERDICT_DOES_NOT_HOLD;
@@ -695,15 +688,15 @@ void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ct
 		snprintf(what, sizeof(what), "the IQR's growth from b%d to b%d", v.bmin, v.bmax);
 		add_test(f, "iqr", what, "x", v.iqr_growth, 1, 0, TEST_DECIDES);
 	} else {
-		why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
+		finding_why_add(f, "; one batch size, so the IQR's growth with batch size is not judged");
 	}
 	if (isfinite(v.iqr_ratio) && isfinite(p->iqr_ratio_quoted))
-		why_add(f, "; largest over smallest IQR across configurations: %.2fx (the paper, same "
+		finding_why_add(f, "; largest over smallest IQR across configurations: %.2fx (the paper, same "
 			"definition over its 15 configurations: %.1fx)", v.iqr_ratio, p->iqr_ratio_quoted);
 	say_support(f, k, napart, all_over, cx->cpus);
 	if (napart) {
 		variance_figures(a, apart, napart, &va);
-		why_add(f, " (std %s %% of the mean)", rng(&va.std_pct, 2));
+		finding_why_add(f, " (std %s %% of the mean)", rng(&va.std_pct, 2));
 	}
 out:
 	judged_close(&j);
@@ -740,7 +733,7 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judg
 		VERDICT_DOES_NOT_HOLD,
 		"with 2+ workers (%zu configuration%s): out of order %s %% of batches (median "
 		"%.1f %%; the rule asks at least %.1f %%), stall %s %% of the wall time (median "
-		"%.1f %%; at least %.1f %%): half the paper's lowest figures", k, plural(k),
+		"%.1f %%; at least %.1f %%): half the paper's lowest figures", k, plural_s(k),
 		rng(&o.ooo, 1), o.ooo.median, t_ooo, rng(&o.stall, 1), o.stall.median, t_stall);
 	add_test(f, "ooo", "the median out-of-order share", "%", o.ooo.median, t_ooo, 0,
 		 TEST_DECIDES);
@@ -749,14 +742,14 @@ void finding_out_of_order(const struct sweep_row *r, size_t n, const struct judg
 		    " %");
 	paper_range(f, ", stall ", &p->ooo.stall, " %");
 	if (o.k512 && p->ooo.k512)
-		why_add(f, "; at b512 with 2+ workers, %s %% of batches wait over 500 ms (the paper: "
+		finding_why_add(f, "; at b512 with 2+ workers, %s %% of batches wait over 500 ms (the paper: "
 			"%s %%) and %s %% are delayed over 500 ms (the paper: %s %%)",
 			rng(&o.wait500, 1), rng(&p->ooo.wait500, 2), rng(&o.delay500, 1),
 			rng(&p->ooo.delay500, 2));
 	say_support(f, k, napart, all_over, cx->cpus);
 	if (napart) {
 		ooo_figures(a, apart, napart, &oa);
-		why_add(f, " (out of order %s %%, stall %s %%)", rng(&oa.ooo, 1), rng(&oa.stall, 1));
+		finding_why_add(f, " (out of order %s %%, stall %s %%)", rng(&oa.ooo, 1), rng(&oa.stall, 1));
 	}
 out:
 	judged_close(&j);
@@ -775,7 +768,7 @@ static void model_note(struct finding *f, const struct sweep_row *r, size_t n)
 	char s[700];
 	if (best >= 0 && model_paper_shape(r[best].ops_span_per_image_ms, r[best].preproc_std_pct, s,
 					   sizeof(s)) >= 0)
-		why_add(f, "; %s", s);
+		finding_why_add(f, "; %s", s);
 }
 
 /* Finding 4's comparisons: every step's E2E gain against the knee rule.
@@ -843,12 +836,12 @@ static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_f
 	verdict(f, VERDICT_CANNOT_JUDGE, "the machine was busy: the noise guard saw other load take "
 		"CPU time the runs of b%d and %d GPU%s wanted (%s%s), and load that slows each worker "
 		"count by its own amount moves the knee (more workers win a larger share of the CPUs "
-		"from it); observed, not judged: E2E", d->batch_size, d->gpus, plural((size_t)d->gpus), runs,
+		"from it); observed, not judged: E2E", d->batch_size, d->gpus, plural_s((size_t)d->gpus), runs,
 		listed > 4 ? "; ..." : "");
 	for (size_t i = 0; i < d->n; i++)
-		why_add(f, " %.2f s at %d worker%s%s", d->e2e[i], d->workers[i], plural((size_t)d->workers[i]),
+		finding_why_add(f, " %.2f s at %d worker%s%s", d->e2e[i], d->workers[i], plural_s((size_t)d->workers[i]),
 			i + 1 < d->n ? "," : "");
-	why_add(f, "; rerun on a quieter machine, or with the other load at a lower CPU priority "
+	finding_why_add(f, "; rerun on a quieter machine, or with the other load at a lower CPU priority "
 		"than the runs (nice, renice; each run records its own: noise.nice)");
 	return 1;
 }
@@ -873,16 +866,16 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	}
 	size_t last = d.n - 1;
 	f->knee_workers = d.knee;   /* (the quiet runs' own, below) */
-	const char *gs = plural((size_t)d.gpus);
+	const char *gs = plural_s((size_t)d.gpus);
 	if (cpus > 0 && d.workers[0] >= cpus) {
 		verdict(f, VERDICT_CANNOT_JUDGE,
 			"the runs could use %d CPU%s and the smallest worker count of the sweep is %d: "
 			"every run has at least as many workers as CPUs, so what E2E does is not the "
 			"parallel speed-up the finding is about; observed at b%d and %d GPU%s: E2E "
-			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural((size_t)cpus), d.workers[0], d.batch_size,
-			d.gpus, gs, d.e2e[0], d.workers[0], plural((size_t)d.workers[0]), d.e2e[last], d.workers[last]);
+			"%.2f s at %d worker%s, %.2f s at %d", cpus, plural_s((size_t)cpus), d.workers[0], d.batch_size,
+			d.gpus, gs, d.e2e[0], d.workers[0], plural_s((size_t)d.workers[0]), d.e2e[last], d.workers[last]);
 		if (d.knee)
-			why_add(f, ", knee by the rule at %d", d.knee);
+			finding_why_add(f, ", knee by the rule at %d", d.knee);
 		f->oversubscribed = 1;
 		goto paper;
 	}
@@ -915,9 +908,9 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		"workers (%.2f s to %.2f s), then each step gains under %.0f %%", d.batch_size, d.gpus, gs,
 		d.knee, d.drop_pct, d.workers[0], d.workers[d.ki], d.e2e[0], d.e2e[d.ki], KNEE_GAIN_PCT);
 	if (cpus > 0)
-		why_add(f, " (the runs could use %d CPU%s)", cpus, plural((size_t)cpus));
+		finding_why_add(f, " (the runs could use %d CPU%s)", cpus, plural_s((size_t)cpus));
 	if (isfinite(d.span_rise_pct)) {
-		why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s to %.2f s)",
+		finding_why_add(f, "; the sum of op spans %s %.1f %% from %d to %d workers (%.2f s to %.2f s)",
 			d.span_rise_pct > 0 ? "rises" : "changes by", d.span_rise_pct, d.workers[0], d.workers[last],
 			d.span[0], d.span[last]);
 		if (!(d.span_rise_pct > 0))
@@ -925,16 +918,16 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 		add_test(f, "span", "the sum of op spans' rise", "%", d.span_rise_pct, 0, 0,
 			 TEST_DECIDES);
 	} else {
-		why_add(f, "; the op spans are not known, so only the E2E part is judged");
+		finding_why_add(f, "; the op spans are not known, so only the E2E part is judged");
 	}
 	if (nbusy)
-		why_add(f, "; %zu run%s of these worker counts left out: the noise guard saw other load "
-			"take CPU time they wanted", nbusy, plural(nbusy));
+		finding_why_add(f, "; %zu run%s of these worker counts left out: the noise guard saw other load "
+			"take CPU time they wanted", nbusy, plural_s(nbusy));
 paper:
 	/* beside every judgement: the model's prediction for the paper's machine */
 	model_note(f, r, n);
 	if (p && p->ok && p->dim.n)
-		why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
+		finding_why_add(f, " (the paper, b%d with %d GPUs: E2E falls %.1f %% from %d to %d workers, "
 			"%.2f s to %.2f s; knee by this rule at %d; the sum of op spans rises %.1f %%)",
 			p->dim.batch_size, p->dim.gpus, p->dim.drop_all_pct, p->dim.workers[0],
 			p->dim.workers[p->dim.n - 1], p->dim.e2e[0], p->dim.e2e[p->dim.n - 1], p->dim.knee,
@@ -962,11 +955,11 @@ void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ct
 	if (k) {
 		struct stats_summary s;
 		stats_summarise(v, k, STATS_CI_LEVEL, &s);
-		why_add(f, ". Estimate from this sweep: %.0f ns per event x the events of a run = "
-			"%.2g %% of its CPU time (median over %zu run%s)", cost, s.median, k, plural(k));
+		finding_why_add(f, ". Estimate from this sweep: %.0f ns per event x the events of a run = "
+			"%.2g %% of its CPU time (median over %zu run%s)", cost, s.median, k, plural_s(k));
 	}
 	if (cx->paper && cx->paper->ok)
-		why_add(f, " (the paper: +%.2f %% of E2E on ImageNet, +%.1f %% on a 26,061-image "
+		finding_why_add(f, " (the paper: +%.2f %% of E2E on ImageNet, +%.1f %% on a 26,061-image "
 			"subset)", cx->paper->overhead_full_pct, cx->paper->overhead_subset_pct);
 	free(v);
 }
@@ -1035,7 +1028,7 @@ void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has
 		snprintf(pf[0].why, sizeof(pf[0].why), "%s", few);
 	else
 		snprintf(pf[0].why, sizeof(pf[0].why), "on the run with the fewest workers of the %zu "
-			 "configuration%s with %d or more batches", enough, plural(enough),
+			 "configuration%s with %d or more batches", enough, plural_s(enough),
 			 REPORT_MIN_BATCHES);
 	/* 2 */
 	pf[1].can = enough > 0;
@@ -1043,7 +1036,7 @@ void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has
 	if (!enough)
 		snprintf(pf[1].why, sizeof(pf[1].why), "%s", few);
 	else
-		snprintf(pf[1].why, sizeof(pf[1].why), "%zu configuration%s%s", enough, plural(enough),
+		snprintf(pf[1].why, sizeof(pf[1].why), "%zu configuration%s%s", enough, plural_s(enough),
 			 over == enough ? ", each with more workers than the CPUs the runs can use "
 			 "(time-sliced: the report says so beside the verdict)" : over ? ", those with "
 			 "more workers than CPUs shown apart" : "");
@@ -1057,19 +1050,19 @@ void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has
 			 "or more workers (one worker delivers in order)", REPORT_MIN_BATCHES);
 	else
 		snprintf(pf[2].why, sizeof(pf[2].why), "%zu configuration%s with 2 or more workers%s",
-			 two, plural(two), over == enough ? ", each with more workers than CPUs "
+			 two, plural_s(two), over == enough ? ", each with more workers than CPUs "
 			 "(time-sliced)" : "");
 	/* 4 */
 	pf[3].can = low_w;
 	if (low_w)
 		snprintf(pf[3].why, sizeof(pf[3].why), "a batch size and GPU count with 3 or more worker "
 			 "counts of %d or more batches, the smallest under the %d CPU%s the runs can use",
-			 REPORT_MIN_BATCHES, cpus, plural((size_t)cpus));
+			 REPORT_MIN_BATCHES, cpus, plural_s((size_t)cpus));
 	else if (worst_low)
 		snprintf(pf[3].why, sizeof(pf[3].why), "the smallest worker count, %d, is not under the "
 			 "%d CPU%s the runs can use, so E2E cannot show the parallel speed-up the finding "
 			 "is about (the report gives ppbench model's prediction for the paper's machine)",
-			 worst_low, cpus, plural((size_t)cpus));
+			 worst_low, cpus, plural_s((size_t)cpus));
 	else
 		snprintf(pf[3].why, sizeof(pf[3].why), "it needs 3 worker counts at one batch size and "
 			 "GPU count, each with %d or more batches; this plan has at most %zu", REPORT_MIN_BATCHES,
@@ -1105,7 +1098,7 @@ void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const str
 	f->within_noise = 0;
 	if (reps < 2) {
 		if (f->judged)
-			why_add(f, "; each configuration ran once, so this verdict rests on one "
+			finding_why_add(f, "; each configuration ran once, so this verdict rests on one "
 				"measurement per configuration, with no interval to tell its "
 				"comparisons from noise (--repeat 3 or more gives one)");
 		return;
@@ -1132,7 +1125,7 @@ void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const str
 				}
 	}
 	if (f->v != VERDICT_CANNOT_JUDGE)
-		why_add(f, "; %s in %d of %d repeats judged alone", verdict_name(f->v), f->agree, reps);
+		finding_why_add(f, "; %s in %d of %d repeats judged alone", verdict_name(f->v), f->agree, reps);
 	/* each comparison on its interval */
 	char txt[512];
 	const char *settle = NULL;
@@ -1144,14 +1137,14 @@ void finding_judge(finding_fn fn, const struct sweep_row *r, size_t n, const str
 		if (x->judged != TARGET_WITHIN_NOISE || x->role == TEST_VALUE)
 			continue;
 		test_text(x, txt, sizeof(txt));
-		why_add(f, "; %s", txt);
+		finding_why_add(f, "; %s", txt);
 		if (x->role == TEST_DECIDES) {
 			f->within_noise = 1;
 			settle = x->what;
 		}
 	}
 	if (f->within_noise && f->v != VERDICT_CANNOT_JUDGE)
-		why_add(f, "; so this verdict rests on a comparison within noise: more repeats (%s) "
+		finding_why_add(f, "; so this verdict rests on a comparison within noise: more repeats (%s) "
 			"would settle whether %s meets the rule", reps < 6 ? "6 or more give a 95 % "
 			"interval of the median" : "a narrower interval", settle);
 out:

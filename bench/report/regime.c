@@ -313,18 +313,6 @@ static void regime_seen(const struct sweep *s, const struct regime *r, struct re
 	}
 }
 
-static void why_append(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void why_append(struct finding *f, const char *fmt, ...)
-{
-	size_t l = strlen(f->why);
-	va_list ap;
-	if (l + 1 >= sizeof(f->why))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(f->why + l, sizeof(f->why) - l, fmt, ap);
-	va_end(ap);
-}
-
 /* The regime as planned, briefly (beside each verdict). */
 static void plan_text(const struct regime *r, char *out, size_t n)
 {
@@ -370,9 +358,9 @@ void report_regime_notes(const struct sweep *s, struct finding *fd, size_t nf)
 	regime_grid_text(&r, grid, sizeof(grid));
 	/* findings 2-4 rest on the balance of CPU and GPU; 4 on the grid too */
 	for (size_t i = 1; i < nf && i <= 3; i++) {
-		why_append(&fd[i], "; %s%s%s", plan, text[0] ? "; " : "", text);
+		finding_why_add(&fd[i], "; %s%s%s", plan, text[0] ? "; " : "", text);
 		if (i == 3)
-			why_append(&fd[i], "; %s", grid);
+			finding_why_add(&fd[i], "; %s", grid);
 	}
 }
 

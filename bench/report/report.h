@@ -232,6 +232,8 @@ struct judge_ctx {
 
 typedef void (*finding_fn)(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 			   struct finding *f);
+/* Appends printf-style text to f->why (the verdict's reasons), as far as it fits. */
+void finding_why_add(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,
 		       struct finding *f);
 void finding_variance(const struct sweep_row *r, size_t n, const struct judge_ctx *cx,

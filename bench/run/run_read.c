@@ -7,24 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "jsonget.h"
 #include "log.h"
 #include "metrics.h"
 #include "run.h"
-
-/* o[key] as a number (NaN: absent or not a number) */
-static double num(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-/* o[key] as an integer (a real is truncated; 0: absent) */
-static long long whole(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? json_integer_value(v) :
-	       json_is_real(v) ? (long long)json_real_value(v) : 0;
-}
 
 int run_read_summary(json_t *sum, const char *dir, struct loader_result *r,
 		     struct run_opts *o, int *fused, char *err, size_t errlen)
@@ -33,18 +19,18 @@ int run_read_summary(json_t *sum, const char *dir, struct loader_result *r,
 	const char *ck = json_string_value(json_object_get(sum, "checksum"));
 	memset(r, 0, sizeof(*r));
 	memset(o, 0, sizeof(*o));
-	o->batch_size = (long)whole(sum, "batch_size");
-	o->workers = (long)whole(sum, "workers");
-	o->gpus = (long)whole(sum, "gpus");
+	o->batch_size = (long)jget_int(sum, "batch_size", 0);
+	o->workers = (long)jget_int(sum, "workers", 0);
+	o->gpus = (long)jget_int(sum, "gpus", 0);
 	r->workers = (int)o->workers;
-	r->start_ns = (uint64_t)whole(sum, "start_wall_ns");
-	r->end_ns = (uint64_t)whole(sum, "end_wall_ns");
-	r->images = (uint64_t)whole(sum, "images");
-	r->batches = (uint64_t)whole(sum, "batches");
-	r->main_cpu_s = num(cpu, "main_s");
-	r->main_maxrss_kib = (long)whole(mem, "main_max_rss_kib");
+	r->start_ns = (uint64_t)jget_int(sum, "start_wall_ns", 0);
+	r->end_ns = (uint64_t)jget_int(sum, "end_wall_ns", 0);
+	r->images = (uint64_t)jget_int(sum, "images", 0);
+	r->batches = (uint64_t)jget_int(sum, "batches", 0);
+	r->main_cpu_s = jget_num(cpu, "main_s");
+	r->main_maxrss_kib = (long)jget_int(mem, "main_max_rss_kib", 0);
 	r->complete = json_is_true(json_object_get(sum, "complete"));
-	r->trace_cost_ns = num(json_object_get(sum, "trace"), "cost_per_event_ns");
+	r->trace_cost_ns = jget_num(json_object_get(sum, "trace"), "cost_per_event_ns");
 	r->checksum = strtoull(ck ? ck : "0", NULL, 16);
 	/* the fused op's decodes (null: no fused op in the pipeline) */
 	double reg = metric_from_json(metric_find("fused_region_decodes"), sum);

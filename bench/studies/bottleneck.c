@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bottleneck.h"
+#include "pagecache.h"
 #include "clock.h"
 #include "consumer.h"
 #include "escape.h"
@@ -115,21 +116,10 @@ static double gpu_only(const struct run_opts *o, uint64_t step_ns, double h2d, s
 /* Read every file once (into the page cache), or drop it from there. */
 static void page_cache(const struct dataset *d, int drop)
 {
-	char buf[65536];
-	for (size_t i = 0; i < d->n; i++) {
-		char why[256];
-		struct stat st;
-		int fd = open_regular(d->items[i].path, &st, why, sizeof(why));
-		if (fd < 0)
-			continue;
-		if (drop) {
-			drop_page_cache(fd);
-		} else {
-			while (read(fd, buf, sizeof(buf)) > 0)
-				;
-		}
-		close(fd);
-	}
+	if (drop)
+		(void)dataset_cache_resident(d, 1);
+	else
+		dataset_cache_warm(d);
 }
 
 static int loader_step(struct loader_cfg *lc, double *ips, char *err, size_t errlen)

@@ -1,0 +1,13 @@
+/* Reading one field of a JSON object (a summary.json, a run.json): the
+ * number or the integer under a key, with what an absent field gives. */
+#ifndef PPBENCH_JSONGET_H
+#define PPBENCH_JSONGET_H
+
+struct json_t;
+
+/* o[key] as a number; NaN when absent or not a number */
+double jget_num(const struct json_t *o, const char *key);
+/* o[key] as an integer (a real is truncated); def when absent or not a number */
+long long jget_int(const struct json_t *o, const char *key, long long def);
+
+#endif
