@@ -1,7 +1,8 @@
 /* ppbench compare's library: reading one side of a comparison back from
  * its folder (a `ppbench run` results folder or the PyTorch side's) and the
- * tensor check of the first batches (compare.h). The command, which runs both
- * sides and writes the table and figures, is bench/report/compare.c (the command: bench/cli/cmd_compare.c). */
+ * tensor check of the first batches (compare.h). Running both sides and
+ * writing the table and figures is bench/report/compare.c; the command is
+ * bench/cli/cmd_compare.c. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
