@@ -450,6 +450,8 @@ static void compute_usage(const struct analysis_opts *o, struct run_metrics *m)
 	uint64_t after = all ? u[USE_END].samples - u[USE_FIRST].samples : 0;
 	m->workers_faults_after_per_image = after ?
 		(double)(u[USE_END].faults - u[USE_FIRST].faults) / (double)after : NAN;
+	m->workers_cpu_after_ms_per_image = after ?
+		(u[USE_END].cpu_s - u[USE_FIRST].cpu_s) / (double)after * 1e3 : NAN;
 	m->main_sys_ms_per_image = o->main_use && n > 0 ? o->main_use->sys_s / n * 1e3 : NAN;
 	m->main_faults_per_image = o->main_use && n > 0 ? (double)o->main_use->faults / n : NAN;
 }

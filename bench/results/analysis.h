@@ -267,6 +267,7 @@ struct run_metrics {
 	double workers_sys_ms_per_image, main_sys_ms_per_image;
 	double workers_faults_per_image, main_faults_per_image;
 	double workers_faults_after_per_image;  /* after each worker's first batch, per sample then */
+	double workers_cpu_after_ms_per_image;  /* the workers' CPU likewise (user + system) */
 	unsigned inflight_max;         /* most batches in flight at once */
 
 	/* the loader policy */

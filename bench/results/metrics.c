@@ -55,6 +55,8 @@ const struct metric metric_table[] = {
 	    "the workers' page faults (minor + major, getrusage) from their start to the end of their loops, per image handed over"),
 	RUN(workers_faults_after_first_batch_per_image, "faults.workers_after_first_batch_per_image", "count", COMBINE_MEDIAN, MCT_DOUBLE, workers_faults_after_per_image, 1, 1,
 	    "the workers' page faults from the end of each one's first batch (its buffers grown) to the end, per sample processed then: the steady state, which must not grow with the batch size"),
+	RUN(workers_cpu_after_first_batch_per_image_ms, "cpu.workers_after_first_batch_per_image_ms", "ms", COMBINE_MEDIAN, MCT_DOUBLE, workers_cpu_after_ms_per_image, 1, 1,
+	    "the workers' CPU time (user + system) from the end of each one's first batch to the end of its loop, per sample processed then: the steady state, without start-up and the first batch's first touches (make bench's batch section: per-run costs apart)"),
 	RUN(main_faults_per_image, "faults.main_per_image", "count", COMBINE_MEDIAN, MCT_DOUBLE, main_faults_per_image, 1, 1,
 	    "the main process's page faults over the run (its own threads) per image"),
 	RUN(worker_rss_max_kib, "memory.worker_max_rss_largest_kib", "KiB", COMBINE_MEDIAN, MCT_DOUBLE, worker_rss_max_kib, 1, 0,

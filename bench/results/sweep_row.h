@@ -90,6 +90,7 @@ struct sweep_row {
 	double main_sys_per_image_ms;
 	double workers_faults_per_image;
 	double workers_faults_after_first_batch_per_image;
+	double workers_cpu_after_first_batch_per_image_ms;
 	double main_faults_per_image;
 	double worker_rss_max_kib;
 	double worker_rss_mean_kib;

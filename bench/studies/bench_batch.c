@@ -18,6 +18,8 @@
  * it); and ppbench's whole process tree per image at B = 128 against it.
  * All CPU times of this thread (one CPU clock read per part and round). */
 #include <math.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,19 +41,67 @@
 #define MAX_SIZES 8
 #define CHAIN_B 128             /* the batch of the chain's comparison (issue 22's) */
 
-/* The figures of one run, per image (NaN: not in its summary). */
-enum { K_TREE, K_HARNESS, K_PIN, K_SYS, K_FAULTS, K_DECODE_FAULTS, K_NOISE, K_N };
+/* The figures of one run, per image (NaN: not in its summary). The first
+ * K_SHOWN are the table's columns; K_STEADY and K_PERRUN are made from the
+ * others (run_figures). */
+enum { K_TREE, K_STEADY, K_PERRUN, K_HARNESS, K_HSTEADY, K_PIN, K_SYS, K_FAULTS, K_DECODE_FAULTS,
+       K_SHOWN, K_NOISE = K_SHOWN, K_WAFTER, K_MAIN, K_IMAGES, K_STARTUP, K_COUNTERS, K_CHECKSUM,
+       K_HWORKERS, K_HMAIN, K_N };
 static const char *const run_keys[K_N] = {
-	"tree_cpu_per_image_ms", "harness_per_sample_us", "pin_copy_per_sample_us",
-	"workers_sys_per_image_ms", "workers_faults_after_first_batch_per_image", NULL, "others_cpu_pct",
+	[K_TREE] = "tree_cpu_per_image_ms", [K_HARNESS] = "harness_per_sample_us",
+	[K_PIN] = "pin_copy_per_sample_us", [K_SYS] = "workers_sys_per_image_ms",
+	[K_FAULTS] = "workers_faults_after_first_batch_per_image", [K_NOISE] = "others_cpu_pct",
+	[K_WAFTER] = "workers_cpu_after_first_batch_per_image_ms", [K_MAIN] = "main_cpu_s",
+	[K_IMAGES] = "images", [K_STARTUP] = "harness_startup_per_sample_us",
+	[K_COUNTERS] = "harness_counters_per_sample_us", [K_CHECKSUM] = "harness_checksum_per_sample_us",
+	[K_HWORKERS] = "harness_workers_per_sample_us", [K_HMAIN] = "harness_main_per_sample_us",
 };
 
+/* Per-run costs apart (issue 22): the steady CPU per image is the workers'
+ * after their first batch (per sample processed then) plus the main
+ * process's per image (its pin copies and batch handling: per batch, no
+ * start-up in it); the per-run cost is what the whole run took beyond the
+ * steady rate (start-up, the first batch's first touches, teardown). The
+ * harness in the steady state is the harness without the workers' CPU
+ * outside their loops (start-up and teardown). */
 static void run_figures(json_t *j, double *v)
 {
 	for (int k = 0; k < K_N; k++)
 		v[k] = j && run_keys[k] ? metric_from_json(metric_find(run_keys[k]), j) : NAN;
 	v[K_DECODE_FAULTS] = j ? metric_json_get(j, "ops.decode.page_faults_per_call_after_first_batch")
 			       : NAN;
+	v[K_STEADY] = v[K_WAFTER] + v[K_MAIN] / v[K_IMAGES] * 1e3;
+	v[K_PERRUN] = (v[K_TREE] - v[K_STEADY]) * v[K_IMAGES];
+	v[K_HSTEADY] = v[K_HARNESS] - v[K_STARTUP];
+}
+
+/* The first touch of a collate buffer as PyTorch pays it, per image: each
+ * batch is a new shared-memory tensor, so its pages are faulted in (and
+ * cleared) when collate writes them, and unmapped once used. Measured here:
+ * a new MAP_SHARED mapping of b tensors written once and unmapped, less the
+ * same write into a mapping already populated (the copy itself is collate's
+ * in both); CPU time of this thread (user + system). ppbench's slots are
+ * reused, populated before the loop in every process: this cost is not in
+ * its runs. */
+static double first_touch_us(size_t b)
+{
+	size_t n = b * (size_t)3 * 224 * 224 * sizeof(float);
+	void *warm = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_POPULATE,
+			  -1, 0);
+	if (warm == MAP_FAILED)
+		return NAN;
+	uint64_t t0 = clock_thread_cpu_ns();
+	memset(warm, 1, n);
+	uint64_t t1 = clock_thread_cpu_ns();
+	munmap(warm, n);
+	uint64_t t2 = clock_thread_cpu_ns();
+	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NAN;
+	memset(p, 1, n);
+	munmap(p, n);
+	uint64_t t3 = clock_thread_cpu_ns();
+	return ((double)(t3 - t2) - (double)(t1 - t0)) / 1e3 / (double)b;
 }
 
 /* The batch sizes of list ("32,128,512"): their count (at most MAX_SIZES),
@@ -131,16 +181,22 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 	printf("\n## batch: the same %zu images at batch sizes %s, one worker, GPU step 0, trace off "
 	       "(counters, checksum and pin memory as a run's defaults), %zu rounds rotating; CPU time\n\n",
 	       n, c->sizes, R);
-	printf("| batch | process tree CPU ms per image | harness us per image (beyond the pin copy) | "
-	       "pin copy us per image | workers' system ms per image | workers' page faults per image "
-	       "after their first batch | decode's page faults per call after the first batch |\n"
-	       "|---:|---:|---:|---:|---:|---:|---:|\n");
-	static const char *const names[K_N] = { "process tree CPU ms per image", "harness us per image",
-						"pin copy us per image", "workers' system ms per image",
-						"workers' page faults per image after their first batch",
-						"decode's page faults per call after the first batch", NULL };
-	static const char *const units[K_N] = { "ms", "us", "us", "ms", "count", "count", NULL };
-	static const char *const fmts[K_N] = { "%.3f", "%.1f", "%.1f", "%.3f", "%.2f", "%.2f", NULL };
+	static const char *const names[K_SHOWN] = {
+		"process tree CPU ms per image", "steady CPU ms per image (after the first batch)",
+		"per-run CPU ms (start-up, first batch, teardown)", "harness us per image",
+		"harness us per image in the steady state (start-up apart)", "pin copy us per image",
+		"workers' system ms per image", "workers' page faults per image after their first batch",
+		"decode's page faults per call after the first batch" };
+	static const char *const units[K_SHOWN] = { "ms", "ms", "ms", "us", "us", "us", "ms", "count", "count" };
+	static const char *const fmts[K_SHOWN] = { "%.3f", "%.3f", "%.1f", "%.1f", "%.1f", "%.1f", "%.3f",
+						   "%.2f", "%.2f" };
+	printf("| batch |");
+	for (int k = 0; k < K_SHOWN; k++)
+		printf(" %s |", k == K_HARNESS ? "harness us per image (beyond the pin copy)" : names[k]);
+	printf("\n|---:|");
+	for (int k = 0; k < K_SHOWN; k++)
+		printf("---:|");
+	putchar('\n');
 	double *col = calloc(R, sizeof(double));
 	if (!col)
 		die("out of memory");
@@ -148,9 +204,7 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 	size_t nn = 0;
 	for (int i = 0; i < nb; i++) {
 		printf("| %ld |", b[i]);
-		for (int k = 0; k < K_N; k++) {
-			if (k == K_NOISE)
-				continue;
+		for (int k = 0; k < K_SHOWN; k++) {
 			char name[160], s[128];
 			for (size_t r = 0; r < R; r++)
 				col[r] = V(i, r, k);
@@ -180,8 +234,45 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 1, 1.10, 1),
 				   "%.3f");
 		for (size_t r = 0; r < R; r++)
-			col[r] = V(imax, r, K_HARNESS) - V(imin, r, K_HARNESS);
-		snprintf(name, sizeof(name), "harness per image, B=%ld - B=%ld", bmax, bmin);
+			col[r] = V(imax, r, K_STEADY) / V(imin, r, K_STEADY);
+		snprintf(name, sizeof(name), "steady CPU per image (per-run costs apart), B=%ld / B=%ld",
+			 bmax, bmin);
+		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 1, 1.10, 1),
+				   "%.3f");
+		/* the collate buffer's first touch as PyTorch pays it: per batch,
+		 * so per image at every size; measured beside the runs, once per
+		 * round and size */
+		double *ft = calloc((size_t)nb * R, sizeof(double));
+		if (!ft)
+			die("out of memory");
+		for (size_t r = 0; r < R; r++)
+			for (int i = 0; i < nb; i++)
+				ft[(size_t)i * R + r] = first_touch_us((size_t)b[i]);
+		printf("the collate buffer's first touch, as PyTorch pays it (a new shared batch tensor per "
+		       "batch; ppbench reuses its slots, populated before the loop, so its runs above do "
+		       "not hold it), us per image:");
+		for (int i = 0; i < nb; i++) {
+			char s[128];
+			snprintf(name, sizeof(name), "B=%ld collate buffer's first touch per batch, us per image",
+				 b[i]);
+			const struct bench_fig *f = bench_figure(res, "batch", name, "us", &ft[(size_t)i * R], R,
+								 0, 0, 0);
+			if (f) {
+				bench_fig_format(s, sizeof(s), f, "%.1f");
+				printf(" B=%ld %s%s", b[i], s, i + 1 < nb ? ";" : "\n");
+			}
+		}
+		for (size_t r = 0; r < R; r++)
+			col[r] = (V(imax, r, K_STEADY) + ft[(size_t)imax * R + r] / 1e3) /
+				 (V(imin, r, K_STEADY) + ft[(size_t)imin * R + r] / 1e3);
+		snprintf(name, sizeof(name), "steady CPU per image with that first touch added, B=%ld / B=%ld",
+			 bmax, bmin);
+		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 0, 0, 0), "%.3f");
+		free(ft);
+		for (size_t r = 0; r < R; r++)
+			col[r] = V(imax, r, K_HSTEADY) - V(imin, r, K_HSTEADY);
+		snprintf(name, sizeof(name), "harness per image in the steady state (start-up apart), "
+			 "B=%ld - B=%ld", bmax, bmin);
 		const struct bench_fig *f = bench_figure(res, "batch", name, "us", col, R, 0, 0, 0);
 		if (f) {
 			char s[128];
@@ -193,11 +284,32 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 			       "NOT flat: it falls with the batch");
 		}
 	}
-	/* the harness beyond the pin copy at each size: issue 22's 20 us */
+	/* the harness beyond the pin copy at each size, in the steady state
+	 * (start-up apart): issue 22's 20 us; its parts, the largest first in
+	 * the order they are printed by `ppbench run` */
+	printf("\nthe harness's parts, us per image (median over the rounds; `ppbench run` prints them "
+	       "as harness.*):\n\n| batch | start-up (per run) | counters | checksum | workers' "
+	       "per-task work | main process |\n|---:|---:|---:|---:|---:|---:|\n");
+	static const int parts[] = { K_STARTUP, K_COUNTERS, K_CHECKSUM, K_HWORKERS, K_HMAIN };
+	for (int i = 0; i < nb; i++) {
+		printf("| %ld |", b[i]);
+		for (size_t q = 0; q < sizeof(parts) / sizeof(parts[0]); q++) {
+			struct stats_summary ps;
+			for (size_t r = 0; r < R; r++)
+				col[r] = V(i, r, parts[q]);
+			if (!stats_summarise(col, R, STATS_CI_LEVEL, &ps) && ps.n)
+				printf(" %.1f [%.1f, %.1f] |", ps.median, ps.lo, ps.hi);
+			else
+				printf(" not known |");
+		}
+		putchar('\n');
+	}
+	putchar('\n');
 	for (int i = 0; i < nb; i++) {
 		for (size_t r = 0; r < R; r++)
-			col[r] = V(i, r, K_HARNESS);
-		snprintf(name, sizeof(name), "B=%ld harness us per image beyond the pin copy", b[i]);
+			col[r] = V(i, r, K_HSTEADY);
+		snprintf(name, sizeof(name), "B=%ld harness us per image beyond the pin copy (start-up apart)",
+			 b[i]);
 		bench_print_target(stdout, bench_figure(res, "batch", name, "us", col, R, 1, 20, 1), "%.1f");
 	}
 	/* the chain's runs: B = 128 if measured here */

@@ -110,6 +110,15 @@ holds "steady: decode's page faults per call after the first batch <= 2" "f <= 2
 	-v f="$(jq '.ops.decode.page_faults_per_call_after_first_batch' "$res/summary.json")"
 holds "steady: to_tensor's page faults per call after the first batch <= 2" "f <= 2" \
 	-v f="$(jq '.ops.to_tensor.page_faults_per_call_after_first_batch' "$res/summary.json")"
+# the slots are populated in each worker before its loop: collating into a
+# slot new to the worker faulted each page of it (a 224x224 float32 tensor
+# is 147 pages; hundreds per call before), a cost of the first batches that
+# weighed more on each image the larger the batch (157 per call here then;
+# 0 now, about 20 under ASan: the slot's shadow memory)
+holds "steady: collate's page faults per call after the first batch < 4 per image" "f < 64" \
+	-v f="$(jq '.ops.collate.page_faults_per_call_after_first_batch' "$res/summary.json")"
+holds "steady: the workers' CPU per image after their first batch is in the summary (> 0)" "c > 0" \
+	-v c="$(jq '.cpu.workers_after_first_batch_per_image_ms' "$res/summary.json")"
 holds "train: page faults per call are counted for every op" "d >= 0 && c >= 0" \
 	-v d="$(jq '.ops.decode.page_faults_per_call' "$s")" -v c="$(jq '.ops.collate.page_faults_per_call' "$s")"
 
