@@ -1,6 +1,7 @@
-/* decode: torchvision's pil_loader, `Image.open(f).convert('RGB')` with
- * Pillow 9.4: read the file, sniff JPEG or PNG from its bytes, decode to
- * uint8 RGB (decode.h). */
+/* Reading and sniffing an image file, and the table of decoders behind
+ * decode_image_mem (decode.h): the op (op_decode.c) and every other reader
+ * of samples call down here, the decoders (decode_jpeg.c, decode_png.c)
+ * are reached only through the table. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -9,22 +10,6 @@
 #include <unistd.h>
 #include "decode.h"
 #include "fsutil.h"
-#include "op.h"
-
-int decode_check_pixels(uint64_t w, uint64_t h, uint64_t max_pixels, char *err, size_t errlen)
-{
-	uint64_t px = w * h;
-	if (w == 0 || h == 0) {
-		snprintf(err, errlen, "image is %" PRIu64 "x%" PRIu64 ": no pixels", w, h);
-		return -1;
-	}
-	if (max_pixels && px > max_pixels) {
-		snprintf(err, errlen, "image is %" PRIu64 "x%" PRIu64 " = %" PRIu64
-			 " pixels, over the limit of %" PRIu64 " (--max-pixels)", w, h, px, max_pixels);
-		return -1;
-	}
-	return 0;
-}
 
 /* Names for the magics of formats Pillow opens and we do not. */
 static const char *other_format(const uint8_t *d, size_t n)
@@ -44,16 +29,43 @@ static const char *other_format(const uint8_t *d, size_t n)
 	return NULL;
 }
 
-int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen)
+static int is_jpeg(const uint8_t *d, size_t n)
+{
+	return n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff;
+}
+
+static int is_png(const uint8_t *d, size_t n)
 {
 	static const uint8_t png_magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	return n >= 8 && !memcmp(d, png_magic, 8);
+}
+
+/* The formats we decode: the first whose magic matches decodes the bytes. */
+static const struct decoder {
+	const char *name;
+	int (*match)(const uint8_t *data, size_t n);
+	int (*decode)(const uint8_t *data, size_t n, uint64_t max_pixels,
+		      struct buf *out, int *h, int *w, char *err, size_t errlen);
+} decoders[] = {
+	{ "JPEG", is_jpeg, decode_jpeg_mem },
+	{ "PNG", is_png, decode_png_mem },
+};
+
+static const struct decoder *decoder_of(const uint8_t *data, size_t n)
+{
+	for (size_t i = 0; i < sizeof(decoders) / sizeof(decoders[0]); i++)
+		if (decoders[i].match(data, n))
+			return &decoders[i];
+	return NULL;
+}
+
+int decode_sniff(const uint8_t *data, size_t n, char *err, size_t errlen)
+{
 	if (n == 0) {
 		snprintf(err, errlen, "empty file");
 		return -1;
 	}
-	if (n >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
-		return 0;
-	if (n >= 8 && !memcmp(data, png_magic, 8))
+	if (decoder_of(data, n))
 		return 0;
 	const char *other = other_format(data, n);
 	if (other)
@@ -68,9 +80,7 @@ int decode_image_mem(const uint8_t *data, size_t n, uint64_t max_pixels,
 {
 	if (decode_sniff(data, n, err, errlen))
 		return -1;
-	if (data[0] == 0xff)
-		return decode_jpeg_mem(data, n, max_pixels, out, h, w, err, errlen);
-	return decode_png_mem(data, n, max_pixels, out, h, w, err, errlen);
+	return decoder_of(data, n)->decode(data, n, max_pixels, out, h, w, err, errlen);
 }
 
 /* Read into p up to want bytes; the count read (short at end of file), or -1. */
@@ -130,31 +140,3 @@ out:
 	close(fd);
 	return rc;
 }
-
-static int decode_run(const void *cfg, struct sample *s)
-{
-	(void)cfg;
-	char why[sizeof(s->err)];
-	size_t n;
-	int h, w;
-	if (decode_read_file(s->path, s->max_file_bytes, &s->scr->file, &n, why, sizeof(why)) ||
-	    decode_image_mem(s->scr->file.p, n, s->max_pixels, &s->scr->tmp, &h, &w,
-			     why, sizeof(why)))
-		return sample_fail(s, "%s", why);
-	sample_swap_tmp(s);
-	s->kind = PIX_U8_HWC;
-	s->h = h;
-	s->w = w;
-	return 0;
-}
-
-const struct op_ops op_decode = {
-	.version = OP_ABI_VERSION,
-	.name = "decode",
-	.lotus_name = "SLoader",
-	.help = "decode: read the file, decode JPEG or PNG to RGB as Pillow's "
-		"Image.open(f).convert('RGB') (no arguments)",
-	.in = PIX_NONE,
-	.out = PIX_U8_HWC,
-	.run = decode_run,
-};
