@@ -1,4 +1,4 @@
-/* center_crop size=224: torchvision F.center_crop (0.14) on a PIL image: an
+/* center_crop size=N: torchvision F.center_crop (0.14) on a PIL image: an
  * image smaller than the crop is first padded with zeros, (d // 2) before
  * and ((d + 1) // 2) after; then the box starts at
  * int(round((image - crop) / 2.0)) (python round: half to even). */
@@ -12,17 +12,24 @@ struct center_crop_cfg {
 	int size;
 };
 
-static int center_crop_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+struct center_crop_args {
+	long size;
+};
+
+static const struct opt center_crop_args[] = {
+	OP_ARG(struct center_crop_args, size, OPT_INT, "224", 1, 16384),
+	OPT_END
+};
+
+static int center_crop_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	long size = 224;
-	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen))
-		return -1;
+	const struct center_crop_args *a = args;
 	struct center_crop_cfg *c = malloc(sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	c->size = (int)size;
+	c->size = (int)a->size;
 	*cfg = c;
 	return 0;
 }
@@ -79,7 +86,9 @@ const struct op_ops op_center_crop = {
 	.version = OP_ABI_VERSION,
 	.name = "center_crop",
 	.lotus_name = "SCenterCrop",
-	.help = "center_crop [size=224]: torchvision CenterCrop(size), zero padding if smaller",
+	.what = "torchvision CenterCrop(size), zero padding if smaller",
+	.args = center_crop_args,
+	.args_size = sizeof(struct center_crop_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
 	.init = center_crop_init,

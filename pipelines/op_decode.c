@@ -25,7 +25,7 @@ const struct op_ops op_decode = {
 	.version = OP_ABI_VERSION,
 	.name = "decode",
 	.lotus_name = "SLoader",
-	.help = "decode: read the file, decode JPEG or PNG to RGB as Pillow's "
+	.what = "read the file, decode JPEG or PNG to RGB as Pillow's "
 		"Image.open(f).convert('RGB') (no arguments)",
 	.in = PIX_NONE,
 	.out = PIX_U8_HWC,

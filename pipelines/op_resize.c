@@ -1,4 +1,4 @@
-/* resize size=256: torchvision Resize(size) with an int size on a PIL image
+/* resize size=N: torchvision Resize(size) with an int size on a PIL image
  * (0.14): the shorter side becomes `size`, the longer one
  * int(size * long / short) (python true division, truncated); an image
  * already of that size is returned as is; otherwise Pillow's bilinear
@@ -12,17 +12,24 @@ struct resize_cfg {
 	int size;
 };
 
-static int resize_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+struct resize_args {
+	long size;
+};
+
+static const struct opt resize_args[] = {
+	OP_ARG(struct resize_args, size, OPT_INT, "256", 1, 16384),
+	OPT_END
+};
+
+static int resize_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	long size = 256;
-	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen))
-		return -1;
+	const struct resize_args *a = args;
 	struct resize_cfg *c = malloc(sizeof(*c));
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	c->size = (int)size;
+	c->size = (int)a->size;
 	*cfg = c;
 	return 0;
 }
@@ -63,7 +70,9 @@ const struct op_ops op_resize = {
 	.version = OP_ABI_VERSION,
 	.name = "resize",
 	.lotus_name = "SResize",
-	.help = "resize [size=256]: torchvision Resize(size): shorter side to size, bilinear",
+	.what = "torchvision Resize(size): shorter side to size, bilinear",
+	.args = resize_args,
+	.args_size = sizeof(struct resize_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
 	.init = resize_init,

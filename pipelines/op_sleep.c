@@ -14,19 +14,23 @@ struct sleep_cfg {
 	long slow_every, slow_index;
 };
 
-static int sleep_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+static const struct opt sleep_args[] = {
+	OP_ARG(struct sleep_cfg, ms, OPT_DOUBLE, "0", 0, SLEEP_MAX_MS),
+	OP_ARG(struct sleep_cfg, slow_ms, OPT_DOUBLE, "0", 0, SLEEP_MAX_MS),
+	OP_ARG(struct sleep_cfg, slow_every, OPT_INT, "0", 0, 1L << 40),
+	OP_ARG(struct sleep_cfg, slow_index, OPT_INT, "-1", -1, 1L << 40),
+	OPT_END
+};
+
+/* the arguments are the configuration */
+static int sleep_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	struct sleep_cfg *c = calloc(1, sizeof(*c));
-	if (!c)
-		return -1;
-	c->slow_index = -1;
-	if (op_arg_double(a, "ms", 0, SLEEP_MAX_MS, &c->ms, err, errlen) ||
-	    op_arg_double(a, "slow_ms", 0, SLEEP_MAX_MS, &c->slow_ms, err, errlen) ||
-	    op_arg_int(a, "slow_every", 0, 1L << 40, &c->slow_every, err, errlen) ||
-	    op_arg_int(a, "slow_index", -1, 1L << 40, &c->slow_index, err, errlen)) {
-		free(c);
+	struct sleep_cfg *c = malloc(sizeof(*c));
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
+	*c = *(const struct sleep_cfg *)args;
 	*cfg = c;
 	return 0;
 }
@@ -47,7 +51,10 @@ const struct op_ops op_sleep = {
 	.version = OP_ABI_VERSION,
 	.name = "sleep",
 	.lotus_name = "SSleep",
-	.help = "sleep ms=T [slow_ms=S slow_every=K | slow_index=I]: waits per sample (tests)",
+	.what = "waits ms per sample, slow_ms instead for samples whose index is a multiple "
+		"of slow_every (0: none) or is slow_index (-1: none) (tests)",
+	.args = sleep_args,
+	.args_size = sizeof(struct sleep_cfg),
 	.flags = OP_TEST,
 	.in = PIX_NONE,
 	.out = PIX_NONE,
