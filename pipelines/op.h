@@ -91,7 +91,9 @@ struct op_ops {
 	const struct opt *args;
 	size_t args_size;
 	/* From the parsed arguments (args_size bytes, NULL without a table),
-	 * make *cfg (heap; NULL is fine). 0 or -1 with err. */
+	 * make *cfg (heap; NULL is fine). 0 or -1 with err. An op with a table
+	 * and no init is configured by its arguments: *cfg is the parsed struct
+	 * (malloc'd: release is free). */
 	int (*init)(const void *args, void **cfg, char *err, size_t errlen);
 	/* Per-sample ops. 0, or -1 with s->err set (sample_fail). */
 	int (*run)(const void *cfg, struct sample *s);

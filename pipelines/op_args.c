@@ -161,7 +161,10 @@ int op_configure(const struct op_ops *op, struct op_args *a, void **cfg,
 	int rc = op_args_parse(op, a, args, why, sizeof(why));
 	if (!rc && op->init)
 		rc = op->init(args, cfg, why, sizeof(why));
-	free(args);
+	if (!rc && !op->init)
+		*cfg = args;      /* the arguments are the configuration */
+	else
+		free(args);
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", op->name, why);
 		return -1;

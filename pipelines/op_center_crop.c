@@ -8,10 +8,7 @@
 #include <string.h>
 #include "op.h"
 
-struct center_crop_cfg {
-	int size;
-};
-
+/* the arguments are the configuration */
 struct center_crop_args {
 	long size;
 };
@@ -20,19 +17,6 @@ static const struct opt center_crop_args[] = {
 	OP_ARG(struct center_crop_args, size, OPT_INT, "224", 1, 16384),
 	OPT_END
 };
-
-static int center_crop_init(const void *args, void **cfg, char *err, size_t errlen)
-{
-	const struct center_crop_args *a = args;
-	struct center_crop_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	c->size = (int)a->size;
-	*cfg = c;
-	return 0;
-}
 
 /* the offset of the crop in the source along one axis (may be negative:
  * padding) */
@@ -48,8 +32,8 @@ static int crop_offset(int image, int crop)
 
 static int center_crop_run(const void *cfg, struct sample *s)
 {
-	const struct center_crop_cfg *c = cfg;
-	int W = s->w, H = s->h, cs = c->size;
+	const struct center_crop_args *c = cfg;
+	int W = s->w, H = s->h, cs = (int)c->size;
 	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
 		return sample_fail(s, "center_crop needs a uint8 image, got %dx%d", W, H);
 	if (W == cs && H == cs)
@@ -91,7 +75,6 @@ const struct op_ops op_center_crop = {
 	.args_size = sizeof(struct center_crop_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.init = center_crop_init,
 	.run = center_crop_run,
 	.release = free,
 };

@@ -8,10 +8,7 @@
 #include "op.h"
 #include "resample.h"
 
-struct resize_cfg {
-	int size;
-};
-
+/* the arguments are the configuration */
 struct resize_args {
 	long size;
 };
@@ -21,32 +18,20 @@ static const struct opt resize_args[] = {
 	OPT_END
 };
 
-static int resize_init(const void *args, void **cfg, char *err, size_t errlen)
-{
-	const struct resize_args *a = args;
-	struct resize_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	c->size = (int)a->size;
-	*cfg = c;
-	return 0;
-}
-
 static int resize_run(const void *cfg, struct sample *s)
 {
-	const struct resize_cfg *c = cfg;
+	const struct resize_args *c = cfg;
+	const int size = (int)c->size;
 	int W = s->w, H = s->h;
 	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
 		return sample_fail(s, "resize needs a uint8 image, got %dx%d", W, H);
 	/* _compute_resized_output_size */
 	int short_side = W <= H ? W : H, long_side = W <= H ? H : W;
-	double nl = (double)((int64_t)c->size * long_side) / (double)short_side;
+	double nl = (double)((int64_t)size * long_side) / (double)short_side;
 	if (nl >= (double)INT_MAX / 3)
 		return sample_fail(s, "resize: %dx%d scaled to a short side of %d is too large",
-				   W, H, c->size);
-	int new_short = c->size, new_long = (int)nl;
+				   W, H, size);
+	int new_short = size, new_long = (int)nl;
 	int ow = W <= H ? new_short : new_long;
 	int oh = W <= H ? new_long : new_short;
 	if (ow == W && oh == H)
@@ -75,7 +60,6 @@ const struct op_ops op_resize = {
 	.args_size = sizeof(struct resize_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.init = resize_init,
 	.run = resize_run,
 	.release = free,
 };

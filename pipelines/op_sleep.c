@@ -9,6 +9,7 @@
 /* a minute per sample: more is no protocol test, and 1e300 would wrap */
 #define SLEEP_MAX_MS 60000.0
 
+/* the arguments are the configuration */
 struct sleep_cfg {
 	double ms, slow_ms;
 	long slow_every, slow_index;
@@ -21,19 +22,6 @@ static const struct opt sleep_args[] = {
 	OP_ARG(struct sleep_cfg, slow_index, OPT_INT, "-1", -1, 1L << 40),
 	OPT_END
 };
-
-/* the arguments are the configuration */
-static int sleep_init(const void *args, void **cfg, char *err, size_t errlen)
-{
-	struct sleep_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	*c = *(const struct sleep_cfg *)args;
-	*cfg = c;
-	return 0;
-}
 
 static int sleep_run(const void *cfg, struct sample *s)
 {
@@ -58,7 +46,6 @@ const struct op_ops op_sleep = {
 	.flags = OP_TEST,
 	.in = PIX_NONE,
 	.out = PIX_NONE,
-	.init = sleep_init,
 	.run = sleep_run,
 	.release = free,
 };

@@ -8,6 +8,7 @@
 #include "op.h"
 #include "rng.h"
 
+/* the arguments are the configuration */
 struct synth_cfg {
 	long w, h, fail_every, fail_index;
 };
@@ -19,19 +20,6 @@ static const struct opt synth_args[] = {
 	OP_ARG(struct synth_cfg, fail_index, OPT_INT, "-1", -1, 1L << 40),
 	OPT_END
 };
-
-/* the arguments are the configuration */
-static int synth_init(const void *args, void **cfg, char *err, size_t errlen)
-{
-	struct synth_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	*c = *(const struct synth_cfg *)args;
-	*cfg = c;
-	return 0;
-}
 
 static int synth_run(const void *cfg, struct sample *s)
 {
@@ -71,7 +59,6 @@ const struct op_ops op_synth = {
 	.flags = OP_TEST | OP_RANDOM,
 	.in = PIX_NONE,
 	.out = PIX_U8_HWC,
-	.init = synth_init,
 	.run = synth_run,
 	.release = free,
 };

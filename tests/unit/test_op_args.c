@@ -129,6 +129,18 @@ static void test_values_and_messages(void **state)
 	assert_int_equal(op_configure(rs, &b, &cfg, err, sizeof(err)), -1);
 	assert_string_equal(err, "op 'resize' has no argument 'sise'");
 	assert_null(cfg);
+	/* an op with a table and no init: its configuration is the arguments */
+	const struct op_ops *sy = op_find("synth");
+	assert_null(sy->init);
+	struct op_args c = { .n = 1 };
+	snprintf(c.key[0], sizeof(c.key[0]), "h");
+	snprintf(c.val[0], sizeof(c.val[0]), "5");
+	assert_int_equal(op_configure(sy, &c, &cfg, err, sizeof(err)), 0);
+	assert_non_null(cfg);
+	const long *wh = cfg;
+	assert_int_equal(wh[0], 8);
+	assert_int_equal(wh[1], 5);
+	sy->release(cfg);
 	/* an op without a table takes no argument */
 	b.used = 0;
 	assert_int_equal(op_configure(op_find("to_tensor"), &b, &cfg, err, sizeof(err)), -1);
