@@ -200,8 +200,9 @@ static int pipe_dirs(char dirs[][PATH_MAX], int max)
 		snprintf(dirs[n++], PATH_MAX, "%s", env);
 	char top[PATH_MAX];
 	/* the source tree above bench/ppbench, build/<tree>/ppbench, or the
-	 * tree an install put the executable in (PREFIX/bin, PREFIX/share) */
-	if (n < max && !find_top_exe("pipelines", 3, top, sizeof(top)))
+	 * tree an install put the executable in (PREFIX/bin, PREFIX/share);
+	 * build/<tree>/pipelines/ holds objects, not .pipe files */
+	if (n < max && !find_top_exe("pipelines/imagenet_train.pipe", 3, top, sizeof(top)))
 		snprintf(dirs[n++], PATH_MAX, "%.3900s/pipelines", top);
 	if (n < max && !find_top_exe("share/ppbench/pipelines", 2, top, sizeof(top)))
 		snprintf(dirs[n++], PATH_MAX, "%.3900s/share/ppbench/pipelines", top);
