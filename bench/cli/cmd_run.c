@@ -472,6 +472,9 @@ static int analyse(const struct run_opts *o, const struct loader_result *r,
 		.others_cpu_pct = x->noise.others_cpu_pct,
 		.steal_pct = x->noise.steal_pct,
 		.load1 = x->noise.load1,
+		.have_priority = 1,
+		.nice = x->noise.nice,
+		.group_nice = x->noise.group_nice,
 		.cpus_usable = x->cpus.usable,
 	};
 	return analysis_compute(&r->trace, &ao, m, err, errlen);

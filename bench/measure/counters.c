@@ -589,6 +589,8 @@ struct counter_group {
 	int fds[COUNTERS_MAX];
 	size_t rbytes;
 	int thread_clock;
+	int oncpu_slot;                 /* task-clock's slot, or -1 */
+	uint32_t cpu_floor_ns;          /* counter_snap.cpu_floor_ns */
 };
 
 struct counter_group *counters_open_thread(const struct counter_spec *spec, char *err,
@@ -624,6 +626,12 @@ struct counter_group *counters_open_thread(const struct counter_spec *spec, char
 	}
 	g->rbytes = (3 + (size_t)g->nfd) * sizeof(uint64_t);
 	g->thread_clock = spec->oncpu == ONCPU_THREAD_CLOCK;
+	g->oncpu_slot = spec->oncpu == ONCPU_TASK_CLOCK && spec->oncpu_slot < g->nfd ?
+			spec->oncpu_slot : -1;
+	if (spec->has_overhead) {
+		double floor = spec->ov.empty_cpu_ns - spec->ov.empty_wall_ns;
+		g->cpu_floor_ns = floor > 0 && floor < 1e9 ? (uint32_t)floor : 0;
+	}
 	return g;
 }
 
@@ -645,9 +653,15 @@ int counters_read(struct counter_group *g, struct counter_snap *s)
 		if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 			return -1;
 		s->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		s->cpu_src = SNAP_CPU_THREAD_CLOCK;
+	} else if (g->oncpu_slot >= 0) {
+		s->cpu_ns = s->val[g->oncpu_slot];
+		s->cpu_src = SNAP_CPU_GROUP;
 	} else {
 		s->cpu_ns = 0;
+		s->cpu_src = SNAP_CPU_NONE;
 	}
+	s->cpu_floor_ns = g->cpu_floor_ns;
 	return 0;
 }
 
@@ -677,6 +691,21 @@ void counters_accumulate(struct counter_acc *acc, const struct counter_snap *b,
 	for (uint64_t k = 0; k < a->nr; k++)
 		acc->raw[k] += a->val[k] - b->val[k];
 	acc->cpu_ns += a->cpu_ns - b->cpu_ns;
+	/* this region's own on-CPU time against Table II's thresholds */
+	if (a->cpu_src == SNAP_CPU_NONE || a->cpu_src != b->cpu_src)
+		return;
+	double on = (double)(a->cpu_ns - b->cpu_ns);
+	if (a->cpu_src == SNAP_CPU_GROUP) {
+		uint64_t en = a->enabled_ns - b->enabled_ns, run = a->running_ns - b->running_ns;
+		if (!run)
+			return;                 /* the group did not run: not counted */
+		if (run < en)
+			on = on * (double)en / (double)run;
+	}
+	on -= a->cpu_floor_ns;
+	acc->oncpu_regions++;
+	acc->oncpu_under_10ms += on < (double)COUNTERS_SHORT_NS;
+	acc->oncpu_under_100us += on < (double)COUNTERS_VSHORT_NS;
 }
 
 void counters_acc_add(struct counter_acc *dst, const struct counter_acc *src)
@@ -689,6 +718,9 @@ void counters_acc_add(struct counter_acc *dst, const struct counter_acc *src)
 		dst->raw[k] += src->raw[k];
 	dst->cpu_ns += src->cpu_ns;
 	dst->wall_ns += src->wall_ns;
+	dst->oncpu_regions += src->oncpu_regions;
+	dst->oncpu_under_10ms += src->oncpu_under_10ms;
+	dst->oncpu_under_100us += src->oncpu_under_100us;
 }
 
 void counters_values(const struct counter_spec *spec, const struct counter_acc *acc,
@@ -767,6 +799,7 @@ void counters_derive(const char *const *names, const struct counter_value *val, 
 	d->wall_ns = wall_ns;
 	d->descheduled_ns = isnan(oncpu_ns) || isnan(wall_ns) ? NAN : wall_ns - oncpu_ns;
 	d->oncpu_pct = ratio(oncpu_ns, wall_ns, 100);
+	d->oncpu_under_10ms_pct = d->oncpu_under_100us_pct = NAN;
 }
 
 double counters_oncpu_ns(const struct counter_spec *spec, const struct counter_acc *acc)
@@ -803,6 +836,12 @@ void counters_derived(const struct counter_spec *spec, const struct counter_acc 
 		names[i] = event_role(&spec->ev[i]);
 	counters_derive(names, val, spec->n, counters_oncpu_ns(spec, acc),
 			acc->regions ? (double)acc->wall_ns : NAN, d);
+	if (acc->oncpu_regions) {
+		d->oncpu_under_10ms_pct = 100.0 * (double)acc->oncpu_under_10ms /
+					  (double)acc->oncpu_regions;
+		d->oncpu_under_100us_pct = 100.0 * (double)acc->oncpu_under_100us /
+					   (double)acc->oncpu_regions;
+	}
 }
 
 /* ---- overhead ------------------------------------------------------------*/

@@ -167,7 +167,22 @@ struct counter_snap {
 	uint64_t enabled_ns;                /* group's time enabled */
 	uint64_t running_ns;                /* group's time running */
 	uint64_t val[COUNTERS_MAX];         /* by slot */
-	uint64_t cpu_ns;                    /* CLOCK_THREAD_CPUTIME_ID (ONCPU_THREAD_CLOCK), else 0 */
+	/* the thread's on-CPU time at this read, ns: CLOCK_THREAD_CPUTIME_ID
+	 * (ONCPU_THREAD_CLOCK), task-clock's count (ONCPU_TASK_CLOCK: counted
+	 * while the group ran), else 0; which one: cpu_src */
+	uint64_t cpu_ns;
+	uint32_t cpu_src;                   /* enum snap_cpu_src */
+	/* the on-CPU time an empty region counts (the ends of the two reads,
+	 * counters_measure_overhead; 0: not measured): taken off each region's
+	 * on-CPU time before it is classed (struct counter_acc) */
+	uint32_t cpu_floor_ns;
+};
+
+enum snap_cpu_src {
+	SNAP_CPU_NONE = 0,
+	SNAP_CPU_THREAD_CLOCK,              /* cpu_ns is the thread CPU clock */
+	SNAP_CPU_GROUP,                     /* cpu_ns is a group count (task-clock): scaled
+					       with the group's enabled / running times */
 };
 
 struct counter_group;                       /* one thread's group: opaque */
@@ -193,9 +208,20 @@ struct counter_acc {
 	uint64_t failed;                    /* regions dropped: a read failed */
 	uint64_t enabled_ns, running_ns;    /* sums of the group's deltas */
 	uint64_t raw[COUNTERS_MAX];         /* sums of raw deltas, by slot */
-	uint64_t cpu_ns;                    /* sum of thread CPU clock deltas */
+	uint64_t cpu_ns;                    /* sum of the snaps' cpu_ns deltas */
 	uint64_t wall_ns;                   /* sum of the regions' wall durations */
+	/* Table II's thresholds applied to each region's own on-CPU time
+	 * (the snaps' cpu_ns delta, scaled when the group was multiplexed,
+	 * less cpu_floor_ns), counted as it is accumulated: no allocation.
+	 * oncpu_regions: the regions whose on-CPU time was known. */
+	uint64_t oncpu_regions;
+	uint64_t oncpu_under_10ms;          /* of them, under COUNTERS_SHORT_NS */
+	uint64_t oncpu_under_100us;         /* of them, under COUNTERS_VSHORT_NS */
 };
+
+/* Table II's two thresholds (per call: 10 ms, 100 us). */
+#define COUNTERS_SHORT_NS 10000000ull
+#define COUNTERS_VSHORT_NS 100000ull
 
 /* Add one region. b, a: snaps before and after (b may come from the region
  * before: one read per op boundary). A NULL snap counts as a failed read. */
@@ -225,6 +251,10 @@ struct counter_derived {
 	double wall_ns;               /* wall time of the same regions */
 	double descheduled_ns;        /* wall - on-CPU: time off the CPU */
 	double oncpu_pct;             /* on-CPU / wall, % */
+	/* regions whose own on-CPU time was under 10 ms, under 100 us, % of
+	 * those whose on-CPU time was known (struct counter_acc); NAN: none */
+	double oncpu_under_10ms_pct;
+	double oncpu_under_100us_pct;
 };
 
 /* Pure: from named values (name[i], val[i], i < n) and the two times. */

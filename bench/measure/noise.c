@@ -246,10 +246,25 @@ static double rusage_s(int who)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+void noise_priority(double *nice, double *group_nice)
+{
+	char buf[128];
+	int g;
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, 0);
+	*nice = n == -1 && errno ? NAN : n;
+	*group_nice = NAN;
+	if (!read_line("/proc/sys/kernel/sched_autogroup_enabled", buf, sizeof(buf)) &&
+	    !strcmp(buf, "1") && !read_line("/proc/self/autogroup", buf, sizeof(buf)) &&
+	    sscanf(buf, "%*s nice %d", &g) == 1)
+		*group_nice = g;
+}
+
 void noise_read_from(struct noise_snap *s, const struct cpus *c, const struct noise_src *src)
 {
 	char line[512];
 	memset(s, 0, sizeof(*s));
+	noise_priority(&s->nice, &s->group_nice);
 	s->own_s = rusage_s(RUSAGE_SELF) + rusage_s(RUSAGE_CHILDREN);
 	s->load1 = NAN;
 	double la[1];
@@ -290,6 +305,8 @@ void noise_between(const struct noise_snap *a, const struct noise_snap *b, const
 	memset(n, 0, sizeof(*n));
 	n->wall_s = (double)(b->t_ns - a->t_ns) / 1e9;
 	n->load1 = b->load1;
+	n->nice = b->nice;
+	n->group_nice = b->group_nice;
 	n->others_cpu_pct = n->steal_pct = NAN;
 	if (!a->ok || !b->ok || hz <= 0 || n->wall_s <= 0 || c->allowed <= 0)
 		return;

@@ -85,6 +85,7 @@ struct noise_snap {
 	uint64_t busy, steal, total;   /* /proc/stat ticks over the usable CPUs */
 	double own_s;               /* CPU time of this process and its waited-for children */
 	double load1;               /* 1-minute load average */
+	double nice, group_nice;    /* noise_priority */
 	int ok;                     /* /proc/stat was read */
 };
 void noise_read(struct noise_snap *s, const struct cpus *c);
@@ -99,6 +100,12 @@ struct machine_state {
 };
 void machine_state_read(struct machine_state *m);
 
+/* This process's CPU priority: its nice value, and, when the kernel groups
+ * each session's processes for the scheduler (sched_autogroup_enabled), the
+ * nice of its session's group, which weighs it against other sessions
+ * (NaN: autogroups off or unreadable). */
+void noise_priority(double *nice, double *group_nice);
+
 /* What happened between two readings. */
 struct noise {
 	double wall_s;
@@ -106,6 +113,7 @@ struct noise {
 				       (/proc/stat is read on those CPUs only; NaN: unknown) */
 	double steal_pct;           /* stolen by the hypervisor, % (NaN: unknown) */
 	double load1;               /* load average at the end */
+	double nice, group_nice;    /* noise_priority at the end */
 	int noisy;                  /* others or steal above NOISE_BUSY_PCT */
 };
 void noise_between(const struct noise_snap *a, const struct noise_snap *b, const struct cpus *c,

@@ -246,6 +246,34 @@ static void write_idle_note(struct doc *d, const struct sweep *s)
 		doc_li(d, "Other processes took %.1f %% of the CPUs the runs could use while they "
 		       "measured, on average, %.1f %% at most (run %s; the noise guard, "
 		       "noise.others_cpu_pct).", sum / (double)k, max, s->rows[imax].tag);
+	/* what the noise guard's judgement of each run did to the verdicts */
+	size_t nbusy = 0, nok = 0, ibusy = 0;
+	char why[320] = "";
+	for (i = 0; i < s->nrows; i++) {
+		if (!sweep_row_ok(&s->rows[i]))
+			continue;
+		nok++;
+		if (report_run_busy(&s->rows[i], 0, nbusy ? NULL : why, sizeof(why)) && !nbusy++)
+			ibusy = i;
+	}
+	if (nbusy)
+		doc_li(d, "The noise guard saw other load take CPU time the runs wanted in %zu of %zu "
+		       "runs (first run %s: %s): finding 1 is then judged on each call's own time on a "
+		       "CPU, finding 4 leaves those runs out (or cannot be judged), and findings 2-3 "
+		       "say how far the load moved the runs towards preprocessing-bound.", nbusy, nok,
+		       s->rows[ibusy].tag, why);
+	double nice_lo = INFINITY, nice_hi = -INFINITY;
+	for (i = 0; i < s->nrows; i++)
+		if (isfinite(s->rows[i].nice)) {
+			nice_lo = fmin(nice_lo, s->rows[i].nice);
+			nice_hi = fmax(nice_hi, s->rows[i].nice);
+		}
+	if (isfinite(nice_lo) && nice_hi > nice_lo)
+		doc_li(d, "The runs' CPU priority: nice %.0f to %.0f (noise.nice; below 0 a raised "
+		       "priority, which takes CPU time from other processes).", nice_lo, nice_hi);
+	else if (isfinite(nice_lo))
+		doc_li(d, "The runs' CPU priority: nice %.0f (noise.nice; below 0 a raised priority, "
+		       "which takes CPU time from other processes; 0 the default).", nice_lo);
 	if (k && max > REPORT_BUSY_PCT) {
 		doc_list_end(d);
 		doc_lead(d, "nothold", "Warning: the machine was not idle.",

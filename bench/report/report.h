@@ -132,11 +132,28 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 #define REPORT_MIN_ONCPU_SHARE 0.5
 /* other processes above this share of the CPUs during a run: the report warns */
 #define REPORT_BUSY_PCT 10.0
+
+/* The noise guard's judgement of one run, for the verdicts: did other load
+ * take CPU time the run wanted? Busy when the hypervisor stole over
+ * REPORT_BUSY_PCT % of its CPUs, or when other processes took over
+ * REPORT_BUSY_PCT % and the run's ops were descheduled more than its own
+ * threads explain: on a CPU for less than (100 - REPORT_BUSY_PCT) % of the
+ * share min(1, CPUs / busy threads) its own threads leave them (--counters:
+ * cpu.ops_oncpu_s over cpu.ops_span_s; without it, others over
+ * REPORT_BUSY_PCT % is enough). Others that took only CPU time the run left
+ * (a run at a raised priority, one with fewer busy threads than CPUs) do not
+ * make it busy. cpus: the CPUs when the row does not say. why (NULL: not
+ * wanted): the figures in words. 1 busy, 0 not. */
+int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 #define REPORT_RULE_SHORT_OPS \
 	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
 	"has at least 90 % of its calls under 10 ms, and random_horizontal_flip has at least " \
-	"90 % under 100 us; cannot be judged without a decode op in the pipeline"
+	"90 % under 100 us; each call's share is of its wall time, or, when the noise guard saw " \
+	"other load take CPU time that run wanted (report_run_busy), of its own time on a CPU " \
+	"(--counters: the task-clock between the reads around the call), which waits for a CPU " \
+	"do not stretch; cannot be judged without a decode op in the pipeline, nor when that " \
+	"run was busy, its calls' time on a CPU was not counted and a wall-time share fails"
 #define REPORT_RULE_VARIANCE \
 	"over configurations with at least 8 batches (without oversubscription where there are " \
 	"any), holds when the median per-batch preprocessing std is at least half the paper's " \
@@ -152,7 +169,9 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
 	"each, the knee is the smallest W whose next step gains under 5 % of E2E; holds when the " \
 	"knee is above the smallest W (adding workers helped, then stopped helping) and the sum " \
 	"of op spans rises from the smallest to the largest W; cannot be judged when the smallest " \
-	"W already has as many workers as the runs could use CPUs"
+	"W already has as many workers as the runs could use CPUs; runs the noise guard saw " \
+	"other load take CPU time from (report_run_busy) are left out, and it cannot be judged " \
+	"when a worker count has no other run"
 #define REPORT_RULE_OVERHEAD \
 	"needs the same configuration with tracing off and on, interleaved (make bench); a " \
 	"sweep only gives the tracer's per-event cost"
@@ -175,7 +194,7 @@ struct ooo_figs {
 #define DIM_MAX 64
 struct dim_figs {
 	size_t n;                     /* worker counts in the group (0: none) */
-	int batch_size, gpus;
+	int part, batch_size, gpus;
 	int workers[DIM_MAX];
 	double e2e[DIM_MAX], span[DIM_MAX];
 	int knee;                     /* by the rule (0: none) */

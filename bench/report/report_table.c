@@ -498,18 +498,24 @@ int sweep_read_csv(struct sweep *s, const char *path, char *err, size_t errlen)
 			size_t hl = strlen(h);
 			if (strncmp(h, "op_", 3) || !*table_str(&t, i, (int)c))
 				continue;
+			/* the longest field name that ends the column's name
+			 * (under_10ms_pct also ends oncpu_under_10ms_pct) */
+			size_t best = op_metric_count, bl = 0;
 			for (size_t k = 0; k < op_metric_count; k++) {
 				const char *mn = op_metric_table[k].name;
 				size_t sl = strlen(mn);
-				char name[40];
-				struct sweep_op *o;
-				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' || strcmp(h + hl - sl, mn))
+				if (hl < 3 + sl + 2 || h[hl - sl - 1] != '_' || strcmp(h + hl - sl, mn) ||
+				    sl <= bl)
 					continue;
-				snprintf(name, sizeof(name), "%.*s", (int)(hl - sl - 4), h + 3);
-				o = sweep_row_op_add(r, name);
+				best = k;
+				bl = sl;
+			}
+			if (best < op_metric_count) {
+				char name[40];
+				snprintf(name, sizeof(name), "%.*s", (int)(hl - bl - 4), h + 3);
+				struct sweep_op *o = sweep_row_op_add(r, name);
 				if (o)
-					*op_metric_field(&op_metric_table[k], o) = table_num(&t, i, (int)c);
-				break;
+					*op_metric_field(&op_metric_table[best], o) = table_num(&t, i, (int)c);
 			}
 		}
 	}

@@ -81,6 +81,7 @@ static int64_t rel(uint64_t t, uint64_t origin)
 static void op_counters(struct op_metrics *om, const struct analysis_opts *o, size_t k, size_t nops)
 {
 	om->regions = om->oncpu_s = om->descheduled_s = om->oncpu_pct = NAN;
+	om->oncpu_under_10ms_pct = om->oncpu_under_100us_pct = NAN;
 	om->faults_per_call = om->faults_per_call_after = NAN;
 	om->ipc = om->cache_mpki = om->branch_mpki = NAN;
 	om->frontend_stall_pct = om->backend_stall_pct = NAN;
@@ -95,6 +96,8 @@ static void op_counters(struct op_metrics *om, const struct analysis_opts *o, si
 	om->oncpu_s = d->oncpu_ns / 1e9;
 	om->descheduled_s = d->descheduled_ns / 1e9;
 	om->oncpu_pct = d->oncpu_pct;
+	om->oncpu_under_10ms_pct = d->oncpu_under_10ms_pct;
+	om->oncpu_under_100us_pct = d->oncpu_under_100us_pct;
 	om->ipc = d->ipc;
 	om->cache_mpki = d->cache_mpki;
 	om->branch_mpki = d->branch_mpki;
@@ -569,6 +572,8 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	m->others_cpu_pct = o->others_cpu_pct;
 	m->steal_pct = o->steal_pct;
 	m->load1 = o->load1;
+	m->nice = o->have_priority ? o->nice : NAN;
+	m->group_nice = o->have_priority ? o->group_nice : NAN;
 	m->cpus_usable = o->cpus_usable > 0 ? o->cpus_usable : NAN;
 	m->busy_threads = m->e2e_s > 0 ? (double)o->workers + o->main_cpu_s / m->e2e_s : NAN;
 	m->oversubscribed = isnan(m->cpus_usable) || isnan(m->busy_threads) ? NAN :

@@ -147,6 +147,8 @@ struct analysis_opts {
 	uint64_t fused_regions, fused_full;
 	/* the noise guard (bench/measure/noise.h): NaN / 0 when not measured */
 	double others_cpu_pct, steal_pct, load1;
+	int have_priority;             /* nice and group_nice were read (noise_priority) */
+	double nice, group_nice;       /* (group_nice NaN: autogroups off) */
 	double cpus_usable;            /* CPUs the run may use (0: unknown) */
 };
 
@@ -168,6 +170,8 @@ struct op_metrics {
 	double oncpu_s;         /* time on a CPU */
 	double descheduled_s;   /* counted regions' wall time - oncpu_s */
 	double oncpu_pct;       /* oncpu / wall of the counted regions, % */
+	double oncpu_under_10ms_pct;   /* counted calls whose own on-CPU time was under 10 ms, % */
+	double oncpu_under_100us_pct;  /* ... under 100 us, % */
 	double ipc, cache_mpki, branch_mpki, frontend_stall_pct, backend_stall_pct;
 };
 
@@ -282,6 +286,8 @@ struct run_metrics {
 	double others_cpu_pct;         /* other processes' CPU time, % of the usable CPUs */
 	double steal_pct;              /* stolen by the hypervisor, % */
 	double load1;                  /* 1-minute load average at the end */
+	double nice;                   /* the run's nice value (NaN: unknown) */
+	double group_nice;             /* its session's autogroup's nice (NaN: autogroups off, unknown) */
 	double cpus_usable;            /* CPUs the run could use (NaN: unknown) */
 	double busy_threads;           /* workers + the main process's busy share (main_cpu_s / e2e_s) */
 	double oversubscribed;         /* 1: busy_threads > cpus_usable + 0.5; 0: not; NaN: unknown */

@@ -38,6 +38,8 @@ struct sweep_op {
 	double oncpu_s;
 	double descheduled_s;
 	double oncpu_pct;
+	double oncpu_under_10ms_pct;
+	double oncpu_under_100us_pct;
 	double ipc;
 	double cache_mpki;
 	double branch_mpki;
@@ -162,6 +164,8 @@ struct sweep_row {
 	double others_cpu_pct;
 	double steal_pct;
 	double load_avg_1min;
+	double nice;
+	double autogroup_nice;
 	double cpus_usable;
 	double busy_threads;
 	double oversubscribed;

@@ -725,6 +725,137 @@ static void test_short_ops_under_load(void **state)
 	}
 }
 
+/* finding 1 when the noise guard saw other load take CPU time the run wanted
+ * (report_run_busy): each call's own time on a CPU decides, the wall-time
+ * shares (which hold the waits) are shown beside; not busy, the wall-time
+ * shares decide as in Table II (short_ops_on_cpu.csv: wall decode 70 %,
+ * flip 60 % under 100 us; on a CPU 99.6 % and 99 %) */
+static void test_short_ops_on_cpu(void **state)
+{
+	static const struct {
+		double others, oncpu_s, busy_threads, decode_oncpu;
+		enum verdict want;
+		const char *why, *not_why;
+		double least;          /* the deciding test's value */
+		int line;
+	} cases[] = {
+		/* busy: judged on the CPU time of each call */
+		{ 85, 4, 1.1, 99.6, VERDICT_HOLDS, "others took 85 % of the CPUs and its ops were on a "
+		  "CPU 40 % of their wall time", NULL, 99.6, __LINE__ },
+		{ 85, 4, 1.1, 99.6, VERDICT_HOLDS, "under 10 ms of CPU: decode 99.6 %", NULL, 99.6, __LINE__ },
+		{ 85, 4, 1.1, 99.6, VERDICT_HOLDS, "random_horizontal_flip under 100 us of CPU: 99.0 %", NULL,
+		  99.6, __LINE__ },
+		{ 85, 4, 1.1, 99.6, VERDICT_HOLDS, "(in wall time, which holds the waits: under 10 ms decode "
+		  "70.0 %", NULL, 99.6, __LINE__ },
+		/* ... in both directions */
+		{ 85, 4, 1.1, 80, VERDICT_DOES_NOT_HOLD, "under 10 ms of CPU: decode 80.0 %", NULL, 80,
+		  __LINE__ },
+		/* not busy: the wall-time shares decide */
+		{ 5, 9.5, 1.1, 99.6, VERDICT_DOES_NOT_HOLD, "under 10 ms: decode 70.0 %", "of CPU", 70,
+		  __LINE__ },
+		/* others took only what the run left (3 busy threads on 2 CPUs leave
+		 * its ops 67 %: on a CPU 61 % is within the guard's 10 %) */
+		{ 60, 6.1, 3, 99.6, VERDICT_DOES_NOT_HOLD, "under 10 ms: decode 70.0 %", "of CPU", 70,
+		  __LINE__ },
+		/* ... 59 % is not */
+		{ 60, 5.9, 3, 99.6, VERDICT_HOLDS, "under 10 ms of CPU: decode 99.6 %", NULL, 99.6, __LINE__ },
+	};
+	(void)state;
+	struct judge_ctx cx = { .cpus = 2, .paper = the_paper() };
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		char err[512];
+		struct sweep s;
+		struct finding f;
+		if (sweep_read_csv(&s, VERDICTS "short_ops_on_cpu.csv", err, sizeof(err)))
+			fail_msg("%s", err);
+		assert_int_equal(s.nrows, 1);
+		struct sweep_row *r = &s.rows[0];
+		r->others_cpu_pct = cases[c].others;
+		r->ops_oncpu_s = cases[c].oncpu_s;
+		r->busy_threads = cases[c].busy_threads;
+		for (size_t o = 0; o < r->nops; o++)
+			if (!strcmp(r->ops[o].name, "decode"))
+				r->ops[o].oncpu_under_10ms_pct = cases[c].decode_oncpu;
+		finding_judge(finding_short_ops, s.rows, s.nrows, &cx, &f);
+		if (f.v != cases[c].want || !strstr(f.why, cases[c].why) ||
+		    (cases[c].not_why && strstr(f.why, cases[c].not_why)))
+			fail_msg("line %d: %s: %s; expected %s with '%s'", cases[c].line,
+				 verdict_name(f.v), f.why, verdict_name(cases[c].want), cases[c].why);
+		assert_true(f.ntests >= 1);
+		assert_true(fabs(f.tests[0].value - cases[c].least) < 1e-9);
+		sweep_free(&s);
+	}
+}
+
+/* the noise guard's judgement of one run: busy when the hypervisor stole
+ * over REPORT_BUSY_PCT, or others took over REPORT_BUSY_PCT and the run's
+ * ops were on a CPU less than 90 % of the share its own threads leave them */
+static void test_run_busy(void **state)
+{
+	static const struct {
+		double steal, others, oncpu_s, span_s, threads, cpus;
+		int busy;
+		const char *why;
+		int line;
+	} cases[] = {
+		{ 0, 5, 4, 10, 1, 2, 0, "", __LINE__ },
+		{ 0, REPORT_BUSY_PCT, 4, 10, 1, 2, 0, "", __LINE__ },          /* the boundary: not over */
+		{ REPORT_BUSY_PCT + 1, 0, 10, 10, 1, 2, 1, "the hypervisor stole 11 %", __LINE__ },
+		{ 0, 80, 4, 10, 1, 2, 1, "on a CPU 40 % of their wall time", __LINE__ },
+		{ 0, 80, 9, 10, 1, 2, 0, "", __LINE__ },                       /* 90 % of 100 %: not busy */
+		{ 0, 80, 8.9, 10, 1, 2, 1, "leave them 100 %", __LINE__ },
+		{ 0, 40, 4.5, 10, 4, 2, 0, "", __LINE__ },                     /* 4 threads on 2 CPUs: 50 % */
+		{ 0, 40, 4.4, 10, 4, 2, 1, "4.0 busy threads on 2 CPUs leave them 50 %", __LINE__ },
+		{ 0, 40, NAN, 10, 1, 2, 1, "not counted: --counters none", __LINE__ },
+	};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sweep_row r;
+		char why[320];
+		memset(&r, 0, sizeof(r));
+		r.workers = 1;
+		r.steal_pct = cases[c].steal;
+		r.others_cpu_pct = cases[c].others;
+		r.ops_oncpu_s = cases[c].oncpu_s;
+		r.ops_span_s = cases[c].span_s;
+		r.busy_threads = cases[c].threads;
+		r.cpus_usable = cases[c].cpus;
+		int b = report_run_busy(&r, 0, why, sizeof(why));
+		if (b != cases[c].busy || !strstr(why, cases[c].why))
+			fail_msg("line %d: busy %d (%s), expected %d with '%s'", cases[c].line, b, why,
+				 cases[c].busy, cases[c].why);
+		assert_int_equal(report_run_busy(&r, 0, NULL, 0), b);
+	}
+}
+
+/* finding 4 leaves out the runs the noise guard saw disturbed, and cannot be
+ * judged when a worker count has no other (knee_busy.csv) */
+static void test_knee_busy(void **state)
+{
+	char err[512];
+	struct sweep s;
+	struct finding f;
+	(void)state;
+	if (sweep_read_csv(&s, VERDICTS "knee_busy.csv", err, sizeof(err)))
+		fail_msg("%s", err);
+	judge(KNEE, &s, 4, &f);
+	if (f.v != VERDICT_HOLDS || f.knee_workers != 2 ||
+	    !strstr(f.why, "E2E falls 48.0 % from 1 to 2 workers (100.00 s to 52.00 s)") ||
+	    !strstr(f.why, "3 runs of these worker counts left out: the noise guard saw other load"))
+		fail_msg("quiet repeat kept: %s (knee %d): %s", verdict_name(f.v), f.knee_workers, f.why);
+	/* every run busy: not judged, with the guard's figures and the E2E seen */
+	for (size_t i = 0; i < s.nrows; i++) {
+		s.rows[i].others_cpu_pct = 80;
+		s.rows[i].ops_oncpu_s = 0.4 * s.rows[i].ops_span_s;
+	}
+	judge(KNEE, &s, 4, &f);
+	if (f.v != VERDICT_CANNOT_JUDGE || !strstr(f.why, "the machine was busy") ||
+	    !strstr(f.why, "run w1-b128-g1-r1: others took 80 % of the CPUs") ||
+	    !strstr(f.why, "observed, not judged: E2E 100.00 s at 1 worker,"))
+		fail_msg("all busy: %s: %s", verdict_name(f.v), f.why);
+	sweep_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +863,9 @@ int main(void)
 		cmocka_unit_test(test_paper_figures),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_short_ops_under_load),
+		cmocka_unit_test(test_short_ops_on_cpu),
+		cmocka_unit_test(test_run_busy),
+		cmocka_unit_test(test_knee_busy),
 		cmocka_unit_test(test_knee_intervals),
 		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_enough_batches),
