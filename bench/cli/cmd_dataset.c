@@ -92,13 +92,17 @@ static int generate(int argc, char **argv)
 	return EXIT_OK;
 }
 
+static const struct opt describe_opts[] = { OPT_END };
+
 static int describe(int argc, char **argv)
 {
-	if (argc != 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		FILE *f = argc == 2 ? stdout : stderr;
-		fprintf(f, "usage: ppbench dataset describe DIR\n\n%s\n", describe_desc);
-		exit_codes_help(f);
-		return argc == 2 ? EXIT_OK : EXIT_USAGE;
+	int npos, rc = opts_prelude(describe_opts, NULL, argc, argv, &npos,
+				    "ppbench dataset describe DIR", describe_desc, NULL);
+	if (rc >= 0)
+		return rc;
+	if (npos != 1) {
+		fprintf(stderr, "usage: ppbench dataset describe DIR\n");
+		return EXIT_USAGE;
 	}
 	struct dataset d;
 	char err[512];

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "backend.h"
 #include "model.h"
+#include "run.h"
 #include "sampler.h"
 
 #define T0 1000000000ull        /* the model's clock starts at 1 s: 0 means "never" in rows */
@@ -954,29 +955,32 @@ int model_run(const struct model_cfg *c, struct model_out *o, char *err, size_t 
 		for (int w = 0; w < S->W; w++)
 			o->worker_busy_s[w] = S->w[w].cpu_ns / 1e9;
 		o->timeout_ns = S->timeout_ns;
-		struct analysis_opts *a = &o->opts;
-		memset(a, 0, sizeof(*a));
-		a->start_ns = T0;
-		a->end_ns = T0 + S->now;
-		a->batch_size = c->batch_size;
-		a->workers = c->workers;
-		a->gpus = c->gpus;
-		a->images = o->images;
-		a->batches = o->batches;
-		a->worker_cpu_s = o->worker_busy_s;
-		a->gpu_busy_ns = o->gpu_busy_ns;
-		a->gpu_idle_ns = o->gpu_idle_ns;
-		a->gpu_copy_ns = o->gpu_copy_ns;
-		a->gpu_model_ns = S->gpu_model_ns;
-		a->main_cpu_s = o->main_cpu_s;
-		a->pin_copy_ns = o->pin_ns;
-		a->complete = 1;
-		a->max_inflight = o->max_inflight;
-		a->slow_lane = o->slow_lane;
-		a->speedy_timeout_ns = o->timeout_ns;
-		a->speedy = c->policy == POLICY_SPEEDY;
-		a->others_cpu_pct = a->steal_pct = a->load1 = NAN;
-		a->cpus_usable = c->machine.cores > 0 ? c->machine.cores * c->machine.tpc : 0;
+		/* the facts the model simulates, in the loader's terms, through
+		 * the one adapter (run.h): no counters, no noise window; o->opts
+		 * keeps no pointer into r (complete, no usage read, no error) */
+		struct loader_result r;
+		memset(&r, 0, sizeof(r));
+		r.start_ns = T0;
+		r.end_ns = T0 + S->now;
+		r.images = o->images;
+		r.batches = o->batches;
+		r.workers = c->workers;
+		r.worker_cpu_s = o->worker_busy_s;
+		r.gpu_busy_ns = o->gpu_busy_ns;
+		r.gpu_idle_ns = o->gpu_idle_ns;
+		r.gpu_copy_ns = o->gpu_copy_ns;
+		r.gpu_model_ns = S->gpu_model_ns;
+		r.main_cpu_s = o->main_cpu_s;
+		r.pin_copy_ns = o->pin_ns;
+		r.complete = 1;
+		r.max_inflight = o->max_inflight;
+		r.slow_lane = o->slow_lane;
+		r.timeout_ns = o->timeout_ns;
+		struct run_opts ro = { .workers = c->workers, .batch_size = c->batch_size,
+				       .gpus = c->gpus, .policy = c->policy };
+		run_analysis_opts(&ro, &r, NULL, NULL, NULL, &o->opts);
+		/* the CPUs of the machine modelled */
+		o->opts.cpus_usable = c->machine.cores > 0 ? c->machine.cores * c->machine.tpc : 0;
 	}
 	sim_free(S);
 	free(S);

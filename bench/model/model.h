@@ -231,4 +231,51 @@ int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err,
 /* make bench's section "model": the model's speed at paper scale, as markdown. */
 void model_bench(FILE *f);
 
+/* ---- the command's parts (model_sweep.c; cli/cmd_model.c parses) */
+
+/* ppbench model's options (cli/cmd_model.c's table fills it). */
+struct model_opts {
+	const char *workers;
+	long batch_size, gpus, prefetch_factor, epochs, batch_of;
+	const char *gpu_step, *h2d_s, *pin_s;
+	double h2d, pin_bw;
+	int pin, order, policy, shuffle, drop_last, paper, validate, csv;
+	double speedy_pct;
+	uint64_t images, max_batches, seed, sample_bytes;
+	const char *from, *fit, *batch_times;
+	double batch_ms, batch_std, batch_noise, sample_ms, sample_cv, collate_ms;
+	double cores, tpc, alpha, beta, main_threads, ref_workers;
+	int smt_static;
+	double target_util;
+	const char *out;
+};
+
+/* A bandwidth (parse_rate's), or none (0). 0, or -1 with err naming the option. */
+int model_rate_opt(const char *name, const char *s, double *out, char *err, size_t errlen);
+/* --gpu-step: a time, auto, or N img/s per GPU, in ns. 0, or -1 with err. */
+int model_step_ns(const struct model_opts *o, double *out, char *err, size_t errlen);
+/* The cost source of o (--from, --batch-ms, --sample-ms, --batch-times or
+ * --paper) into s, and the workers its costs were measured at (0: none). 0;
+ * 1 when the costs are to come from --fit's per-batch time; -1 with err. */
+int model_make_src(const struct model_opts *o, struct model_src *s, int *ref_w, char *err,
+		   size_t errlen);
+/* The model's configuration from o (no source, no GPU step yet). */
+void model_base_cfg(const struct model_opts *o, struct model_cfg *c);
+/* One configuration: its figures in m (analysis_free after); with out (a
+ * folder), its results folder too, as `ppbench run` writes one (final: its
+ * path). 0, or -1 with err. */
+int model_one_out(const struct model_cfg *c, struct run_metrics *m, const char *out,
+		  struct json_t *options, char *final, size_t finallen, char *err, size_t errlen);
+/* "1 2,4": up to max counts of at least 1 into v; their number, or -1 with
+ * err naming what. */
+int model_parse_ints(const char *s, int *v, int max, const char *what, char *err, size_t errlen);
+/* --fit "W:MS,...": alpha and beta of the machine mm, printed; base_ms: the
+ * per-batch time alone. 0, or -1 with err. */
+int model_do_fit(const struct model_opts *o, struct model_machine *mm, double *base_ms, char *err,
+		 size_t errlen);
+/* --target-gpu-util: the fewest workers on this machine shape, the fewest
+ * cores with their workers, and where E2E flattens, printed. 0, or -1 with
+ * err. */
+int model_provision(struct model_cfg *c, double target, char *err, size_t errlen);
+
 #endif

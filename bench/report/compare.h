@@ -33,7 +33,12 @@
  *                of repeat 1
  *
  * Both sides' LotusTrace files are read with lotustrace_read and measured
- * with analysis_compute: every metric comes from the same code. */
+ * with analysis_compute: every metric comes from the same code.
+ *
+ * The parts: compare.c (one comparison, compare_execute), compare_spawn.c
+ * (the children), compare_fidelity.c, compare_table.c, compare_fused.c,
+ * compare_figures.c, compare_sides.c (reading a side back); the command's
+ * options: bench/cli/cmd_compare.c. */
 #ifndef PPBENCH_COMPARE_H
 #define PPBENCH_COMPARE_H
 
@@ -44,6 +49,32 @@
 #include "trace.h"
 
 struct pipeline;
+
+#define COMPARE_DEFAULT_PYTHON "/usr/bin/python3"
+#define COMPARE_DEFAULT_REPEAT 3
+#define COMPARE_INSTALL_HINT "scripts/install-deps.sh --oracle"
+
+/* What ppbench compare was asked (bench/cli/cmd_compare.c parses it). */
+struct compare_opts {
+	long fidelity, repeat;  /* --fidelity N batches (0: none), --repeat N */
+	double require_idle;    /* --require-idle PCT (0: do not wait) */
+	const char *python, *out, *tag;
+	const char *fused;      /* --fused NAME|FILE|off; NULL: the default */
+	int keep_dumps;
+	/* the run options, passed on to `ppbench run`, and two of them read */
+	char **fwd;
+	int nfwd;
+	const char *pipeline;   /* --pipeline given, NULL: imagenet_train */
+	const char *rng;        /* --rng given, NULL: compare passes --rng torch */
+	/* set by compare_execute: the fused pipeline's file, NULL: no fused side */
+	const char *fused_path;
+};
+
+/* One comparison: check the pipeline and the PyTorch side, run both sides
+ * --repeat times (and the fused what-if, the fidelity check), write the
+ * compare folder. SIGINT and SIGTERM stop it between steps (stopsig.h),
+ * passed on to the child running. An exit code (commands.h's cmd_compare). */
+int compare_execute(const struct compare_opts *o);
 
 /* One side of a comparison, read back from its folder. */
 struct compare_side {
@@ -72,7 +103,7 @@ void compare_side_free(struct compare_side *s);
 
 /* dir/name as a JSON object (NULL, with err, if unreadable or not an
  * object), and a key of one read leniently: NaN, def or def when absent or
- * of another type (shared by compare_sides.c and cmd_compare.c). */
+ * of another type (shared by the compare*.c files). */
 struct json_t;
 struct json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen);
 double compare_jnum(const struct json_t *o, const char *key);

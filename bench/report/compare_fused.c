@@ -4,19 +4,17 @@
  * side, the ratios of the repeats with their intervals, the workers' CPU
  * per image each side spent and what the fused op saves, how the fused op
  * decoded, and whether its tensors are the faithful pipeline's (the
- * checksums of every repeat). The runs themselves are cmd_compare.c's. */
+ * checksums of every repeat). The runs themselves are compare.c's. */
 #include <errno.h>
-#include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <jansson.h>
 #include "compare.h"
 #include "escape.h"
 #include "log.h"
 #include "metrics.h"
-#include "stats.h"
 
 /* One figure over the repeats. */
 struct ffig {
@@ -52,25 +50,6 @@ static const struct {
 	{ "fused_full_decodes", "count", "images the fused op decoded in full", NULL },
 	{ "fused_tensors_identical", "bool", "fused checksum = faithful checksum (1 yes, 0 no)", NULL },
 };
-
-const char *compare_ratio_verdict_of(const struct stats_summary *r, const char *who)
-{
-	static const char *const words[][3] = {
-		{ "ppbench", "ppbench higher", "ppbench lower" },
-		{ "fused", "fused higher", "fused lower" },
-		{ "faithful", "faithful higher", "faithful lower" },
-	};
-	size_t w = 0;
-	if (r->n < 2 || !isfinite(r->median))
-		return "";
-	if (r->lo == 1 && r->hi == 1)
-		return "same";
-	if (r->lo <= 1 && r->hi >= 1)
-		return "within noise";
-	while (w + 1 < sizeof(words) / sizeof(words[0]) && strcmp(words[w][0], who))
-		w++;
-	return words[w][r->lo > 1 ? 1 : 2];
-}
 
 static double q(double a, double b)
 {

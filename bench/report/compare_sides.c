@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "npy.h"
 #include "pipeline.h"
+#include "run.h"
 
 /* ---- reading one side ---------------------------------------------------- */
 
@@ -135,65 +136,28 @@ static int side_measure(const char *dir, const struct pipeline *p, struct compar
 int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compare_side *s,
 			 char *err, size_t errlen)
 {
-	json_t *sum, *cpu, *mem, *opt, *mach, *libs;
-	double *wcpu = NULL;
-	long *wrss = NULL;
-	int rc = -1;
+	json_t *sum, *opt, *mach, *libs;
+	struct loader_result r;
+	struct run_opts o;
+	int fused, rc = -1;
 
 	memset(s, 0, sizeof(*s));
+	memset(&r, 0, sizeof(r));
 	snprintf(s->name, sizeof(s->name), "ppbench");
 	s->pin_effective = -1;
 	sum = compare_load_json(dir, "summary.json", err, errlen);
 	if (!sum)
 		return -1;
-	cpu = json_object_get(sum, "cpu");
-	mem = json_object_get(sum, "memory");
 	opt = json_object_get(sum, "options");
-	struct analysis_opts ao = {
-		.start_ns = (uint64_t)compare_jint(sum, "start_wall_ns", 0),
-		.end_ns = (uint64_t)compare_jint(sum, "end_wall_ns", 0),
-		.batch_size = (int)compare_jint(sum, "batch_size", 0),
-		.workers = (int)compare_jint(sum, "workers", 0),
-		.gpus = (int)compare_jint(sum, "gpus", 0),
-		.images = (uint64_t)compare_jint(sum, "images", 0),
-		.batches = (uint64_t)compare_jint(sum, "batches", 0),
-		.main_cpu_s = compare_jnum(cpu, "main_s"),
-		.main_maxrss_kib = (long)compare_jint(mem, "main_max_rss_kib", 0),
-		.complete = json_is_true(json_object_get(sum, "complete")),
-		.trace_cost_ns = compare_jnum(json_object_get(sum, "trace"), "cost_per_event_ns"),
-		.checksum = strtoull(compare_jstr(sum, "checksum", "0"), NULL, 16),
-	};
-	/* the fused op's decodes (null: no fused op in the pipeline) */
-	double reg = metric_from_json(metric_find("fused_region_decodes"), sum);
-	double full = metric_from_json(metric_find("fused_full_decodes"), sum);
-	ao.fused = !isnan(reg) && !isnan(full);
-	ao.fused_regions = ao.fused ? (uint64_t)reg : 0;
-	ao.fused_full = ao.fused ? (uint64_t)full : 0;
-	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
-		errf(err, errlen, "'%s/summary.json': no workers or no E2E window", dir);
+	if (run_read_summary(sum, dir, &r, &o, &fused, err, errlen))
 		goto out;
-	}
-	if (isnan(ao.main_cpu_s))
-		ao.main_cpu_s = 0;
-	if (isnan(ao.trace_cost_ns))
-		ao.trace_cost_ns = 0;
-	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
-	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
-	if (!wcpu || !wrss) {
-		errf(err, errlen, "out of memory");
-		goto out;
-	}
-	json_t *a = json_object_get(cpu, "per_worker_s");
-	json_t *r = json_object_get(mem, "worker_max_rss_kib");
-	long rss_any = 0;
-	for (int w = 0; w < ao.workers; w++) {
-		wcpu[w] = json_number_value(json_array_get(a, (size_t)w));
-		wrss[w] = (long)json_integer_value(json_array_get(r, (size_t)w));
-		rss_any |= wrss[w];
-	}
-	ao.worker_cpu_s = wcpu;
-	/* thread workers have no RSS of their own */
-	ao.worker_maxrss_kib = rss_any ? wrss : NULL;
+	/* the run's facts through the one adapter; what a summary does not
+	 * hold stays as a results folder read back has always had it: no
+	 * counters, no usage, noise 0, the fused op as the summary says */
+	struct analysis_opts ao;
+	run_analysis_opts(&o, &r, NULL, NULL, NULL, &ao);
+	ao.others_cpu_pct = ao.steal_pct = ao.load1 = 0;
+	ao.fused = fused;
 	s->complete = ao.complete;
 	if (json_is_boolean(json_object_get(opt, "pin_memory")))
 		s->pin_effective = json_is_true(json_object_get(opt, "pin_memory"));
@@ -204,8 +168,7 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 		 compare_jstr(libs, "libpng_runtime", "?"));
 	rc = side_measure(dir, p, s, &ao, err, errlen);
 out:
-	free(wcpu);
-	free(wrss);
+	loader_result_free(&r);
 	json_decref(sum);
 	return rc;
 }
@@ -226,27 +189,27 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 		run = compare_load_json(dir, "run.json", err, errlen);
 	if (!run)
 		goto out;
-	struct analysis_opts ao = {
-		.start_ns = (uint64_t)compare_jint(run, "start_wall_ns", 0),
-		.end_ns = (uint64_t)compare_jint(run, "end_wall_ns", 0),
-		.batch_size = (int)compare_jint(cfg, "batch", 0),
-		.workers = (int)compare_jint(cfg, "workers", 0),
-		.gpus = (int)compare_jint(cfg, "gpus", 0),
-		.images = (uint64_t)compare_jint(run, "images", 0),
-		.batches = (uint64_t)compare_jint(run, "batches", 0),
-		.main_cpu_s = compare_jnum(run, "main_cpu_s"),
-		.main_maxrss_kib = (long)compare_jint(run, "main_maxrss_kib", 0),
-		.complete = json_is_true(json_object_get(run, "complete")),
-		.stop_reason = "the PyTorch side did not hand over every batch",
-	};
-	if (ao.workers <= 0 || ao.end_ns < ao.start_ns) {
+	struct loader_result r;
+	struct run_opts o = { .batch_size = (long)compare_jint(cfg, "batch", 0),
+			      .workers = (long)compare_jint(cfg, "workers", 0),
+			      .gpus = (long)compare_jint(cfg, "gpus", 0) };
+	memset(&r, 0, sizeof(r));
+	r.start_ns = (uint64_t)compare_jint(run, "start_wall_ns", 0);
+	r.end_ns = (uint64_t)compare_jint(run, "end_wall_ns", 0);
+	r.images = (uint64_t)compare_jint(run, "images", 0);
+	r.batches = (uint64_t)compare_jint(run, "batches", 0);
+	r.main_cpu_s = compare_jnum(run, "main_cpu_s");
+	r.main_maxrss_kib = (long)compare_jint(run, "main_maxrss_kib", 0);
+	r.complete = json_is_true(json_object_get(run, "complete"));
+	snprintf(r.stop_reason, sizeof(r.stop_reason), "the PyTorch side did not hand over every batch");
+	if (o.workers <= 0 || r.end_ns < r.start_ns) {
 		errf(err, errlen, "'%s': no workers or no E2E window in config.json/run.json", dir);
 		goto out;
 	}
-	if (isnan(ao.main_cpu_s))
-		ao.main_cpu_s = 0;
-	wcpu = calloc((size_t)ao.workers, sizeof(*wcpu));
-	wrss = calloc((size_t)ao.workers, sizeof(*wrss));
+	if (isnan(r.main_cpu_s))
+		r.main_cpu_s = 0;
+	wcpu = calloc((size_t)o.workers, sizeof(*wcpu));
+	wrss = calloc((size_t)o.workers, sizeof(*wrss));
 	if (!wcpu || !wrss) {
 		errf(err, errlen, "out of memory");
 		goto out;
@@ -256,14 +219,18 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	for (size_t i = 0; i < json_array_size(ws); i++) {
 		json_t *w = json_array_get(ws, i);
 		long long id = compare_jint(w, "worker_id", -1);
-		if (id < 0 || id >= ao.workers)
+		if (id < 0 || id >= o.workers)
 			continue;
 		wcpu[id] += isnan(compare_jnum(w, "cpu_s")) ? 0 : compare_jnum(w, "cpu_s");
 		if (compare_jint(w, "maxrss_kib", 0) > wrss[id])
 			wrss[id] = (long)compare_jint(w, "maxrss_kib", 0);
 	}
-	ao.worker_cpu_s = wcpu;
-	ao.worker_maxrss_kib = wrss;
+	r.worker_cpu_s = wcpu;
+	r.worker_maxrss_kib = wrss;
+	/* through the one adapter: no counters, no usage, noise 0 as before */
+	struct analysis_opts ao;
+	run_analysis_opts(&o, &r, NULL, NULL, NULL, &ao);
+	ao.others_cpu_pct = ao.steal_pct = ao.load1 = 0;
 	s->complete = ao.complete;
 	v = json_object_get(run, "pin_memory_effective");
 	if (json_is_boolean(v))

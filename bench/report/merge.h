@@ -1,6 +1,6 @@
 /* ppbench merge: sweep folders from several machines (Slurm array tasks, or
  * copied by hand) as one table, one set of figures with a line per machine,
- * and a comparison report (bench/report/cmd_merge.c).
+ * and a comparison report (bench/report/merge*.c; the command: bench/cli/cmd_merge.c).
  *
  * The merge folder (--out, default results/<UTC time>-merge/) holds
  *   summary.csv      every run of every folder: host, cpu_model,
@@ -30,8 +30,24 @@
 #define PPBENCH_MERGE_H
 
 #include <stddef.h>
+#include "options.h"
 #include "stats.h"
 #include "sweep_row.h"
+
+/* What ppbench merge was asked (bench/cli/cmd_merge.c parses it). */
+struct merge_opts {
+	struct opt_multi price;       /* --price NAME=USD_PER_HOUR, each */
+	int by_cpu;                   /* --by cpu: one machine per CPU model and count */
+	int model;                    /* --model on */
+	const char *out;              /* NULL: results/<UTC time>-merge */
+	char **dirs;                  /* the sweep folders (or folders holding them) */
+	size_t ndirs;
+};
+
+/* The merge: read the folders, compare the machines on the configurations
+ * they share, write the merge folder. Prints its report's paths; an exit
+ * code (commands.h's cmd_merge). */
+int merge_execute(const struct merge_opts *o);
 
 /* USD per million images at `images_per_s` on a machine that costs
  * `usd_per_hour`; NaN when either is not a positive number. */

@@ -1081,3 +1081,33 @@ int report_write(const struct sweep *s, char *err, size_t errlen)
 	report_unlock(lk);
 	return rc;
 }
+
+/* The common parent folder of the sweep folders dirs into out; -1 (said)
+ * when they have different parents. */
+int report_common_parent(char **dirs, size_t n, char *out, size_t outlen)
+{
+	char *slash;
+
+	snprintf(out, outlen, "%s", dirs[0]);
+	strip_slashes(out);
+	slash = strrchr(out, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(out, outlen, ".");
+	for (size_t i = 1; i < n; i++) {
+		char other[4096];
+		snprintf(other, sizeof(other), "%s", dirs[i]);
+		strip_slashes(other);
+		slash = strrchr(other, '/');
+		if (slash)
+			*slash = 0;
+		else
+			snprintf(other, sizeof(other), ".");
+		if (strcmp(other, out)) {
+			error_msg("the sweep folders have different parents: give --out DIR");
+			return -1;
+		}
+	}
+	return 0;
+}

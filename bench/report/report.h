@@ -409,9 +409,14 @@ int draw_run_figures(const struct sweep *s, const char *top, const char *figdir,
 int is_run_dir(const char *dir);
 /* The run folders dirs[0..n) and their repeats as a sweep s (its rows), the
  * first's summary.json in *sum. 0, or -1 with err. */
-int run_load(struct sweep *s, char **dirs, size_t n, struct json_t **sum, char *err,
+int report_run_load(struct sweep *s, char **dirs, size_t n, struct json_t **sum, char *err,
 	     size_t errlen);
 /* ppbench report RUN_DIR...: the report of one run into its folder. */
 int cmd_report_run(char **dirs, size_t n);
+
+/* The common parent folder of the sweep folders dirs[0..n) into out (where
+ * several sweeps' report goes); -1 (said) when they have different
+ * parents. */
+int report_common_parent(char **dirs, size_t n, char *out, size_t outlen);
 
 #endif

@@ -403,7 +403,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
  * folders (the repeats of one configuration), as rows of s (nparts 0, dir
  * the first folder); *sum gets the first one's summary.json. 0, or -1 with
  * err (s freed). */
-int run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, size_t errlen)
+int report_run_load(struct sweep *s, char **dirs, size_t n, json_t **sum, char *err, size_t errlen)
 {
 	char **found = NULL;
 	size_t nfound = 0;
@@ -473,7 +473,7 @@ int cmd_report_run(char **dirs, size_t n)
 	char err[1024];
 	int rc = EXIT_FAIL;
 
-	if (run_load(&s, dirs, n, &sum, err, sizeof(err))) {
+	if (report_run_load(&s, dirs, n, &sum, err, sizeof(err))) {
 		error_msg("%s", err);
 		return EXIT_FAIL;
 	}

@@ -501,15 +501,10 @@ static void compute_harness(const struct analysis_opts *o, struct run_metrics *m
 		m->harness_ratio = m->harness_us / m->pipeline_us;
 }
 
-int analysis_compute(const struct trace *t, const struct analysis_opts *o,
-		     struct run_metrics *m, char *err, size_t errlen)
+/* The run's facts as given: window, counts, checksum, the processes' CPU
+ * and memory, the files skipped. 0, or -1 (out of memory). */
+static int copy_run(const struct analysis_opts *o, struct run_metrics *m)
 {
-	memset(m, 0, sizeof(*m));
-	if (o->end_ns < o->start_ns) {
-		errf(err, errlen, "run ends before it starts (%llu < %llu)",
-			(unsigned long long)o->end_ns, (unsigned long long)o->start_ns);
-		return -1;
-	}
 	m->complete = o->complete;
 	if (o->stop_reason)
 		snprintf(m->stop_reason, sizeof(m->stop_reason), "%s", o->stop_reason);
@@ -529,7 +524,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	if (o->workers > 0 && o->worker_cpu_s) {
 		m->worker_cpu_s = malloc((size_t)o->workers * sizeof(double));
 		if (!m->worker_cpu_s)
-			goto oom;
+			return -1;
 		for (int i = 0; i < o->workers; i++) {
 			m->worker_cpu_s[i] = o->worker_cpu_s[i];
 			m->workers_cpu_s += o->worker_cpu_s[i];
@@ -539,7 +534,7 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	if (o->workers > 0 && o->worker_maxrss_kib) {
 		m->worker_maxrss_kib = malloc((size_t)o->workers * sizeof(long));
 		if (!m->worker_maxrss_kib)
-			goto oom;
+			return -1;
 		memcpy(m->worker_maxrss_kib, o->worker_maxrss_kib, (size_t)o->workers * sizeof(long));
 		double sum = 0, mx = 0;
 		for (int i = 0; i < o->workers; i++) {
@@ -554,17 +549,24 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 		m->skipped = calloc(o->nskipped_listed, sizeof(char *));
 		m->skipped_reason = calloc(o->nskipped_listed, sizeof(char *));
 		if (!m->skipped || !m->skipped_reason)
-			goto oom;
+			return -1;
 		for (size_t i = 0; i < o->nskipped_listed; i++) {
 			const char *why = o->skipped_reasons ? o->skipped_reasons[i] : NULL;
 			m->skipped[i] = strdup(o->skipped[i] ? o->skipped[i] : "");
 			m->skipped_reason[i] = strdup(why ? why : "");
 			m->nskipped_listed++;
 			if (!m->skipped[i] || !m->skipped_reason[i])
-				goto oom;
+				return -1;
 		}
 	}
+	return 0;
+}
 
+/* The run's surroundings and the loader's own figures: trace size, noise,
+ * placement, checksum, copies, usage, policies, the fused op. */
+static void copy_context(const struct trace *t, const struct analysis_opts *o,
+			 struct run_metrics *m)
+{
 	for (size_t p = 0; p < t->nprocs; p++) {
 		m->trace_events += t->procs[p].n;
 		m->trace_dropped += t->procs[p].dropped;
@@ -589,19 +591,13 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	m->speedy_timeout_s = o->speedy && o->speedy_timeout_ns ? (double)o->speedy_timeout_ns / 1e9 : NAN;
 	m->fused_region_decodes = o->fused ? (double)o->fused_regions : NAN;
 	m->fused_full_decodes = o->fused ? (double)o->fused_full : NAN;
+}
 
-	if (compute_ops(t, o, m, err, errlen) < 0)
-		goto fail;
-	compute_harness(o, m);
-	if (compute_batches(t, o, m, err, errlen) < 0)
-		goto fail;
-	m->workers_cpu_ms_per_image = m->images ? 1e3 * m->workers_cpu_s / (double)m->images : NAN;
-	m->ops_span_ms_per_image = m->images ? 1e3 * m->ops_span_s / (double)m->images : NAN;
-	m->batches = o->batches;
-	if (!m->batches)
-		for (size_t i = 0; i < m->nbatches; i++)
-			m->batches += m->rows[i].consumed != BATCH_NONE;
-
+/* GPU busy and idle: the consumer's accounting when given, else the copy
+ * and step events against E2E (analysis.h). */
+static void compute_gpu(const struct trace *t, const struct analysis_opts *o,
+			struct run_metrics *m)
+{
 	if (o->gpu_busy_ns || o->gpu_idle_ns) {
 		m->gpu_busy_s = (double)o->gpu_busy_ns / 1e9;
 		m->gpu_idle_s = (double)o->gpu_idle_ns / 1e9;
@@ -618,9 +614,35 @@ int analysis_compute(const struct trace *t, const struct analysis_opts *o,
 	}
 	if (m->gpu_busy_s + m->gpu_idle_s > 0)
 		m->gpu_util_pct = 100.0 * m->gpu_busy_s / (m->gpu_busy_s + m->gpu_idle_s);
+}
+
+int analysis_compute(const struct trace *t, const struct analysis_opts *o,
+		     struct run_metrics *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	if (o->end_ns < o->start_ns) {
+		errf(err, errlen, "run ends before it starts (%llu < %llu)",
+			(unsigned long long)o->end_ns, (unsigned long long)o->start_ns);
+		return -1;
+	}
+	if (copy_run(o, m)) {
+		errf(err, errlen, "out of memory");
+		goto fail;
+	}
+	copy_context(t, o, m);
+	if (compute_ops(t, o, m, err, errlen) < 0)
+		goto fail;
+	compute_harness(o, m);
+	if (compute_batches(t, o, m, err, errlen) < 0)
+		goto fail;
+	m->workers_cpu_ms_per_image = m->images ? 1e3 * m->workers_cpu_s / (double)m->images : NAN;
+	m->ops_span_ms_per_image = m->images ? 1e3 * m->ops_span_s / (double)m->images : NAN;
+	m->batches = o->batches;
+	if (!m->batches)
+		for (size_t i = 0; i < m->nbatches; i++)
+			m->batches += m->rows[i].consumed != BATCH_NONE;
+	compute_gpu(t, o, m);
 	return 0;
-oom:
-	errf(err, errlen, "out of memory");
 fail:
 	analysis_free(m);
 	return -1;

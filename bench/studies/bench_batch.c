@@ -141,46 +141,67 @@ int bench_batch_check(const char *sizes, char *err, size_t errlen)
 	return -1;
 }
 
-int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out)
-{
+/* The batch section's runs: the sizes (the smallest and largest by index),
+ * the images every size runs, the rounds, and each run's figures. */
+struct batch_runs {
 	long b[MAX_SIZES];
-	int nb = parse_sizes(c->sizes, b);
-	if (!nb)
-		return -1;   /* bench_batch_check said why */
-	long bmin = b[0], bmax = b[0];
-	int imin = 0, imax = 0;
-	for (int i = 1; i < nb; i++) {
+	int nb, imin, imax;
+	size_t n, R;
+	double *v;     /* size x round x K_N */
+	double *col;   /* R values of one figure */
+};
+#define V(m, i, r, k) ((m)->v[(((size_t)(i) * (m)->R) + (r)) * K_N + (k)])
+
+/* Every size in every round as a run, rotating which size goes first. 0, or
+ * -1 (bench_batch_check said why). */
+static int batch_measure(const struct bench_batch_cfg *c, struct batch_runs *m)
+{
+	long *b = m->b;
+	m->nb = parse_sizes(c->sizes, b);
+	if (!m->nb)
+		return -1;
+	long bmax = b[0], bmin = b[0];
+	m->imin = m->imax = 0;
+	for (int i = 1; i < m->nb; i++) {
 		if (b[i] < bmin)
-			bmin = b[i], imin = i;
+			bmin = b[i], m->imin = i;
 		if (b[i] > bmax)
-			bmax = b[i], imax = i;
+			bmax = b[i], m->imax = i;
 	}
-	size_t n = same_images(c->images_have, bmax);
-	size_t R = (size_t)c->repeats;
-	double *v = calloc((size_t)nb * R * K_N, sizeof(double));
-	if (!v)
+	m->n = same_images(c->images_have, bmax);
+	m->R = (size_t)c->repeats;
+	m->v = calloc((size_t)m->nb * m->R * K_N, sizeof(double));
+	m->col = calloc(m->R, sizeof(double));
+	if (!m->v || !m->col)
 		die("out of memory");
-#define V(i, r, k) v[(((size_t)(i) * R) + (r)) * K_N + (k)]
-	for (size_t i = 0; i < (size_t)nb * R * K_N; i++)
-		v[i] = NAN;
+	for (size_t i = 0; i < (size_t)m->nb * m->R * K_N; i++)
+		m->v[i] = NAN;
 	char bs[32], mb[32], ep[32];
-	for (size_t r = 0; r < R; r++)
-		for (int q = 0; q < nb; q++) {
-			int i = (q + (int)r) % nb;   /* rotate who goes first */
-			size_t batches = (n + (size_t)b[i] - 1) / (size_t)b[i];
+	for (size_t r = 0; r < m->R; r++)
+		for (int q = 0; q < m->nb; q++) {
+			int i = (q + (int)r) % m->nb;   /* rotate who goes first */
+			size_t batches = (m->n + (size_t)b[i] - 1) / (size_t)b[i];
 			snprintf(bs, sizeof(bs), "%ld", b[i]);
 			snprintf(mb, sizeof(mb), "%zu", batches);
-			snprintf(ep, sizeof(ep), "%zu", (n + c->images_have - 1) / c->images_have);
+			snprintf(ep, sizeof(ep), "%zu", (m->n + c->images_have - 1) / c->images_have);
 			const char *args[] = { "--workers", "1", "--batch", bs, "--gpu-step", "0",
 					       "--shuffle", "off", "--max-batches", mb, "--epochs", ep,
 					       "--seed", "0", "--trace", "off", NULL };
 			json_t *j = bench_run_child(c->data, args, c->tmp, (int)(r * MAX_SIZES + (size_t)i) + 4000);
-			run_figures(j, &V(i, r, 0));
+			run_figures(j, &V(m, i, r, 0));
 			json_decref(j);
 		}
+	return 0;
+}
+
+/* The table: one row per size, the K_SHOWN figures; then the load. */
+static void batch_table(const struct bench_batch_cfg *c, struct batch_runs *m,
+			struct bench_result *res)
+{
+	size_t R = m->R;
 	printf("\n## batch: the same %zu images at batch sizes %s, one worker, GPU step 0, trace off "
 	       "(counters, checksum and pin memory as a run's defaults), %zu rounds rotating; CPU time\n\n",
-	       n, c->sizes, R);
+	       m->n, c->sizes, R);
 	static const char *const names[K_SHOWN] = {
 		"process tree CPU ms per image", "steady CPU ms per image (after the first batch)",
 		"per-run CPU ms (start-up, first batch, teardown)", "harness us per image",
@@ -197,20 +218,17 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 	for (int k = 0; k < K_SHOWN; k++)
 		printf("---:|");
 	putchar('\n');
-	double *col = calloc(R, sizeof(double));
-	if (!col)
-		die("out of memory");
 	double noise[MAX_SIZES * 64];
 	size_t nn = 0;
-	for (int i = 0; i < nb; i++) {
-		printf("| %ld |", b[i]);
+	for (int i = 0; i < m->nb; i++) {
+		printf("| %ld |", m->b[i]);
 		for (int k = 0; k < K_SHOWN; k++) {
 			char name[160], s[128];
 			for (size_t r = 0; r < R; r++)
-				col[r] = V(i, r, k);
-			snprintf(name, sizeof(name), "B=%ld %s", b[i], names[k]);
+				m->col[r] = V(m, i, r, k);
+			snprintf(name, sizeof(name), "B=%ld %s", m->b[i], names[k]);
 			/* decode's faults after the first batch: issue 22's target */
-			const struct bench_fig *f = bench_figure(res, "batch", name, units[k], col, R,
+			const struct bench_fig *f = bench_figure(res, "batch", name, units[k], m->col, R,
 								 k == K_DECODE_FAULTS, 2, 1);
 			if (f) {
 				bench_fig_format(s, sizeof(s), f, fmts[k]);
@@ -219,85 +237,107 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 		}
 		putchar('\n');
 		for (size_t r = 0; r < R && nn < sizeof(noise) / sizeof(noise[0]); r++)
-			noise[nn++] = V(i, r, K_NOISE);
+			noise[nn++] = V(m, i, r, K_NOISE);
 	}
 	putchar('\n');
 	struct stats_summary ns;
 	if (!stats_summarise(noise, nn, STATS_CI_LEVEL, &ns) && ns.n)
 		printf("load: other processes took %.0f %% of the CPUs during the runs (median; min %.0f, "
 		       "max %.0f; the noise guard's others_cpu_pct)\n", ns.median, ns.min, ns.max);
+}
+
+/* The collate buffer's first touch as PyTorch pays it: per batch, so per
+ * image at every size; measured beside the runs, once per round and size;
+ * then the steady ratio with it added. */
+static void batch_first_touch(struct batch_runs *m, struct bench_result *res)
+{
+	size_t R = m->R;
+	int nb = m->nb, imax = m->imax, imin = m->imin;
 	char name[160];
-	if (nb > 1) {
-		for (size_t r = 0; r < R; r++)
-			col[r] = V(imax, r, K_TREE) / V(imin, r, K_TREE);
-		snprintf(name, sizeof(name), "process tree CPU per image, B=%ld / B=%ld", bmax, bmin);
-		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 1, 1.10, 1),
-				   "%.3f");
-		for (size_t r = 0; r < R; r++)
-			col[r] = V(imax, r, K_STEADY) / V(imin, r, K_STEADY);
-		snprintf(name, sizeof(name), "steady CPU per image (per-run costs apart), B=%ld / B=%ld",
-			 bmax, bmin);
-		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 1, 1.10, 1),
-				   "%.3f");
-		/* the collate buffer's first touch as PyTorch pays it: per batch,
-		 * so per image at every size; measured beside the runs, once per
-		 * round and size */
-		double *ft = calloc((size_t)nb * R, sizeof(double));
-		if (!ft)
-			die("out of memory");
-		for (size_t r = 0; r < R; r++)
-			for (int i = 0; i < nb; i++)
-				ft[(size_t)i * R + r] = first_touch_us((size_t)b[i]);
-		printf("the collate buffer's first touch, as PyTorch pays it (a new shared batch tensor per "
-		       "batch; ppbench reuses its slots, populated before the loop, so its runs above do "
-		       "not hold it), us per image:");
-		for (int i = 0; i < nb; i++) {
-			char s[128];
-			snprintf(name, sizeof(name), "B=%ld collate buffer's first touch per batch, us per image",
-				 b[i]);
-			const struct bench_fig *f = bench_figure(res, "batch", name, "us", &ft[(size_t)i * R], R,
-								 0, 0, 0);
-			if (f) {
-				bench_fig_format(s, sizeof(s), f, "%.1f");
-				printf(" B=%ld %s%s", b[i], s, i + 1 < nb ? ";" : "\n");
-			}
-		}
-		for (size_t r = 0; r < R; r++)
-			col[r] = (V(imax, r, K_STEADY) + ft[(size_t)imax * R + r] / 1e3) /
-				 (V(imin, r, K_STEADY) + ft[(size_t)imin * R + r] / 1e3);
-		snprintf(name, sizeof(name), "steady CPU per image with that first touch added, B=%ld / B=%ld",
-			 bmax, bmin);
-		bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", col, R, 0, 0, 0), "%.3f");
-		free(ft);
-		for (size_t r = 0; r < R; r++)
-			col[r] = V(imax, r, K_HSTEADY) - V(imin, r, K_HSTEADY);
-		snprintf(name, sizeof(name), "harness per image in the steady state (start-up apart), "
-			 "B=%ld - B=%ld", bmax, bmin);
-		const struct bench_fig *f = bench_figure(res, "batch", name, "us", col, R, 0, 0, 0);
+	double *ft = calloc((size_t)nb * R, sizeof(double));
+	if (!ft)
+		die("out of memory");
+	for (size_t r = 0; r < R; r++)
+		for (int i = 0; i < nb; i++)
+			ft[(size_t)i * R + r] = first_touch_us((size_t)m->b[i]);
+	printf("the collate buffer's first touch, as PyTorch pays it (a new shared batch tensor per "
+	       "batch; ppbench reuses its slots, populated before the loop, so its runs above do "
+	       "not hold it), us per image:");
+	for (int i = 0; i < nb; i++) {
+		char s[128];
+		snprintf(name, sizeof(name), "B=%ld collate buffer's first touch per batch, us per image",
+			 m->b[i]);
+		const struct bench_fig *f = bench_figure(res, "batch", name, "us", &ft[(size_t)i * R], R,
+							 0, 0, 0);
 		if (f) {
-			char s[128];
 			bench_fig_format(s, sizeof(s), f, "%.1f");
-			int flat = f->s.lo <= 0 && f->s.hi >= 0;
-			printf("%s: %s us: the harness's cost per image is %s\n", name, s,
-			       !f->s.n ? "not known" : flat ? "flat (its interval holds 0)" :
-			       f->s.lo > 0 ? "NOT flat: it grows with the batch" :
-			       "NOT flat: it falls with the batch");
+			printf(" B=%ld %s%s", m->b[i], s, i + 1 < nb ? ";" : "\n");
 		}
 	}
-	/* the harness beyond the pin copy at each size, in the steady state
-	 * (start-up apart): issue 22's 20 us; its parts, the largest first in
-	 * the order they are printed by `ppbench run` */
+	for (size_t r = 0; r < R; r++)
+		m->col[r] = (V(m, imax, r, K_STEADY) + ft[(size_t)imax * R + r] / 1e3) /
+			    (V(m, imin, r, K_STEADY) + ft[(size_t)imin * R + r] / 1e3);
+	snprintf(name, sizeof(name), "steady CPU per image with that first touch added, B=%ld / B=%ld",
+		 m->b[imax], m->b[imin]);
+	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 0, 0, 0), "%.3f");
+	free(ft);
+}
+
+/* With two sizes or more: the largest against the smallest (CPU per image,
+ * steady CPU per image, with the first touch), and whether the harness's
+ * cost per image is flat. */
+static void batch_ratios(struct batch_runs *m, struct bench_result *res)
+{
+	size_t R = m->R;
+	int imax = m->imax, imin = m->imin;
+	long bmax = m->b[imax], bmin = m->b[imin];
+	char name[160];
+	for (size_t r = 0; r < R; r++)
+		m->col[r] = V(m, imax, r, K_TREE) / V(m, imin, r, K_TREE);
+	snprintf(name, sizeof(name), "process tree CPU per image, B=%ld / B=%ld", bmax, bmin);
+	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
+			   "%.3f");
+	for (size_t r = 0; r < R; r++)
+		m->col[r] = V(m, imax, r, K_STEADY) / V(m, imin, r, K_STEADY);
+	snprintf(name, sizeof(name), "steady CPU per image (per-run costs apart), B=%ld / B=%ld",
+		 bmax, bmin);
+	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
+			   "%.3f");
+	batch_first_touch(m, res);
+	for (size_t r = 0; r < R; r++)
+		m->col[r] = V(m, imax, r, K_HSTEADY) - V(m, imin, r, K_HSTEADY);
+	snprintf(name, sizeof(name), "harness per image in the steady state (start-up apart), "
+		 "B=%ld - B=%ld", bmax, bmin);
+	const struct bench_fig *f = bench_figure(res, "batch", name, "us", m->col, R, 0, 0, 0);
+	if (f) {
+		char s[128];
+		bench_fig_format(s, sizeof(s), f, "%.1f");
+		int flat = f->s.lo <= 0 && f->s.hi >= 0;
+		printf("%s: %s us: the harness's cost per image is %s\n", name, s,
+		       !f->s.n ? "not known" : flat ? "flat (its interval holds 0)" :
+		       f->s.lo > 0 ? "NOT flat: it grows with the batch" :
+		       "NOT flat: it falls with the batch");
+	}
+}
+
+/* The harness beyond the pin copy at each size, in the steady state
+ * (start-up apart): issue 22's 20 us; its parts, the largest first in the
+ * order they are printed by `ppbench run` */
+static void batch_parts(struct batch_runs *m, struct bench_result *res)
+{
+	size_t R = m->R;
+	char name[160];
 	printf("\nthe harness's parts, us per image (median over the rounds; `ppbench run` prints them "
 	       "as harness.*):\n\n| batch | start-up (per run) | counters | checksum | workers' "
 	       "per-task work | main process |\n|---:|---:|---:|---:|---:|---:|\n");
 	static const int parts[] = { K_STARTUP, K_COUNTERS, K_CHECKSUM, K_HWORKERS, K_HMAIN };
-	for (int i = 0; i < nb; i++) {
-		printf("| %ld |", b[i]);
+	for (int i = 0; i < m->nb; i++) {
+		printf("| %ld |", m->b[i]);
 		for (size_t q = 0; q < sizeof(parts) / sizeof(parts[0]); q++) {
 			struct stats_summary ps;
 			for (size_t r = 0; r < R; r++)
-				col[r] = V(i, r, parts[q]);
-			if (!stats_summarise(col, R, STATS_CI_LEVEL, &ps) && ps.n)
+				m->col[r] = V(m, i, r, parts[q]);
+			if (!stats_summarise(m->col, R, STATS_CI_LEVEL, &ps) && ps.n)
 				printf(" %.1f [%.1f, %.1f] |", ps.median, ps.lo, ps.hi);
 			else
 				printf(" not known |");
@@ -305,26 +345,39 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 		putchar('\n');
 	}
 	putchar('\n');
-	for (int i = 0; i < nb; i++) {
+	for (int i = 0; i < m->nb; i++) {
 		for (size_t r = 0; r < R; r++)
-			col[r] = V(i, r, K_HSTEADY);
+			m->col[r] = V(m, i, r, K_HSTEADY);
 		snprintf(name, sizeof(name), "B=%ld harness us per image beyond the pin copy (start-up apart)",
-			 b[i]);
-		bench_print_target(stdout, bench_figure(res, "batch", name, "us", col, R, 1, 20, 1), "%.1f");
+			 m->b[i]);
+		bench_print_target(stdout, bench_figure(res, "batch", name, "us", m->col, R, 1, 20, 1),
+				   "%.1f");
 	}
+}
+
+int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out)
+{
+	struct batch_runs m;
+	if (batch_measure(c, &m))
+		return -1;   /* bench_batch_check said why */
+	batch_table(c, &m, res);
+	if (m.nb > 1)
+		batch_ratios(&m, res);
+	batch_parts(&m, res);
 	/* the chain's runs: B = 128 if measured here */
-	for (int i = 0; out && i < nb; i++)
-		if (b[i] == CHAIN_B) {
-			out->images = n;
-			out->rounds = R;
-			for (size_t r = 0; r < R && r < BENCH_CHAIN_MAX; r++)
-				out->tree_ms[r] = V(i, r, K_TREE);
+	for (int i = 0; out && i < m.nb; i++)
+		if (m.b[i] == CHAIN_B) {
+			out->images = m.n;
+			out->rounds = m.R;
+			for (size_t r = 0; r < m.R && r < BENCH_CHAIN_MAX; r++)
+				out->tree_ms[r] = V(&m, i, r, K_TREE);
 		}
 #undef V
-	free(col);
-	free(v);
+	free(m.col);
+	free(m.v);
 	return 0;
 }
+
 
 /* ---- chain ----------------------------------------------------------------*/
 
@@ -339,89 +392,105 @@ static uint64_t thread_cpu(void)
 	return clock_thread_cpu_ns();
 }
 
-int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,
-		struct bench_result *res, struct bench_chain_in *in)
+/* ppbench's chain, if the batch section did not run it: B = 128 runs. */
+static void chain_runs(const struct bench_batch_cfg *c, size_t n, size_t rounds,
+		       struct bench_chain_in *in)
+{
+	char mb[32];
+	snprintf(mb, sizeof(mb), "%zu", (n + CHAIN_B - 1) / CHAIN_B);
+	const char *args[] = { "--workers", "1", "--batch", "128", "--gpu-step", "0", "--shuffle",
+			       "off", "--max-batches", mb, "--seed", "0", "--trace", "off", NULL };
+	for (size_t r = 0; r < rounds && r < BENCH_CHAIN_MAX; r++) {
+		json_t *j = bench_run_child(c->data, args, c->tmp, (int)r + 5000);
+		double v[K_N];
+		run_figures(j, v);
+		in->tree_ms[r] = v[K_TREE];
+		json_decref(j);
+	}
+	in->rounds = rounds < BENCH_CHAIN_MAX ? rounds : BENCH_CHAIN_MAX;
+}
+
+/* The parts of the chain: the first n files in memory (nj JPEGs), the
+ * largest image, the multiply-adds of the crops the runs draw (--seed 0,
+ * per-sample). */
+struct chain_files {
+	struct jpeg_mem *f;
+	size_t n, nj, maxpx;
+	double macs;
+	tjhandle tj;
+};
+
+/* 0, or -1 (said on stderr). */
+static int chain_load(const struct dataset *d, struct chain_files *cf)
 {
 	char err[512];
-	size_t n = in->images ? in->images : same_images(c->images_have, CHAIN_B);
-	if (n > d->n)
-		n = d->n;
-	/* ppbench's chain, if the batch section did not run it: B = 128 runs */
-	if (!in->rounds) {
-		char mb[32];
-		snprintf(mb, sizeof(mb), "%zu", (n + CHAIN_B - 1) / CHAIN_B);
-		const char *args[] = { "--workers", "1", "--batch", "128", "--gpu-step", "0", "--shuffle",
-				       "off", "--max-batches", mb, "--seed", "0", "--trace", "off", NULL };
-		for (size_t r = 0; r < rounds && r < BENCH_CHAIN_MAX; r++) {
-			json_t *j = bench_run_child(c->data, args, c->tmp, (int)r + 5000);
-			double v[K_N];
-			run_figures(j, v);
-			in->tree_ms[r] = v[K_TREE];
-			json_decref(j);
-		}
-		in->rounds = rounds < BENCH_CHAIN_MAX ? rounds : BENCH_CHAIN_MAX;
-	}
-	size_t R = in->rounds;
-	/* the files, in memory; the crops the runs draw (--seed 0, per-sample) */
 	struct pipeline p;
 	if (pipeline_load(&p, "imagenet_train", err, sizeof(err))) {
 		error_msg("%s", err);
 		return -1;
 	}
 	int rrc = pipeline_find(&p, "random_resized_crop");
-	struct jpeg_mem *f = calloc(n, sizeof(*f));
-	tjhandle tj = tjInitDecompress();
-	if (!f || !tj || rrc < 0)
+	struct jpeg_mem *f = cf->f = calloc(cf->n, sizeof(*f));
+	cf->tj = tjInitDecompress();
+	if (!f || !cf->tj || rrc < 0)
 		die("out of memory");
-	size_t nj = 0, maxpx = 0;
-	double macs = 0;
+	cf->nj = cf->maxpx = 0;
+	cf->macs = 0;
 	struct rng rg;
 	struct scratch scr = { 0 };
 	struct sample s;
 	memset(&s, 0, sizeof(s));
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < cf->n; i++) {
 		struct buf fb = { 0 };
 		size_t len;
 		int ss, cs;
 		if (decode_read_file(d->items[i].path, 0, &fb, &len, err, sizeof(err)) ||
-		    tjDecompressHeader3(tj, fb.p, (unsigned long)len, &f[i].w, &f[i].h, &ss, &cs)) {
+		    tjDecompressHeader3(cf->tj, fb.p, (unsigned long)len, &f[i].w, &f[i].h, &ss, &cs)) {
 			buf_free(&fb);
 			continue;
 		}
 		f[i].p = fb.p;
 		f[i].n = (unsigned long)len;
-		nj++;
-		if ((size_t)f[i].w * (size_t)f[i].h > maxpx)
-			maxpx = (size_t)f[i].w * (size_t)f[i].h;
+		cf->nj++;
+		if ((size_t)f[i].w * (size_t)f[i].h > cf->maxpx)
+			cf->maxpx = (size_t)f[i].w * (size_t)f[i].h;
 		int box[4];
 		sample_setup(&s, d->items[i].path, d->items[i].label, i, &rg, &scr, 0, 0);
 		rng_seed(&rg, rng_sample_seed(0, 0, i));
 		if (!rrc_op_box(p.op[rrc].cfg, &s, f[i].w, f[i].h, box))
-			macs += (double)resample_macs(box[3], box[2], 224, 224);
+			cf->macs += (double)resample_macs(box[3], box[2], 224, 224);
 	}
 	scratch_release(&scr);
 	pipeline_release(&p);
+	return 0;
+}
+
+enum { P_DECODE, P_RESAMPLE, P_TENSOR, P_PIN, P_BOUND, P_CHAIN, P_RATIO, P_N };
+#define V(k, r) v[(size_t)(k) * R + (r)]
+
+/* Each part per image in every round, into v (P_N x R); the decodes that
+ * ended with a TurboJPEG warning or error. */
+static size_t chain_measure(const struct chain_files *cf, const struct bench_chain_in *in,
+			    double *v)
+{
+	size_t R = in->rounds, bad = 0;
+	const struct jpeg_mem *f = cf->f;
 	size_t tensor = (size_t)3 * 224 * 224 * sizeof(float), batch = tensor * CHAIN_B;
-	unsigned char *dst = malloc(maxpx * 4 + 1), *ba = malloc(batch), *bb = malloc(batch);
+	unsigned char *dst = malloc(cf->maxpx * 4 + 1), *ba = malloc(batch), *bb = malloc(batch);
 	if (!dst || !ba || !bb)
 		die("out of memory");
 	memset(ba, 1, batch);
 	memset(bb, 2, batch);
-	enum { P_DECODE, P_RESAMPLE, P_TENSOR, P_PIN, P_BOUND, P_CHAIN, P_RATIO, P_N };
-	double *v = calloc((size_t)P_N * R, sizeof(double));
-	if (!v)
-		die("out of memory");
-#define V(k, r) v[(size_t)(k) * R + (r)]
-	size_t bad = 0;
 	for (size_t r = 0; r < R; r++) {
 		uint64_t t0 = thread_cpu();
-		for (size_t i = 0; i < n; i++)
-			if (f[i].p && tjDecompress2(tj, f[i].p, f[i].n, dst, f[i].w, 0, f[i].h, TJPF_RGB, 0))
+		for (size_t i = 0; i < cf->n; i++)
+			if (f[i].p && tjDecompress2(cf->tj, f[i].p, f[i].n, dst, f[i].w, 0, f[i].h,
+						    TJPF_RGB, 0))
 				bad++;
-		V(P_DECODE, r) = (double)(thread_cpu() - t0) / 1e6 / (double)nj;
+		V(P_DECODE, r) = (double)(thread_cpu() - t0) / 1e6 / (double)cf->nj;
 		/* the exact multiply floor: taps x channels at the best exact
 		 * instruction mix of this CPU's kernels (bench_bounds.c) */
-		V(P_RESAMPLE, r) = macs / (double)nj / bench_resample_peak_per_ns() / 1e6;
+		V(P_RESAMPLE, r) = cf->macs / (double)cf->nj / bench_resample_peak_per_ns() / 1e6;
 		t0 = thread_cpu();
 		memset(ba, (int)r, batch);
 		V(P_TENSOR, r) = (double)(thread_cpu() - t0) / 1e6 / CHAIN_B;
@@ -432,8 +501,18 @@ int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t
 		V(P_CHAIN, r) = in->tree_ms[r];
 		V(P_RATIO, r) = V(P_CHAIN, r) / V(P_BOUND, r);
 	}
+	free(dst);
+	free(ba);
+	free(bb);
+	return bad;
+}
+
+/* The table of the parts and ppbench against their sum. */
+static void chain_rows(const struct chain_files *cf, size_t R, const double *v, size_t bad,
+		       struct bench_result *res)
+{
 	printf("\n## chain: the chain's lower bound from parts measured here, per image of the same "
-	       "%zu images (%zu JPEGs), %zu rounds; CPU time of this thread\n\n", n, nj, R);
+	       "%zu images (%zu JPEGs), %zu rounds; CPU time of this thread\n\n", cf->n, cf->nj, R);
 	static const char *const label[P_N] = {
 		"decode alone (TurboJPEG from memory, the same bytes)",
 		"resampler's exact multiply floor (its crops' multiply-adds x 2 at the pmaddwd peak)",
@@ -456,14 +535,30 @@ int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t
 						&V(P_RATIO, 0), R, 1, 1.25, 1), "%.3f");
 	if (bad)
 		printf("(%zu of the decodes ended with a TurboJPEG warning or error)\n", bad);
+}
 #undef V
-	for (size_t i = 0; i < n; i++)
-		free(f[i].p);
-	free(f);
-	free(dst);
-	free(ba);
-	free(bb);
+
+int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,
+		struct bench_result *res, struct bench_chain_in *in)
+{
+	struct chain_files cf = { 0 };
+	cf.n = in->images ? in->images : same_images(c->images_have, CHAIN_B);
+	if (cf.n > d->n)
+		cf.n = d->n;
+	if (!in->rounds)
+		chain_runs(c, cf.n, rounds, in);
+	if (chain_load(d, &cf))
+		return -1;
+	size_t R = in->rounds;
+	double *v = calloc((size_t)P_N * R, sizeof(double));
+	if (!v)
+		die("out of memory");
+	size_t bad = chain_measure(&cf, in, v);
+	chain_rows(&cf, R, v, bad, res);
+	for (size_t i = 0; i < cf.n; i++)
+		free(cf.f[i].p);
+	free(cf.f);
 	free(v);
-	tjDestroy(tj);
+	tjDestroy(cf.tj);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #define PPBENCH_BENCH_RESULT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "stats.h"
 
@@ -86,5 +87,48 @@ int bench_batch_check(const char *sizes, char *err, size_t errlen);
 int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out);
 int bench_chain(const struct bench_batch_cfg *c, const struct dataset *d, size_t rounds,
 		struct bench_result *res, struct bench_chain_in *in);
+
+/* ---- the sections of `ppbench bench` (bench.c); the command, its table
+ * and the order of the sections: cli/cmd_bench.c */
+
+/* The command's options (cli/cmd_bench.c's table fills it). */
+struct bench_cfg {
+	const char *data;
+	const char *pipeline;
+	uint64_t images;
+	long rounds;
+	uint64_t batch_size;
+	long repeats;
+	uint64_t loader_batches;
+	const char *sections;
+	const char *out, *tag;
+	const char *fused;
+	const char *batch_sizes;
+	double require_idle;
+};
+struct noise;
+
+/* Each section prints its figures as it measures them and keeps them in res;
+ * n: the images of d used. The int ones: 0, or -1 (said on stderr). */
+int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t n,
+	      struct bench_result *res);
+int bench_kernels(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		  struct bench_result *res);
+int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		struct bench_result *res);
+int bench_decode(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		 struct bench_result *res);
+/* The loader sections: runs as children (bench_run_child), results in tmp. */
+void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp,
+		 struct bench_result *res);
+void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp,
+		struct bench_result *res);
+void bench_harness(const struct bench_cfg *c, const char *data, const char *tmp,
+		   struct bench_result *res);
+/* The results folder dir: every figure, and what it was measured on (argv:
+ * the command line). 0, or -1 with err. */
+int bench_write(const struct bench_result *res, const struct bench_cfg *c,
+		const struct dataset *d, size_t n, const struct noise *nz, int argc,
+		char **argv, const char *dir, char *err, size_t errlen);
 
 #endif

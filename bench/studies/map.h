@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct pipeline;
+#include "pipeline.h"
 
 enum map_tool { TOOL_AUTO, TOOL_PERF, TOOL_CALLGRIND };
 
@@ -110,5 +110,40 @@ int map_build_standin(const char *lib, const char *dir, char *soname, size_t son
 		      char *note, size_t notelen);
 /* The path of a library this process maps, from its file name. 0, or -1. */
 int map_loaded_lib_path(const char *name, char *out, size_t n);
+
+/* ---- the command (cli/cmd_map.c parses; map_run.c runs) ---- */
+
+/* What one `ppbench map` holds; run's strings point into it. */
+struct map_cmd {
+	struct map_cfg cfg;
+	struct pipeline p;
+	int iw, ih, hw;
+	char self[PATH_MAX], valgrind[PATH_MAX], perf[PATH_MAX];
+	char dir[PATH_MAX], image[PATH_MAX + 32];
+	struct map_run run;
+	struct op_map *maps;
+	char (*notes)[512];
+	int nnotes;
+};
+
+/* map_run.c: this program, the profilers here and which one runs: x->run's
+ * tool fields. 0, or -1 (said). */
+int map_choose_tool(struct map_cmd *x);
+/* map_run.c: profile every op (on the image argument arg, or a generated
+ * one when npos is 0), then the stand-ins' pass; write the results. An exit
+ * code. */
+int map_all(struct map_cmd *x, int npos, const char *arg);
+
+/* ---- map_report.c ---- */
+
+/* A photo-like JPEG: smooth shapes, edges and texture, deterministic. 0, or -1 with err. */
+int map_write_jpeg(const char *path, int w, int h, char *err, size_t errlen);
+/* The output folder (--out, or a results folder named after the pipeline). 0, or -1 with err. */
+int map_make_out_dir(const struct map_cfg *c, const char *pipe_name, char *dir, size_t n,
+		     char *err, size_t errlen);
+/* map.csv, ops.csv, map.md, and map.md on stdout. An exit code. */
+int map_report(struct map_cmd *x);
+/* Which kernel set the ops ran, beside the one runs use here (a note of map.md). */
+void map_kernels_note(struct map_cmd *x);
 
 #endif

@@ -34,14 +34,13 @@
 #include "rng.h"
 #include "sampler.h"
 #include "stats.h"
+#include "stopsig.h"
 #include "store.h"
 #include "strategies.h"
 #include "fsutil.h"
 #include "plot.h"
 #include "strategies_engine.h"
 
-/* SIGINT / SIGTERM (set by the command): stop at the next sample. */
-volatile sig_atomic_t strat_stop_signal;
 static void set_fatal(struct ctx *c, const char *msg)
 {
 #pragma omp critical(strat_fatal)
@@ -55,8 +54,8 @@ static void set_fatal(struct ctx *c, const char *msg)
 
 static int has_fatal(struct ctx *c)
 {
-	if (strat_stop_signal && !__atomic_load_n(&c->fatal_set, __ATOMIC_ACQUIRE))
-		set_fatal(c, strat_stop_signal == SIGINT ? "interrupted" : "terminated");
+	if (stop_signal() && !__atomic_load_n(&c->fatal_set, __ATOMIC_ACQUIRE))
+		set_fatal(c, stop_signal() == SIGINT ? "interrupted" : "terminated");
 	return __atomic_load_n(&c->fatal_set, __ATOMIC_ACQUIRE);
 }
 
@@ -660,7 +659,7 @@ int strat_run_split(struct ctx *c, int si)
 	char err[1024], dir[PATH_MAX + 200], why[200];
 	int failed = 0;
 
-	for (int f = 0; f < STORE_NFORMATS && !strat_stop_signal && !c->idle_refused; f++) {
+	for (int f = 0; f < STORE_NFORMATS && !stop_signal() && !c->idle_refused; f++) {
 		int baseline = si == 0 && f == STORE_RAW;
 		if (!c->want_format[f] && !baseline)
 			continue;

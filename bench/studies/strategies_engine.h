@@ -1,6 +1,6 @@
-/* ppbench strategies: the model shared by the command (cmd_strategies.c),
- * its execution engine (strategies_engine.c) and PRESTO's ranking
- * (strategies_rank.c). */
+/* ppbench strategies: the model shared by the command (cli/cmd_strategies.c),
+ * its steps (strategies_run.c), its execution engine (strategies_engine.c),
+ * PRESTO's ranking (strategies_rank.c) and the output (strategies_out.c). */
 #ifndef PPBENCH_STRATEGIES_ENGINE_H
 #define PPBENCH_STRATEGIES_ENGINE_H
 
@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "decode.h"
 #include "generate.h"
 #include "imagefolder.h"
@@ -18,6 +19,9 @@
 #include "sampler.h"
 #include "stats.h"
 #include "store.h"
+
+struct json_t;
+struct opt;
 
 struct strat_opts {
 	const char *data, *pipeline, *formats, *splits, *store, *out, *tag;
@@ -108,9 +112,8 @@ struct ctx {
 };
 
 
-/* SIGINT / SIGTERM: the signal, set by the command's handler; the engine
- * stops at the next sample. */
-extern volatile sig_atomic_t strat_stop_signal;
+/* SIGINT / SIGTERM: the command catches them (stopsig.h); the engine stops
+ * at the next sample once stop_signal() says so. */
 
 /* ---- strategies_engine.c ---- */
 
@@ -134,5 +137,39 @@ void strat_epoch_summary(const struct ctx *c, const struct strategy *sg, int e,
 void strat_rank_all(struct ctx *c);
 /* The score's formula with c's weights, in words. */
 void strat_formula(const struct ctx *c, char *out, size_t n);
+
+/* ---- strategies_out.c ---- */
+
+/* The table and what it rests on, by rank; results: the folder (NULL: none). */
+void strat_print_table(FILE *f, const struct ctx *c, const char *results);
+/* strategies.csv; strategies.json with options (the resolved options, a
+ * reference it takes). 0, or -1 with err. */
+int strat_write_csv(const struct ctx *c, const char *path, char *err, size_t errlen);
+int strat_write_json(const struct ctx *c, struct json_t *options, const char *path, char *err,
+		     size_t errlen);
+
+/* ---- strategies_run.c: the command's steps ---- */
+
+/* What one `ppbench strategies` holds besides the engine's context. */
+struct strat_cmd {
+	struct strat_opts o;
+	struct ctx *c;
+	const struct opt *table;   /* the command's options (summary's "options") */
+	char tag[128], tmp[PATH_MAX], name[256], final[PATH_MAX], data_path[PATH_MAX];
+	int have_dir;           /* tmp is the results folder, not yet committed */
+};
+
+/* The dataset, the epochs' schedule, the threads' state. An exit code, or
+ * -1 to go on. */
+int strat_load(struct strat_cmd *x);
+/* The results folder (under a temporary name) and the stores' folder. 0, or -1. */
+int strat_folders(struct strat_cmd *x);
+/* Every wanted split's strategies, in a noise window, then the ranking.
+ * 0 all measured, 1 one failed, -1 stopped (said). */
+int strat_measure(struct strat_cmd *x);
+/* strategies.csv, .json, .md and the figure; the folder committed. 0, or -1. */
+int strat_write(struct strat_cmd *x);
+/* A failed run: remove the stores; the folder stays with what it has. */
+void strat_abandon(struct strat_cmd *x);
 
 #endif

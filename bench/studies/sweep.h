@@ -10,17 +10,15 @@
 #ifndef PPBENCH_SWEEP_H
 #define PPBENCH_SWEEP_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include "imagefolder.h"
+#include "loader.h"
+#include "options.h"
 
-struct dataset;
-
-/* When drop is set, drop the page-cache pages of every file of d
- * (fdatasync, then posix_fadvise POSIX_FADV_DONTNEED, as the paper's
- * vmtouch -e); then measure the share of d's bytes still resident
- * (mincore). Returns that share, 0..100, or -1 if nothing could be
- * measured. Files that cannot be opened are passed over. */
-double sweep_page_cache(const struct dataset *d, int drop);
+struct json_t;
 
 /* A sweep's grid: workers (tied: workers = GPUs), batch sizes, GPU counts,
  * loader policies (their index and name), repeats; the images of the fused
@@ -75,5 +73,67 @@ struct sweep_plan_out {
  * (message printed) the plan could not be made. */
 int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dry_run, FILE *f,
 	       struct sweep_plan_out *out);
+
+/* ---- the command's steps (sweep.c, sweep_exec.c; cli/cmd_sweep.c parses) */
+
+/* The sweep's own options (cli/cmd_sweep.c's table fills it). */
+struct sweep_cfg {
+	const char *workers, *batch, *gpus, *policy;  /* lists */
+	long repeat;
+	int warm, report, dry_run, model;
+	const char *resume, *tag, *out, *data, *label;
+	const char *fused;      /* the fused what-if: NAME|FILE|on|off (NULL: on) */
+	uint64_t fused_images;
+};
+
+#define SWEEP_NPOLICIES (sizeof(loader_policy_names) / sizeof(loader_policy_names[0]))
+
+/* What the command's steps share: the options, the command line split into
+ * the sweep's own and the run options passed on (args), the run arguments
+ * every run gets (base), the plan (doc) and what the sweep holds until it
+ * ends. */
+struct sweep_state {
+	struct sweep_cfg c;
+	struct opts_split args;
+	char dir[PATH_MAX], data[PATH_MAX];
+	char **base;
+	int tied, lockfd, have_data;
+	size_t nbase, nw, nb, ng, np;
+	size_t own_args;   /* base[2 .. own_args) are copies (a resumed sweep's) */
+	int *w, *b, *g, pol[SWEEP_NPOLICIES];
+	struct json_t *doc;
+	struct dataset ds;
+	char epochs_arg[24];       /* --epochs chosen by the plan */
+	char epochs_why[1024];     /* what the plan said of it */
+	double estimate_s;         /* the plan's estimate of the whole sweep (NaN: none) */
+	char pipeline[PATH_MAX];   /* the runs' --pipeline */
+	char fused[PATH_MAX];      /* the fused what-if's pipeline, "" none */
+};
+
+/* A step's "go on": any other value is the command's exit status. */
+#define STEP_GO (-1)
+
+/* --resume: the plan, the data and the run arguments from the sweep folder. */
+int sweep_resume(struct sweep_state *t);
+/* A new sweep: the grid, the data, the run arguments (checked), the memory
+ * plan (--dry-run ends here), then the folder and sweep.json. */
+int sweep_new(struct sweep_state *t);
+/* The folder locked against a second sweep, its runs/ and logs/, sweep.json
+ * saved, and the dataset scanned (its pages are dropped before each run). */
+int sweep_prepare(struct sweep_state *t);
+/* Every run not yet ok, in plan order, until a stop signal (stopsig.h, caught
+ * by the caller); sweep.json saved after each. The number of runs ok (before
+ * and now). */
+size_t sweep_runs(struct sweep_state *t);
+/* The report of the sweep (--report), and the folder's name on stdout. */
+void sweep_finish(const struct sweep_state *t);
+void sweep_state_free(struct sweep_state *t);
+
+/* Between sweep.c and sweep_exec.c. */
+void sweep_utc_stamp(char *out, size_t n, const char *fmt);
+int sweep_save_json(struct json_t *doc, const char *dir, char *err, size_t errlen);
+/* The run folders present in runs/ (names, sorted); free with sweep_free_list. */
+size_t sweep_list_runs(const char *runs, char ***out);
+void sweep_free_list(char **v, size_t n);
 
 #endif

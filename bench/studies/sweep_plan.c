@@ -23,6 +23,7 @@
 #include "report.h"
 #include "run.h"
 #include "sweep.h"
+#include "pagecache.h"
 
 /* The memory a configuration needs; 1 when it does not fit, 0 when it
  * does, -1 with err when it cannot be planned at all. */
@@ -585,7 +586,7 @@ int sweep_plan(const struct sweep_grid *g, char **run_args, size_t nargs, int dr
 		struct dataset some = ps->ds;
 		some.n = ps->ds.n < SWEEP_PLAN_DROP_FILES ? ps->ds.n : SWEEP_PLAN_DROP_FILES;
 		double t0 = now_s();
-		sweep_page_cache(&some, 1);
+		dataset_cache_resident(&some, 1);
 		ps->start_s += (now_s() - t0) * (double)ps->ds.n / (double)some.n;
 	}
 	ps->nconf = g->nb * g->ng * g->np * (g->tied ? 1 : g->nw);

@@ -21,9 +21,17 @@ check_cli "refused: --trace off" 2 '--trace off: compare reads' -- compare --tra
 check_cli "refused: --no-trace" 2 '--trace off' -- compare --no-trace --out "$out"
 check_cli "refused: --dump-batches" 2 '--dump-batches: compare' -- compare --dump-batches 2 --out "$out"
 check_cli "refused: --fidelity x" 2 "--fidelity: 'x' is not" -- compare --fidelity x --out "$out"
-check_cli "refused: --repeat 0" 2 "--repeat: '0' is not" -- compare --repeat 0 --out "$out"
-check_cli "refused: --require-idle=150" 2 "--require-idle: '150' is not" -- compare --require-idle=150 --out "$out"
+check_cli "refused: --repeat 0" 2 "--repeat: 0 is out of range" -- compare --repeat 0 --out "$out"
+check_cli "refused: --require-idle=150" 2 "--require-idle: 150 is out of range" -- compare --require-idle=150 --out "$out"
 check_cli "compare --help: --repeat" 0 '--repeat N' -- compare --help
+# the two tables (bench/cli/cmd_compare.c): a mistyped option is named with
+# the nearest of compare's and run's options, not passed on to run
+check_cli "compare --fidelty: did you mean --fidelity" 2 "unknown option '--fidelty'; did you mean '--fidelity'\?" -- \
+	compare --fidelty 1 --out "$out"
+check_cli "compare --wrokers: did you mean --workers (a run option)" 2 "did you mean '--workers'\?" -- \
+	compare --wrokers 2 --out "$out"
+check_cli "compare --help: the run options under their own heading" 0 '^run options \(passed on to ppbench run\):' -- \
+	compare --help
 check_cli "refused: a pipeline with no torchvision equivalent" 2 \
 	"op 'synth' has no torchvision equivalent" -- \
 	compare --pipeline "$top/tests/fixtures/pipelines/synth.pipe" --out "$out"
@@ -48,7 +56,8 @@ check_cli "python without torch: the import error and the install command" 2 \
 	compare --python "$TMP/fakepython" --out "$out"
 if [ -e "$out" ]; then echo "not ok - refusals leave no folder"; else echo "ok - refusals leave no folder"; fi
 
-# a bad run option is refused by `ppbench run` itself: exit 2, nothing kept
+# a bad run option is refused before anything runs (read with run's table): exit 2,
+# nothing kept
 if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then
 	check_cli "a bad run option: exit 2 from run" 2 "--workers: 'x' is not an integer" -- \
 		compare --workers x --out "$out"

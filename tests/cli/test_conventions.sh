@@ -16,6 +16,18 @@ for c in run sweep report merge plots compare bottleneck strategies apply "datas
 		echo "not ok - $c --help ends with the exit-code table (exit $rc)"
 	fi
 done
+# compare, merge, report, plots and dataset describe print --help from their
+# option tables too (issue 24): the generated layout, every row
+gen_help=$("$PPBENCH" run --help | grep -- '^  -h, --help ')
+for c in compare merge report plots "dataset describe"; do
+	# shellcheck disable=SC2086
+	if "$PPBENCH" $c --help 2>&1 | grep -qxF -- "$gen_help"; then
+		echo "ok - $c --help is generated from its option table"
+	else
+		echo "not ok - $c --help is generated from its option table"
+	fi
+done
+check_cli "merge --help: --price is repeatable" 0 '--price NAME=USD_PER_HOUR .*\(repeatable\)' -- merge --help
 check_cli "ppbench --help has the table too" 0 '128\+N +stopped by signal N' -- --help
 
 check_cli "a mistyped command names the nearest" 2 "unknown command 'rnu'; did you mean 'run'\?" -- rnu

@@ -217,7 +217,16 @@ check_cli "a price for an unknown machine" 2 "no machine named 'nohost'" -- merg
 check_cli "a price that is not a number" 2 "not a positive price" -- merge "$F" --price node-skx=abc
 check_cli "a folder with no sweep" 1 "not a sweep folder" -- merge "$TMP/ds/sweep-node-icx/runs"
 check_cli "no folder" 2 "usage" -- merge
-check_cli "--by something else" 2 "not host or cpu" -- merge "$F" --by disk
+check_cli "--by something else" 2 "'disk' is not one of host\\|cpu" -- merge "$F" --by disk
+# the option table (bench/cli/cmd_merge.c): a mistyped option names the nearest;
+# --price is repeatable, the same machine priced twice keeps the last price
+check_cli "merge --outt: did you mean --out" 2 "unknown option '--outt'; did you mean '--out'\\?" -- \
+	merge "$F" --outt "$O-typo"
+check "merge --outt: nothing written" test ! -e "$O-typo"
+check_cli "--price given twice for one machine" 0 "" -- merge "$F/sweep-node-skx" "$F/sweep-node-icx" \
+	--price node-skx=2 --price=node-icx=5 --price node-skx=3 --out "$O-p2"
+check "--price given twice: the last price counts, the other machine keeps its own" \
+	test "$(cell usd_per_hour node-skx "$O-p2/comparison.csv") $(cell usd_per_hour node-icx "$O-p2/comparison.csv")" = "3 5"
 
 # ---- figures with their spread (issue 20, section 2) ----------------------
 # synth OUT HOST LABEL "W B G IPS OTHERS OVER BATCHES" ...: a sweep folder
@@ -424,7 +433,14 @@ if [ "$best_clean" = 11 ]; then
 else
 	skip "A/A: the headline ratio" "the runs were noisy or oversubscribed (best_clean $best_clean): no headline"
 fi
-check "A/A: within noise at every configuration" test "$(grep -Ec '^\| w[12]-b4-g1 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\], within noise \| ' "$O-aa/report.md")" -eq 2
+# each configuration within noise; on a machine so busy that merge marks the
+# runs NOISY (make check beside other jobs), a ratio outside noise may happen
+# and is shown with that mark: then the configuration counts, and is printed
+aa_rows=$(grep -E '^\| w[12]-b4-g1 \| .* \| [0-9.]+x \[[0-9.]+, [0-9.]+\], ' "$O-aa/report.md")
+aa_in=$(printf '%s\n' "$aa_rows" | grep -Ec '\], within noise \| ')
+aa_noisy=$(printf '%s\n' "$aa_rows" | grep -v '\], within noise \| ' | grep -c 'NOISY')
+[ "$aa_in" -lt 2 ] && printf '    (A/A rows not within noise: %s)\n' "$(grep -E '^\| w[12]-b4-g1 \| ' "$O-aa/report.md" | grep -v 'within noise')"
+check "A/A: within noise at every configuration (or marked NOISY)" test $((aa_in + aa_noisy)) -eq 2
 check "A/A: no machine called faster" sh -c "! grep -q 'faster beyond noise' '$O-aa/report.md'"
 check "A/A: the tagged sweep's folder is one quoted field" grep -q ',"[0-9-]*-sweep-a,=2+3",' "$O-aa/summary.csv"
 check "A/A: the CSVs parse with the header's field count and no live formula" \

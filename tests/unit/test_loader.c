@@ -28,6 +28,7 @@
 #include "pipeline.h"
 #include "rng.h"
 #include "rrc.h"
+#include "run.h"
 #include "sampler.h"
 
 #define MS 1000000ull
@@ -270,8 +271,9 @@ static void hol_inorder(enum loader_backend be, int pin)
 	 * from: an SBatchWait marker each, and the analysis's rows (from the
 	 * arrival events) */
 	static const int ooo[10] = { 0, 0, 0, 1, 0, 1, 1, 0, 1, 1 };
-	struct analysis_opts ao = { .start_ns = r.start_ns, .end_ns = r.end_ns, .batch_size = 2,
-				    .workers = 3, .gpus = 1, .images = r.images, .complete = 1 };
+	struct run_opts ro = { .batch_size = 2, .workers = 3, .gpus = 1 };
+	struct analysis_opts ao;
+	run_analysis_opts(&ro, &r, NULL, NULL, NULL, &ao);
 	struct run_metrics am;
 	char aerr[256];
 	assert_int_equal(analysis_compute(&r.trace, &ao, &am, aerr, sizeof(aerr)), 0);

@@ -1,76 +1,33 @@
-/* ppbench bench: the speed and overhead benchmark behind `make bench`.
- * Everything it compares is measured side by side in the same run; it
- * prints ratios, never absolute targets from another run. */
+/* ppbench bench's sections (bench_result.h): the pipeline op by op, the
+ * kernels, the fused what-if, decode against libjpeg-turbo, tracing
+ * overhead, pool efficiency, the harness alone (runs as children), and the
+ * results folder. The command: cli/cmd_bench.c; batch and chain:
+ * bench_batch.c; bounds: bench_bounds.c. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <jansson.h>
 #include <turbojpeg.h>
 #include <sys/stat.h>
 #include "bench_result.h"
-#include "checksum.h"
 #include "fsutil.h"
 #include "clock.h"
-#include "commands.h"
 #include "decode.h"
-#include "emit.h"
 #include "describe.h"
-#include "generate.h"
 #include "imagefolder.h"
 #include "kernels.h"
 #include "log.h"
 #include "subprocess.h"
 #include "machine.h"
 #include "metrics.h"
-#include "model.h"
 #include "noise.h"
-#include "options.h"
 #include "pipeline.h"
-#include "rng.h"
-#include "rrc.h"
 #include "stats.h"
 #include "whatif.h"
-
-struct bench_cfg {
-	const char *data;
-	const char *pipeline;
-	uint64_t images;
-	long rounds;
-	uint64_t batch_size;
-	long repeats;
-	uint64_t loader_batches;
-	const char *sections;
-	const char *out, *tag;
-	const char *fused;
-	const char *batch_sizes;
-	double require_idle;
-};
-
-#define O(f) offsetof(struct bench_cfg, f)
-static const struct opt bench_opts[] = {
-	OPT_DATA(struct bench_cfg, data),
-	OPT_PIPELINE(struct bench_cfg, pipeline, "pipeline to time op by op"),
-	{ .name = "fused", .type = OPT_STR, .off = O(fused), .def = "imagenet_train_fused", .metavar = "NAME|FILE", .help = "the fused what-if pipeline the fused section compares with --pipeline" },
-	{ .name = "images", .shortname = 'n', .type = OPT_U64, .off = O(images), .def = "500", .metavar = "N", .help = "images used (the first N of the dataset)", .lo = 1, .hi = 1e9 },
-	{ .name = "rounds", .shortname = 'r', .type = OPT_INT, .off = O(rounds), .def = "6", .metavar = "N", .help = "passes of the ops section and interleaved rounds of the decode comparison (6 or more: a 95 % interval)", .lo = 1, .hi = 1000 },
-	{ .name = "batch", .shortname = 'b', .type = OPT_U64, .off = O(batch_size), .def = "128", .metavar = "B", .help = "batch size for the collate op", .lo = 1, .hi = 65536 },
-	{ .name = "repeats", .type = OPT_INT, .off = O(repeats), .def = "6", .metavar = "N", .help = "interleaved pairs of runs in the loader sections (6 or more: a 95 % interval)", .lo = 1, .hi = 100 },
-	{ .name = "loader-batches", .type = OPT_U64, .off = O(loader_batches), .def = "15", .metavar = "N", .help = "batches of 64 per run in the loader sections", .lo = 1, .hi = 1e6 },
-	{ .name = "sections", .type = OPT_STR, .off = O(sections), .def = "ops,kernels,bounds,fused,decode,trace,pool,harness,batch,chain,model", .metavar = "LIST", .help = "which sections to run" },
-	{ .name = "batch-sizes", .type = OPT_STR, .off = O(batch_sizes), .def = "32,128,512", .metavar = "LIST", .help = "batch sizes of the batch section (the same images through ppbench run at each: is the harness's cost per image flat?)" },
-	OPT_OUT(struct bench_cfg, out, "results", "where the results folder (bench.json, bench.csv) is made"),
-	{ .name = "tag", .type = OPT_STR, .off = O(tag), .def = "bench", .metavar = "TAG", .help = "suffix of the results folder's name" },
-	NOISE_OPT(struct bench_cfg, require_idle),
-	OPT_END
-};
-#undef O
 
 struct file_mem {
 	unsigned char *p;
@@ -112,8 +69,8 @@ static double after_decode_ratio(const struct pipeline *p, const struct ops_pass
 /* Section 1: the pipeline op by op, single-threaded, files from the page
  * cache, `rounds` passes: each op's mean per image is a median over the
  * passes with its interval. */
-static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t n,
-		     struct bench_result *res)
+int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t n,
+	      struct bench_result *res)
 {
 	char err[512], name[128], v[160];
 	struct pipeline p;
@@ -173,8 +130,8 @@ static int bench_ops(const struct bench_cfg *c, const struct dataset *d, size_t 
 /* Section "kernels": the pipeline's work after decode with each kernel
  * the CPU runs, pass by pass in rotating order over the same images: the
  * time per image of the ops after decode, and each kernel against sse2. */
-static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, size_t n,
-			 struct bench_result *res)
+int bench_kernels(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		  struct bench_result *res)
 {
 	char err[512], v[160], name[96];
 	struct pipeline p;
@@ -247,8 +204,8 @@ static int bench_kernels(const struct bench_cfg *c, const struct dataset *d, siz
  * random_resized_crop as one op decoding only the crop), pass by pass in
  * alternating order over the same images with the same seeds: images/s of
  * each, their ratio per round, and the checksums, which must agree. */
-static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
-		       struct bench_result *res)
+int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		struct bench_result *res)
 {
 	char err[512], v[160], name[96];
 	struct whatif w;
@@ -288,8 +245,8 @@ static int bench_fused(const struct bench_cfg *c, const struct dataset *d, size_
 
 /* Section 2: ppbench's decode against TurboJPEG's tjDecompress2 on the same
  * in-memory files, interleaved round by round. */
-static int bench_decode(const struct bench_cfg *c, const struct dataset *d, size_t n,
-			struct bench_result *res)
+int bench_decode(const struct bench_cfg *c, const struct dataset *d, size_t n,
+		 struct bench_result *res)
 {
 	struct file_mem *f = calloc(n, sizeof(*f));
 	if (!f)
@@ -420,8 +377,8 @@ static double num_or_zero(json_t *j, const char *a, const char *b)
 }
 
 /* Section 3: tracing overhead, trace off and on, interleaved pairs. */
-static void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp,
-			struct bench_result *res)
+void bench_trace(const struct bench_cfg *c, const char *data, const char *tmp,
+		 struct bench_result *res)
 {
 	char nb[32];
 	snprintf(nb, sizeof(nb), "%llu", (unsigned long long)c->loader_batches);
@@ -468,8 +425,8 @@ static void bench_trace(const struct bench_cfg *c, const char *data, const char 
 }
 
 /* Section 4: pool efficiency (W = cores against W = 1 x cores) and per-worker memory. */
-static void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp,
-		       struct bench_result *res)
+void bench_pool(const struct bench_cfg *c, const char *data, const char *tmp,
+		struct bench_result *res)
 {
 	struct cpus cp;
 	cpus_read(&cp);
@@ -529,8 +486,8 @@ static void bench_pool(const struct bench_cfg *c, const char *data, const char *
 /* Section "harness": the null pipeline (nothing per sample) on 2 workers,
  * `repeats` runs: the loader's own rate, a regression check (issue 14:
  * 0.5-0.7 M samples/s on 2 workers, about 2 us per sample). */
-static void bench_harness(const struct bench_cfg *c, const char *data, const char *tmp,
-			  struct bench_result *res)
+void bench_harness(const struct bench_cfg *c, const char *data, const char *tmp,
+		   struct bench_result *res)
 {
 	const char *args[] = { "--pipeline", "null", "--workers", "2", "--batch", "64", "--epochs", "1000",
 			       "--max-batches", "3000", "--gpu-step", "0", "--trace", "off", NULL };
@@ -577,9 +534,9 @@ static void bench_harness(const struct bench_cfg *c, const char *data, const cha
 }
 
 /* The results folder: every figure, and what it was measured on. */
-static int bench_write(const struct bench_result *res, const struct bench_cfg *c,
-		       const struct dataset *d, size_t n, const struct noise *nz, int argc,
-		       char **argv, const char *dir, char *err, size_t errlen)
+int bench_write(const struct bench_result *res, const struct bench_cfg *c,
+		const struct dataset *d, size_t n, const struct noise *nz, int argc,
+		char **argv, const char *dir, char *err, size_t errlen)
 {
 	json_t *doc = json_object();
 	char cmd[2048] = "ppbench";
@@ -609,151 +566,4 @@ static int bench_write(const struct bench_result *res, const struct bench_cfg *c
 	int rc = bench_result_write(res, dir, doc, err, errlen);
 	json_decref(doc);
 	return rc;
-}
-
-/* The sections, in the order they run. */
-static const char *const bench_sections[] = { "ops", "kernels", "bounds", "fused", "decode", "trace", "pool",
-					      "harness", "batch", "chain", "model", NULL };
-
-/* -1 with err naming the first unknown section of list */
-static int check_sections(const char *list, char *err, size_t errlen)
-{
-	const char *p = list;
-	while (*p) {
-		size_t l = strcspn(p, ",");
-		int ok = 0;
-		for (int i = 0; bench_sections[i]; i++)
-			ok |= strlen(bench_sections[i]) == l && !strncmp(bench_sections[i], p, l);
-		if (!ok) {
-			char names[256] = "";
-			for (int i = 0; bench_sections[i]; i++) {
-				size_t m = strlen(names);
-				snprintf(names + m, sizeof(names) - m, "%s%s", i ? ", " : "", bench_sections[i]);
-			}
-			errf(err, errlen, "--sections: unknown section '%.*s' (sections: %s)", (int)l, p, names);
-			return -1;
-		}
-		p += l + (p[l] == ',');
-	}
-	return 0;
-}
-
-static int has_section(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	for (const char *p = list; (p = strstr(p, name)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == 0 || p[n] == ','))
-			return 1;
-	return 0;
-}
-
-int cmd_bench(int argc, char **argv)
-{
-	static const char usage[] = "ppbench bench [options]";
-	struct bench_cfg c;
-	char err[512], path[4096];
-	int npos;
-	int rc = opts_prelude(bench_opts, &c, argc, argv, &npos, usage,
-			  "Speed and overhead benchmark: per-op times of a pipeline, and ppbench's decode\n"
-			  "against libjpeg-turbo's own, the kernels, each op against its bound, the fused\n"
-			  "what-if, tracing overhead, pool efficiency, the harness alone and against the\n"
-			  "batch size, and the whole chain against its lower bound, measured\n"
-			  "side by side in one run. Each figure is a median over passes or interleaved\n"
-			  "pairs with its interval; each target is met, NOT met or within noise (the\n"
-			  "interval straddles it). Leaves a results folder (bench.json, bench.csv).",
-			  NULL);
-	if (rc >= 0)
-		return rc;
-	if (npos || check_sections(c.sections, err, sizeof(err)) ||
-	    bench_batch_check(c.batch_sizes, err, sizeof(err))) {
-		error_msg("%s", npos ? "bench takes no arguments" : err);
-		return EXIT_USAGE;
-	}
-	if (!c.data) {
-		if (dataset_ensure_default(path, sizeof(path), err, sizeof(err))) {
-			error_msg("%s", err);
-			return EXIT_FAIL;
-		}
-		c.data = path;
-	}
-	struct dataset d;
-	if (dataset_scan(&d, c.data, err, sizeof(err))) {
-		error_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	size_t n = d.n < c.images ? d.n : (size_t)c.images;
-	struct cpus cp;
-	cpus_read(&cp);
-	if (noise_require_idle(c.require_idle, noise_idle_wait_s(), &cp, err, sizeof(err))) {
-		error_msg("%s", err);
-		dataset_release(&d);
-		return EXIT_FAIL;
-	}
-	char tmpdir[4200], rname[512], final[4400];
-	if (results_dir_begin(c.out, c.tag, tmpdir, sizeof(tmpdir), rname, sizeof(rname), err,
-			      sizeof(err))) {
-		error_msg("%s", err);
-		dataset_release(&d);
-		return EXIT_FAIL;
-	}
-	static struct bench_result res;
-	struct noise_snap before, after;
-	noise_read(&before, &cp);
-	struct utsname u;
-	uname(&u);
-	char kd[256];
-	kernels_describe(kd, sizeof(kd));
-	char origin[160];
-	dataset_origin(&d, origin, sizeof(origin));
-	printf("# ppbench bench\n\ndataset %s (%zu of %zu images; %s), kernel %s, clock %s (read cost %.1f ns)\n"
-	       "ops' kernels: %s\n", d.root, n, d.n, origin, u.release, clock_source(), clock_read_cost_ns(), kd);
-	if (has_section(c.sections, "ops"))
-		bench_ops(&c, &d, n, &res);
-	if (has_section(c.sections, "kernels"))
-		bench_kernels(&c, &d, n, &res);
-	if (has_section(c.sections, "bounds"))
-		bench_bounds(c.pipeline, (size_t)c.rounds, c.batch_size, &res);
-	if (has_section(c.sections, "fused"))
-		bench_fused(&c, &d, n, &res);
-	if (has_section(c.sections, "decode"))
-		bench_decode(&c, &d, n, &res);
-	if (has_section(c.sections, "trace") || has_section(c.sections, "pool") ||
-	    has_section(c.sections, "harness") || has_section(c.sections, "batch") ||
-	    has_section(c.sections, "chain")) {
-		char tmp[] = "/tmp/ppbench-bench.XXXXXX";
-		if (!mkdtemp(tmp))
-			die("cannot create a temporary folder: %m");
-		fflush(stdout);
-		if (has_section(c.sections, "trace"))
-			bench_trace(&c, c.data, tmp, &res);
-		if (has_section(c.sections, "pool"))
-			bench_pool(&c, c.data, tmp, &res);
-		if (has_section(c.sections, "harness"))
-			bench_harness(&c, c.data, tmp, &res);
-		struct bench_batch_cfg bc = { c.data, c.batch_sizes, tmp, d.n, c.repeats };
-		static struct bench_chain_in chain;
-		if (has_section(c.sections, "batch"))
-			bench_batch(&bc, &res, &chain);
-		if (has_section(c.sections, "chain"))
-			bench_chain(&bc, &d, (size_t)c.repeats, &res, &chain);
-		if (remove_tree(tmp))
-			warn_msg("cannot remove %s: %s", tmp, strerror(errno));
-	}
-	if (has_section(c.sections, "model"))
-		model_bench(stdout);
-	noise_read(&after, &cp);
-	struct noise nz;
-	noise_between(&before, &after, &cp, &nz);
-	fflush(stdout);   /* the warning after the figures, not inside a line of them */
-	noise_warn(&nz, "the benchmark");
-	int rc2 = bench_write(&res, &c, &d, n, &nz, argc, argv, tmpdir, err, sizeof(err));
-	if (!rc2)
-		rc2 = results_dir_commit(c.out, tmpdir, rname, final, sizeof(final), err, sizeof(err));
-	dataset_release(&d);
-	if (rc2) {
-		error_msg("%s", err);
-		return EXIT_FAIL;
-	}
-	printf("\nresults: %s (bench.json, bench.csv)\n", final);
-	return EXIT_OK;
 }

@@ -10,14 +10,12 @@
 #include "commands.h"
 #include "fsutil.h"
 #include "generate.h"
-#include "imagefolder.h"
 #include "log.h"
 #include "noise.h"
 #include "options.h"
 #include "regime.h"
-#include "report.h"
+#include "regime_probe.h"
 #include "stats.h"
-#include "whatif.h"
 
 struct regime_cfg {
 	const char *data, *pipeline, *out;
@@ -58,33 +56,6 @@ static const char description[] =
 	"  every sweep:      --gpu-step-scale X\n"
 	"  the worker sweep: --workers \"W...\"";
 
-/* The probe: rounds passes, the median and its interval. 0, or -1 (said). */
-static int probe(const struct regime_cfg *c, const char *data, struct stats_summary *s)
-{
-	char err[1024];
-	struct dataset d;
-	if (dataset_scan(&d, data, err, sizeof(err))) {
-		error_msg("%s", err);
-		return -1;
-	}
-	size_t n = d.n < c->images ? d.n : (size_t)c->images;
-	double *ms = calloc((size_t)c->rounds, sizeof(*ms));
-	int rc = -1;
-	if (!n)
-		error_msg("'%s' holds no images", data);
-	else if (!ms)
-		error_msg("out of memory");
-	else if (ops_cpu_probe(c->pipeline, &d, n, (size_t)c->rounds, 32, ms, err, sizeof(err)))
-		error_msg("the probe failed: %s", err);
-	else if (stats_summarise(ms, (size_t)c->rounds, STATS_CI_LEVEL, s))
-		error_msg("the probe gave no CPU time per image");
-	else
-		rc = 0;
-	free(ms);
-	dataset_release(&d);
-	return rc;
-}
-
 int cmd_regime(int argc, char **argv)
 {
 	struct regime_cfg c;
@@ -117,7 +88,7 @@ int cmd_regime(int argc, char **argv)
 			error_msg("%s", err);
 			return EXIT_FAIL;
 		}
-		if (probe(&c, data, &s))
+		if (regime_probe(c.pipeline, data, (size_t)c.images, (size_t)c.rounds, &s))
 			return EXIT_USAGE;
 	}
 	if (regime_make(&r, top, c.pipeline, s.median, s.lo, s.hi, s.has_ci,
