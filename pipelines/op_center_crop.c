@@ -1,4 +1,4 @@
-/* center_crop size=224: torchvision F.center_crop (0.14) on a PIL image: an
+/* center_crop size=N: torchvision F.center_crop (0.14) on a PIL image: an
  * image smaller than the crop is first padded with zeros, (d // 2) before
  * and ((d + 1) // 2) after; then the box starts at
  * int(round((image - crop) / 2.0)) (python round: half to even). */
@@ -8,24 +8,15 @@
 #include <string.h>
 #include "op.h"
 
-struct center_crop_cfg {
-	int size;
+/* the arguments are the configuration */
+struct center_crop_args {
+	long size;
 };
 
-static int center_crop_init(struct op_args *a, void **cfg, char *err, size_t errlen)
-{
-	long size = 224;
-	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen))
-		return -1;
-	struct center_crop_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	c->size = (int)size;
-	*cfg = c;
-	return 0;
-}
+static const struct opt center_crop_args[] = {
+	OP_ARG(struct center_crop_args, size, OPT_INT, "224", 1, 16384),
+	OPT_END
+};
 
 /* the offset of the crop in the source along one axis (may be negative:
  * padding) */
@@ -41,8 +32,8 @@ static int crop_offset(int image, int crop)
 
 static int center_crop_run(const void *cfg, struct sample *s)
 {
-	const struct center_crop_cfg *c = cfg;
-	int W = s->w, H = s->h, cs = c->size;
+	const struct center_crop_args *c = cfg;
+	int W = s->w, H = s->h, cs = (int)c->size;
 	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
 		return sample_fail(s, "center_crop needs a uint8 image, got %dx%d", W, H);
 	if (W == cs && H == cs)
@@ -79,10 +70,11 @@ const struct op_ops op_center_crop = {
 	.version = OP_ABI_VERSION,
 	.name = "center_crop",
 	.lotus_name = "SCenterCrop",
-	.help = "center_crop [size=224]: torchvision CenterCrop(size), zero padding if smaller",
+	.what = "torchvision CenterCrop(size), zero padding if smaller",
+	.args = center_crop_args,
+	.args_size = sizeof(struct center_crop_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.init = center_crop_init,
 	.run = center_crop_run,
 	.release = free,
 };

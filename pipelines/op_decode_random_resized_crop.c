@@ -1,4 +1,4 @@
-/* decode_random_resized_crop size=224 scale=0.08,1 ratio=...: decode +
+/* decode_random_resized_crop size=N scale=LO,HI ratio=LO,HI: decode +
  * random_resized_crop fused, as DALI's image_random_crop and tf.data's
  * decode_and_crop_jpeg do it: a what-if beside the faithful pipeline.
  *
@@ -75,9 +75,10 @@ const struct op_ops op_decode_random_resized_crop = {
 	.version = OP_ABI_VERSION,
 	.name = "decode_random_resized_crop",
 	.lotus_name = "SLoader",
-	.help = "decode_random_resized_crop [size=224] [scale=0.08,1] [ratio=0.75,1.3333333333333333]: "
-		"decode + random_resized_crop fused (decode only the crop of a JPEG): a what-if, "
+	.what = "decode + random_resized_crop fused (decode only the crop of a JPEG): a what-if, "
 		"the same tensors",
+	.args = rrc_args,
+	.args_size = sizeof(struct rrc_args),
 	.flags = OP_RANDOM,
 	.in = PIX_NONE,
 	.out = PIX_U8_HWC,

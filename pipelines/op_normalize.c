@@ -1,4 +1,4 @@
-/* normalize mean=... std=...: (x - m) / s per channel in float32, true
+/* normalize mean=R,G,B std=R,G,B: (x - m) / s per channel in float32, true
  * division, as torchvision Normalize (mean and std are float32 tensors). */
 #include <float.h>
 #include <math.h>
@@ -11,14 +11,22 @@ struct norm_cfg {
 	float mean[3], std[3];
 };
 
-static int norm_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+struct norm_args {
+	double mean[3], std[3];
+};
+
+/* float32 values; a std of 0, below 0 or denormal is refused (torchvision
+ * refuses only 0, and then divides by a negative or denormal one) */
+static const struct opt norm_args[] = {
+	OP_ARG_LIST(struct norm_args, mean, 3, "0.485,0.456,0.406", -FLT_MAX, FLT_MAX),
+	OP_ARG_LIST(struct norm_args, std, 3, "0.229,0.224,0.225", FLT_MIN, FLT_MAX),
+	OPT_END
+};
+
+static int norm_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	double m[3] = { 0.485, 0.456, 0.406 }, s[3] = { 0.229, 0.224, 0.225 };
-	/* float32 values; a std of 0, below 0 or denormal is refused (torchvision
-	 * refuses only 0, and then divides by a negative or denormal one) */
-	if (op_arg_doubles(a, "mean", 3, -FLT_MAX, FLT_MAX, m, err, errlen) ||
-	    op_arg_doubles(a, "std", 3, FLT_MIN, FLT_MAX, s, err, errlen))
-		return -1;
+	const struct norm_args *a = args;
+	const double *m = a->mean, *s = a->std;
 	/* the input is to_tensor's, in [0, 1]: every output must be finite */
 	for (int i = 0; i < 3; i++) {
 		double far = fmax(fabs(m[i]), fabs(1 - m[i]));
@@ -54,7 +62,9 @@ const struct op_ops op_normalize = {
 	.version = OP_ABI_VERSION,
 	.name = "normalize",
 	.lotus_name = "SNormalize",
-	.help = "normalize [mean=0.485,0.456,0.406] [std=0.229,0.224,0.225]: (x - mean) / std",
+	.what = "(x - mean) / std",
+	.args = norm_args,
+	.args_size = sizeof(struct norm_args),
 	.in = PIX_F32_CHW,
 	.out = PIX_F32_CHW,
 	.init = norm_init,

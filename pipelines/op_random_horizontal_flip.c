@@ -1,4 +1,4 @@
-/* random_horizontal_flip p=0.5: torchvision RandomHorizontalFlip on the PIL
+/* random_horizontal_flip p=P: torchvision RandomHorizontalFlip on the PIL
  * image: flip iff torch.rand(1) < p (one draw per sample, always made). */
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +10,24 @@ struct flip_cfg {
 	float p;
 };
 
-static int flip_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+struct flip_args {
+	double p;
+};
+
+static const struct opt flip_args[] = {
+	OP_ARG(struct flip_args, p, OPT_DOUBLE, "0.5", 0, 1),
+	OPT_END
+};
+
+static int flip_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	double p = 0.5;
-	if (op_arg_double(a, "p", 0, 1, &p, err, errlen))
-		return -1;
+	(void)err;
+	(void)errlen;
+	const struct flip_args *a = args;
 	struct flip_cfg *c = malloc(sizeof(*c));
 	if (!c)
 		return -1;
-	c->p = (float)p;
+	c->p = (float)a->p;
 	*cfg = c;
 	return 0;
 }
@@ -49,7 +58,9 @@ const struct op_ops op_random_horizontal_flip = {
 	.version = OP_ABI_VERSION,
 	.name = "random_horizontal_flip",
 	.lotus_name = "SRandomHorizontalFlip",
-	.help = "random_horizontal_flip [p=0.5]: mirror left-right with probability p",
+	.what = "mirror left-right with probability p",
+	.args = flip_args,
+	.args_size = sizeof(struct flip_args),
 	.flags = OP_RANDOM,
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,

@@ -1,4 +1,4 @@
-/* random_resized_crop size=224 scale=0.08,1 ratio=0.75,1.3333333333333333:
+/* random_resized_crop size=N scale=LO,HI ratio=LO,HI:
  * torchvision RandomResizedCrop on a PIL image. get_params draws the box
  * (rrc.c), then img.crop(box).resize((size, size), BILINEAR), done as one
  * Pillow-exact resample of the box in place (resample.c). */
@@ -16,14 +16,20 @@ struct rrc_cfg {
 	struct rrc_params p;
 };
 
-int rrc_op_init(struct op_args *a, void **cfg, char *err, size_t errlen)
+/* The default ratio's text is 4/3 to 17 digits: strtod gives 4.0 / 3.0
+ * exactly (rrc.h: log_lo, log_hi). */
+const struct opt rrc_args[] = {
+	OP_ARG(struct rrc_args, size, OPT_INT, "224", 1, 16384),
+	OP_ARG_LIST(struct rrc_args, scale, 2, "0.08,1", 0, DBL_MAX),
+	OP_ARG_LIST(struct rrc_args, ratio, 2, "0.75,1.3333333333333333", DBL_MIN, DBL_MAX),
+	OPT_END
+};
+
+int rrc_op_init(const void *args, void **cfg, char *err, size_t errlen)
 {
-	long size = 224;
-	double scale[2] = { 0.08, 1.0 }, ratio[2] = { 3.0 / 4.0, 4.0 / 3.0 };
-	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen) ||
-	    op_arg_doubles(a, "scale", 2, 0, DBL_MAX, scale, err, errlen) ||
-	    op_arg_doubles(a, "ratio", 2, DBL_MIN, DBL_MAX, ratio, err, errlen))
-		return -1;
+	const struct rrc_args *a = args;
+	long size = a->size;
+	const double *scale = a->scale, *ratio = a->ratio;
 	/* torch's uniform_ refuses from > to; log needs ratios > 0 */
 	if (!(scale[0] >= 0 && scale[0] <= scale[1] && isfinite(scale[1]))) {
 		snprintf(err, errlen, "scale: (%g, %g) is not a range 0 <= lo <= hi", scale[0], scale[1]);
@@ -105,8 +111,9 @@ const struct op_ops op_random_resized_crop = {
 	.version = OP_ABI_VERSION,
 	.name = "random_resized_crop",
 	.lotus_name = "SRandomResizedCrop",
-	.help = "random_resized_crop [size=224] [scale=0.08,1] [ratio=0.75,1.3333333333333333]: "
-		"torchvision RandomResizedCrop, bilinear",
+	.what = "torchvision RandomResizedCrop, bilinear",
+	.args = rrc_args,
+	.args_size = sizeof(struct rrc_args),
 	.flags = OP_RANDOM,
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,

@@ -1,4 +1,4 @@
-/* resize size=256: torchvision Resize(size) with an int size on a PIL image
+/* resize size=N: torchvision Resize(size) with an int size on a PIL image
  * (0.14): the shorter side becomes `size`, the longer one
  * int(size * long / short) (python true division, truncated); an image
  * already of that size is returned as is; otherwise Pillow's bilinear
@@ -8,38 +8,30 @@
 #include "op.h"
 #include "resample.h"
 
-struct resize_cfg {
-	int size;
+/* the arguments are the configuration */
+struct resize_args {
+	long size;
 };
 
-static int resize_init(struct op_args *a, void **cfg, char *err, size_t errlen)
-{
-	long size = 256;
-	if (op_arg_int(a, "size", 1, 16384, &size, err, errlen))
-		return -1;
-	struct resize_cfg *c = malloc(sizeof(*c));
-	if (!c) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	c->size = (int)size;
-	*cfg = c;
-	return 0;
-}
+static const struct opt resize_args[] = {
+	OP_ARG(struct resize_args, size, OPT_INT, "256", 1, 16384),
+	OPT_END
+};
 
 static int resize_run(const void *cfg, struct sample *s)
 {
-	const struct resize_cfg *c = cfg;
+	const struct resize_args *c = cfg;
+	const int size = (int)c->size;
 	int W = s->w, H = s->h;
 	if (s->kind != PIX_U8_HWC || W <= 0 || H <= 0 || W > INT_MAX / 3)
 		return sample_fail(s, "resize needs a uint8 image, got %dx%d", W, H);
 	/* _compute_resized_output_size */
 	int short_side = W <= H ? W : H, long_side = W <= H ? H : W;
-	double nl = (double)((int64_t)c->size * long_side) / (double)short_side;
+	double nl = (double)((int64_t)size * long_side) / (double)short_side;
 	if (nl >= (double)INT_MAX / 3)
 		return sample_fail(s, "resize: %dx%d scaled to a short side of %d is too large",
-				   W, H, c->size);
-	int new_short = c->size, new_long = (int)nl;
+				   W, H, size);
+	int new_short = size, new_long = (int)nl;
 	int ow = W <= H ? new_short : new_long;
 	int oh = W <= H ? new_long : new_short;
 	if (ow == W && oh == H)
@@ -63,10 +55,11 @@ const struct op_ops op_resize = {
 	.version = OP_ABI_VERSION,
 	.name = "resize",
 	.lotus_name = "SResize",
-	.help = "resize [size=256]: torchvision Resize(size): shorter side to size, bilinear",
+	.what = "torchvision Resize(size): shorter side to size, bilinear",
+	.args = resize_args,
+	.args_size = sizeof(struct resize_args),
 	.in = PIX_U8_HWC,
 	.out = PIX_U8_HWC,
-	.init = resize_init,
 	.run = resize_run,
 	.release = free,
 };

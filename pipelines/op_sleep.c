@@ -9,27 +9,19 @@
 /* a minute per sample: more is no protocol test, and 1e300 would wrap */
 #define SLEEP_MAX_MS 60000.0
 
+/* the arguments are the configuration */
 struct sleep_cfg {
 	double ms, slow_ms;
 	long slow_every, slow_index;
 };
 
-static int sleep_init(struct op_args *a, void **cfg, char *err, size_t errlen)
-{
-	struct sleep_cfg *c = calloc(1, sizeof(*c));
-	if (!c)
-		return -1;
-	c->slow_index = -1;
-	if (op_arg_double(a, "ms", 0, SLEEP_MAX_MS, &c->ms, err, errlen) ||
-	    op_arg_double(a, "slow_ms", 0, SLEEP_MAX_MS, &c->slow_ms, err, errlen) ||
-	    op_arg_int(a, "slow_every", 0, 1L << 40, &c->slow_every, err, errlen) ||
-	    op_arg_int(a, "slow_index", -1, 1L << 40, &c->slow_index, err, errlen)) {
-		free(c);
-		return -1;
-	}
-	*cfg = c;
-	return 0;
-}
+static const struct opt sleep_args[] = {
+	OP_ARG(struct sleep_cfg, ms, OPT_DOUBLE, "0", 0, SLEEP_MAX_MS),
+	OP_ARG(struct sleep_cfg, slow_ms, OPT_DOUBLE, "0", 0, SLEEP_MAX_MS),
+	OP_ARG(struct sleep_cfg, slow_every, OPT_INT, "0", 0, 1L << 40),
+	OP_ARG(struct sleep_cfg, slow_index, OPT_INT, "-1", -1, 1L << 40),
+	OPT_END
+};
 
 static int sleep_run(const void *cfg, struct sample *s)
 {
@@ -47,11 +39,13 @@ const struct op_ops op_sleep = {
 	.version = OP_ABI_VERSION,
 	.name = "sleep",
 	.lotus_name = "SSleep",
-	.help = "sleep ms=T [slow_ms=S slow_every=K | slow_index=I]: waits per sample (tests)",
+	.what = "waits ms per sample, slow_ms instead for samples whose index is a multiple "
+		"of slow_every (0: none) or is slow_index (-1: none) (tests)",
+	.args = sleep_args,
+	.args_size = sizeof(struct sleep_cfg),
 	.flags = OP_TEST,
 	.in = PIX_NONE,
 	.out = PIX_NONE,
-	.init = sleep_init,
 	.run = sleep_run,
 	.release = free,
 };

@@ -1,4 +1,4 @@
-/* synth w=W h=H [fail_every=K fail_index=I]: a stand-in for decode in tests
+/* synth w=W h=H fail_every=K fail_index=I: a stand-in for decode in tests
  * and harness measurements. It reads no file: it makes a W x H uint8 RGB
  * image from the sample's index and one draw of its random stream, so the
  * output depends on the data order and the seeding, as real data does.
@@ -8,28 +8,18 @@
 #include "op.h"
 #include "rng.h"
 
+/* the arguments are the configuration */
 struct synth_cfg {
 	long w, h, fail_every, fail_index;
 };
 
-static int synth_init(struct op_args *a, void **cfg, char *err, size_t errlen)
-{
-	struct synth_cfg *c = calloc(1, sizeof(*c));
-	if (!c)
-		return -1;
-	c->w = 8;
-	c->h = 8;
-	c->fail_index = -1;
-	if (op_arg_int(a, "w", 1, 1 << 15, &c->w, err, errlen) ||
-	    op_arg_int(a, "h", 1, 1 << 15, &c->h, err, errlen) ||
-	    op_arg_int(a, "fail_every", 0, 1L << 40, &c->fail_every, err, errlen) ||
-	    op_arg_int(a, "fail_index", -1, 1L << 40, &c->fail_index, err, errlen)) {
-		free(c);
-		return -1;
-	}
-	*cfg = c;
-	return 0;
-}
+static const struct opt synth_args[] = {
+	OP_ARG(struct synth_cfg, w, OPT_INT, "8", 1, 1 << 15),
+	OP_ARG(struct synth_cfg, h, OPT_INT, "8", 1, 1 << 15),
+	OP_ARG(struct synth_cfg, fail_every, OPT_INT, "0", 0, 1L << 40),
+	OP_ARG(struct synth_cfg, fail_index, OPT_INT, "-1", -1, 1L << 40),
+	OPT_END
+};
 
 static int synth_run(const void *cfg, struct sample *s)
 {
@@ -61,12 +51,14 @@ const struct op_ops op_synth = {
 	.version = OP_ABI_VERSION,
 	.name = "synth",
 	.lotus_name = "SSynth",
-	.help = "synth w=8 h=8 [fail_every=K fail_index=I]: a W x H image from the sample index "
-		"and one random draw, no file read (tests)",
+	.what = "a w x h image from the sample index and one random draw, no file read; "
+		"samples whose index is a multiple of fail_every (0: none) or is fail_index "
+		"(-1: none) fail (tests)",
+	.args = synth_args,
+	.args_size = sizeof(struct synth_cfg),
 	.flags = OP_TEST | OP_RANDOM,
 	.in = PIX_NONE,
 	.out = PIX_U8_HWC,
-	.init = synth_init,
 	.run = synth_run,
 	.release = free,
 };

@@ -87,16 +87,9 @@ static int parse_line(struct pipeline *p, char *line, const char *origin, int li
 			 p->op[p->batch_op].ops->name);
 		return -1;
 	}
-	char why[200] = "";
+	char why[300] = "";
 	po->ops = o;
-	po->cfg = NULL;
-	if (o->init && o->init(&args, &po->cfg, why, sizeof(why))) {
-		snprintf(err, errlen, "%s:%d: %s: %s", origin, lineno, name, why);
-		return -1;
-	}
-	if (op_args_check_used(&args, name, why, sizeof(why))) {
-		if (o->release)
-			o->release(po->cfg);
+	if (op_configure(o, &args, &po->cfg, why, sizeof(why))) {
 		snprintf(err, errlen, "%s:%d: %s", origin, lineno, why);
 		return -1;
 	}

@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "options.h"
+
 struct rng;
-struct op_args;
 struct sample;
 
 /* The draw-independent part of get_params, computed once per op. */
@@ -33,8 +34,14 @@ float rrc_torch_logf(float d);
 
 /* ---- the op's parts, shared by random_resized_crop and the fused
  * decode_random_resized_crop (op_random_resized_crop.c) ------------------- */
-/* Parse size, scale, ratio into *cfg (heap; free()). 0, or -1 with err. */
-int rrc_op_init(struct op_args *a, void **cfg, char *err, size_t errlen);
+/* Their arguments (rrc_args, the table both ops share) and the config made
+ * from them (*cfg, heap; free()). 0, or -1 with err. */
+struct rrc_args {
+	long size;
+	double scale[2], ratio[2];
+};
+extern const struct opt rrc_args[];
+int rrc_op_init(const void *args, void **cfg, char *err, size_t errlen);
 /* The box (top, left, height, width) for a W x H image: drawn from s->rng
  * as get_params draws it, or s->fixed's. 0, or -1 (sample_fail). */
 int rrc_op_box(const void *cfg, struct sample *s, int W, int H, int box[4]);

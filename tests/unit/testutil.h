@@ -126,13 +126,8 @@ static inline void *op_make(const struct op_ops *o, const char *argline, char *e
 	}
 	void *cfg = NULL;
 	err[0] = 0;
-	if (o->init && o->init(&a, &cfg, err, errlen))
+	if (op_configure(o, &a, &cfg, err, errlen))
 		return NULL;
-	if (op_args_check_used(&a, o->name, err, errlen)) {
-		if (o->release)
-			o->release(cfg);
-		return NULL;
-	}
 	/* ops without configuration give NULL: hand back a non-NULL token */
 	return cfg ? cfg : (void *)o;
 }
