@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The layer test (docs/architecture.md, "The layers").
 
-usage: layers.py --root DIR [--objects DIR] [--pending FILE] [--graph]
+usage: layers.py --root DIR [--objects DIR] [--graph]
 
 Reads the layer table (column "folder", column "may include": backticked
 names; "everything" for all) and the exceptions table ("file | may also
@@ -18,12 +18,8 @@ checks the sources of DIR (pipelines/, datasets/, bench/*/):
   - sizes: no .c file over 1,200 lines, no function over 120 (signature
     line to closing brace);
   - an exception that no longer occurs fails.
-A line of the pending file (default DIR/tests/layers_pending.txt, if there)
-allows one known violation: "PACKAGE include FILE HEADER", "PACKAGE use
-FILE FILE", "PACKAGE cycle FILE FILE...", "PACKAGE size FILE",
-"PACKAGE function FILE:NAME" ('#' starts a comment); a pending line that
-no longer occurs fails. Exit 0 when the tree holds, 1 when not (each
-violation on a line), 2 on a bad table or usage.
+No violation is allowed but a stated exception. Exit 0 when the tree holds,
+1 when not (each violation on a line), 2 on a bad table or usage.
 """
 import argparse, collections, glob, os, re, subprocess, sys
 
@@ -229,7 +225,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--root', required=True)
     ap.add_argument('--objects')
-    ap.add_argument('--pending')
     ap.add_argument('--docs')
     ap.add_argument('--graph', action='store_true', help='print the folder edges and file cycles')
     a = ap.parse_args()
@@ -328,33 +323,10 @@ def main():
                       'docs/architecture.md' % (f, b))
                 bad = 1
 
-    pend_path = a.pending or os.path.join(root, 'tests/layers_pending.txt')
-    pending = {}
-    if os.path.exists(pend_path):
-        for k, l in enumerate(open(pend_path), 1):
-            l = l.split('#', 1)[0].split()
-            if not l:
-                continue
-            if len(l) < 3:
-                die('%s:%d: expected "PACKAGE KIND ARGS..."' % (pend_path, k))
-            pkg, key = l[0], ' '.join(l[1:])
-            if key.startswith('cycle '):
-                key = 'cycle ' + ' '.join(sorted(l[2:]))
-            pending[key] = (pkg, k)
-    npend = 0
     for key, msg in sorted(viol.items()):
-        if key in pending:
-            npend += 1
-            continue
         print(msg)
         bad = 1
-    for key, (pkg, k) in sorted(pending.items(), key=lambda x: x[1][1]):
-        if key not in viol and (a.objects or not key.startswith(('use ', 'cycle '))):
-            print('%s:%d: "%s %s" no longer occurs: remove it from layers_pending.txt' % (
-                os.path.basename(pend_path), k, pkg, key))
-            bad = 1
-    print('layers: %d files, %d violations pending, %s' % (
-        len(files), npend, 'FAIL' if bad else 'ok'))
+    print('layers: %d files, %s' % (len(files), 'FAIL' if bad else 'ok'))
     return bad
 
 
