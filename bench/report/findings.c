@@ -555,19 +555,29 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 			"(run with --pipeline imagenet_train)");
 		return;
 	}
-	/* the noise guard: when other load took CPU time the ops wanted, their
-	 * wall times hold waits for a CPU, which Table II's dedicated machine
-	 * did not have; each call's own time on a CPU (--counters) does not */
-	char busy[320];
-	int on_cpu = report_run_busy(x, cx->cpus, busy, sizeof(busy)) && oncpu_shares_known(x);
+	/* when other load (the noise guard) or the run's own threads beyond its
+	 * CPUs (oversubscription) took CPU time the ops wanted, their wall times
+	 * hold waits for a CPU, which Table II's dedicated machine did not have;
+	 * each call's own time on a CPU (--counters) does not */
+	char busy[320], why[360];
+	int over = report_oversubscribed(x, cx->cpus);
+	if (report_run_busy(x, cx->cpus, busy, sizeof(busy)))
+		snprintf(why, sizeof(why), "the noise guard: %s", busy);
+	else if (over)
+		snprintf(why, sizeof(why), "the run was oversubscribed (more busy threads than the %d "
+			 "CPU%s it could use), so its calls waited for a CPU", cx->cpus,
+			 plural_s(cx->cpus));
+	else
+		why[0] = 0;
+	int on_cpu = why[0] && oncpu_shares_known(x);
 	const char *of_cpu = on_cpu ? " of CPU" : "";
 	f->judged = 1;
 	verdict(f, VERDICT_HOLDS, "in run %s (%d worker%s, batch %d): ", x->tag, x->workers,
 		plural_s((size_t)x->workers), x->batch_size);
 	if (on_cpu)
-		finding_why_add(f, "the noise guard: %s; so each call is judged on its own time on a CPU (the "
+		finding_why_add(f, "%s; so each call is judged on its own time on a CPU (the "
 			"task-clock between the counter reads around it), which waits for a CPU do not "
-			"stretch, as on Table II's dedicated machine: ", busy);
+			"stretch, as on Table II's dedicated machine: ", why);
 	finding_why_add(f, "under 10 ms%s:", of_cpu);
 	double least = INFINITY;
 	const char *least_op = "";
@@ -612,7 +622,7 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 		finding_why_add(f, " (the paper, Table II: the per-sample ops %.2f-%.2f %% under 10 ms, the flip "
 			"%.1f %% under 100 us)", cx->paper->t2_under10_lo, cx->paper->t2_under10_hi,
 			cx->paper->t2_flip_under100us);
-	if (report_oversubscribed(x, cx->cpus))
+	if (over && !on_cpu)
 		finding_why_add(f, "; that run was oversubscribed (more busy threads than the %d CPU%s it could "
 			"use): its op times include time-slicing", cx->cpus, plural_s((size_t)cx->cpus));
 	/* without each call's time on a CPU (--counters none, or a run made

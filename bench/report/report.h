@@ -150,7 +150,8 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
 	"has at least 90 % of its calls under 10 ms, and random_horizontal_flip has at least " \
 	"90 % under 100 us; each call's share is of its wall time, or, when the noise guard saw " \
-	"other load take CPU time that run wanted (report_run_busy), of its own time on a CPU " \
+	"other load take CPU time that run wanted (report_run_busy) or the run had more busy " \
+	"threads than CPUs (oversubscribed), of its own time on a CPU " \
 	"(--counters: the task-clock between the reads around the call), which waits for a CPU " \
 	"do not stretch; cannot be judged without a decode op in the pipeline, nor when that " \
 	"run was busy, its calls' time on a CPU was not counted and a wall-time share fails"

@@ -787,6 +787,41 @@ static void test_short_ops_on_cpu(void **state)
 	}
 }
 
+/* Table II's run oversubscribed by its own workers (more busy threads than
+ * CPUs), the machine otherwise quiet: its calls waited for a CPU as under
+ * other load, so each call's CPU time decides (before: the wall-time shares
+ * decided, and 8 workers on 2 CPUs made decode "not short") */
+static void test_short_ops_oversubscribed(void **state)
+{
+	(void)state;
+	struct judge_ctx cx = { .cpus = 2, .paper = the_paper() };
+	for (int over = 0; over <= 1; over++) {
+		char err[512];
+		struct sweep s;
+		struct finding f;
+		if (sweep_read_csv(&s, VERDICTS "short_ops_on_cpu.csv", err, sizeof(err)))
+			fail_msg("%s", err);
+		struct sweep_row *r = &s.rows[0];
+		r->others_cpu_pct = 2;       /* quiet: the noise guard sees nothing */
+		r->ops_oncpu_s = 9.5;
+		r->busy_threads = 1.1;
+		r->oversubscribed = over;
+		for (size_t o = 0; o < r->nops; o++)
+			if (!strcmp(r->ops[o].name, "decode"))
+				r->ops[o].oncpu_under_10ms_pct = 99.6;
+		finding_judge(finding_short_ops, s.rows, s.nrows, &cx, &f);
+		if (over) {
+			if (f.v != VERDICT_HOLDS || !strstr(f.why, "the run was oversubscribed") ||
+			    !strstr(f.why, "under 10 ms of CPU: decode 99.6 %") ||
+			    strstr(f.why, "its op times include time-slicing"))
+				fail_msg("oversubscribed: %s: %s", verdict_name(f.v), f.why);
+		} else if (f.v != VERDICT_DOES_NOT_HOLD || strstr(f.why, "of CPU")) {
+			fail_msg("not oversubscribed: %s: %s", verdict_name(f.v), f.why);
+		}
+		sweep_free(&s);
+	}
+}
+
 /* the noise guard's judgement of one run: busy when the hypervisor stole
  * over REPORT_BUSY_PCT, or others took over REPORT_BUSY_PCT and the run's
  * ops were on a CPU less than 90 % of the share its own threads leave them */
@@ -864,6 +899,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_short_ops_under_load),
 		cmocka_unit_test(test_short_ops_on_cpu),
+		cmocka_unit_test(test_short_ops_oversubscribed),
 		cmocka_unit_test(test_run_busy),
 		cmocka_unit_test(test_knee_busy),
 		cmocka_unit_test(test_knee_intervals),
