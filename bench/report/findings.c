@@ -565,7 +565,7 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 		snprintf(why, sizeof(why), "the noise guard: %s", busy);
 	else if (over)
 		snprintf(why, sizeof(why), "the run was oversubscribed (more busy threads than the %d "
-			 "CPU%s it could use), so its calls waited for a CPU", cx->cpus,
+			 "CPU%s it could use): its calls waited for a CPU", cx->cpus,
 			 plural_s(cx->cpus));
 	else
 		why[0] = 0;
