@@ -190,4 +190,10 @@ struct backend_ops {
 
 extern const struct backend_ops backend_process, backend_thread;
 
+/* Maps n bytes at p into this process's page tables, writable, without
+ * changing a byte (MADV_POPULATE_WRITE; before Linux 5.14 an atomic add of
+ * 0 per page). The main process populates the shared buffers, but a forked
+ * worker has page tables of its own. */
+void loader_populate(void *p, size_t n);
+
 #endif

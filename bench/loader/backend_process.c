@@ -23,24 +23,6 @@ struct proc_priv {
 	int *reaped;
 };
 
-/* The main process populates the shared buffers (loader.c map_shared), but
- * a forked process has page tables of its own: without this, a worker took
- * a page fault for each page of a slot the first time it collated a batch
- * there (about 74 per image of 224x224 float32 at B = 512 over 1536 images,
- * where each batch met a slot new to it): a cost of the first nslots
- * batches that weighed more on the per-image figures the larger the batch.
- * Populated before the worker's loop: start-up, once per run. A kernel
- * without MADV_POPULATE_WRITE (before 5.14): an atomic add of 0 per page,
- * which changes no byte another worker may be writing. */
-static void populate_view(void *p, size_t n)
-{
-	if (!p || !n || !madvise(p, n, MADV_POPULATE_WRITE) || errno != EINVAL)
-		return;
-	long pg = sysconf(_SC_PAGESIZE);
-	for (size_t o = 0; o < n; o += (size_t)(pg > 0 ? pg : 4096))
-		__atomic_fetch_add((unsigned char *)p + o, 0, __ATOMIC_RELAXED);
-}
-
 static void child(struct loader *L, int w)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -65,8 +47,9 @@ static void child(struct loader *L, int w)
 	if (L->slow_wr >= 0)
 		close(L->slow_wr);
 	L->sh->w[w].pid = getpid();
-	populate_view(L->slots, L->slots_bytes);
-	populate_view(L->pol, L->pol_bytes);
+	/* the policy area: small, and every worker writes it (the slots are
+	 * populated as each worker first meets one: worker.c slot_ready) */
+	loader_populate(L->pol, L->pol_bytes);
 	worker_loop(L, w);
 	_exit(0);
 }
