@@ -195,5 +195,8 @@ extern const struct backend_ops backend_process, backend_thread;
  * 0 per page). The main process populates the shared buffers, but a forked
  * worker has page tables of its own. */
 void loader_populate(void *p, size_t n);
+/* the bytes of slots all workers together populate before their loops; past
+ * it each worker populates a slot when it first meets it (worker.c) */
+#define LOADER_POPULATE_AT_START (2ull << 30)
 
 #endif

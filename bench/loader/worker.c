@@ -112,10 +112,13 @@ void loader_populate(void *p, size_t n)
 
 /* A slot this worker has not written yet is populated before the task's
  * clock starts, so that collate, a measured op, does not fault on each of
- * its pages (74 faults per image at B = 512). Once per slot and worker: a
- * worker populates only the slots it meets (at the paper's W = 28, B = 1024
- * every worker populating all 6.9 GiB of slots at start cost more than the
- * run), and PyTorch's worker pays a first touch on every batch anyway. */
+ * its pages (74 faults per image at B = 512). When all workers' views of
+ * all slots come to at most LOADER_POPULATE_AT_START bytes, each worker
+ * populates every slot before its loop (start-up, once per run: the steady
+ * state then holds no first touch); beyond that (the paper's W = 28,
+ * B = 1024: 28 views of 6.9 GiB, which cost more than the run) a worker
+ * populates only the slots it meets, once each. PyTorch's worker pays a
+ * first touch on every batch anyway (a new shared tensor per batch). */
 static void slot_ready(struct wstate *st, uint32_t slot)
 {
 	struct loader *L = st->L;
@@ -605,6 +608,9 @@ void worker_loop(struct loader *L, int wid)
 	st->ok = calloc(L->plan->batch_max, sizeof(*st->ok));
 	st->stg = calloc(L->plan->batch_max, sizeof(*st->stg));
 	st->slot_seen = calloc((size_t)L->plan->nslots, 1);
+	if (st->slot_seen && (uint64_t)L->W * L->slots_bytes <= LOADER_POPULATE_AT_START)
+		for (int k = 0; k < L->plan->nslots; k++)
+			slot_ready(st, (uint32_t)k);
 	/* the samples' buffers reused at their sizes (sample.h: struct buf_pool) */
 	int mem = st->smp && st->ok && st->stg && !scratch_pool_init(&st->scr, L->plan->batch_max);
 	if (mem)
