@@ -23,11 +23,11 @@ static void print_notes(FILE *f, const struct compare_side *a, const struct comp
 		fprintf(f, "  - pin memory: ppbench %s, PyTorch %s\n",
 			a->pin_effective ? "on" : "off", b->pin_effective == 1 ? "on" :
 			b->pin_effective == 0 ? "off" : "unknown");
-	if (!strcmp(compare_jstr(opt, "backend", "process"), "thread"))
+	if (!strcmp(jget_str(opt, "backend", "process"), "thread"))
 		fprintf(f, "  - ppbench ran thread workers; PyTorch's workers are processes\n");
-	if (strcmp(compare_jstr(opt, "rng", "torch"), "torch"))
+	if (strcmp(jget_str(opt, "rng", "torch"), "torch"))
 		fprintf(f, "  - --rng %s: ppbench drew other crops and flips than PyTorch\n",
-			compare_jstr(opt, "rng", "?"));
+			jget_str(opt, "rng", "?"));
 	fprintf(f, "  - PyTorch side: %s%s%s\n", b->versions,
 		b->cpu_capability[0] ? ", ATen CPU capability " : "", b->cpu_capability);
 	fprintf(f, "  - ppbench: %s\n", a->versions);

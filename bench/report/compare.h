@@ -104,11 +104,9 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 void compare_side_free(struct compare_side *s);
 
 /* dir/name as a JSON object (NULL, with err, if unreadable or not an
- * object), and a string key of one read leniently: def when absent or of
- * another type (shared by the compare*.c files; numbers: jsonget.h). */
+ * object; its fields are read with jsonget.h). */
 struct json_t;
 struct json_t *compare_load_json(const char *dir, const char *name, char *err, size_t errlen);
-const char *compare_jstr(const struct json_t *o, const char *key, const char *def);
 
 /* The tensors of the first n batches, from two folders of batch_<id>.npy
  * and labels_<id>.npy (ids 0..n-1; float32 images, labels of any integer

@@ -182,13 +182,13 @@ void compare_md_context(const char *md, const char *dir, const json_t *opt, cons
 		"- %lld epoch(s), at most %lld batches (0: all), shuffle %s, drop last %s, seed %lld, "
 		"--rng %s, loader policy %s, backend %s\n"
 		"- PyTorch side: %s\n",
-		pipe, compare_jstr(opt, "data", "?"), origin, jget_int(opt, "workers", 0), jget_int(opt, "batch", 0),
+		pipe, jget_str(opt, "data", "?"), origin, jget_int(opt, "workers", 0), jget_int(opt, "batch", 0),
 		jget_int(opt, "gpus", 0), jget_num(opt, "gpu_step_ns") / 1e6, jget_int(opt, "prefetch_factor", 0),
 		json_is_true(json_object_get(opt, "pin_memory")) ? "on" : "off",
 		jget_int(opt, "epochs", 1), jget_int(opt, "max_batches", 0),
 		json_is_true(json_object_get(opt, "shuffle")) ? "on" : "off",
 		json_is_true(json_object_get(opt, "drop_last")) ? "on" : "off", jget_int(opt, "seed", 0),
-		compare_jstr(opt, "rng", "?"), compare_jstr(opt, "policy", "torch"), compare_jstr(opt, "backend", "?"),
+		jget_str(opt, "rng", "?"), jget_str(opt, "policy", "torch"), jget_str(opt, "backend", "?"),
 		torch_info);
 	errf(figdir, sizeof(figdir), "%s/figures", dir);
 	int n = scandir(figdir, &ents, NULL, alphasort), k = 0;

@@ -89,12 +89,6 @@ json_t *compare_load_json(const char *dir, const char *name, char *err, size_t e
 	return j;
 }
 
-const char *compare_jstr(const json_t *o, const char *key, const char *def)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : def;
-}
-
 /* Read the LotusTrace files of dir and compute the metrics. */
 static int side_measure(const char *dir, const struct pipeline *p, struct compare_side *s,
 			const struct analysis_opts *ao, char *err, size_t errlen)
@@ -149,8 +143,8 @@ int compare_read_ppbench(const char *dir, const struct pipeline *p, struct compa
 	mach = json_object_get(sum, "machine");
 	libs = json_object_get(mach, "libraries");
 	snprintf(s->versions, sizeof(s->versions), "%s, libjpeg-turbo %s, libpng %s",
-		 compare_jstr(mach, "compiler", "?"), compare_jstr(libs, "libjpeg_turbo", "?"),
-		 compare_jstr(libs, "libpng_runtime", "?"));
+		 jget_str(mach, "compiler", "?"), jget_str(libs, "libjpeg_turbo", "?"),
+		 jget_str(libs, "libpng_runtime", "?"));
 	rc = side_measure(dir, p, s, &ao, err, errlen);
 out:
 	loader_result_free(&r);
@@ -223,12 +217,12 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	v = json_object_get(run, "versions");
 	snprintf(s->versions, sizeof(s->versions),
 		 "torch %s, torchvision %s, Pillow %s (libjpeg%s, API %s%s%s), numpy %s, Python %s",
-		 compare_jstr(v, "torch", "?"), compare_jstr(v, "torchvision", "?"), compare_jstr(v, "pillow", "?"),
+		 jget_str(v, "torch", "?"), jget_str(v, "torchvision", "?"), jget_str(v, "pillow", "?"),
 		 json_is_true(json_object_get(v, "libjpeg_turbo")) ? "-turbo" : "",
-		 compare_jstr(v, "libjpeg", "?"), compare_jstr(v, "libjpeg_so", "")[0] ? ", " : "",
-		 compare_jstr(v, "libjpeg_so", ""), compare_jstr(v, "numpy", "?"), compare_jstr(v, "python", "?"));
+		 jget_str(v, "libjpeg", "?"), jget_str(v, "libjpeg_so", "")[0] ? ", " : "",
+		 jget_str(v, "libjpeg_so", ""), jget_str(v, "numpy", "?"), jget_str(v, "python", "?"));
 	snprintf(s->cpu_capability, sizeof(s->cpu_capability), "%s",
-		 compare_jstr(v, "cpu_capability", ""));
+		 jget_str(v, "cpu_capability", ""));
 	rc = side_measure(dir, p, s, &ao, err, errlen);
 out:
 	free(wcpu);

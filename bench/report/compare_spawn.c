@@ -216,11 +216,11 @@ int compare_probe_python(const char *python, const char *script, char *info, siz
 		return -1;
 	}
 	snprintf(info, infolen, "torch %s, torchvision %s, Pillow %s, ATen CPU capability %s%s%s",
-		 compare_jstr(j, "torch", "?"), compare_jstr(j, "torchvision", "?"), compare_jstr(j, "pillow", "?"),
-		 compare_jstr(j, "cpu_capability", "?"),
-		 compare_jstr(j, "aten_cpu_capability_env", "")[0] ? " (ATEN_CPU_CAPABILITY=" : "",
-		 compare_jstr(j, "aten_cpu_capability_env", "")[0] ? compare_jstr(j, "aten_cpu_capability_env", "") : "");
-	if (compare_jstr(j, "aten_cpu_capability_env", "")[0])
+		 jget_str(j, "torch", "?"), jget_str(j, "torchvision", "?"), jget_str(j, "pillow", "?"),
+		 jget_str(j, "cpu_capability", "?"),
+		 jget_str(j, "aten_cpu_capability_env", "")[0] ? " (ATEN_CPU_CAPABILITY=" : "",
+		 jget_str(j, "aten_cpu_capability_env", "")[0] ? jget_str(j, "aten_cpu_capability_env", "") : "");
+	if (jget_str(j, "aten_cpu_capability_env", "")[0])
 		snprintf(info + strlen(info), infolen - strlen(info), ")");
 	json_decref(j);
 	return 0;
@@ -280,8 +280,8 @@ int compare_write_torch_config(const char *dir, const json_t *opt, json_t *ops, 
 		json_decref(c);
 		return -1;
 	}
-	json_object_set_new(c, "data", json_string(compare_jstr(opt, "data", "")));
-	json_object_set_new(c, "pipeline", json_string(compare_jstr(opt, "pipeline", "")));
+	json_object_set_new(c, "data", json_string(jget_str(opt, "data", "")));
+	json_object_set_new(c, "pipeline", json_string(jget_str(opt, "pipeline", "")));
 	json_object_set(c, "ops", ops);
 	json_object_set_new(c, "workers", json_integer(jget_int(opt, "workers", 1)));
 	json_object_set_new(c, "batch", json_integer(batch));

@@ -182,7 +182,7 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 		ninc += !strcmp(st_, RUN_INCOMPLETE);
 		npend += !strcmp(st_, RUN_PENDING);
 	}
-	const char *cache = jstr(doc, "page_cache", "?");
+	const char *cache = jget_str(doc, "page_cache", "?");
 	list_ints(json_object_get(doc, "workers"), a, sizeof(a));
 	list_ints(json_object_get(doc, "batch_size"), b, sizeof(b));
 	list_ints(json_object_get(doc, "gpus"), c, sizeof(c));
@@ -206,7 +206,7 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 	char origin[160], paren[170] = "";
 	if (dataset_origin_text(json_object_get(doc, "dataset"), origin, sizeof(origin)) >= 0)
 		snprintf(paren, sizeof(paren), " (%s)", origin);
-	doc_li(d, "%sdataset %s%s; page cache before each run: %s%s.", pre, jstr(doc, "data", "?"), paren,
+	doc_li(d, "%sdataset %s%s; page cache before each run: %s%s.", pre, jget_str(doc, "data", "?"), paren,
 	       !strcmp(cache, "warm") ? "kept warm (--warm)" :
 	       "the dataset's pages dropped (posix_fadvise DONTNEED on every file, as the "
 	       "paper evicted with vmtouch -e)", c);
@@ -217,10 +217,10 @@ static void write_sweep_part(struct doc *d, const struct sweep *s, size_t p)
 		snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", json_string_value(v));
 	}
 	doc_li(d, "%soptions given to every run: %s; started %s; folder %s.", pre,
-	       buf[0] ? buf : "none (the defaults)", jstr(doc, "created_utc", "?"),
+	       buf[0] ? buf : "none (the defaults)", jget_str(doc, "created_utc", "?"),
 	       s->parts[p].dir);
 	/* what the sweep's plan said of the epochs (sweep.json "plan") */
-	const char *note = jstr(json_object_get(doc, "plan"), "epochs_note", "");
+	const char *note = jget_str(json_object_get(doc, "plan"), "epochs_note", "");
 	if (*note)
 		doc_li(d, "%sthe plan, before the runs: %s.", pre, note);
 }
@@ -330,10 +330,10 @@ static void write_sweep_section(struct doc *d, const struct sweep *s, const stru
 	if (m) {
 		double mem = metric_json_get(m, "memory_total_bytes");
 		doc_li(d, "Machine: %s, %d CPU%s online, %s GiB memory, %s %s; %s.",
-		       jstr(m, "cpu_model", "unknown CPU"), s->cpus, plural_s(s->cpus),
+		       jget_str(m, "cpu_model", "unknown CPU"), s->cpus, plural_s(s->cpus),
 		       report_num(a, sizeof(a), mem / 1073741824.0, 1),
-		       jstr(json_object_get(m, "kernel"), "sysname", ""),
-		       jstr(json_object_get(m, "kernel"), "release", ""), jstr(m, "compiler", ""));
+		       jget_str(json_object_get(m, "kernel"), "sysname", ""),
+		       jget_str(json_object_get(m, "kernel"), "release", ""), jget_str(m, "compiler", ""));
 	}
 	for (size_t p = 0; p < s->nparts; p++)
 		write_sweep_part(d, s, p);
@@ -445,8 +445,8 @@ static void write_runs_section(struct doc *d, const struct sweep *s)
 		/* each file is {"path", "reason"} (escaped text, shown as written);
 		 * a plain string in older summaries */
 		json_array_foreach(files, k, v) {
-			const char *p = json_is_string(v) ? json_string_value(v) : jstr(v, "path", "?");
-			const char *reason = jstr(v, "reason", NULL);
+			const char *p = json_is_string(v) ? json_string_value(v) : jget_str(v, "path", "?");
+			const char *reason = jget_str(v, "reason", NULL);
 			if (listed++ >= 20)
 				break;
 			doc_li(d, "%s%s%s (run %s)", p, reason ? ": " : "", reason ? reason : "",

@@ -113,14 +113,14 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 	doc_li(d, "Configuration: %d worker%s, batch %d, %d simulated GPU%s, loader policy %s, "
 	       "backend %s, order %s, prefetch factor %d, pin memory %s; %d epoch%s, seed %d.",
 	       w, w == 1 ? "" : "s", jint(sum, "batch_size", 0), g, g == 1 ? "" : "s",
-	       jstr(o, "policy", "torch"), jstr(o, "backend", "?"), jstr(o, "order", "?"),
+	       jget_str(o, "policy", "torch"), jget_str(o, "backend", "?"), jget_str(o, "order", "?"),
 	       jint(o, "prefetch_factor", 0),
 	       json_is_true(json_object_get(o, "pin_memory")) ? "on" : "off",
 	       jint(o, "epochs", 1), jint(o, "epochs", 1) == 1 ? "" : "s", jint(o, "seed", 0));
 	char origin[160], paren[170] = "";
 	if (dataset_origin_text(json_object_get(sum, "dataset"), origin, sizeof(origin)) >= 0)
 		snprintf(paren, sizeof(paren), " (%s)", origin);
-	doc_li(d, "Dataset %s%s, pipeline %s.", jstr(o, "data", "?"), paren, jstr(o, "pipeline", "?"));
+	doc_li(d, "Dataset %s%s, pipeline %s.", jget_str(o, "data", "?"), paren, jget_str(o, "pipeline", "?"));
 	if (s->nrows > 1)
 		doc_li(d, "%zu repeats of this configuration (--repeat): every figure below is the "
 		       "median over them with its spread: %s, or (min, max) with fewer than 6.",
@@ -130,13 +130,13 @@ static void doc_run_identity(struct doc *d, const struct sweep *s, json_t *sum)
 		       "run (ppbench run --repeat 5) to know how far to trust them.");
 	if (m)
 		doc_li(d, "Machine: %s (%s), %s CPU%s usable of %d online, %s GiB memory, %s %s, "
-		       "ppbench %s built with %s.", jstr(m, "cpu_model", "unknown CPU"),
-		       jstr(m, "hostname", "?"), report_num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
+		       "ppbench %s built with %s.", jget_str(m, "cpu_model", "unknown CPU"),
+		       jget_str(m, "hostname", "?"), report_num(a, sizeof(a), metric_json_get(m, "cpus_usable"), 0),
 		       plural_s(metric_json_get(m, "cpus_usable") == 1 ? 1 : 2), jint(m, "cpus_online", 0),
 		       report_num(a + 32, 32, metric_json_get(m, "memory_total_bytes") / 1073741824.0, 1),
-		       jstr(json_object_get(m, "kernel"), "sysname", ""),
-		       jstr(json_object_get(m, "kernel"), "release", ""),
-		       jstr(m, "ppbench_version", "?"), jstr(m, "compiler", "?"));
+		       jget_str(json_object_get(m, "kernel"), "sysname", ""),
+		       jget_str(json_object_get(m, "kernel"), "release", ""),
+		       jget_str(m, "ppbench_version", "?"), jget_str(m, "compiler", "?"));
 	doc_list_end(d);
 }
 
@@ -227,8 +227,8 @@ static int report_write_run(const struct sweep *s, json_t *sum, char *err, size_
 		  "LotusTrace files. Every figure is defined in the metric table (ppbench metrics).",
 		  stamp);
 	if (!c->r.complete || s->nrows != c->n)
-		doc_lead(&d, "nothold", "Incomplete:", "%s.", jstr(sum, "stop_reason",
-			 jstr(sum, "write_error", "a repeat did not finish")));
+		doc_lead(&d, "nothold", "Incomplete:", "%s.", jget_str(sum, "stop_reason",
+			 jget_str(sum, "write_error", "a repeat did not finish")));
 	doc_run_identity(&d, s, sum);
 	doc_h(&d, 2, "Main figures");
 	doc_metric_table(&d, c, run_main_figs, sizeof(run_main_figs) / sizeof(run_main_figs[0]));
@@ -332,7 +332,7 @@ static char **run_repeat_dirs(const char *dir, size_t *n)
 	errf(path, sizeof(path), "%s/summary.json", dir);
 	json_t *j = summary_read(path, why, sizeof(why));
 	int reps = jint(json_object_get(j, "options"), "repeat", 1);
-	snprintf(tagbuf, sizeof(tagbuf), "%s", jstr(json_object_get(j, "options"), "tag", ""));
+	snprintf(tagbuf, sizeof(tagbuf), "%s", jget_str(json_object_get(j, "options"), "tag", ""));
 	json_decref(j);
 	snprintf(parent, sizeof(parent), "%s", dir);
 	strip_slashes(parent);

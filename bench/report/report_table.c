@@ -303,12 +303,12 @@ static int load_part(struct sweep *s, const char *dir, char *err, size_t errlen)
 		r->workers = jint(e, "workers", 0);
 		r->batch_size = jint(e, "batch_size", 0);
 		r->gpus = jint(e, "gpus", 0);
-		snprintf(r->policy, sizeof(r->policy), "%s", jstr(e, "policy", ""));
+		snprintf(r->policy, sizeof(r->policy), "%s", jget_str(e, "policy", ""));
 		r->exit_code = jint(e, "exit_code", -1);
-		snprintf(r->tag, sizeof(r->tag), "%s", jstr(e, "tag", ""));
-		snprintf(r->status, sizeof(r->status), "%s", jstr(e, "status", RUN_PENDING));
-		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jstr(e, "run_dir", ""));
-		snprintf(r->cache, sizeof(r->cache), "%s", jstr(e, "page_cache", ""));
+		snprintf(r->tag, sizeof(r->tag), "%s", jget_str(e, "tag", ""));
+		snprintf(r->status, sizeof(r->status), "%s", jget_str(e, "status", RUN_PENDING));
+		snprintf(r->run_dir, sizeof(r->run_dir), "%s", jget_str(e, "run_dir", ""));
+		snprintf(r->cache, sizeof(r->cache), "%s", jget_str(e, "page_cache", ""));
 		for (size_t m = 0; m < metric_count; m++)
 			if (metric_table[m].src == MSRC_SWEEP)
 				*metric_row_field(&metric_table[m], r) = metric_json_get(e, metric_table[m].json);

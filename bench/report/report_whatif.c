@@ -80,7 +80,7 @@ static void whatif_measured(struct doc *d, json_t *w)
 		 "faithful, %s ms fused, %s ms saved; fused / faithful images/s %s. "
 		 "Of those images the fused op decoded %d by region and %d in full (a PNG, a JPEG "
 		 "without its EOI, a failed region decode).",
-		 jstr(w, "fused_pipeline", "?"), jstr(w, "faithful_pipeline", "?"),
+		 jget_str(w, "fused_pipeline", "?"), jget_str(w, "faithful_pipeline", "?"),
 		 jint(w, "images", 0), jint(w, "rounds", 0), fa, fu, sv, q,
 		 jint(w, "region_decodes", 0), jint(w, "full_decodes", 0));
 	json_t *nz = json_object_get(w, "noise");
@@ -90,11 +90,11 @@ static void whatif_measured(struct doc *d, json_t *w)
 			 "shared.", metric_json_get(nz, "others_cpu_pct"));
 	if (json_is_true(json_object_get(w, "tensors_identical")))
 		doc_p(d, "Tensors: identical (checksum %s on both): the fused pipeline computes "
-			 "exactly what the faithful one does.", jstr(w, "faithful_checksum", "?"));
+			 "exactly what the faithful one does.", jget_str(w, "faithful_checksum", "?"));
 	else
 		doc_p(d, "THE TENSORS DIFFER (checksums %s faithful, %s fused): the fused figures "
-			 "below are not a valid what-if.", jstr(w, "faithful_checksum", "?"),
-			 jstr(w, "fused_checksum", "?"));
+			 "below are not a valid what-if.", jget_str(w, "faithful_checksum", "?"),
+			 jget_str(w, "fused_checksum", "?"));
 }
 
 const char *const report_whatif_demand_hdr[REPORT_WHATIF_DEMAND_COLS] = {

@@ -98,12 +98,6 @@ void sweep_row_from_summary(struct sweep_row *r, json_t *s)
 	}
 }
 
-const char *jstr(json_t *o, const char *key, const char *def)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_string(v) ? json_string_value(v) : def;
-}
-
 int jint(json_t *o, const char *key, int def)
 {
 	json_t *v = json_object_get(o, key);

@@ -5,6 +5,7 @@
 #define PPBENCH_SWEEP_ROW_H
 
 #include <stddef.h>
+#include "jsonget.h"
 
 #define SWEEP_SCHEMA_VERSION 1
 #define SWEEP_MAX_OPS 16
@@ -188,8 +189,6 @@ void sweep_row_init(struct sweep_row *r);
 struct sweep_op *sweep_row_op_add(struct sweep_row *r, const char *name);
 /* Fill the measured fields of r from a run's summary.json object. */
 void sweep_row_from_summary(struct sweep_row *r, struct json_t *summary);
-/* o[key] as a string, or def when absent or not a string */
-const char *jstr(struct json_t *o, const char *key, const char *def);
 /* o[key] as an int, or def when absent or not an integer */
 int jint(struct json_t *o, const char *key, int def);
 

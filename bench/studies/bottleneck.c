@@ -117,7 +117,7 @@ static double gpu_only(const struct run_opts *o, uint64_t step_ns, double h2d, s
 static void page_cache(const struct dataset *d, int drop)
 {
 	if (drop)
-		(void)dataset_cache_resident(d, 1);
+		dataset_cache_drop(d);
 	else
 		dataset_cache_warm(d);
 }

@@ -18,3 +18,9 @@ long long jget_int(const json_t *o, const char *key, long long def)
 		return (long long)json_real_value(v);
 	return def;
 }
+
+const char *jget_str(const json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : def;
+}
