@@ -106,6 +106,9 @@ double model_first_start_ns(const char *dir);
  * bandwidth (from c->sample_bytes). */
 struct model_cfg;
 void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s);
+/* Every CPU-work cost and term of s times f (f > 0); the workers' on-CPU
+ * share set to oncpu (0..1]. */
+void model_src_scale(struct model_src *s, double f, double oncpu);
 /* Mean per-image cost (ns) of the source. */
 double model_src_image_ns(const struct model_src *s);
 
@@ -228,6 +231,15 @@ int model_paper_shape(double image_ms, double std_pct, char *out, size_t n);
  * model as validation 2). m as analysis_compute fills it (analysis_free
  * after). 0, or -1 with err. */
 int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen);
+/* The run whose folder is src_dir as it would have gone without the other
+ * load that slowed it: at its own worker count, settings and CPUs, each of
+ * its CPU-work costs (the workers' costs, the main thread's work, the pin
+ * copy, start-up, the GPU's lateness) times oncpu_share, the share of its
+ * ops' wall time they were on a CPU, so that only time on a CPU is left,
+ * and all of it CPU work that the model time-slices on those CPUs (no
+ * contention taken as held in the costs). 0, or -1 with err. */
+int model_replay_quiet(const char *src_dir, double oncpu_share, struct run_metrics *m, char *err,
+		       size_t errlen);
 /* make bench's section "model": the model's speed at paper scale, as markdown. */
 void model_bench(FILE *f);
 

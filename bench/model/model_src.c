@@ -64,6 +64,25 @@ void model_src_free(struct model_src *s)
 	s->n = 0;
 }
 
+void model_src_scale(struct model_src *s, double f, double oncpu)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->v[i] *= f;
+	if (s->by_index)
+		for (size_t i = 0; i < s->by_images * (size_t)s->by_epochs; i++)
+			s->by_index[i] *= f;   /* NaN stays NaN */
+	s->mean_ns *= f;
+	s->std_ns *= f;
+	s->collate_ns *= f;
+	s->harness_ns *= f;
+	s->pin_ns_per_image *= f;
+	s->main_ns *= f;
+	s->prime_ns *= f;
+	s->startup_ns *= f;
+	s->gpu_over_ns *= f;
+	s->oncpu = oncpu;
+}
+
 double model_src_image_ns(const struct model_src *s)
 {
 	if (s->kind == MSRC_BATCH_NORMAL || s->kind == MSRC_BATCH_EMPIRICAL ||

@@ -615,7 +615,11 @@ static void machine_cfg(const struct mrun *src, const struct model_src *s, const
 					     .main_threads = 0, .ref_busy = src->workers };
 }
 
-int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
+/* src_dir's run modelled at W workers (0: its own) as validation 2 does; or
+ * (quiet) at its own with its costs times scale, all of them CPU work, on
+ * its CPUs without contention in them (the model time-slices them). */
+static int like_run(const char *src_dir, int W, int quiet, double scale, struct run_metrics *m,
+		    char *err, size_t errlen)
 {
 	struct mrun src, t;
 	struct model_src s;
@@ -625,13 +629,34 @@ int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err,
 	}
 	if (model_src_from_results(&s, src_dir, NULL, NULL, err, errlen))
 		return -1;
+	if (quiet)
+		model_src_scale(&s, scale, 1);
 	t = src;
-	t.workers = W;
+	if (W > 0)
+		t.workers = W;
 	struct model_cfg c;
 	machine_cfg(&src, &s, &t, 0, &c);
+	if (quiet)
+		c.machine.ref_busy = 0;
 	int rc = run_metrics_of(&c, m, err, errlen);
 	model_src_free(&s);
 	return rc;
+}
+
+int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
+{
+	return like_run(src_dir, W, 0, 1, m, err, errlen);
+}
+
+int model_replay_quiet(const char *src_dir, double oncpu_share, struct run_metrics *m, char *err,
+		       size_t errlen)
+{
+	if (!(oncpu_share > 0) || oncpu_share > 1) {
+		snprintf(err, errlen, "'%s': its ops' share of time on a CPU is not known (%g)", src_dir,
+			 oncpu_share);
+		return -1;
+	}
+	return like_run(src_dir, 0, 1, oncpu_share, m, err, errlen);
 }
 
 /* One row of validation 2: a configuration's repeats against the model's

@@ -94,6 +94,22 @@ int report_oversubscribed(const struct sweep_row *r, int cpus)
 	return cpus > 0 && r->workers > cpus;
 }
 
+/* The share of its ops' wall time r's ops were on a CPU (*share) and the
+ * share its own busy threads leave them on its CPUs (*own, min(1, CPUs /
+ * busy threads)); *threads and *c: those threads and CPUs. 0, or -1 when
+ * not known (--counters none, no CPU count). */
+static int oncpu_shares(const struct sweep_row *r, int cpus, double *share, double *own,
+			double *threads, double *c)
+{
+	*c = r->cpus_usable > 0 ? r->cpus_usable : cpus;
+	*threads = r->busy_threads > 0 ? r->busy_threads : r->workers;
+	*share = r->ops_oncpu_s / r->ops_span_s;
+	if (!isfinite(*share) || !(*c > 0) || !(*threads > 0))
+		return -1;
+	*own = fmin(1, *c / *threads);
+	return 0;
+}
+
 int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n)
 {
 	char dummy[8];
@@ -108,21 +124,28 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n)
 	}
 	if (!(r->others_cpu_pct > REPORT_BUSY_PCT))
 		return 0;
-	double c = r->cpus_usable > 0 ? r->cpus_usable : cpus;
-	double threads = r->busy_threads > 0 ? r->busy_threads : r->workers;
-	double share = r->ops_oncpu_s / r->ops_span_s;
-	if (!isfinite(share) || !(c > 0) || !(threads > 0)) {
+	double share, own, threads, c;
+	if (oncpu_shares(r, cpus, &share, &own, &threads, &c)) {
 		snprintf(why, n, "others took %.0f %% of the CPUs (its ops' time on a CPU was not "
 			 "counted: --counters none)", r->others_cpu_pct);
 		return 1;
 	}
-	double own = fmin(1, c / threads);
 	if (share >= own * (1 - REPORT_BUSY_PCT / 100))
 		return 0;   /* they took only what the run left */
 	snprintf(why, n, "others took %.0f %% of the CPUs and its ops were on a CPU %.0f %% of their "
 		 "wall time, where its own %.1f busy threads on %.0f CPU%s leave them %.0f %%",
 		 r->others_cpu_pct, 100 * share, threads, c, c == 1 ? "" : "s", 100 * own);
 	return 1;
+}
+
+double report_run_quiet_scale(const struct sweep_row *r, int cpus, double *own)
+{
+	double share, o, threads, c;
+	if (oncpu_shares(r, cpus, &share, &o, &threads, &c) || !(share > 0))
+		return NAN;
+	if (own)
+		*own = o;
+	return fmin(1, share / o);
 }
 
 /* The configurations of a finding: enough batches and (want 0) not
@@ -802,17 +825,63 @@ static void dim_tests(struct finding *f, const struct dim_figs *d)
 	}
 }
 
+/* Finding 4's figures from the rows q[0..k) (freed here): 0 with *d from
+ * them when they give d's group with as many worker counts, else -1. */
+static int dim_of_rows(struct sweep_row *q, size_t k, struct dim_figs *d)
+{
+	struct sweep_config *a;
+	size_t na = sweep_configs(q, k, &a);
+	struct dim_figs dq;
+	dim_figures(a, na, &dq);
+	free(a);
+	free(q);
+	if (dq.n != d->n || dq.part != d->part || dq.batch_size != d->batch_size || dq.gpus != d->gpus)
+		return -1;
+	*d = dq;
+	return 0;
+}
+
+/* Finding 4's group d judged on every run of it replayed without the other
+ * load (sweep_row.replay_e2e_s, made by the report: model_replay_quiet) and
+ * its op spans as they would have been without it (times
+ * report_run_quiet_scale): 0 with *d from them, or -1 when a run of the
+ * group has no replay. */
+static int replay_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_figs *d)
+{
+	struct sweep_row *q = calloc(n ? n : 1, sizeof(*q));
+	size_t k = 0;
+	if (!q)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!sweep_row_ok(&r[i]) || r[i].part != d->part || r[i].batch_size != d->batch_size ||
+		    r[i].gpus != d->gpus)
+			continue;
+		double scale = report_run_quiet_scale(&r[i], cpus, NULL);
+		if (!(r[i].replay_e2e_s > 0) || !(scale > 0)) {
+			free(q);
+			return -1;
+		}
+		q[k] = r[i];
+		q[k].e2e_s = r[i].replay_e2e_s;
+		q[k++].ops_span_s = r[i].ops_span_s * scale;
+	}
+	return dim_of_rows(q, k, d);
+}
+
 /* Finding 4's group d (from every row) judged on the runs the noise guard
  * saw undisturbed (report_run_busy): 0 with d recomputed from them (*nbusy:
- * the group's busy runs left out), or 1 with f's verdict set when a worker
- * count of the group has no such run. */
+ * the group's busy runs left out); when a worker count of the group has no
+ * such run, 0 with d from every run replayed without the other load
+ * (replay_dim) and `replayed` saying so (the busy runs named, the measured
+ * E2E beside), or 1 with f's verdict set when a run has no replay. */
 static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_figs *d,
-		     size_t *nbusy, struct finding *f)
+		     size_t *nbusy, char *replayed, size_t rn, struct finding *f)
 {
 	struct sweep_row *q = calloc(n ? n : 1, sizeof(*q));
 	char why[320], runs[1200] = "";
 	size_t k = 0, listed = 0;
 	*nbusy = 0;
+	replayed[0] = 0;
 	if (!q)
 		return 0;   /* out of memory: judged on every run */
 	for (size_t i = 0; i < n; i++) {
@@ -833,14 +902,24 @@ static int quiet_dim(const struct sweep_row *r, size_t n, int cpus, struct dim_f
 		free(q);
 		return 0;
 	}
-	struct sweep_config *a;
-	size_t na = sweep_configs(q, k, &a);
-	struct dim_figs dq;
-	dim_figures(a, na, &dq);
-	free(a);
-	free(q);
-	if (dq.n == d->n && dq.part == d->part && dq.batch_size == d->batch_size && dq.gpus == d->gpus) {
-		*d = dq;
+	struct dim_figs seen = *d;
+	if (!dim_of_rows(q, k, d))
+		return 0;
+	if (!replay_dim(r, n, cpus, d)) {
+		int l = snprintf(replayed, rn, "these E2E are each run of b%d and %d GPU%s replayed by the "
+			"model without the other load (its ops' own time on a CPU and its other CPU work "
+			"alike, time-sliced by the model on the CPUs it could use; its op spans that time "
+			"over the share of the CPUs its own threads leave it), because the noise guard saw "
+			"other load take CPU time they wanted (%s%s), and load that slows each worker count "
+			"by its own amount moves the knee; measured E2E:", seen.batch_size, seen.gpus,
+			plural_s((size_t)seen.gpus), runs, listed > 4 ? "; ..." : "");
+		for (size_t i = 0; i < seen.n && l > 0 && (size_t)l < rn; i++)
+			l += snprintf(replayed + l, rn - (size_t)l, " %.2f s at %d worker%s%s", seen.e2e[i],
+				      seen.workers[i], plural_s((size_t)seen.workers[i]),
+				      i + 1 < seen.n ? "," : "");
+		for (size_t i = 0; i < d->n && l > 0 && (size_t)l < rn; i++)
+			l += snprintf(replayed + l, rn - (size_t)l, "%s %.2f s at %d worker%s", i ? "," :
+				      "; replayed E2E:", d->e2e[i], d->workers[i], plural_s((size_t)d->workers[i]));
 		return 0;
 	}
 	verdict(f, VERDICT_CANNOT_JUDGE, "the machine was busy: the noise guard saw other load take "
@@ -891,10 +970,12 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	}
 	/* the noise guard: a knee from runs that other load slowed, each by
 	 * its own amount, is the load's (more workers win a larger share of
-	 * the CPUs from it); busy repeats are left out, and a worker count
-	 * with no quiet one left cannot be judged */
+	 * the CPUs from it); busy repeats are left out, and when a worker
+	 * count has no quiet one left, every run is judged on its replay
+	 * without that load (quiet_dim) */
 	size_t nbusy = 0;
-	if (quiet_dim(r, n, cpus, &d, &nbusy, f))
+	char replayed[1600];
+	if (quiet_dim(r, n, cpus, &d, &nbusy, replayed, sizeof(replayed), f))
 		goto paper;
 	f->knee_workers = d.knee;
 	f->judged = 1;
@@ -904,14 +985,14 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 			"at b%d and %d GPU%s, E2E still falls by %.0f %% or more at every step from %d "
 			"to %d workers (%.2f s to %.2f s): no knee in this range", d.batch_size, d.gpus, gs,
 			KNEE_GAIN_PCT, d.workers[0], d.workers[last], d.e2e[0], d.e2e[last]);
-		goto paper;
+		goto judged;
 	}
 	if (d.ki == 0) {
 		verdict(f, VERDICT_DOES_NOT_HOLD,
 			"at b%d and %d GPU%s, going from %d to %d workers gains under %.0f %% of E2E "
 			"(%.2f s to %.2f s): adding workers did not help at all", d.batch_size, d.gpus, gs,
 			d.workers[0], d.workers[1], KNEE_GAIN_PCT, d.e2e[0], d.e2e[1]);
-		goto paper;
+		goto judged;
 	}
 	verdict(f, VERDICT_HOLDS,
 		"at b%d and %d GPU%s the knee is at %d workers: E2E falls %.1f %% from %d to %d "
@@ -930,7 +1011,10 @@ void finding_diminishing(const struct sweep_row *r, size_t n, const struct judge
 	} else {
 		finding_why_add(f, "; the op spans are not known, so only the E2E part is judged");
 	}
-	if (nbusy)
+judged:
+	if (replayed[0])
+		finding_why_add(f, "; %s", replayed);
+	else if (nbusy)
 		finding_why_add(f, "; %zu run%s of these worker counts left out: the noise guard saw other load "
 			"take CPU time they wanted", nbusy, plural_s(nbusy));
 paper:
@@ -972,114 +1056,6 @@ void finding_overhead(const struct sweep_row *r, size_t n, const struct judge_ct
 		finding_why_add(f, " (the paper: +%.2f %% of E2E on ImageNet, +%.1f %% on a 26,061-image "
 			"subset)", cx->paper->overhead_full_pct, cx->paper->overhead_subset_pct);
 	free(v);
-}
-
-/* ---- before a sweep runs: what its plan can judge ------------------------------*/
-
-void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has_decode,
-			  struct plan_finding pf[REPORT_NFINDINGS], unsigned *mask)
-{
-	size_t enough = 0, over = 0, two = 0, best = 0;
-	int most_b = 0, low_w = 0, worst_low = 0;
-
-	memset(pf, 0, REPORT_NFINDINGS * sizeof(*pf));
-	for (size_t i = 0; i < n; i++) {
-		double b = r[i].batches;
-		if (mask)
-			mask[i] = 0;
-		if (isfinite(b) && (int)b > most_b)
-			most_b = (int)b;
-		if (!report_enough_batches(&r[i]))
-			continue;
-		enough++;
-		over += report_oversubscribed(&r[i], cpus);
-		two += r[i].workers >= 2;
-		if (mask)
-			mask[i] |= (has_decode ? 1u : 0) | 2u | (r[i].workers >= 2 ? 4u : 0);
-	}
-	/* finding 4: a batch and GPU count (and policy) with 3 worker counts of
-	 * enough batches, the smallest under the CPUs */
-	for (size_t i = 0; i < n; i++) {
-		size_t c = 0;
-		int wmin = 0;
-		if (!report_enough_batches(&r[i]))
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (r[j].batch_size == r[i].batch_size && r[j].gpus == r[i].gpus &&
-			    !strcmp(sweep_row_policy(&r[j]), sweep_row_policy(&r[i])) &&
-			    report_enough_batches(&r[j])) {
-				c++;
-				wmin = !wmin || r[j].workers < wmin ? r[j].workers : wmin;
-			}
-		if (c < 3) {
-			best = c > best ? c : best;
-			continue;
-		}
-		if (cpus > 0 && wmin >= cpus) {
-			worst_low = !worst_low || wmin < worst_low ? wmin : worst_low;
-			best = c > best ? c : best;
-			continue;
-		}
-		low_w = 1;
-		best = c > best ? c : best;
-		if (mask)
-			mask[i] |= 8u;
-	}
-	char few[160];
-	snprintf(few, sizeof(few), "no configuration has %d batches (the most any has is %d; "
-		 "raise --epochs, or use a larger dataset)", REPORT_MIN_BATCHES, most_b);
-	/* 1 */
-	pf[0].can = has_decode && enough;
-	pf[0].k = pf[0].can ? enough : 0;
-	if (!has_decode)
-		snprintf(pf[0].why, sizeof(pf[0].why), "the pipeline has no decode op (Table II is "
-			 "about the ImageNet chain)");
-	else if (!enough)
-		snprintf(pf[0].why, sizeof(pf[0].why), "%s", few);
-	else
-		snprintf(pf[0].why, sizeof(pf[0].why), "on the run with the fewest workers of the %zu "
-			 "configuration%s with %d or more batches", enough, plural_s(enough),
-			 REPORT_MIN_BATCHES);
-	/* 2 */
-	pf[1].can = enough > 0;
-	pf[1].k = enough;
-	if (!enough)
-		snprintf(pf[1].why, sizeof(pf[1].why), "%s", few);
-	else
-		snprintf(pf[1].why, sizeof(pf[1].why), "%zu configuration%s%s", enough, plural_s(enough),
-			 over == enough ? ", each with more workers than the CPUs the runs can use "
-			 "(time-sliced: the report says so beside the verdict)" : over ? ", those with "
-			 "more workers than CPUs shown apart" : "");
-	/* 3 */
-	pf[2].can = two > 0;
-	pf[2].k = two;
-	if (!enough)
-		snprintf(pf[2].why, sizeof(pf[2].why), "%s", few);
-	else if (!two)
-		snprintf(pf[2].why, sizeof(pf[2].why), "no configuration with %d or more batches has 2 "
-			 "or more workers (one worker delivers in order)", REPORT_MIN_BATCHES);
-	else
-		snprintf(pf[2].why, sizeof(pf[2].why), "%zu configuration%s with 2 or more workers%s",
-			 two, plural_s(two), over == enough ? ", each with more workers than CPUs "
-			 "(time-sliced)" : "");
-	/* 4 */
-	pf[3].can = low_w;
-	if (low_w)
-		snprintf(pf[3].why, sizeof(pf[3].why), "a batch size and GPU count with 3 or more worker "
-			 "counts of %d or more batches, the smallest under the %d CPU%s the runs can use",
-			 REPORT_MIN_BATCHES, cpus, plural_s((size_t)cpus));
-	else if (worst_low)
-		snprintf(pf[3].why, sizeof(pf[3].why), "the smallest worker count, %d, is not under the "
-			 "%d CPU%s the runs can use, so E2E cannot show the parallel speed-up the finding "
-			 "is about (the report gives ppbench model's prediction for the paper's machine)",
-			 worst_low, cpus, plural_s((size_t)cpus));
-	else
-		snprintf(pf[3].why, sizeof(pf[3].why), "it needs 3 worker counts at one batch size and "
-			 "GPU count, each with %d or more batches; this plan has at most %zu", REPORT_MIN_BATCHES,
-			 best);
-	/* 5 */
-	snprintf(pf[4].why, sizeof(pf[4].why), "a sweep runs every configuration with tracing on; the "
-		 "overhead needs tracing off and on, interleaved (make bench)");
 }
 
 /* ---- support: repeats ---------------------------------------------------------*/

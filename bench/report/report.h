@@ -145,6 +145,12 @@ const char *verdict_name(enum verdict v);   /* "holds", "does not hold", "cannot
  * make it busy. cpus: the CPUs when the row does not say. why (NULL: not
  * wanted): the figures in words. 1 busy, 0 not. */
 int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
+/* What r's op spans would have been without the other load, over what they
+ * were: the share of its ops' wall time they were on a CPU over the share
+ * its own threads leave them (at most 1; *own that share, may be NULL);
+ * NaN when not known (--counters none). Finding 4 judges a busy sweep's
+ * spans at it, and its E2E on replays (model_replay_quiet). */
+double report_run_quiet_scale(const struct sweep_row *r, int cpus, double *own);
 #define REPORT_RULE_SHORT_OPS \
 	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \
@@ -171,8 +177,10 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
 	"knee is above the smallest W (adding workers helped, then stopped helping) and the sum " \
 	"of op spans rises from the smallest to the largest W; cannot be judged when the smallest " \
 	"W already has as many workers as the runs could use CPUs; runs the noise guard saw " \
-	"other load take CPU time from (report_run_busy) are left out, and it cannot be judged " \
-	"when a worker count has no other run"
+	"other load take CPU time from (report_run_busy) are left out; when a worker count has " \
+	"no other run, every run of the group is judged on the model's replay of it without " \
+	"that load (its ops' own time on a CPU, time-sliced on the CPUs it could use), and it " \
+	"cannot be judged when a run has no replay"
 #define REPORT_RULE_OVERHEAD \
 	"needs the same configuration with tracing off and on, interleaved (make bench); a " \
 	"sweep only gives the tracer's per-event cost"

@@ -12,6 +12,7 @@ void sweep_row_init(struct sweep_row *r)
 	memset(r, 0, sizeof(*r));
 	for (size_t i = 0; i < metric_count; i++)
 		*metric_row_field(&metric_table[i], r) = NAN;
+	r->replay_e2e_s = NAN;
 	r->exit_code = -1;
 	snprintf(r->status, sizeof(r->status), "%s", RUN_PENDING);
 }

@@ -174,6 +174,9 @@ struct sweep_row {
 	double trace_dropped;
 	double trace_cost_ns;
 	double skipped_files;
+	/* not from summary.json: the report's replay of this run without the
+	 * other load that slowed it (model_replay_quiet), s; NaN: not made */
+	double replay_e2e_s;
 	size_t nops;
 	struct sweep_op ops[SWEEP_MAX_OPS];
 };

@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "analysis.h"
+#include <xxhash.h>
 #include "checksum.h"
 #include "clock.h"
 #include "imagefolder.h"
@@ -476,6 +477,36 @@ static void test_xxh64(void **state)
 	}
 }
 
+/* The sample checksum goes through libxxhash's x86 dispatcher (AVX-512,
+ * AVX2 or SSE2 code picked at run time): the same hash as the library's
+ * generic XXH3 at every length class (0, 1-3, 4-8, 9-16, 17-128, 129-240,
+ * long, long with a partial stripe) and a sample's size, with the label as
+ * the seed. */
+static void test_xxh3_sample(void **state)
+{
+	(void)state;
+	static const size_t len[] = { 0, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 1000, 1025,
+				      224 * 224 * 3 * 4 + 4 };
+	size_t n = 224 * 224 * 3 * 4 + 4;
+	unsigned char *b = malloc(n);
+	assert_non_null(b);
+	uint64_t x = 88172645463325252ull;
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b[i] = (unsigned char)x;
+	}
+	for (size_t i = 0; i < sizeof(len) / sizeof(len[0]); i++)
+		for (int64_t label = -1; label <= 999; label += 500) {
+			uint64_t h = checksum_sample(b + (i & 1), len[i] - (len[i] && (i & 1)), label);
+			uint64_t want = XXH3_64bits_withSeed(b + (i & 1), len[i] - (len[i] && (i & 1)),
+							     (uint64_t)label);
+			if (h != want)
+				fail_msg("length %zu label %lld: %016llx, generic XXH3 %016llx", len[i],
+					 (long long)label, (unsigned long long)h, (unsigned long long)want);
+		}
+	free(b);
+}
+
 /* ---- data errors ------------------------------------------------------- */
 
 static void test_error_skip(void **state)
@@ -856,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_hol_thread_nopin),
 		cmocka_unit_test(test_hol_arrival),
 		cmocka_unit_test(test_xxh64),
+		cmocka_unit_test(test_xxh3_sample),
 		cmocka_unit_test(test_checksum_invariance),
 		cmocka_unit_test(test_error_skip),
 		cmocka_unit_test(test_error_fail),

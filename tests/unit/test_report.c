@@ -822,6 +822,18 @@ static void test_short_ops_oversubscribed(void **state)
 	}
 }
 
+/* a one-worker row whose ops were on a CPU oncpu_s of span_s, with its busy
+ * threads and usable CPUs */
+static void share_row(struct sweep_row *r, double oncpu_s, double span_s, double threads, double cpus)
+{
+	memset(r, 0, sizeof(*r));
+	r->workers = 1;
+	r->ops_oncpu_s = oncpu_s;
+	r->ops_span_s = span_s;
+	r->busy_threads = threads;
+	r->cpus_usable = cpus;
+}
+
 /* the noise guard's judgement of one run: busy when the hypervisor stole
  * over REPORT_BUSY_PCT, or others took over REPORT_BUSY_PCT and the run's
  * ops were on a CPU less than 90 % of the share its own threads leave them */
@@ -847,14 +859,9 @@ static void test_run_busy(void **state)
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct sweep_row r;
 		char why[320];
-		memset(&r, 0, sizeof(r));
-		r.workers = 1;
+		share_row(&r, cases[c].oncpu_s, cases[c].span_s, cases[c].threads, cases[c].cpus);
 		r.steal_pct = cases[c].steal;
 		r.others_cpu_pct = cases[c].others;
-		r.ops_oncpu_s = cases[c].oncpu_s;
-		r.ops_span_s = cases[c].span_s;
-		r.busy_threads = cases[c].threads;
-		r.cpus_usable = cases[c].cpus;
 		int b = report_run_busy(&r, 0, why, sizeof(why));
 		if (b != cases[c].busy || !strstr(why, cases[c].why))
 			fail_msg("line %d: busy %d (%s), expected %d with '%s'", cases[c].line, b, why,
@@ -888,7 +895,55 @@ static void test_knee_busy(void **state)
 	    !strstr(f.why, "run w1-b128-g1-r1: others took 80 % of the CPUs") ||
 	    !strstr(f.why, "observed, not judged: E2E 100.00 s at 1 worker,"))
 		fail_msg("all busy: %s: %s", verdict_name(f.v), f.why);
+	/* every run replayed without the other load (the report's
+	 * model_replay_quiet): judged on the replays, the measured E2E beside;
+	 * the op spans scaled by the on-CPU share over the own share (0.4 / 1) */
+	static const double replay[] = { 98, 51, 50, 99, 52, 50 };
+	for (size_t i = 0; i < s.nrows; i++)
+		s.rows[i].replay_e2e_s = replay[(s.rows[i].repeat - 1) * 3 + (size_t)s.rows[i].workers - 1];
+	judge(KNEE, &s, 4, &f);
+	if (f.v != VERDICT_HOLDS || f.knee_workers != 2 ||
+	    !strstr(f.why, "the knee is at 2 workers: E2E falls 47.7 % from 1 to 2 workers (98.50 s to 51.50 s)") ||
+	    !strstr(f.why, "the sum of op spans rises 20.0 % from 1 to 3 workers (4.00 s to 4.80 s)") ||
+	    !strstr(f.why, "replayed by the model without the other load") ||
+	    !strstr(f.why, "run w1-b128-g1-r1: others took 80 % of the CPUs") ||
+	    !strstr(f.why, "measured E2E: 100.00 s at 1 worker, 61.00 s at 2 workers, 47.50 s at 3 workers; "
+		    "replayed E2E: 98.50 s at 1 worker, 51.50 s at 2 workers, 50.00 s at 3 workers"))
+		fail_msg("all busy, replayed: %s (knee %d): %s", verdict_name(f.v), f.knee_workers, f.why);
+	/* one run without a replay (its folder unreadable, --counters none): not judged */
+	s.rows[4].replay_e2e_s = NAN;
+	judge(KNEE, &s, 4, &f);
+	if (f.v != VERDICT_CANNOT_JUDGE || !strstr(f.why, "the machine was busy"))
+		fail_msg("a run not replayed: %s: %s", verdict_name(f.v), f.why);
 	sweep_free(&s);
+}
+
+/* report_run_quiet_scale: the on-CPU share over the share the run's own
+ * threads leave it, at most 1; NaN without the on-CPU time */
+static void test_quiet_scale(void **state)
+{
+	static const struct {
+		double oncpu_s, span_s, threads, cpus, scale, own;
+		int line;
+	} cases[] = {
+		{ 4, 10, 1, 2, 0.4, 1, __LINE__ },        /* 1 thread on 2 CPUs: own 100 % */
+		{ 4, 10, 4, 2, 0.8, 0.5, __LINE__ },      /* 4 threads on 2 CPUs: own 50 % */
+		{ 6, 10, 4, 2, 1, 0.5, __LINE__ },        /* more than its own share: 1 */
+		{ 5, 10, 4, 2, 1, 0.5, __LINE__ },        /* exactly its own share: 1 */
+		{ NAN, 10, 1, 2, NAN, NAN, __LINE__ },    /* --counters none */
+		{ 0, 10, 1, 2, NAN, NAN, __LINE__ },      /* never on a CPU: no scale */
+	};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct sweep_row r;
+		share_row(&r, cases[c].oncpu_s, cases[c].span_s, cases[c].threads, cases[c].cpus);
+		double own = NAN, k = report_run_quiet_scale(&r, 0, &own);
+		int ok = isnan(cases[c].scale) ? isnan(k) : fabs(k - cases[c].scale) < 1e-12 &&
+			 fabs(own - cases[c].own) < 1e-12;
+		if (!ok)
+			fail_msg("line %d: scale %g own %g, expected %g and %g", cases[c].line, k, own,
+				 cases[c].scale, cases[c].own);
+	}
 }
 
 int main(void)
@@ -902,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_short_ops_oversubscribed),
 		cmocka_unit_test(test_run_busy),
 		cmocka_unit_test(test_knee_busy),
+		cmocka_unit_test(test_quiet_scale),
 		cmocka_unit_test(test_knee_intervals),
 		cmocka_unit_test(test_report_repeats),
 		cmocka_unit_test(test_enough_batches),
