@@ -105,6 +105,10 @@ struct worker_shared {
 	struct proc_use use[USE_N];
 	int use_ok;
 	struct counter_acc cacc_first[PIPE_MAX_OPS];
+	/* cacc as it was when it took its first task of a later epoch than the
+	 * first (epoch_noted 1; 0: the run had one epoch for it) */
+	struct counter_acc cacc_epoch[PIPE_MAX_OPS];
+	int epoch_noted;
 };
 
 struct shared {

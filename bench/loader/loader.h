@@ -231,6 +231,8 @@ struct loader_result {
 	 * [PIPE_MAX_OPS], NULL when off; workers whose group opened. */
 	struct counter_acc *cacc;
 	struct counter_acc *cacc_first;   /* the same sums at the end of each worker's first batch */
+	struct counter_acc *cacc_epoch;   /* and when each took its first task of a later epoch
+					     (a worker that had none: its sums at the end) */
 	int workers_counted;
 	uint64_t samples_done;     /* samples through every op, in all workers */
 	uint64_t fused_regions, fused_full; /* decode_random_resized_crop: by region, in full */

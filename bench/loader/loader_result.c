@@ -178,6 +178,8 @@ void loader_run_gather(struct loader_state *R, const struct rusage *ru0)
 			for (int i = 0; i < PIPE_MAX_OPS; i++) {
 				counters_acc_add(&r->cacc[i], &ws->cacc[i]);
 				counters_acc_add(&r->cacc_first[i], &ws->cacc_first[i]);
+				counters_acc_add(&r->cacc_epoch[i],
+						 ws->epoch_noted ? &ws->cacc_epoch[i] : &ws->cacc[i]);
 			}
 		}
 		if (ws->use_ok == (1 << USE_N) - 1) {
@@ -206,6 +208,7 @@ void loader_result_free(struct loader_result *r)
 	free(r->worker_pinned);
 	free(r->cacc);
 	free(r->cacc_first);
+	free(r->cacc_epoch);
 	for (size_t i = 0; i < r->nerrors; i++) {
 		free(r->err_path[i]);
 		free(r->err_reason[i]);

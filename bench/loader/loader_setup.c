@@ -131,11 +131,12 @@ int loader_setup(struct loader_state *R, char *err, size_t errlen)
 	if (c->counters && c->counters->n) {
 		r->cacc = calloc(PIPE_MAX_OPS, sizeof(*r->cacc));
 		r->cacc_first = calloc(PIPE_MAX_OPS, sizeof(*r->cacc_first));
+		r->cacc_epoch = calloc(PIPE_MAX_OPS, sizeof(*r->cacc_epoch));
 	}
 	L->idx_rd = malloc((size_t)W * sizeof(int));
 	L->idx_wr = malloc((size_t)W * sizeof(int));
 	if (!r->b || !r->yield_order || !R->msg || !R->have || !R->free_slots || !r->worker_cpu_s ||
-	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && (!r->cacc || !r->cacc_first)) ||
+	    !r->worker_maxrss_kib || !r->worker_pinned || (c->counters && c->counters->n && (!r->cacc || !r->cacc_first || !r->cacc_epoch)) ||
 	    !L->idx_rd || !L->idx_wr ||
 	    alloc_proc(&R->main_tp, ROLE_MAIN, 0, nb * 4 + 16) ||
 	    alloc_proc(&R->pin_tp, ROLE_PIN, 0, c->pin_memory ? nb + 16 : 0) ||

@@ -161,6 +161,17 @@ static void note_use(struct wstate *st, int k)
 	ws->use_ok |= 1 << k;
 }
 
+/* At this worker's first task of a later epoch than the first: its counter
+ * sums then (the ops' figures after the first epoch). Between tasks. */
+static void note_epoch(struct wstate *st, uint32_t epoch)
+{
+	struct worker_shared *ws = st->ws;
+	if (epoch > 0 && !ws->epoch_noted) {
+		memcpy(ws->cacc_epoch, ws->cacc, sizeof(ws->cacc_epoch));
+		ws->epoch_noted = 1;
+	}
+}
+
 /* The fused op's counts since the worker started, after each batch. */
 static void note_fused(struct wstate *st)
 {
@@ -224,6 +235,7 @@ static void run_task(struct wstate *st, const struct task_msg *tk, struct result
 	m->err = -1;
 	m->pinned = -1;
 	slot_ready(st, tk->slot);
+	note_epoch(st, tk->epoch);
 	if (c->rng == RNG_TORCH && st->epoch != (int64_t)tk->epoch) {
 		/* a new epoch is a new DataLoader iterator: fresh workers seeded
 		 * base_seed + worker_id */
@@ -470,6 +482,7 @@ static void run_one(struct wstate *st, const struct sample_msg *sm)
 	uint64_t ts = clock_now_ns();   /* the harness's share: from here to the end */
 	uint64_t di = L->sched.idx[sm->off];
 	struct sample *s = &st->smp[0];
+	note_epoch(st, sm->epoch);
 	sample_setup(s, c->data->items[di].path, c->data->items[di].label, di, NULL,
 		     &st->scr, c->max_pixels, c->max_file_bytes);
 	if (c->rng == RNG_TORCH) {

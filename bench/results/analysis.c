@@ -82,7 +82,7 @@ static void op_counters(struct op_metrics *om, const struct analysis_opts *o, si
 {
 	om->regions = om->oncpu_s = om->descheduled_s = om->oncpu_pct = NAN;
 	om->oncpu_under_10ms_pct = om->oncpu_under_100us_pct = NAN;
-	om->faults_per_call = om->faults_per_call_after = NAN;
+	om->faults_per_call = om->faults_per_call_after = om->faults_per_call_after_epoch = NAN;
 	om->ipc = om->cache_mpki = om->branch_mpki = NAN;
 	om->frontend_stall_pct = om->backend_stall_pct = NAN;
 	if (!o->op_counted || !o->op_regions || k >= nops || !o->op_regions[k])
@@ -93,6 +93,9 @@ static void op_counters(struct op_metrics *om, const struct analysis_opts *o, si
 		om->faults_per_call = o->op_faults[k] / (double)o->op_regions[k];
 	if (o->op_faults_after && o->op_regions_after && o->op_regions_after[k])
 		om->faults_per_call_after = o->op_faults_after[k] / (double)o->op_regions_after[k];
+	if (o->op_faults_after_epoch && o->op_regions_after_epoch && o->op_regions_after_epoch[k])
+		om->faults_per_call_after_epoch =
+			o->op_faults_after_epoch[k] / (double)o->op_regions_after_epoch[k];
 	om->oncpu_s = d->oncpu_ns / 1e9;
 	om->descheduled_s = d->descheduled_ns / 1e9;
 	om->oncpu_pct = d->oncpu_pct;

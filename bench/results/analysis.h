@@ -132,6 +132,10 @@ struct analysis_opts {
 	 * (NULL, NaN or 0: not counted) */
 	const double *op_faults, *op_faults_after;
 	const uint64_t *op_regions_after;
+	/* the same from each worker's first task of a later epoch than its
+	 * first (the data met once) */
+	const double *op_faults_after_epoch;
+	const uint64_t *op_regions_after_epoch;
 	/* the counters' own cost: reads made and one read's cost (ns; 0: none;
 	 * the part inside the ops' windows is already off their on-CPU time) */
 	uint64_t counter_reads;
@@ -167,6 +171,8 @@ struct op_metrics {
 	double regions;         /* calls counted (NaN: not counted) */
 	double faults_per_call; /* page faults per counted call (NaN: not counted) */
 	double faults_per_call_after;  /* the same after each worker's first batch */
+	double faults_per_call_after_epoch;  /* the same in the epochs after each worker's first
+					       (NaN: one epoch) */
 	double oncpu_s;         /* time on a CPU */
 	double descheduled_s;   /* counted regions' wall time - oncpu_s */
 	double oncpu_pct;       /* oncpu / wall of the counted regions, % */

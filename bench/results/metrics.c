@@ -252,6 +252,8 @@ const struct op_metric op_metric_table[] = {
 	    "page faults per counted call (--counters with page-faults, as the default sw has; null otherwise): with the processes' system time (cpu.*_sys_per_image_ms), what the kernel did for the op"),
 	OPM(page_faults_per_call_after_first_batch, "page_faults_per_call_after_first_batch", "count", COMBINE_MEDIAN, MCT_DOUBLE, faults_per_call_after, 1, 1,
 	    "the same from the end of each worker's first batch on (its buffers grown): the steady state"),
+	OPM(page_faults_per_call_after_first_epoch, "page_faults_per_call_after_first_epoch", "count", COMBINE_MEDIAN, MCT_DOUBLE, faults_per_call_after_epoch, 1, 1,
+	    "the same in the epochs after each worker's first (its buffers grown to the largest data it met once; null with one epoch)"),
 	OPM(oncpu_s, "oncpu_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, oncpu_s, 1, 1,
 	    "time on a CPU during the op's calls (--counters)"),
 	OPM(descheduled_s, "descheduled_s", "s", COMBINE_MEDIAN, MCT_DOUBLE, descheduled_s, 1, 1,

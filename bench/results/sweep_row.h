@@ -36,6 +36,7 @@ struct sweep_op {
 	double regions;
 	double page_faults_per_call;
 	double page_faults_per_call_after_first_batch;
+	double page_faults_per_call_after_first_epoch;
 	double oncpu_s;
 	double descheduled_s;
 	double oncpu_pct;

@@ -104,8 +104,8 @@ void run_env_release(struct run_env *x);
  * into (the caller keeps it as long as the analysis_opts). */
 struct run_counted {
 	struct counter_derived d[PIPE_MAX_OPS];
-	uint64_t regions[PIPE_MAX_OPS], after[PIPE_MAX_OPS], reads;
-	double faults[PIPE_MAX_OPS], faults_after[PIPE_MAX_OPS];
+	uint64_t regions[PIPE_MAX_OPS], after[PIPE_MAX_OPS], after_epoch[PIPE_MAX_OPS], reads;
+	double faults[PIPE_MAX_OPS], faults_after[PIPE_MAX_OPS], faults_after_epoch[PIPE_MAX_OPS];
 };
 
 /* The one loader-to-analysis adapter: the analysis options of a run from

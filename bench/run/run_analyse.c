@@ -34,13 +34,17 @@ static void counted_figures(const struct counter_spec *sp, const struct loader_r
 		counters_derived(sp, &r->cacc[i], &c->d[i]);
 		c->regions[i] = r->cacc[i].regions;
 		c->after[i] = r->cacc[i].regions - r->cacc_first[i].regions;
+		c->after_epoch[i] = r->cacc[i].regions - r->cacc_epoch[i].regions;
 		c->reads += c->regions[i] + (i == 0 || i == pipe->batch_op ? c->regions[i] : 0);
-		struct counter_value all[COUNTERS_MAX], first[COUNTERS_MAX];
+		struct counter_value all[COUNTERS_MAX], first[COUNTERS_MAX], epoch[COUNTERS_MAX];
 		counters_values(sp, &r->cacc[i], all);
 		counters_values(sp, &r->cacc_first[i], first);
+		counters_values(sp, &r->cacc_epoch[i], epoch);
 		c->faults[i] = pf >= 0 ? all[pf].value : NAN;
 		c->faults_after[i] = pf >= 0 ? all[pf].value -
 				     (r->cacc_first[i].regions ? first[pf].value : 0) : NAN;
+		c->faults_after_epoch[i] = pf >= 0 ? all[pf].value -
+					   (r->cacc_epoch[i].regions ? epoch[pf].value : 0) : NAN;
 	}
 }
 
@@ -78,6 +82,8 @@ void run_analysis_opts(const struct run_opts *o, const struct loader_result *r,
 		.op_faults = counted ? scr->faults : NULL,
 		.op_faults_after = counted ? scr->faults_after : NULL,
 		.op_regions_after = counted ? scr->after : NULL,
+		.op_faults_after_epoch = counted ? scr->faults_after_epoch : NULL,
+		.op_regions_after_epoch = counted ? scr->after_epoch : NULL,
 		.counter_reads = counted ? scr->reads : 0,
 		.counter_read_ns = counted && env->spec->has_overhead ? env->spec->ov.read_ns : 0,
 		/* analysis reads the workers' usage only when all of them made it */

@@ -152,6 +152,19 @@ struct batch_runs {
 };
 #define V(m, i, r, k) ((m)->v[(((size_t)(i) * (m)->R) + (r)) * K_N + (k)])
 
+/* One run of the section: the first n images (--shuffle off) at batch b,
+ * one worker, no GPU step, trace off; its summary (NULL: failed). */
+static json_t *batch_run(const struct bench_batch_cfg *c, long b, size_t n, int id)
+{
+	char bs[32], mb[32], ep[32];
+	snprintf(bs, sizeof(bs), "%ld", b);
+	snprintf(mb, sizeof(mb), "%zu", (n + (size_t)b - 1) / (size_t)b);
+	snprintf(ep, sizeof(ep), "%zu", (n + c->images_have - 1) / c->images_have);
+	const char *args[] = { "--workers", "1", "--batch", bs, "--gpu-step", "0", "--shuffle", "off",
+			       "--max-batches", mb, "--epochs", ep, "--seed", "0", "--trace", "off", NULL };
+	return bench_run_child(c->data, args, c->tmp, id);
+}
+
 /* Every size in every round as a run, rotating which size goes first. 0, or
  * -1 (bench_batch_check said why). */
 static int batch_measure(const struct bench_batch_cfg *c, struct batch_runs *m)
@@ -176,18 +189,10 @@ static int batch_measure(const struct bench_batch_cfg *c, struct batch_runs *m)
 		die("out of memory");
 	for (size_t i = 0; i < (size_t)m->nb * m->R * K_N; i++)
 		m->v[i] = NAN;
-	char bs[32], mb[32], ep[32];
 	for (size_t r = 0; r < m->R; r++)
 		for (int q = 0; q < m->nb; q++) {
 			int i = (q + (int)r) % m->nb;   /* rotate who goes first */
-			size_t batches = (m->n + (size_t)b[i] - 1) / (size_t)b[i];
-			snprintf(bs, sizeof(bs), "%ld", b[i]);
-			snprintf(mb, sizeof(mb), "%zu", batches);
-			snprintf(ep, sizeof(ep), "%zu", (m->n + c->images_have - 1) / c->images_have);
-			const char *args[] = { "--workers", "1", "--batch", bs, "--gpu-step", "0",
-					       "--shuffle", "off", "--max-batches", mb, "--epochs", ep,
-					       "--seed", "0", "--trace", "off", NULL };
-			json_t *j = bench_run_child(c->data, args, c->tmp, (int)(r * MAX_SIZES + (size_t)i) + 4000);
+			json_t *j = batch_run(c, b[i], m->n, (int)(r * MAX_SIZES + (size_t)i) + 4000);
 			run_figures(j, &V(m, i, r, 0));
 			json_decref(j);
 		}
@@ -355,6 +360,37 @@ static void batch_parts(struct batch_runs *m, struct bench_result *res)
 	}
 }
 
+/* Decode's page faults once each worker has met every image once (its
+ * buffers grown to the largest): ops.decode.page_faults_per_call_after_
+ * first_epoch of runs over twice the section's images, which go on into a
+ * second epoch, twice at each size. */
+static void batch_second_epoch(const struct bench_batch_cfg *c, struct batch_runs *m,
+			       struct bench_result *res)
+{
+	enum { PASSES = 2 };
+	printf("decode's page faults per call in the second epoch (the buffers grown to the largest "
+	       "images met; ops.decode.page_faults_per_call_after_first_epoch), %d runs over %zu "
+	       "images at each size:", PASSES, 2 * m->n);
+	for (int i = 0; i < m->nb; i++) {
+		double v[PASSES];
+		for (int p = 0; p < PASSES; p++) {
+			json_t *j = batch_run(c, m->b[i], 2 * m->n, 4900 + i * PASSES + p);
+			v[p] = j ? metric_json_get(j, "ops.decode.page_faults_per_call_after_first_epoch") : NAN;
+			json_decref(j);
+		}
+		char name[160], s[128];
+		snprintf(name, sizeof(name), "B=%ld decode's page faults per call in the second epoch",
+			 m->b[i]);
+		const struct bench_fig *f = bench_figure(res, "batch", name, "count", v, PASSES, 1, 2, 1);
+		if (f) {
+			bench_fig_format(s, sizeof(s), f, "%.2f");
+			printf(" B=%ld %s, %s%s", m->b[i], s, bench_verdict_word(f->verdict),
+			       i + 1 < m->nb ? ";" : "");
+		}
+	}
+	printf(" (target <= 2)\n");
+}
+
 int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struct bench_chain_in *out)
 {
 	struct batch_runs m;
@@ -364,6 +400,7 @@ int bench_batch(const struct bench_batch_cfg *c, struct bench_result *res, struc
 	if (m.nb > 1)
 		batch_ratios(&m, res);
 	batch_parts(&m, res);
+	batch_second_epoch(c, &m, res);
 	/* the chain's runs: B = 128 if measured here */
 	for (int i = 0; out && i < m.nb; i++)
 		if (m.b[i] == CHAIN_B) {

@@ -57,6 +57,8 @@ check "batch: the steady CPU per image (per-run costs apart), largest / smallest
 check "batch: the collate buffer's first touch as PyTorch pays it, and the ratio with it" \
 	bash -c "grep -Eq '^the collate buffer.s first touch, as PyTorch pays it .*: B=4 -?[0-9.]+ .*; B=8 -?[0-9.]+' '$log' && grep -Eq '^steady CPU per image with that first touch added, B=8 / B=4: [0-9.]+ \(min' '$log'"
 check "batch: the harness's parts per batch size" grep -Eq '^\| 8 \| -?[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] \|( -?[0-9.]+ \[-?[0-9.]+, -?[0-9.]+\] \|){4}$' "$log"
+check "batch: decode's faults per call in the second epoch, per size, against 2" \
+	grep -Eq '^decode.s page faults per call in the second epoch .*: B=4 -?[0-9.]+ \(min -?[0-9.]+, max -?[0-9.]+, n=2\), (met|NOT met|within noise); B=8 .* \(target <= 2\)$' "$log"
 check "batch: the load the runs saw" grep -Eq '^load: other processes took [0-9]+ % of the CPUs during the runs' "$log"
 check "chain: ppbench against the chain's lower bound, judged against 1.25" \
 	grep -Eq '^ppbench / the chain.s lower bound: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.250: (met|NOT met|within noise)$' "$log"
