@@ -61,9 +61,19 @@ check "the report states the regime beside findings 2-4" sh -c "[ \$(grep -c 're
 check "and how the worker grid was scaled" grep -q "workers on its 32 hardware threads" "$d/report.md"
 # load that moves the regime: the noise guard says so beside the verdicts
 cp -r "$d" "$TMP/loaded"
-for f in "$TMP"/loaded/*-sweep-*/runs/*/summary.json; do
-	sed -i 's/"others_cpu_pct": [0-9.e+-]*/"others_cpu_pct": 80.0/; s/"ops_oncpu_s": [0-9.e+-]*/"ops_oncpu_s": 1e-06/' "$f"
-done
+# (the ops' time on a CPU as a share of their spans: these runs' spans can
+# be under a microsecond in all, so no fixed figure is sure to be a small share)
+busy_summaries() {   # busy_summaries FILE...: others took 80 %, the ops on a CPU 1 % of their spans
+	python3 - "$@" <<'PY'
+import json, sys
+for p in sys.argv[1:]:
+    j = json.load(open(p))
+    j["noise"]["others_cpu_pct"] = 80.0
+    j["cpu"]["ops_oncpu_s"] = 0.01 * j["cpu"]["ops_span_s"]
+    json.dump(j, open(p, "w"), indent=1)
+PY
+}
+busy_summaries "$TMP"/loaded/*-sweep-*/runs/*/summary.json
 "$PPBENCH" report "$TMP"/loaded/*-sweep-grid "$TMP"/loaded/*-sweep-workers >/dev/null 2>&1
 check "under load: the noise guard says the regime moved" grep -q "the noise guard: others took up to 80 % of the CPUs" "$TMP/loaded/report.md"
 n=$(ls -d "$TMP"/loaded/*-sweep-*/runs/* | wc -l)
@@ -121,26 +131,17 @@ if [ "$(nproc)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
 	check "... with the model's prediction for the paper's machine beside it, labelled" sh -c \
 		"printf '%s\n' \"\$0\" | grep -q 'a model, not a measurement'" "$row"
 	# the same runs as a CPU hog leaves them (others took 80 % of the CPUs,
-	# the ops on a CPU 40 % of their wall time): every worker count busy, so
-	# the report judges finding 4 on each run replayed without the load, and
-	# gives the same verdict, saying so, with the measured E2E beside
+	# the ops on a CPU 1 % of their wall time): every worker count busy, so
+	# the report judges finding 4 on each run replayed by the model without
+	# the load, saying so, with the measured E2E beside (these runs last a few
+	# milliseconds, too short for their knee to be a test of the replay's:
+	# tests/unit/test_report.c checks the rule, README the real runs)
 	cp -r "$f4" "$TMP/f4-busy"
-	for s in "$TMP"/f4-busy/runs/*/summary.json; do
-		python3 - "$s" <<'PY'
-import json, sys
-p = sys.argv[1]
-j = json.load(open(p))
-j["noise"]["others_cpu_pct"] = 80.0
-j["cpu"]["ops_oncpu_s"] = 0.4 * j["cpu"]["ops_span_s"]
-json.dump(j, open(p, "w"), indent=1)
-PY
-	done
+	busy_summaries "$TMP"/f4-busy/runs/*/summary.json
 	"$PPBENCH" report "$TMP/f4-busy" >"$TMP/f4-busy.log" 2>&1
 	busy=$(grep '^| 4 | Diminishing returns' "$TMP/f4-busy/report.md" 2>/dev/null)
-	same "a busy machine: finding 4's verdict is the quiet one's" \
-		"$(printf '%s\n' "$busy" | cut -d'|' -f4)" "$(printf '%s\n' "$row" | cut -d'|' -f4)"
-	check "... judged on the replays, saying so, the measured E2E and the replayed beside" sh -c \
-		"printf '%s\n' \"\$0\" | grep -q 'replayed by the model without the other load.*others took 80 % of the CPUs.*measured E2E: .*; replayed E2E: '" "$busy"
+	check "a busy machine: finding 4 is judged on the replays, saying so, the measured and replayed E2E beside" \
+		sh -c "printf '%s\n' \"\$0\" | grep -q '| \(holds\|does not hold\) |.*replayed by the model without the other load.*others took 80 % of the CPUs.*measured E2E: .*; replayed E2E: '" "$busy"
 else
 	skip "finding 4 on 2 CPUs" "fewer than 2 CPUs to bind to"
 fi
