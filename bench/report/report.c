@@ -259,7 +259,9 @@ static void write_idle_note(struct doc *d, const struct sweep *s)
 	if (nbusy)
 		doc_li(d, "The noise guard saw other load take CPU time the runs wanted in %zu of %zu "
 		       "runs (first run %s: %s): finding 1 is then judged on each call's own time on a "
-		       "CPU, finding 4 leaves those runs out (or cannot be judged), and findings 2-3 "
+		       "CPU, finding 4 leaves those runs out (or, when a worker count has no other, "
+		       "judges every run of its group on the model's replay of it without the load), "
+		       "and findings 2-3 "
 		       "say how far the load moved the runs towards preprocessing-bound.", nbusy, nok,
 		       s->rows[ibusy].tag, why);
 	double nice_lo = INFINITY, nice_hi = -INFINITY;
