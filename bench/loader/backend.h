@@ -194,10 +194,15 @@ struct backend_ops {
 
 extern const struct backend_ops backend_process, backend_thread;
 
-/* Maps n bytes at p into this process's page tables, writable, without
- * changing a byte (MADV_POPULATE_WRITE; before Linux 5.14 an atomic add of
- * 0 per page). The main process populates the shared buffers, but a forked
- * worker has page tables of its own. */
+/* Maps n bytes at p into this process's page tables without changing a
+ * byte. The main process populates the shared buffers (MAP_POPULATE), but a
+ * forked worker has page tables of its own. The pages exist, so
+ * MADV_POPULATE_READ maps them by read faults, which map up to 16 pages of
+ * the page cache each (fault-around), writable, as shared memory needs no
+ * dirty tracking: collate then writes them without a fault. A write
+ * populate took one fault per page: the workers' start-up at B=512 cost 245
+ * us per image then, 110 now (BENCHMARKS.md). Before Linux 5.14, an atomic
+ * add of 0 per page. */
 void loader_populate(void *p, size_t n);
 /* the bytes of slots all workers together populate before their loops; past
  * it each worker populates a slot when it first meets it (worker.c) */

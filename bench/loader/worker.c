@@ -103,7 +103,7 @@ struct wstate {
 
 void loader_populate(void *p, size_t n)
 {
-	if (!p || !n || !madvise(p, n, MADV_POPULATE_WRITE) || errno != EINVAL)
+	if (!p || !n || !madvise(p, n, MADV_POPULATE_READ) || errno != EINVAL)
 		return;
 	long pg = sysconf(_SC_PAGESIZE);
 	for (size_t o = 0; o < n; o += (size_t)(pg > 0 ? pg : 4096))
