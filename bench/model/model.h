@@ -106,9 +106,8 @@ double model_first_start_ns(const char *dir);
  * bandwidth (from c->sample_bytes). */
 struct model_cfg;
 void model_cfg_run_terms(struct model_cfg *c, const struct model_src *s);
-/* Every CPU-work cost and term of s times f (f > 0); the workers' on-CPU
- * share set to oncpu (0..1]. */
-void model_src_scale(struct model_src *s, double f, double oncpu);
+/* Every CPU-work cost and term of s times f (f > 0). */
+void model_src_scale(struct model_src *s, double f);
 /* Mean per-image cost (ns) of the source. */
 double model_src_image_ns(const struct model_src *s);
 

@@ -64,7 +64,7 @@ void model_src_free(struct model_src *s)
 	s->n = 0;
 }
 
-void model_src_scale(struct model_src *s, double f, double oncpu)
+void model_src_scale(struct model_src *s, double f)
 {
 	for (size_t i = 0; i < s->n; i++)
 		s->v[i] *= f;
@@ -80,7 +80,6 @@ void model_src_scale(struct model_src *s, double f, double oncpu)
 	s->prime_ns *= f;
 	s->startup_ns *= f;
 	s->gpu_over_ns *= f;
-	s->oncpu = oncpu;
 }
 
 double model_src_image_ns(const struct model_src *s)

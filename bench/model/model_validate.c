@@ -615,11 +615,11 @@ static void machine_cfg(const struct mrun *src, const struct model_src *s, const
 					     .main_threads = 0, .ref_busy = src->workers };
 }
 
-/* src_dir's run modelled at W workers (0: its own) as validation 2 does; or
- * (quiet) at its own with its costs times scale, all of them CPU work, on
- * its CPUs without contention in them (the model time-slices them). */
-static int like_run(const char *src_dir, int W, int quiet, double scale, struct run_metrics *m,
-		    char *err, size_t errlen)
+/* src_dir's run modelled at W workers (0: its own) as validation 2 does; or,
+ * quiet > 0, with its costs times quiet, all of them CPU work, on its CPUs
+ * without contention in them (the model time-slices them). */
+static int like_run(const char *src_dir, int W, double quiet, struct run_metrics *m, char *err,
+		    size_t errlen)
 {
 	struct mrun src, t;
 	struct model_src s;
@@ -629,14 +629,16 @@ static int like_run(const char *src_dir, int W, int quiet, double scale, struct 
 	}
 	if (model_src_from_results(&s, src_dir, NULL, NULL, err, errlen))
 		return -1;
-	if (quiet)
-		model_src_scale(&s, scale, 1);
+	if (quiet > 0) {
+		model_src_scale(&s, quiet);
+		s.oncpu = 1;
+	}
 	t = src;
 	if (W > 0)
 		t.workers = W;
 	struct model_cfg c;
 	machine_cfg(&src, &s, &t, 0, &c);
-	if (quiet)
+	if (quiet > 0)
 		c.machine.ref_busy = 0;
 	int rc = run_metrics_of(&c, m, err, errlen);
 	model_src_free(&s);
@@ -645,7 +647,7 @@ static int like_run(const char *src_dir, int W, int quiet, double scale, struct 
 
 int model_like_run(const char *src_dir, int W, struct run_metrics *m, char *err, size_t errlen)
 {
-	return like_run(src_dir, W, 0, 1, m, err, errlen);
+	return like_run(src_dir, W, 0, m, err, errlen);
 }
 
 int model_replay_quiet(const char *src_dir, double oncpu_share, struct run_metrics *m, char *err,
@@ -656,7 +658,7 @@ int model_replay_quiet(const char *src_dir, double oncpu_share, struct run_metri
 			 oncpu_share);
 		return -1;
 	}
-	return like_run(src_dir, 0, 1, oncpu_share, m, err, errlen);
+	return like_run(src_dir, 0, oncpu_share, m, err, errlen);
 }
 
 /* One row of validation 2: a configuration's repeats against the model's

@@ -98,12 +98,17 @@ int report_oversubscribed(const struct sweep_row *r, int cpus)
  * share its own busy threads leave them on its CPUs (*own, min(1, CPUs /
  * busy threads)); *threads and *c: those threads and CPUs. 0, or -1 when
  * not known (--counters none, no CPU count). */
+double report_run_oncpu_share(const struct sweep_row *r)
+{
+	return r->ops_oncpu_s / r->ops_span_s;
+}
+
 static int oncpu_shares(const struct sweep_row *r, int cpus, double *share, double *own,
 			double *threads, double *c)
 {
 	*c = r->cpus_usable > 0 ? r->cpus_usable : cpus;
 	*threads = r->busy_threads > 0 ? r->busy_threads : r->workers;
-	*share = r->ops_oncpu_s / r->ops_span_s;
+	*share = report_run_oncpu_share(r);
 	if (!isfinite(*share) || !(*c > 0) || !(*threads > 0))
 		return -1;
 	*own = fmin(1, *c / *threads);
@@ -652,7 +657,7 @@ void finding_short_ops(const struct sweep_row *r, size_t n, const struct judge_c
 	 * before it was counted): ops that spent most of their wall time
 	 * waiting for a CPU were not measured as Table II measured them; their
 	 * wall-time shares under 10 ms are lower bounds of the ops' own */
-	double oncpu = x->ops_oncpu_s / x->ops_span_s;
+	double oncpu = report_run_oncpu_share(x);
 	if (!on_cpu && isfinite(oncpu) && oncpu < REPORT_MIN_ONCPU_SHARE) {
 		finding_why_add(f, "; the noise guard: that run's ops were on a CPU %.0f %% of their wall time "
 			"(others took %.0f %% of the CPUs), so their wall times are mostly waits for a "

@@ -985,7 +985,7 @@ static void replay_busy(const struct sweep *s, struct sweep *fs)
 		return;
 	for (size_t i = 0; i < fs->nrows; i++) {
 		struct sweep_row *r = &fs->rows[i];
-		double share = r->ops_oncpu_s / r->ops_span_s;
+		double share = report_run_oncpu_share(r);
 		if (!sweep_row_ok(r) || !(share > 0))
 			continue;
 		char dir[4096], err[600];

@@ -151,6 +151,9 @@ int report_run_busy(const struct sweep_row *r, int cpus, char *why, size_t n);
  * NaN when not known (--counters none). Finding 4 judges a busy sweep's
  * spans at it, and its E2E on replays (model_replay_quiet). */
 double report_run_quiet_scale(const struct sweep_row *r, int cpus, double *own);
+/* The share of r's ops' wall time they were on a CPU (cpu.ops_oncpu_s over
+ * cpu.ops_span_s; NaN when not counted). */
+double report_run_oncpu_share(const struct sweep_row *r);
 #define REPORT_RULE_SHORT_OPS \
 	"holds when, in the run with the fewest workers (Table II used 1) among those with at " \
 	"least 8 batches, every per-sample op (all but collation and the whole-transform span) " \

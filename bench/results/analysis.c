@@ -77,6 +77,12 @@ static int64_t rel(uint64_t t, uint64_t origin)
 	return (int64_t)(t - origin);
 }
 
+/* f[k] / n[k]: per call, NaN when either is missing or n[k] is 0. */
+static double per_call(const double *f, const uint64_t *n, size_t k)
+{
+	return f && n && n[k] ? f[k] / (double)n[k] : NAN;
+}
+
 /* The counters of trace op k (a pipeline op), when counted. */
 static void op_counters(struct op_metrics *om, const struct analysis_opts *o, size_t k, size_t nops)
 {
@@ -89,13 +95,9 @@ static void op_counters(struct op_metrics *om, const struct analysis_opts *o, si
 		return;
 	const struct counter_derived *d = &o->op_counted[k];
 	om->regions = (double)o->op_regions[k];
-	if (o->op_faults)
-		om->faults_per_call = o->op_faults[k] / (double)o->op_regions[k];
-	if (o->op_faults_after && o->op_regions_after && o->op_regions_after[k])
-		om->faults_per_call_after = o->op_faults_after[k] / (double)o->op_regions_after[k];
-	if (o->op_faults_after_epoch && o->op_regions_after_epoch && o->op_regions_after_epoch[k])
-		om->faults_per_call_after_epoch =
-			o->op_faults_after_epoch[k] / (double)o->op_regions_after_epoch[k];
+	om->faults_per_call = per_call(o->op_faults, o->op_regions, k);
+	om->faults_per_call_after = per_call(o->op_faults_after, o->op_regions_after, k);
+	om->faults_per_call_after_epoch = per_call(o->op_faults_after_epoch, o->op_regions_after_epoch, k);
 	om->oncpu_s = d->oncpu_ns / 1e9;
 	om->descheduled_s = d->descheduled_ns / 1e9;
 	om->oncpu_pct = d->oncpu_pct;

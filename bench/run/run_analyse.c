@@ -22,6 +22,21 @@
 /* The counter figures by pipeline op: derived figures, regions (all and
  * after each worker's first batch), page faults, and the reads made (a
  * chain of k ops takes k + 1 reads: one more per sample and per batch). */
+/* The page faults (event pf of sp; NaN when not counted) of the calls after
+ * the snapshot snap (of every call when snap has none), from all[], the sums
+ * at the end. */
+static double faults_since(const struct counter_spec *sp, int pf, const struct counter_value *all,
+			   const struct counter_acc *snap)
+{
+	if (pf < 0)
+		return NAN;
+	struct counter_value v[COUNTERS_MAX];
+	if (!snap->regions)
+		return all[pf].value;
+	counters_values(sp, snap, v);
+	return all[pf].value - v[pf].value;
+}
+
 static void counted_figures(const struct counter_spec *sp, const struct loader_result *r,
 			    const struct pipeline *pipe, struct run_counted *c)
 {
@@ -36,15 +51,11 @@ static void counted_figures(const struct counter_spec *sp, const struct loader_r
 		c->after[i] = r->cacc[i].regions - r->cacc_first[i].regions;
 		c->after_epoch[i] = r->cacc[i].regions - r->cacc_epoch[i].regions;
 		c->reads += c->regions[i] + (i == 0 || i == pipe->batch_op ? c->regions[i] : 0);
-		struct counter_value all[COUNTERS_MAX], first[COUNTERS_MAX], epoch[COUNTERS_MAX];
+		struct counter_value all[COUNTERS_MAX];
 		counters_values(sp, &r->cacc[i], all);
-		counters_values(sp, &r->cacc_first[i], first);
-		counters_values(sp, &r->cacc_epoch[i], epoch);
 		c->faults[i] = pf >= 0 ? all[pf].value : NAN;
-		c->faults_after[i] = pf >= 0 ? all[pf].value -
-				     (r->cacc_first[i].regions ? first[pf].value : 0) : NAN;
-		c->faults_after_epoch[i] = pf >= 0 ? all[pf].value -
-					   (r->cacc_epoch[i].regions ? epoch[pf].value : 0) : NAN;
+		c->faults_after[i] = faults_since(sp, pf, all, &r->cacc_first[i]);
+		c->faults_after_epoch[i] = faults_since(sp, pf, all, &r->cacc_epoch[i]);
 	}
 }
 
