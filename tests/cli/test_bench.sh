@@ -52,6 +52,8 @@ check "batch: whether the harness's cost per image is flat, on its interval" \
 	grep -Eq '^harness per image in the steady state \(start-up apart\), B=8 - B=4: -?[0-9.]+ \(min -?[0-9.]+, max -?[0-9.]+, n=2\) us: the harness.s cost per image is (flat \(its interval holds 0\)|NOT flat: it (grows|falls) with the batch)$' "$log"
 check "batch: the harness beyond the pin copy (start-up apart) against 20 us, per batch size" \
 	grep -Eq '^B=4 harness us per image beyond the pin copy \(start-up apart\): .*; target <= 20.0: (met|NOT met|within noise)$' "$log"
+check "batch: the harness's floor with the defaults (counters + checksum) against 20 us, and the rest beside it" \
+	bash -c "grep -Eq '^B=8 harness floor with the defaults \(counter reads \+ checksum\): .*; target <= 20.0: (met|NOT met|within noise)$' '$log' && grep -Eq '^B=8 harness beyond that floor \(per-task work, main process\): -?[0-9.]+ \(min -?[0-9.]+, max -?[0-9.]+, n=2\) us$' '$log'"
 check "batch: the steady CPU per image (per-run costs apart), largest / smallest batch, judged against 1.10" \
 	grep -Eq '^steady CPU per image \(per-run costs apart\), B=8 / B=4: [0-9.]+ \(min [0-9.]+, max [0-9.]+, n=2\); target <= 1.100: (met|NOT met|within noise)$' "$log"
 check "batch: the collate buffer's first touch as PyTorch pays it, and the ratio with it" \
