@@ -8,6 +8,7 @@
  * loader_pin.c (placement, the pin thread), loader_flow.c (the per-batch
  * loop), the stop, loader_result.c (figures, errors, trace). */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +51,8 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		return -1;
 	}
 	struct loader *L = &R->L;
+	struct proc_use u0, u1;
+	int have0 = !proc_use_now(&u0, RUSAGE_SELF);
 	if (loader_setup(R, err, errlen)) {
 		loader_state_free(R);
 		loader_result_free(r);
@@ -58,6 +61,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 
 	struct main_saved ms;
 	getrusage(RUSAGE_SELF, &ms.ru0);
+	r->main_setup_cpu_s = have0 ? tv_s(ms.ru0.ru_utime) + tv_s(ms.ru0.ru_stime) - u0.cpu_s : NAN;
 	uint64_t start = clock_now_ns();
 	r->start_ns = start + (uint64_t)L->wall_off;
 	if (L->be->start(L, err, errlen)) {
@@ -89,7 +93,9 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->shm = L->sh;
 	r->shm_bytes = L->sh_bytes;
 	L->sh = NULL;
+	have0 = !proc_use_now(&u0, RUSAGE_SELF);
 	loader_state_free(R);
+	r->main_teardown_cpu_s = have0 && !proc_use_now(&u1, RUSAGE_SELF) ? u1.cpu_s - u0.cpu_s : NAN;
 	if (mrc) {
 		loader_result_free(r);
 		snprintf(err, errlen, "out of memory");

@@ -199,6 +199,10 @@ struct loader_result {
 	double *worker_cpu_s;      /* [workers] user + sys */
 	long *worker_maxrss_kib;   /* [workers]; NULL for threads */
 	double main_cpu_s;         /* main process (without thread workers) */
+	/* the main process's CPU (user + sys) outside the loop: setting the
+	 * run up (mapping, populating and locking the batch slots, the
+	 * shared area) and tearing it down (unmapping them); NaN: not read */
+	double main_setup_cpu_s, main_teardown_cpu_s;
 	long main_maxrss_kib;
 	uint64_t gpu_busy_ns, gpu_idle_ns, gpu_copy_ns;
 	uint64_t gpu_model_ns;     /* what its copies and steps should have taken */

@@ -178,6 +178,7 @@ int compare_read_torch(const char *dir, const struct pipeline *p, struct compare
 	r.images = (uint64_t)jget_int(run, "images", 0);
 	r.batches = (uint64_t)jget_int(run, "batches", 0);
 	r.main_cpu_s = jget_num(run, "main_cpu_s");
+	r.main_setup_cpu_s = r.main_teardown_cpu_s = NAN;   /* not a figure of the PyTorch side */
 	r.main_maxrss_kib = (long)jget_int(run, "main_maxrss_kib", 0);
 	r.complete = json_is_true(json_object_get(run, "complete"));
 	snprintf(r.stop_reason, sizeof(r.stop_reason), "the PyTorch side did not hand over every batch");

@@ -453,6 +453,10 @@ static void compute_usage(const struct analysis_opts *o, struct run_metrics *m)
 	int all = u && o->use_workers > 0 && o->use_workers == o->workers;
 	m->tree_cpu_ms_per_image = n > 0 && o->worker_cpu_s ?
 				   (m->workers_cpu_s + o->main_cpu_s) / n * 1e3 : NAN;
+	m->main_setup_cpu_s = o->has_setup ? o->main_setup_cpu_s : NAN;
+	m->main_teardown_cpu_s = o->has_setup ? o->main_teardown_cpu_s : NAN;
+	m->run_cpu_ms_per_image = o->has_setup && n > 0 ? m->tree_cpu_ms_per_image +
+				  (o->main_setup_cpu_s + o->main_teardown_cpu_s) / n * 1e3 : NAN;
 	m->workers_sys_ms_per_image = all && n > 0 ? u[USE_END].sys_s / n * 1e3 : NAN;
 	m->workers_faults_per_image = all && n > 0 ? (double)u[USE_END].faults / n : NAN;
 	uint64_t after = all ? u[USE_END].samples - u[USE_FIRST].samples : 0;

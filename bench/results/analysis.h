@@ -99,6 +99,10 @@ struct analysis_opts {
 	const double *worker_cpu_s;    /* [workers]: user + sys seconds (rusage), or NULL */
 	const long *worker_maxrss_kib; /* [workers]: ru_maxrss (KiB), or NULL */
 	double main_cpu_s;             /* main process (all its threads) user + sys, s */
+	/* its CPU setting the run up and tearing it down, outside main_cpu_s
+	 * (loader.h); has_setup 0: not known */
+	double main_setup_cpu_s, main_teardown_cpu_s;
+	int has_setup;
 	long main_maxrss_kib;
 	uint64_t gpu_busy_ns, gpu_idle_ns;  /* from the consumer; both 0: derive from events */
 	uint64_t checksum;             /* of every batch's tensor and labels */
@@ -274,6 +278,8 @@ struct run_metrics {
 	double harness_ratio;          /* harness_us / pipeline_us */
 	/* CPU, system time and page faults per image handed over (NaN: not read) */
 	double tree_cpu_ms_per_image;  /* workers + main process, user + system */
+	double main_setup_cpu_s, main_teardown_cpu_s;  /* NaN: not known */
+	double run_cpu_ms_per_image;   /* the tree's with the main process's set-up and teardown */
 	double workers_sys_ms_per_image, main_sys_ms_per_image;
 	double workers_faults_per_image, main_faults_per_image;
 	double workers_faults_after_per_image;  /* after each worker's first batch, per sample then */

@@ -90,6 +90,9 @@ struct sweep_row {
 	double workers_cpu_per_image_ms;
 	double ops_span_per_image_ms;
 	double tree_cpu_per_image_ms;
+	double main_setup_s;
+	double main_teardown_s;
+	double run_cpu_per_image_ms;
 	double workers_sys_per_image_ms;
 	double main_sys_per_image_ms;
 	double workers_faults_per_image;

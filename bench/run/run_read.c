@@ -28,6 +28,8 @@ int run_read_summary(json_t *sum, const char *dir, struct loader_result *r,
 	r->images = (uint64_t)jget_int(sum, "images", 0);
 	r->batches = (uint64_t)jget_int(sum, "batches", 0);
 	r->main_cpu_s = jget_num(cpu, "main_s");
+	r->main_setup_cpu_s = jget_num(cpu, "main_setup_s");
+	r->main_teardown_cpu_s = jget_num(cpu, "main_teardown_s");
 	r->main_maxrss_kib = (long)jget_int(mem, "main_max_rss_kib", 0);
 	r->complete = json_is_true(json_object_get(sum, "complete"));
 	r->trace_cost_ns = jget_num(json_object_get(sum, "trace"), "cost_per_event_ns");

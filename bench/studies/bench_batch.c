@@ -3,7 +3,9 @@
  * batch: the same images through `ppbench run` (one worker, no GPU step,
  * the run's other defaults: counters, checksum, pin memory) at each batch
  * size of --batch-sizes, in rounds that rotate which size goes first. Per
- * image: the process tree's CPU, the harness's CPU (beside the pin copy),
+ * image: the process tree's CPU, the whole run's (the tree's with the main
+ * process's set-up and teardown of the batch slots, which the tree's
+ * leaves out), the harness's CPU (beside the pin copy),
  * the system time and the page faults after each worker's first batch.
  * CPU time, not wall time: it hardly moves with other load on the machine.
  * A per-image cost that grows with the batch biases the very sweep the
@@ -44,11 +46,11 @@
 /* The figures of one run, per image (NaN: not in its summary). The first
  * K_SHOWN are the table's columns; K_STEADY and K_PERRUN are made from the
  * others (run_figures). */
-enum { K_TREE, K_STEADY, K_PERRUN, K_HARNESS, K_HSTEADY, K_PIN, K_SYS, K_FAULTS, K_DECODE_FAULTS,
+enum { K_TREE, K_RUN, K_STEADY, K_PERRUN, K_HARNESS, K_HSTEADY, K_PIN, K_SYS, K_FAULTS, K_DECODE_FAULTS,
        K_SHOWN, K_NOISE = K_SHOWN, K_WAFTER, K_MAIN, K_IMAGES, K_STARTUP, K_COUNTERS, K_CHECKSUM,
        K_HWORKERS, K_HMAIN, K_N };
 static const char *const run_keys[K_N] = {
-	[K_TREE] = "tree_cpu_per_image_ms", [K_HARNESS] = "harness_per_sample_us",
+	[K_TREE] = "tree_cpu_per_image_ms", [K_RUN] = "run_cpu_per_image_ms", [K_HARNESS] = "harness_per_sample_us",
 	[K_PIN] = "pin_copy_per_sample_us", [K_SYS] = "workers_sys_per_image_ms",
 	[K_FAULTS] = "workers_faults_after_first_batch_per_image", [K_NOISE] = "others_cpu_pct",
 	[K_WAFTER] = "workers_cpu_after_first_batch_per_image_ms", [K_MAIN] = "main_cpu_s",
@@ -208,13 +210,15 @@ static void batch_table(const struct bench_batch_cfg *c, struct batch_runs *m,
 	       "(counters, checksum and pin memory as a run's defaults), %zu rounds rotating; CPU time\n\n",
 	       m->n, c->sizes, R);
 	static const char *const names[K_SHOWN] = {
-		"process tree CPU ms per image", "steady CPU ms per image (after the first batch)",
+		"process tree CPU ms per image",
+		"whole run CPU ms per image (the tree's with the main process's set-up and teardown)",
+		"steady CPU ms per image (after the first batch)",
 		"per-run CPU ms (start-up, first batch, teardown)", "harness us per image",
 		"harness us per image in the steady state (start-up apart)", "pin copy us per image",
 		"workers' system ms per image", "workers' page faults per image after their first batch",
 		"decode's page faults per call after the first batch" };
-	static const char *const units[K_SHOWN] = { "ms", "ms", "ms", "us", "us", "us", "ms", "count", "count" };
-	static const char *const fmts[K_SHOWN] = { "%.3f", "%.3f", "%.1f", "%.1f", "%.1f", "%.1f", "%.3f",
+	static const char *const units[K_SHOWN] = { "ms", "ms", "ms", "ms", "us", "us", "us", "ms", "count", "count" };
+	static const char *const fmts[K_SHOWN] = { "%.3f", "%.3f", "%.3f", "%.1f", "%.1f", "%.1f", "%.1f", "%.3f",
 						   "%.2f", "%.2f" };
 	printf("| batch |");
 	for (int k = 0; k < K_SHOWN; k++)
@@ -300,6 +304,12 @@ static void batch_ratios(struct batch_runs *m, struct bench_result *res)
 	for (size_t r = 0; r < R; r++)
 		m->col[r] = V(m, imax, r, K_TREE) / V(m, imin, r, K_TREE);
 	snprintf(name, sizeof(name), "process tree CPU per image, B=%ld / B=%ld", bmax, bmin);
+	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
+			   "%.3f");
+	for (size_t r = 0; r < R; r++)
+		m->col[r] = V(m, imax, r, K_RUN) / V(m, imin, r, K_RUN);
+	snprintf(name, sizeof(name), "whole run CPU per image (with the main process's set-up and "
+		 "teardown), B=%ld / B=%ld", bmax, bmin);
 	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
 			   "%.3f");
 	for (size_t r = 0; r < R; r++)

@@ -70,6 +70,19 @@ run_case() {
 		-v wf="$(jq '.faults.workers_per_image' "$s")" \
 		-v wa="$(jq '.faults.workers_after_first_batch_per_image' "$s")" \
 		-v mf="$(jq '.faults.main_per_image' "$s")"
+	# the main process's set-up (the slots populated) and teardown, outside
+	# the tree's window, and the whole run's CPU per image with them
+	local su td rn
+	su=$(jq '.cpu.main_setup_s' "$s")
+	td=$(jq '.cpu.main_teardown_s' "$s")
+	rn=$(jq '.cpu.run_per_image_ms' "$s")
+	holds "$name: the main process's set-up > 0 and teardown >= 0 (outside the loop)" \
+		"su > 0 && td >= 0" -v su="$su" -v td="$td"
+	holds "$name: the whole run's CPU per image = the tree's + (set-up + teardown) / images" \
+		"(rn - tree - 1000 * (su + td) / n) ^ 2 < 1e-9 * rn ^ 2" -v rn="$rn" -v tree="$tree" \
+		-v su="$su" -v td="$td" -v n="$n"
+	check "$name: the summary prints the set-up and teardown outside the loop" \
+		grep -Eq '^outside the loop \(main process\): set-up [0-9.]+ s \(the batch slots mapped, populated and locked\), teardown [0-9.]+ s; with them, CPU [0-9.]+ ms per image$' "$log"
 	check "$name: the summary prints the harness's parts beside the pin copy and the pipeline" \
 		grep -Eq '^per sample \(CPU\): harness [0-9.]+ us \(start-up [0-9.]+, counters [0-9.]+, checksum [0-9.]+, workers -?[0-9.]+, main [0-9.]+\) \+ pin copy [0-9.]+ us, pipeline -?[0-9.]+ us' "$log"
 	check "$name: the summary prints CPU, system time and page faults per image" \
@@ -85,6 +98,16 @@ res=$(ls -d "$out"/*-null | head -1)
 p=$(jq '.harness.pipeline_per_sample_us' "$res/summary.json")
 holds "null: the null op is cheap beside the harness (ratio > 1)" "r > 1" \
 	-v r="$(jq '.harness.to_pipeline_ratio' "$res/summary.json")"
+
+# the set-up holds the slots' first touch: 16 images a batch (4 slots of
+# 16 tensors, 38 MB) cost the main process more before the loop than 1
+for b in 1 16; do
+	"$PPBENCH" run "${base[@]}" --workers 1 --batch $b --max-batches 1 --trace off \
+		--tag "setup$b" >/dev/null 2>&1 || echo "not ok - setup$b: the run failed"
+done
+holds "set-up: populating larger slots costs the main process more before the loop" "a < b" \
+	-v a="$(jq '.cpu.main_setup_s' "$(ls -d "$out"/*-setup1 | head -1)/summary.json")" \
+	-v b="$(jq '.cpu.main_setup_s' "$(ls -d "$out"/*-setup16 | head -1)/summary.json")"
 
 # imagenet_train, counted: the pipeline is the ops' on-CPU time
 run_case train imagenet_train --batch 8 --epochs 3 --checksum on
