@@ -62,10 +62,11 @@ static const char *const run_keys[K_N] = {
 /* Per-run costs apart (issue 22): the steady CPU per image is the workers'
  * after their first batch (per sample processed then) plus the main
  * process's per image (its pin copies and batch handling: per batch, no
- * start-up in it); the per-run cost is what the whole run took beyond the
- * steady rate (start-up, the first batch's first touches, teardown). The
- * harness in the steady state is the harness without the workers' CPU
- * outside their loops (start-up and teardown). */
+ * start-up in it); the per-run cost is what the process tree took beyond
+ * the steady rate (the workers' start-up, the first batch's first touches,
+ * their exit), the main process's set-up and teardown apart (K_RUN has
+ * them). The harness in the steady state is the harness without the
+ * workers' CPU outside their loops (start-up and exit). */
 static void run_figures(json_t *j, double *v)
 {
 	for (int k = 0; k < K_N; k++)
@@ -213,7 +214,7 @@ static void batch_table(const struct bench_batch_cfg *c, struct batch_runs *m,
 		"process tree CPU ms per image",
 		"whole run CPU ms per image (the tree's with the main process's set-up and teardown)",
 		"steady CPU ms per image (after the first batch)",
-		"per-run CPU ms (start-up, first batch, teardown)", "harness us per image",
+		"per-run CPU ms in the loop (workers' start-up, first batch, exit)", "harness us per image",
 		"harness us per image in the steady state (start-up apart)", "pin copy us per image",
 		"workers' system ms per image", "workers' page faults per image after their first batch",
 		"decode's page faults per call after the first batch" };
