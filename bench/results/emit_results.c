@@ -431,8 +431,9 @@ void results_print_human(FILE *f, const struct run_metrics *m)
 		fprintf(f, ", of which on a CPU %.3f s", m->ops_oncpu_s);
 	fputc('\n', f);
 	if (isfinite(m->run_cpu_ms_per_image))
-		fprintf(f, "outside the loop (main process): set-up %.3f s (the batch slots mapped, "
-			"populated and locked), teardown %.3f s; with them, CPU %.3f ms per image\n",
+		fprintf(f, "outside the loop (main process): set-up %.3f s (the batch slots mapped and "
+			"populated, locked with pin memory), teardown %.3f s; with them, CPU %.3f ms per "
+			"image\n",
 			m->main_setup_cpu_s, m->main_teardown_cpu_s, m->run_cpu_ms_per_image);
 	if (m->preproc_all.n) {
 		human_time(a, sizeof(a), m->preproc.mean);

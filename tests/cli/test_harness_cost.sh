@@ -82,7 +82,7 @@ run_case() {
 		"(rn - tree - 1000 * (su + td) / n) ^ 2 < 1e-9 * rn ^ 2" -v rn="$rn" -v tree="$tree" \
 		-v su="$su" -v td="$td" -v n="$n"
 	check "$name: the summary prints the set-up and teardown outside the loop" \
-		grep -Eq '^outside the loop \(main process\): set-up [0-9.]+ s \(the batch slots mapped, populated and locked\), teardown [0-9.]+ s; with them, CPU [0-9.]+ ms per image$' "$log"
+		grep -Eq '^outside the loop \(main process\): set-up [0-9.]+ s \(the batch slots mapped and populated, locked with pin memory\), teardown [0-9.]+ s; with them, CPU [0-9.]+ ms per image$' "$log"
 	check "$name: the summary prints the harness's parts beside the pin copy and the pipeline" \
 		grep -Eq '^per sample \(CPU\): harness [0-9.]+ us \(start-up [0-9.]+, counters [0-9.]+, checksum [0-9.]+, workers -?[0-9.]+, main [0-9.]+\) \+ pin copy [0-9.]+ us, pipeline -?[0-9.]+ us' "$log"
 	check "$name: the summary prints CPU, system time and page faults per image" \
