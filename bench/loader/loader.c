@@ -42,6 +42,14 @@ static int run_stop(struct loader_state *R, int rc, struct main_saved *ms)
 	return unclean;
 }
 
+/* The main process's CPU so far (user + system, all its threads); NaN
+ * when it cannot be read. */
+static double self_cpu_s(void)
+{
+	struct proc_use u;
+	return proc_use_now(&u, RUSAGE_SELF) ? NAN : u.cpu_s;
+}
+
 int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct loader_result *r,
 	       char *err, size_t errlen)
 {
@@ -51,8 +59,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 		return -1;
 	}
 	struct loader *L = &R->L;
-	struct proc_use u0, u1;
-	int have0 = !proc_use_now(&u0, RUSAGE_SELF);
+	double cpu0 = self_cpu_s();
 	if (loader_setup(R, err, errlen)) {
 		loader_state_free(R);
 		loader_result_free(r);
@@ -61,7 +68,7 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 
 	struct main_saved ms;
 	getrusage(RUSAGE_SELF, &ms.ru0);
-	r->main_setup_cpu_s = have0 ? tv_s(ms.ru0.ru_utime) + tv_s(ms.ru0.ru_stime) - u0.cpu_s : NAN;
+	r->main_setup_cpu_s = tv_s(ms.ru0.ru_utime) + tv_s(ms.ru0.ru_stime) - cpu0;
 	uint64_t start = clock_now_ns();
 	r->start_ns = start + (uint64_t)L->wall_off;
 	if (L->be->start(L, err, errlen)) {
@@ -93,9 +100,9 @@ int loader_run(const struct loader_cfg *c, const struct loader_plan *pl, struct 
 	r->shm = L->sh;
 	r->shm_bytes = L->sh_bytes;
 	L->sh = NULL;
-	have0 = !proc_use_now(&u0, RUSAGE_SELF);
+	cpu0 = self_cpu_s();
 	loader_state_free(R);
-	r->main_teardown_cpu_s = have0 && !proc_use_now(&u1, RUSAGE_SELF) ? u1.cpu_s - u0.cpu_s : NAN;
+	r->main_teardown_cpu_s = self_cpu_s() - cpu0;
 	if (mrc) {
 		loader_result_free(r);
 		snprintf(err, errlen, "out of memory");

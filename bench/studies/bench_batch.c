@@ -344,7 +344,7 @@ static void batch_ratios(struct batch_runs *m, struct bench_result *res)
 static void batch_floor(struct batch_runs *m, struct bench_result *res)
 {
 	size_t R = m->R;
-	char name[200], s[128];
+	char name[200];
 	for (int i = 0; i < m->nb; i++) {
 		for (size_t r = 0; r < R; r++)
 			m->col[r] = V(m, i, r, K_COUNTERS) + V(m, i, r, K_CHECKSUM);
@@ -355,12 +355,9 @@ static void batch_floor(struct batch_runs *m, struct bench_result *res)
 		snprintf(name, sizeof(name), "B=%ld harness beyond that floor (per-task work, main "
 			 "process)", m->b[i]);
 		for (size_t r = 0; r < R; r++)
-			m->col[r] = V(m, i, r, K_HSTEADY) - V(m, i, r, K_COUNTERS) - V(m, i, r, K_CHECKSUM);
-		const struct bench_fig *f = bench_figure(res, "batch", name, "us", m->col, R, 0, 0, 0);
-		if (f) {
-			bench_fig_format(s, sizeof(s), f, "%.1f");
-			printf("%s: %s us\n", name, s);
-		}
+			m->col[r] = V(m, i, r, K_HSTEADY) - m->col[r];
+		bench_print_target(stdout, bench_figure(res, "batch", name, "us", m->col, R, 0, 0, 0),
+				   "%.1f");
 	}
 	printf("(both stay on by default: the checksum proves identical tensors, the counters give "
 	       "each op's page faults and time on a CPU; `--checksum off --counters none` leaves the "
