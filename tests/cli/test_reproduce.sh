@@ -180,10 +180,14 @@ mk_repro() {   # mk_repro LOG OUT: make reproduce in the background; its pid in 
 }
 for how in make group; do
 	mk_repro "$TMP/mk-$how.log" "$TMP/mk-$how"
-	if [ "$how" = make ]; then kill -INT "$mpid"; else kill -INT -- "-$mpid"; fi
+	log=$TMP/mk-$how.log
+	if ! kill -0 "$mpid" 2>/dev/null; then   # what ended it, in the test's output
+		echo "# make reproduce ended before the signal; its output ends:"
+		tail -8 "$log" | sed 's/^/#   /'
+	fi
+	if [ "$how" = make ]; then kill -INT "$mpid"; else kill -INT -- "-$mpid"; fi 2>/dev/null
 	wait "$mpid"
 	rc=$?
-	log=$TMP/mk-$how.log
 	check "SIGINT to $how: make stops, exit 130" test "$rc" -eq 130
 	# ([p]: the pattern does not match the shell that runs pgrep)
 	check "SIGINT to $how: the run it had started stopped too" sh -c "! pgrep -f '[p]pbench.*$TMP/mk-$how/'"
@@ -191,3 +195,26 @@ for how in make group; do
 		! grep -q 'ppbench sweep --resume' '$log' && grep -q 'stopped by SIGINT (exit 130)' '$log'"
 done
 check "make reproduce passes REPEAT on to both sweeps" sh -c "make -n -C '$top' reproduce REPEAT=3 | grep -q -- '--repeat \"3\"'"
+
+# make blocks every signal for a moment each time it starts a command: a
+# make whose SIGINT and SIGHUP are blocked for 80 ms of every 200 is not a
+# make holding a signal, and the job runs to its end (before, a poll that
+# fell in such a moment stopped it: "stopped (exit 130) before anything was
+# created")
+cat >"$TMP/blinker.py" <<'PY'
+import signal, time
+s = {signal.SIGINT, signal.SIGHUP}
+while True:
+    signal.pthread_sigmask(signal.SIG_BLOCK, s); time.sleep(0.08)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, s); time.sleep(0.12)
+PY
+python3 "$TMP/blinker.py" &
+bpid=$!
+mkdir -p "$TMP/blink"
+PPBENCH_MAKE_PID=$bpid PPBENCH_PROBE_MS=1 "$top/scripts/reproduce.sh" "$PPBENCH" "$TMP/blink" "" "4" 1 4 1 "" -- \
+	--data "$ds" --pipeline "$top/tests/fixtures/pipelines/synth.pipe" --max-batches 1 --gpu-step 0.3s >"$TMP/blink.log" 2>&1
+rc=$?
+kill "$bpid" 2>/dev/null
+wait "$bpid" 2>/dev/null
+check "a make that blocks signals for a moment: the job is not stopped (exit 0)" test "$rc" -eq 0
+check "... and finishes its report" sh -c "test -s \"\$(ls -d '$TMP/blink'/*-reproduce | head -1)/report.md\""
