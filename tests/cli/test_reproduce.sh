@@ -164,10 +164,12 @@ check "make reproduce passes RESUME on" sh -c "make -n -C '$top' reproduce RESUM
 # A signal to make stops the whole job with one hint. make passes no SIGINT
 # on to its recipe (it waits for it with the signal held): reproduce.sh
 # notices. Job control puts make in its own process group with SIGINT not
-# ignored, as in a terminal; then make itself dies by SIGINT: 130.
+# ignored, as in a terminal; then make itself dies by SIGINT: 130. (A test
+# started in the background, as by nohup or some CI, inherits SIGINT
+# ignored, which no shell can undo: env gives make the default back.)
 mk_repro() {   # mk_repro LOG OUT: make reproduce in the background; its pid in $mpid
 	set -m
-	PPBENCH_PROBE_MS=1 make -s -C "$top" reproduce PPBENCH_BIN="$PPBENCH" OUT="$2" DATA="$ds" \
+	PPBENCH_PROBE_MS=1 env --default-signal=INT make -s -C "$top" reproduce PPBENCH_BIN="$PPBENCH" OUT="$2" DATA="$ds" \
 		EXTRA="--pipeline $top/tests/fixtures/pipelines/synth.pipe --max-batches 3 --gpu-step 10s" \
 		>"$1" 2>&1 &
 	mpid=$!
