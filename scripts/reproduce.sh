@@ -56,36 +56,31 @@ trap 'on_signal 143 TERM' TERM
 trap 'on_signal 129 HUP' HUP
 
 # make catches SIGINT and SIGHUP but passes neither to its recipe: it waits
-# for the recipe with the signal blocked. Seen from here, the signal is in
-# make's blocked mask: take it as ours. make also blocks every signal for a
-# moment each time it starts a command (this one, at the start), so a bit
-# counts only when it is still set a tenth of a second later: a held signal
-# stays blocked until this script ends.
+# for the recipe inside its handler, with the signal blocked and its handler
+# reset to the default. Seen from here, a signal blocked and no longer caught
+# is one make holds: take it as ours. (make also blocks every signal for a
+# moment each time it starts a command, this one included, while still
+# catching them: that is not a signal.)
 watcher=""
 if [ -n "${PPBENCH_MAKE_PID:-}" ] && [ -r "/proc/$PPBENCH_MAKE_PID/status" ]; then
 	(
 		trap - INT TERM HUP
 		me=$$
-		nap() { read -rt "$1" <> <(:) || :; }
-		make_blocked() {   # make's blocked signals, as a number ("" when make is gone)
-			local k v
-			while read -r k v; do
-				[ "$k" = SigBlk: ] && echo $((16#$v)) && return
-			done <"/proc/$PPBENCH_MAKE_PID/status" 2>/dev/null
-		}
 		while kill -0 "$me" 2>/dev/null; do
-			blk=$(make_blocked)
-			[ -n "$blk" ] || exit 0
+			blk="" cgt="" ign=""
+			while read -r k v; do
+				case $k in
+				SigIgn:) ign=$v ;;
+				SigCgt:) cgt=$v ;;
+				SigBlk:) blk=$v ;;
+				esac
+			done <"/proc/$PPBENCH_MAKE_PID/status" 2>/dev/null || exit 0
+			[ -n "$blk" ] && [ -n "$cgt" ] && [ -n "$ign" ] || exit 0
+			held=$((16#$blk & ~16#$cgt & ~16#$ign))
 			# bit N-1 is signal N: 0x2 SIGINT, 0x1 SIGHUP
-			if (( blk & 3 )); then
-				nap 0.1
-				again=$(make_blocked)
-				[ -n "$again" ] || exit 0
-				blk=$((blk & again))
-				if (( blk & 2 )); then kill -INT "$me"; exit 0; fi
-				if (( blk & 1 )); then kill -HUP "$me"; exit 0; fi
-			fi
-			nap 0.5
+			if (( held & 2 )); then kill -INT "$me"; exit 0; fi
+			if (( held & 1 )); then kill -HUP "$me"; exit 0; fi
+			read -rt 0.5 <> <(:) || :
 		done
 	) &
 	watcher=$!
