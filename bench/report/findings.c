@@ -94,15 +94,15 @@ int report_oversubscribed(const struct sweep_row *r, int cpus)
 	return cpus > 0 && r->workers > cpus;
 }
 
-/* The share of its ops' wall time r's ops were on a CPU (*share) and the
- * share its own busy threads leave them on its CPUs (*own, min(1, CPUs /
- * busy threads)); *threads and *c: those threads and CPUs. 0, or -1 when
- * not known (--counters none, no CPU count). */
 double report_run_oncpu_share(const struct sweep_row *r)
 {
 	return r->ops_oncpu_s / r->ops_span_s;
 }
 
+/* The share of its ops' wall time r's ops were on a CPU (*share) and the
+ * share its own busy threads leave them on its CPUs (*own, min(1, CPUs /
+ * busy threads)); *threads and *c: those threads and CPUs. 0, or -1 when
+ * not known (--counters none, no CPU count). */
 static int oncpu_shares(const struct sweep_row *r, int cpus, double *share, double *own,
 			double *threads, double *c)
 {

@@ -3,11 +3,9 @@
  * batches and worker counts allow by the rules the report applies after. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "log.h"
 #include "report.h"
-#include "stats.h"
 
 void report_plan_findings(const struct sweep_row *r, size_t n, int cpus, int has_decode,
 			  struct plan_finding pf[REPORT_NFINDINGS], unsigned *mask)

@@ -19,9 +19,6 @@
 #include "run.h"
 #include "topology.h"
 
-/* The counter figures by pipeline op: derived figures, regions (all and
- * after each worker's first batch), page faults, and the reads made (a
- * chain of k ops takes k + 1 reads: one more per sample and per batch). */
 /* The page faults (event pf of sp; NaN when not counted) of the calls after
  * the snapshot snap (of every call when snap has none), from all[], the sums
  * at the end. */
@@ -37,6 +34,9 @@ static double faults_since(const struct counter_spec *sp, int pf, const struct c
 	return all[pf].value - v[pf].value;
 }
 
+/* The counter figures by pipeline op: derived figures, regions (all and
+ * after each worker's first batch), page faults, and the reads made (a
+ * chain of k ops takes k + 1 reads: one more per sample and per batch). */
 static void counted_figures(const struct counter_spec *sp, const struct loader_result *r,
 			    const struct pipeline *pipe, struct run_counted *c)
 {

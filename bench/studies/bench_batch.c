@@ -293,6 +293,18 @@ static void batch_first_touch(struct batch_runs *m, struct bench_result *res)
 	free(ft);
 }
 
+/* Figure k of the largest size over the smallest's, per round, judged
+ * against 1.10. */
+static void size_ratio(struct batch_runs *m, struct bench_result *res, int k, const char *what)
+{
+	char name[200];
+	for (size_t r = 0; r < m->R; r++)
+		m->col[r] = V(m, m->imax, r, k) / V(m, m->imin, r, k);
+	snprintf(name, sizeof(name), "%s, B=%ld / B=%ld", what, m->b[m->imax], m->b[m->imin]);
+	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, m->R, 1, 1.10, 1),
+			   "%.3f");
+}
+
 /* With two sizes or more: the largest against the smallest (CPU per image,
  * steady CPU per image, with the first touch), and whether the harness's
  * cost per image is flat. */
@@ -302,23 +314,9 @@ static void batch_ratios(struct batch_runs *m, struct bench_result *res)
 	int imax = m->imax, imin = m->imin;
 	long bmax = m->b[imax], bmin = m->b[imin];
 	char name[160];
-	for (size_t r = 0; r < R; r++)
-		m->col[r] = V(m, imax, r, K_TREE) / V(m, imin, r, K_TREE);
-	snprintf(name, sizeof(name), "process tree CPU per image, B=%ld / B=%ld", bmax, bmin);
-	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
-			   "%.3f");
-	for (size_t r = 0; r < R; r++)
-		m->col[r] = V(m, imax, r, K_RUN) / V(m, imin, r, K_RUN);
-	snprintf(name, sizeof(name), "whole run CPU per image (with the main process's set-up and "
-		 "teardown), B=%ld / B=%ld", bmax, bmin);
-	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
-			   "%.3f");
-	for (size_t r = 0; r < R; r++)
-		m->col[r] = V(m, imax, r, K_STEADY) / V(m, imin, r, K_STEADY);
-	snprintf(name, sizeof(name), "steady CPU per image (per-run costs apart), B=%ld / B=%ld",
-		 bmax, bmin);
-	bench_print_target(stdout, bench_figure(res, "batch", name, "ratio", m->col, R, 1, 1.10, 1),
-			   "%.3f");
+	size_ratio(m, res, K_TREE, "process tree CPU per image");
+	size_ratio(m, res, K_RUN, "whole run CPU per image (with the main process's set-up and teardown)");
+	size_ratio(m, res, K_STEADY, "steady CPU per image (per-run costs apart)");
 	batch_first_touch(m, res);
 	for (size_t r = 0; r < R; r++)
 		m->col[r] = V(m, imax, r, K_HSTEADY) - V(m, imin, r, K_HSTEADY);
